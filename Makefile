@@ -1,0 +1,35 @@
+# spikex — the README's two commands: `make demo` and `make test`.
+# Both install what is missing (scripts/setup.sh), build, then run.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+SPIKEX := $(VENV)/bin/spikex
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+.PHONY: all setup build demo test test-cpp test-python bench clean
+
+all: build
+
+setup:
+	bash scripts/setup.sh
+
+build: setup
+	$(PY) -m pip install -q --no-build-isolation --no-deps .
+
+demo: build
+	$(SPIKEX) demo
+
+test: build test-cpp test-python
+
+test-cpp:
+	ctest --test-dir build/wheel --output-on-failure
+
+test-python:
+	$(PY) -m pytest -q tests/python
+
+bench: build
+	$(PY) bench/hines2011.py
+
+clean:
+	rm -rf build $(VENV) demo-out spikex-out

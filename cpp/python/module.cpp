@@ -1,0 +1,222 @@
+// spikex._core: the Python face of the C++ core (nanobind). The only boundary between the
+// Python package and the engine; python/spikex/_core.pyi documents it.
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include "spikex/comm/context.hpp"
+#include "spikex/core/errors.hpp"
+#include "spikex/engine/engine.hpp"
+
+namespace nb = nanobind;
+using namespace spikex;
+
+namespace {
+
+std::unique_ptr<context> process_context;
+
+context& comm() {
+    if (!process_context) {
+        process_context = launched_by_mpi() ? make_mpi_context() : make_serial_context();
+    }
+    return *process_context;
+}
+
+template <typename T>
+using array1d = nb::ndarray<nb::numpy, T, nb::ndim<1>>;
+template <typename T>
+using input1d = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <typename T>
+array1d<T> to_numpy(std::vector<T>&& values) {
+    auto* owned = new std::vector<T>(std::move(values));
+    nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return array1d<T>(owned->data(), {owned->size()}, owner);
+}
+
+template <typename T>
+std::vector<T> to_vector(const input1d<T>& a) {
+    return std::vector<T>(a.data(), a.data() + a.shape(0));
+}
+
+template <typename T>
+array1d<T> allgather_array(const input1d<T>& values) {
+    return to_numpy(comm().allgather_vector(to_vector(values)));
+}
+
+exchange_options parse_exchange_options(const nb::dict& d) {
+    exchange_options o;
+    for (auto [key, value]: d) {
+        std::string k = nb::cast<std::string>(key);
+        if (k == "allgather_slots") o.allgather_slots = nb::cast<int>(value);
+        else if (k == "compress") {
+            if (nb::isinstance<nb::bool_>(value)) o.compress = nb::cast<bool>(value) ? "true" : "false";
+            else o.compress = nb::cast<std::string>(value);
+        } else if (k == "source_lookup") o.source_lookup = nb::cast<std::string>(value);
+        else if (k == "measure_wait") o.measure_wait = nb::cast<bool>(value);
+        else {
+            throw user_error("exchange option \"" + k +
+                             "\" is unknown: allowed are allgather_slots, compress, source_lookup, measure_wait");
+        }
+    }
+    return o;
+}
+
+// The engine plus the network description it is built from (until build()).
+class py_engine {
+public:
+    py_engine(double dt_ms, std::uint32_t seed, const std::string& method, const std::string& distribution,
+              const nb::dict& exchange) {
+        if (!(dt_ms > 0)) throw user_error("dt_ms = " + std::to_string(dt_ms) + ": must be > 0");
+        network_spec spec;
+        spec.dt_ms = dt_ms;
+        spec.seed = seed;
+        engine_options options;
+        options.method = method;
+        options.distribution = distribution;
+        options.exchange = parse_exchange_options(exchange);
+        engine_ = std::make_unique<engine>(comm(), std::move(spec), std::move(options));
+    }
+
+    std::uint32_t add_population(const std::string& model, std::uint32_t n, const std::map<std::string, double>& params) {
+        require_unbuilt("create");
+        auto& spec = engine_->spec();
+        population_spec pop{model, spec.cells(), n, params};
+        if (n == 0) throw user_error("create: a population needs at least one cell");
+        if (static_cast<std::uint64_t>(pop.first) + n > 0xfffffffeull) throw user_error("create: too many cells");
+        spec.populations.push_back(pop);
+        return pop.first;
+    }
+
+    void connect_rule(const std::string& rule, std::uint32_t source_first, std::uint32_t source_n,
+                      std::uint32_t target_first, std::uint32_t target_n, std::uint32_t indegree,
+                      std::uint32_t indegree_spread, double weight, double weight_spread, double delay_ms) {
+        require_unbuilt("connect");
+        connection_set set;
+        if (rule == "random") set.rule.kind = connection_rule_kind::random;
+        else if (rule == "adjacent") set.rule.kind = connection_rule_kind::adjacent;
+        else throw user_error("network.connectivity = \"" + rule + "\": must be \"random\" or \"adjacent\"");
+        std::uint64_t cells = engine_->spec().cells();
+        if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
+            throw user_error("connect: source or target range outside the network's " + std::to_string(cells) + " cells");
+        }
+        set.rule = {set.rule.kind, source_first, source_n, target_first, target_n, indegree,
+                    indegree_spread, weight, weight_spread, delay_ms};
+        engine_->spec().connection_sets.push_back(std::move(set));
+    }
+
+    void connect_arrays(const input1d<std::int64_t>& sources, const input1d<std::int64_t>& targets,
+                        const input1d<double>& weights, const input1d<double>& delays) {
+        require_unbuilt("connect");
+        std::size_t n = sources.shape(0);
+        if (targets.shape(0) != n || weights.shape(0) != n || delays.shape(0) != n) {
+            throw user_error("connect: sources, targets, weights and delays must have the same length");
+        }
+        connection_set set;
+        set.is_rule = false;
+        auto& a = set.arrays;
+        std::int64_t cells = engine_->spec().cells();
+        for (std::size_t k = 0; k < n; ++k) {
+            if (sources.data()[k] < 0 || sources.data()[k] >= cells || targets.data()[k] < 0 ||
+                targets.data()[k] >= cells) {
+                throw user_error("connect: gid out of range [0, " + std::to_string(cells) + ") at index " +
+                                 std::to_string(k));
+            }
+        }
+        a.source.assign(sources.data(), sources.data() + n);
+        a.target.assign(targets.data(), targets.data() + n);
+        a.weight = to_vector(weights);
+        a.delay_ms = to_vector(delays);
+        engine_->spec().connection_sets.push_back(std::move(set));
+    }
+
+    void record(std::uint32_t first, std::uint32_t n) {
+        require_unbuilt("record_spikes");
+        engine_->spec().recorded.emplace_back(first, n);
+    }
+
+    engine& get() { return *engine_; }
+
+    std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> local_spikes() const {
+        const auto& spikes = engine_->recorded_spikes();
+        std::vector<std::int64_t> steps(spikes.size()), gids(spikes.size());
+        for (std::size_t i = 0; i < spikes.size(); ++i) {
+            steps[i] = spikes[i].step;
+            gids[i] = spikes[i].gid;
+        }
+        return {to_numpy(std::move(steps)), to_numpy(std::move(gids))};
+    }
+
+    nb::dict connections() const {
+        auto c = engine_->connections();
+        nb::dict d;
+        d["source"] = to_numpy(std::move(c.source));
+        d["target"] = to_numpy(std::move(c.target));
+        d["weight"] = to_numpy(std::move(c.weight));
+        d["delay_ms"] = to_numpy(std::move(c.delay_ms));
+        return d;
+    }
+
+private:
+    void require_unbuilt(const char* what) const {
+        if (engine_->built()) throw user_error(std::string(what) + ": the network is already built (simulate was called)");
+    }
+    std::unique_ptr<engine> engine_;
+};
+
+} // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "spikex C++ core";
+    nb::exception<user_error>(m, "UserError", PyExc_ValueError);
+
+    m.def("comm_init", [] { comm(); });
+    m.def("comm_backend", [] { return comm().backend(); });
+    m.def("comm_rank", [] { return comm().rank(); });
+    m.def("comm_size", [] { return comm().size(); });
+    m.def("comm_barrier", [] { comm().barrier(); });
+    m.def("comm_abort", [](int code) {
+        if (process_context) process_context->abort(code);
+        std::_Exit(code);
+    });
+    m.def("comm_finalize", [] { finalize_mpi_if_initialized(); });
+    m.def("allgather_int64", &allgather_array<std::int64_t>);
+    m.def("allgather_float64", &allgather_array<double>);
+    m.def("peak_rss_mb", [] {
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
+    });
+    m.def("exchange_methods", &exchange_methods);
+
+    nb::class_<py_engine>(m, "Engine")
+        .def(nb::init<double, std::uint32_t, const std::string&, const std::string&, const nb::dict&>(),
+             nb::arg("dt_ms"), nb::arg("seed"), nb::arg("method"), nb::arg("distribution"),
+             nb::arg("exchange_options"))
+        .def("add_population", &py_engine::add_population)
+        .def("connect_rule", &py_engine::connect_rule)
+        .def("connect_arrays", &py_engine::connect_arrays)
+        .def("record", &py_engine::record)
+        .def("build", [](py_engine& e) { e.get().build(); })
+        .def("init", [](py_engine& e) { e.get().init(); })
+        .def("run_until", [](py_engine& e, std::int64_t step) { e.get().run_until(step); })
+        .def_prop_ro("step", [](py_engine& e) { return e.get().step(); })
+        .def_prop_ro("steps_per_interval", [](py_engine& e) { return e.get().steps_per_interval(); })
+        .def_prop_ro("cells_total", [](py_engine& e) { return e.get().cells_total(); })
+        .def_prop_ro("local_cells", [](py_engine& e) { return e.get().local_cells(); })
+        .def("local_spikes", &py_engine::local_spikes)
+        .def("connections", &py_engine::connections)
+        .def("local_connection_count", [](py_engine& e) { return e.get().local_connections(); })
+        .def("counters", [](py_engine& e) { return e.get().counters(); })
+        .def("timers", [](py_engine& e) { return e.get().timers(); })
+        .def("memory_bytes", [](py_engine& e) { return e.get().memory_bytes(); })
+        .def("out_degrees", [](py_engine& e) { return to_numpy(e.get().out_degrees()); });
+}

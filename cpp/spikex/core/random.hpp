@@ -1,0 +1,94 @@
+#pragma once
+// Counter-based random numbers: Random123 Philox4x32-10, one stream per (cell, purpose).
+//
+// Key = (seed, gid). Counter = (purpose, block index, sub-stream, 0). A block yields four
+// 32-bit words x0..x3. Sub-stream separates independent uses of the same purpose for the
+// same cell (e.g. two connection rules targeting one cell); it is 0 otherwise.
+//
+// Bits to numbers (the mapping is part of the model definition, do not change it):
+//  * uniform double in [0, 1): two consecutive words a, b (a first);
+//    u = (((uint64)a << 32 | b) >> 11) * 2^-53        (53 random bits)
+//  * integer in [0, n): Lemire's multiply-shift with rejection on 32-bit words,
+//    unbiased; words are consumed in order x0, x1, x2, x3, then the next block.
+//  * random_block(key, purpose, index) gives random access to block `index`: the
+//    interval draws of a cell use block k for its k-th interval (words x0, x1).
+#include <array>
+#include <cstdint>
+
+#include <Random123/philox.h>
+
+#include "spikex/core/types.hpp"
+
+namespace spikex {
+
+enum class purpose: std::uint32_t {
+    intervals = 1,      // intrinsic firing intervals
+    connections = 2,    // incoming connections of the cell
+    weights = 3,        // weights/delays of its incoming connections
+    initial_state = 4,  // initial state
+    external_input = 5, // Poisson input
+    placement = 6,      // random_shuffle cell distribution
+};
+
+using random_words = std::array<std::uint32_t, 4>;
+
+inline random_words random_block(std::uint32_t seed, gid_type gid, purpose p, std::uint32_t index,
+                                 std::uint32_t substream = 0) {
+    r123::Philox4x32 rng;
+    r123::Philox4x32::ctr_type ctr = {{static_cast<std::uint32_t>(p), index, substream, 0}};
+    r123::Philox4x32::key_type key = {{seed, gid}};
+    auto r = rng(ctr, key);
+    return {r[0], r[1], r[2], r[3]};
+}
+
+inline double uniform_from_words(std::uint32_t a, std::uint32_t b) {
+    std::uint64_t bits = ((static_cast<std::uint64_t>(a) << 32) | b) >> 11;
+    return static_cast<double>(bits) * 0x1.0p-53;
+}
+
+// Sequential stream of one (cell, purpose, sub-stream).
+class random_stream {
+public:
+    random_stream(std::uint32_t seed, gid_type gid, purpose p, std::uint32_t substream = 0):
+        seed_(seed), gid_(gid), purpose_(p), substream_(substream) {}
+
+    std::uint32_t next_word() {
+        if (used_ == 4) {
+            words_ = random_block(seed_, gid_, purpose_, block_++, substream_);
+            used_ = 0;
+        }
+        return words_[used_++];
+    }
+
+    double next_uniform() {
+        std::uint32_t a = next_word();
+        std::uint32_t b = next_word();
+        return uniform_from_words(a, b);
+    }
+
+    // Unbiased integer in [0, n), n >= 1 (Lemire 2019, "Fast random integer generation
+    // in an interval").
+    std::uint32_t next_below(std::uint32_t n) {
+        std::uint64_t m = static_cast<std::uint64_t>(next_word()) * n;
+        auto low = static_cast<std::uint32_t>(m);
+        if (low < n) {
+            std::uint32_t threshold = (0u - n) % n;
+            while (low < threshold) {
+                m = static_cast<std::uint64_t>(next_word()) * n;
+                low = static_cast<std::uint32_t>(m);
+            }
+        }
+        return static_cast<std::uint32_t>(m >> 32);
+    }
+
+private:
+    std::uint32_t seed_;
+    gid_type gid_;
+    purpose purpose_;
+    std::uint32_t substream_;
+    std::uint32_t block_ = 0;
+    random_words words_{};
+    int used_ = 4;
+};
+
+} // namespace spikex

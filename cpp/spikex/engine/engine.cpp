@@ -1,0 +1,270 @@
+#include <algorithm>
+#include <limits>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/engine/engine.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+#include "spikex/network/connectivity.hpp"
+
+namespace spikex {
+
+engine::engine(context& comm, network_spec spec, engine_options options):
+    comm_(comm), spec_(std::move(spec)), options_(std::move(options)) {
+    parse_distribution_scheme(options_.distribution); // fail early on a bad name
+    exchange_ = make_exchange(options_.method);
+}
+
+engine::~engine() = default;
+
+// --- build --------------------------------------------------------------------------
+
+void engine::build() {
+    if (built_) return;
+    scoped_timer timer(build_s_);
+    // A user error found on some ranks only (a target drawn on that rank) must stop every
+    // rank with the same message, or the others would wait forever in the next collective.
+    std::string error;
+    try {
+        build_local();
+    } catch (const user_error& e) {
+        error = e.what();
+    }
+    std::int64_t first_failing = comm_.allreduce_min(error.empty() ? comm_.size() : comm_.rank());
+    if (first_failing < comm_.size()) {
+        std::vector<char> mine;
+        if (comm_.rank() == first_failing) mine.assign(error.begin(), error.end());
+        auto message = comm_.allgather_vector(mine);
+        throw user_error(std::string(message.begin(), message.end()));
+    }
+    built_ = true;
+}
+
+void engine::build_local() {
+    const std::uint32_t n_cells = spec_.cells();
+    cells_ = std::make_unique<distribution>(parse_distribution_scheme(options_.distribution), n_cells,
+                                            comm_.size(), spec_.seed);
+    local_gids_ = cells_->gids_of(comm_.rank());
+    group_ = make_cell_group(spec_, local_gids_);
+
+    recorded_cell_.assign(local_gids_.size(), 0);
+    for (auto [first, count]: spec_.recorded) {
+        for (local_index i = 0; i < local_gids_.size(); ++i) {
+            if (local_gids_[i] >= first && local_gids_[i] - first < count) recorded_cell_[i] = 1;
+        }
+    }
+
+    std::vector<built_connection> conns;
+    auto add = [&](gid_type source, local_index target, double weight, double delay_ms) {
+        step_type d = delay_steps(delay_ms, spec_.dt_ms);
+        if (d < 1) {
+            throw user_error("delay_ms = " + std::to_string(delay_ms) + " is shorter than dt_ms = " +
+                             std::to_string(spec_.dt_ms) + ": every delay must be at least one step");
+        }
+        if (d > std::numeric_limits<std::uint32_t>::max() / 2) {
+            throw user_error("delay_ms = " + std::to_string(delay_ms) + " is too long");
+        }
+        conns.push_back({source, target, weight, static_cast<std::uint32_t>(d)});
+    };
+
+    std::uint32_t rule_index = 0;
+    std::vector<std::uint64_t> scratch;
+    std::vector<incoming_connection> incoming;
+    for (const auto& set: spec_.connection_sets) {
+        if (set.is_rule) {
+            const auto& rule = set.rule;
+            for (local_index i = 0; i < local_gids_.size(); ++i) {
+                gid_type g = local_gids_[i];
+                if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
+                incoming.clear();
+                draw_incoming(rule, rule_index, g, spec_.seed, spec_.dt_ms, scratch, incoming);
+                for (const auto& c: incoming) add(c.source, i, c.weight, rule.delay_ms);
+            }
+            ++rule_index;
+        } else {
+            const auto& a = set.arrays;
+            for (std::size_t k = 0; k < a.target.size(); ++k) {
+                if (a.source[k] >= n_cells || a.target[k] >= n_cells) {
+                    throw user_error("connect: gid " + std::to_string(std::max(a.source[k], a.target[k])) +
+                                     " does not exist (the network has " + std::to_string(n_cells) + " cells)");
+                }
+                if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
+                add(a.source[k], cells_->local_of(a.target[k]), a.weight[k], a.delay_ms[k]);
+            }
+        }
+    }
+    table_ = connection_table(std::move(conns));
+    group_source_.assign(table_.group_count(), 0);
+    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
+        for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
+            group_source_[g] = table_.sources()[slot];
+        }
+    }
+}
+
+// --- init ---------------------------------------------------------------------------
+
+void engine::init() {
+    if (initialized_) return;
+    build();
+    scoped_timer timer(init_s_);
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    std::int64_t d_min = comm_.allreduce_min(table_.size() ? std::int64_t(table_.min_delay()) : none);
+    if (d_min == none) d_min = std::max<std::int64_t>(1, delay_steps(1.0, spec_.dt_ms)); // no connections
+    steps_per_interval_ = static_cast<std::uint32_t>(d_min);
+    ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
+    exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange});
+    initialized_ = true;
+}
+
+// --- simulation loop ----------------------------------------------------------------
+
+void engine::run_until(step_type stop) {
+    init();
+    const step_type m = steps_per_interval_;
+    while (step_ < stop) {
+        step_type interval_end = (step_ / m + 1) * m;
+        step_type chunk_end = std::min(interval_end, stop);
+        {
+            scoped_timer timer(compute_s_);
+            for (step_type n = step_; n < chunk_end; ++n) step_once(n);
+        }
+        step_ = chunk_end;
+        if (step_ == interval_end) exchange_interval();
+    }
+    // A run that ends mid-interval still sends what it emitted, so that every recorded
+    // spike has been exchanged when the run returns.
+    if (step_ > exchanged_until_) exchange_interval();
+    exchange_->verify_conservation();
+}
+
+void engine::step_once(step_type n) {
+    group_->begin_step(n, *this);
+    deliver_due(n);
+    group_->end_step(n, *this);
+    exchange_->poll();
+}
+
+void engine::exchange_interval() {
+    step_type start = ((step_ - 1) / steps_per_interval_) * steps_per_interval_;
+    exchange_->complete_interval(start, *this);
+    exchanged_until_ = step_;
+}
+
+void engine::deliver_due(step_type n) {
+    auto& bucket = ring_[n % ring_.size()];
+    if (bucket.empty()) return;
+    // Delay groups are numbered by (source gid, delay): sorting by group puts the batches
+    // in canonical source order whatever order the exchange delivered them in.
+    if (bucket.size() > 1) {
+        std::sort(bucket.begin(), bucket.end(),
+                  [](const delivery_batch& a, const delivery_batch& b) { return a.group < b.group; });
+    }
+    const local_index* targets = table_.targets();
+    const double* weights = table_.weights();
+    for (std::size_t i = 0; i < bucket.size();) {
+        std::uint32_t g = bucket[i].group;
+        std::size_t j = i + 1;
+        while (j < bucket.size() && group_source_[bucket[j].group] == group_source_[g]) ++j;
+        if (j == i + 1) {
+            group_->deliver(n, targets, weights, table_.group(g).begin, table_.group_end_connection(g), *this);
+        } else {
+            // Several batches of one source in one step (different delays, or two spikes of
+            // the source): a target takes them by its own connection index.
+            merge_scratch_.clear();
+            for (std::size_t k = i; k < j; ++k) {
+                auto gk = bucket[k].group;
+                for (auto c = table_.group(gk).begin; c < table_.group_end_connection(gk); ++c) {
+                    merge_scratch_.push_back(c);
+                }
+            }
+            bool mixed = table_.has_mixed_delays();
+            std::stable_sort(merge_scratch_.begin(), merge_scratch_.end(), [&](std::uint32_t a, std::uint32_t b) {
+                if (targets[a] != targets[b]) return targets[a] < targets[b];
+                return mixed ? table_.connection_index(a) < table_.connection_index(b) : a < b;
+            });
+            for (auto c: merge_scratch_) group_->deliver(n, targets, weights, c, c + 1, *this);
+        }
+        i = j;
+    }
+    bucket.clear();
+}
+
+void engine::emit(local_index cell, step_type step) {
+    gid_type gid = local_gids_[cell];
+    ++spikes_emitted_;
+    if (recorded_cell_[cell]) recorded_.push_back({gid, step});
+    exchange_->spike_emitted(gid, step);
+}
+
+void engine::deliver_source(std::uint32_t slot, step_type step) {
+    for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
+        step_type arrival = step + table_.group(g).delay;
+        if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
+            throw internal_error("spike of gid " + std::to_string(table_.sources()[slot]) + " emitted at step " +
+                                 std::to_string(step) + " arrives at step " + std::to_string(arrival) +
+                                 ", outside the delivery window at step " + std::to_string(step_));
+        }
+        ring_[arrival % ring_.size()].push_back({g});
+        events_delivered_ += table_.group_end_connection(g) - table_.group(g).begin;
+    }
+}
+
+// --- reporting ----------------------------------------------------------------------
+
+engine::connection_arrays engine::connections() const {
+    connection_arrays out;
+    const auto n = table_.size();
+    out.source.reserve(n);
+    out.target.reserve(n);
+    out.weight.reserve(n);
+    out.delay_ms.reserve(n);
+    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
+        for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
+            for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
+                out.source.push_back(table_.sources()[slot]);
+                out.target.push_back(local_gids_[table_.targets()[c]]);
+                out.weight.push_back(table_.weights()[c]);
+                out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::int64_t> engine::out_degrees() const {
+    std::vector<std::int64_t> degree(spec_.cells(), 0);
+    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
+        auto first = table_.group(table_.group_begin(slot)).begin;
+        auto last = table_.group(table_.group_begin(slot + 1)).begin;
+        degree[table_.sources()[slot]] += last - first;
+    }
+    return degree;
+}
+
+std::map<std::string, double> engine::counters() const {
+    std::map<std::string, double> out = exchange_->counters();
+    out["events_delivered"] = double(events_delivered_);
+    out["spikes_emitted"] = double(spikes_emitted_);
+    out["steps_per_interval"] = double(steps_per_interval_);
+    return out;
+}
+
+std::map<std::string, double> engine::timers() const {
+    return {{"build", build_s_},
+            {"init", init_s_},
+            {"compute", compute_s_},
+            {"wait", exchange_->wait_seconds()},
+            {"exchange", exchange_->exchange_seconds()}};
+}
+
+std::map<std::string, double> engine::memory_bytes() const {
+    std::map<std::string, double> out = exchange_->memory_bytes();
+    out["connections"] = double(table_.bytes());
+    out["cells"] = group_ ? double(group_->bytes()) : 0.0;
+    std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
+    for (const auto& b: ring_) ring += b.capacity() * sizeof(delivery_batch);
+    out["delivery_queue"] = double(ring);
+    return out;
+}
+
+} // namespace spikex

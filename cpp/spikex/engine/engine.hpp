@@ -1,0 +1,110 @@
+#pragma once
+// The simulation engine of one rank: builds cells and connections, steps them through
+// min-delay communication intervals, records spikes, hands them to the exchange and
+// delivers what arrives.
+//
+// The interval loop and its dependencies (M = steps per interval = d_min / dt):
+//
+//   for each interval k = [kM, (k+1)M):
+//     for each step n in the interval:
+//       cells.begin_step(n)        self-events due at n fire      -> exchange.spike_emitted
+//       deliveries due at n        batches of ring[n mod R], sorted into canonical order
+//                                  -> cells.deliver (may fire)    -> exchange.spike_emitted
+//       cells.end_step(n); exchange.poll()
+//     exchange.complete_interval(kM)   spikes of interval k -> delivery ring at step + delay
+//
+//   A spike emitted at step n in interval k arrives at n + d >= kM + M, i.e. never inside
+//   interval k: that is why ranks only need to talk once per interval. The delivery ring
+//   has R = max delay + M buckets; a bucket is emptied when its step is processed.
+//   Nothing computed in interval k depends on anything received at its end, so computation
+//   and communication of one interval could overlap (point-to-point methods do).
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spikex/comm/context.hpp"
+#include "spikex/connections/connection_table.hpp"
+#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/models/cell_group.hpp"
+#include "spikex/network/distribution.hpp"
+#include "spikex/network/network_spec.hpp"
+
+namespace spikex {
+
+struct engine_options {
+    std::string method = "allgather";
+    std::string distribution = "round_robin";
+    exchange_options exchange;
+};
+
+class engine final: private spike_output, private spike_sink {
+public:
+    engine(context& comm, network_spec spec, engine_options options);
+    ~engine() override;
+
+    network_spec& spec() { return spec_; }
+    bool built() const { return built_; }
+
+    void build(); // collective only for error agreement: cells + connections, no spike traffic
+    void init();  // collective: interval length, exchange set-up
+    void run_until(step_type stop); // collective
+
+    step_type step() const { return step_; }
+    std::uint32_t steps_per_interval() const { return steps_per_interval_; }
+    std::uint32_t cells_total() const { return spec_.cells(); }
+    std::uint32_t local_cells() const { return static_cast<std::uint32_t>(local_gids_.size()); }
+    std::size_t local_connections() const { return table_.size(); }
+
+    const std::vector<spike>& recorded_spikes() const { return recorded_; }
+
+    struct connection_arrays {
+        std::vector<std::int64_t> source, target;
+        std::vector<double> weight, delay_ms;
+    };
+    connection_arrays connections() const;
+    std::vector<std::int64_t> out_degrees() const;
+
+    std::map<std::string, double> counters() const;
+    std::map<std::string, double> timers() const;
+    std::map<std::string, double> memory_bytes() const;
+
+private:
+    void build_local();
+    void step_once(step_type n);
+    void deliver_due(step_type n);
+    void exchange_interval();
+
+    void emit(local_index cell, step_type step) override;            // spike_output
+    void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
+
+    struct delivery_batch {
+        std::uint32_t group; // delay group in the connection table (orders by source gid)
+    };
+
+    context& comm_;
+    network_spec spec_;
+    engine_options options_;
+    bool built_ = false, initialized_ = false;
+
+    std::unique_ptr<distribution> cells_;
+    std::vector<gid_type> local_gids_;
+    std::vector<char> recorded_cell_;
+    std::unique_ptr<cell_group> group_;
+    connection_table table_;
+    std::vector<gid_type> group_source_; // per delay group: its source gid
+    std::unique_ptr<spike_exchange> exchange_;
+
+    std::uint32_t steps_per_interval_ = 1;
+    std::vector<std::vector<delivery_batch>> ring_;
+    std::vector<std::uint32_t> merge_scratch_;
+    step_type step_ = 0;
+    step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
+
+    std::vector<spike> recorded_;
+    std::uint64_t events_delivered_ = 0;
+    std::uint64_t spikes_emitted_ = 0;
+    double build_s_ = 0, init_s_ = 0, compute_s_ = 0;
+};
+
+} // namespace spikex

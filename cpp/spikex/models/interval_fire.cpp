@@ -1,0 +1,150 @@
+// The interval_fire cell group: state in arrays, self-events in an indexed heap.
+#include <cmath>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/random.hpp"
+#include "spikex/engine/indexed_min_heap.hpp"
+#include "spikex/models/cell_group.hpp"
+#include "spikex/models/interval_fire.hpp"
+
+namespace spikex {
+namespace {
+
+using interval_fire::parameters;
+
+const std::vector<std::string> parameter_names = {"tau_ms", "invl_low_ms", "invl_high_ms",
+                                                  "burst_groups", "burst_factor", "burst_period_ms"};
+
+parameters parse_parameters(const population_spec& pop) {
+    parameters p;
+    for (const auto& [name, value]: pop.params) {
+        if (name == "tau_ms") p.tau_ms = value;
+        else if (name == "invl_low_ms") p.invl_low_ms = value;
+        else if (name == "invl_high_ms") p.invl_high_ms = value;
+        else if (name == "burst_groups") p.burst_groups = static_cast<int>(value);
+        else if (name == "burst_factor") p.burst_factor = value;
+        else if (name == "burst_period_ms") p.burst_period_ms = value;
+        else {
+            throw user_error("interval_fire parameter \"" + name +
+                             "\" is unknown: allowed are tau_ms, invl_low_ms, invl_high_ms, "
+                             "burst_groups, burst_factor, burst_period_ms");
+        }
+    }
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok) throw user_error("interval_fire parameter " + what);
+    };
+    require(p.tau_ms > 0, "tau_ms = " + std::to_string(p.tau_ms) + ": must be > 0");
+    require(p.invl_low_ms > 0, "invl_low_ms = " + std::to_string(p.invl_low_ms) + ": must be > 0");
+    require(p.invl_high_ms >= p.invl_low_ms,
+            "invl_high_ms = " + std::to_string(p.invl_high_ms) + ": must be >= invl_low_ms");
+    require(p.burst_groups >= 0, "burst_groups = " + std::to_string(p.burst_groups) + ": must be >= 0");
+    require(p.burst_factor > 0, "burst_factor = " + std::to_string(p.burst_factor) + ": must be > 0");
+    require(p.burst_period_ms > 0, "burst_period_ms = " + std::to_string(p.burst_period_ms) + ": must be > 0");
+    return p;
+}
+
+class interval_fire_group final: public cell_group {
+public:
+    interval_fire_group(const network_spec& spec, const std::vector<gid_type>& gids):
+        dt_(spec.dt_ms), seed_(spec.seed), gid_(gids), heap_(gids.size()) {
+        for (const auto& pop: spec.populations) params_.push_back(parse_parameters(pop));
+        const std::size_t n = gids.size();
+        m_.assign(n, 0.0);
+        t0_.assign(n, 0.0);
+        minf_.assign(n, 0.0);
+        tau_.resize(n);
+        draws_.assign(n, 0);
+        population_.resize(n);
+        burst_group_.resize(n);
+        for (local_index i = 0; i < n; ++i) {
+            std::size_t p = 0;
+            while (gids[i] >= spec.populations[p].first + spec.populations[p].size) ++p;
+            const auto& pop = spec.populations[p];
+            population_[i] = static_cast<std::uint16_t>(p);
+            tau_[i] = params_[p].tau_ms;
+            burst_group_[i] = params_[p].burst_groups > 0
+                ? static_cast<std::int32_t>(static_cast<std::uint64_t>(gids[i] - pop.first) *
+                                            params_[p].burst_groups / pop.size)
+                : -1;
+            draw_interval(i, 0.0);
+            heap_.set(i, event_step(0.0 + time_to_fire(i), 0));
+        }
+    }
+
+    void begin_step(step_type n, spike_output& out) override {
+        while (!heap_.empty() && heap_.top_key() <= n) fire(heap_.top(), n, out);
+    }
+
+    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
+                 std::uint32_t end, spike_output& out) override {
+        const double t = n * dt_;
+        for (std::uint32_t c = begin; c < end; ++c) {
+            const local_index i = targets[c];
+            const double tau = tau_[i];
+            double m = interval_fire::state_at(t, m_[i], t0_[i], minf_[i], tau) + weights[c];
+            m_[i] = m;
+            t0_[i] = t;
+            if (m > 1.0) {
+                fire(i, n, out);
+            } else {
+                step_type s = event_step(t + time_to_fire(i), n);
+                if (s != heap_.key(i)) heap_.set(i, s);
+            }
+        }
+    }
+
+    std::size_t bytes() const override {
+        return (m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
+               draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
+               population_.capacity() * sizeof(std::uint16_t) +
+               burst_group_.capacity() * sizeof(std::int32_t) + heap_.bytes();
+    }
+
+private:
+    double time_to_fire(local_index i) const { return interval_fire::time_to_fire(m_[i], minf_[i], tau_[i]); }
+
+    step_type event_step(double t_event, step_type now) const {
+        auto s = static_cast<step_type>(std::ceil(t_event / dt_ - 1e-9));
+        return s > now ? s : now + 1;
+    }
+
+    void draw_interval(local_index i, double t) {
+        const parameters& p = params_[population_[i]];
+        auto w = random_block(seed_, gid_[i], purpose::intervals, draws_[i]++);
+        double invl = p.invl_low_ms + (p.invl_high_ms - p.invl_low_ms) * uniform_from_words(w[0], w[1]);
+        if (interval_fire::bursting(burst_group_[i], p.burst_groups, t, p.burst_period_ms)) {
+            invl /= p.burst_factor;
+        }
+        minf_[i] = interval_fire::steady_state(invl, tau_[i]);
+    }
+
+    void fire(local_index i, step_type n, spike_output& out) {
+        const double t = n * dt_;
+        out.emit(i, n);
+        m_[i] = 0.0;
+        t0_[i] = t;
+        draw_interval(i, t);
+        heap_.set(i, event_step(t + time_to_fire(i), n));
+    }
+
+    double dt_;
+    std::uint32_t seed_;
+    std::vector<parameters> params_;
+    std::vector<gid_type> gid_;
+    std::vector<double> m_, t0_, minf_, tau_;
+    std::vector<std::uint32_t> draws_;
+    std::vector<std::uint16_t> population_;
+    std::vector<std::int32_t> burst_group_;
+    indexed_min_heap heap_;
+};
+
+} // namespace
+
+std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec,
+                                                     const std::vector<gid_type>& local_gids) {
+    return std::make_unique<interval_fire_group>(spec, local_gids);
+}
+
+const std::vector<std::string>& interval_fire_parameter_names() { return parameter_names; }
+
+} // namespace spikex

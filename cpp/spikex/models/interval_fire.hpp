@@ -1,0 +1,46 @@
+#pragma once
+// interval_fire: the artificial cell of Hines, Kumar & Schürmann 2011 (NEURON's
+// IntervalFire, ModelDB 137845), as spec/models.md defines it.
+//
+//  state m (starts at 0), t0 (time of last update), minf, current interval invl
+//  drawing an interval at t: invl ~ U(invl_low, invl_high) (block k of the cell's
+//    `intervals` stream for its k-th interval), divided by burst_factor while the cell's
+//    burst group is bursting at t; minf = 1 / (1 - exp(-invl/tau))
+//  m(t) = minf + (m0 - minf) exp(-(t - t0)/tau); firetime = tau ln((minf - m)/(minf - 1))
+//  input w at t: m = m(t) + w; fire if m > 1, else the self-event moves to t + firetime
+//  self-event: fire; m = 0; draw a new interval; next self-event at t + firetime
+//  A self-event due at t_e is handled at step ceil(t_e/dt - 1e-9), and never earlier than
+//  the step after the current one (a self-event is always in the future).
+//  Bursts: burst_groups = Ng > 0 splits the population into Ng groups of contiguous gids,
+//  group of gid = (gid - first) * Ng / size; group g bursts during
+//  [g*period, (g+1)*period) modulo Ng*period.
+#include <cmath>
+
+namespace spikex::interval_fire {
+
+struct parameters {
+    double tau_ms = 5.0;
+    double invl_low_ms = 20.0;
+    double invl_high_ms = 40.0;
+    int burst_groups = 0;
+    double burst_factor = 5.0;
+    double burst_period_ms = 50.0;
+};
+
+inline double steady_state(double invl, double tau) { return 1.0 / (1.0 - std::exp(-invl / tau)); }
+
+inline double state_at(double t, double m0, double t0, double minf, double tau) {
+    return minf + (m0 - minf) * std::exp(-(t - t0) / tau);
+}
+
+inline double time_to_fire(double m, double minf, double tau) {
+    return tau * std::log((minf - m) / (minf - 1.0));
+}
+
+inline bool bursting(int group, int groups, double t, double period) {
+    if (groups <= 0) return false;
+    auto slot = static_cast<long long>(std::floor(t / period));
+    return slot % groups == group;
+}
+
+} // namespace spikex::interval_fire

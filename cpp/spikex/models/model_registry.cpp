@@ -1,0 +1,28 @@
+// Models by name: the same names in C++, TOML, CLI and Python.
+#include <set>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/models/cell_group.hpp"
+
+namespace spikex {
+
+std::unique_ptr<cell_group> make_interval_fire_group(const network_spec&, const std::vector<gid_type>&);
+const std::vector<std::string>& interval_fire_parameter_names();
+
+std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids) {
+    std::set<std::string> models;
+    for (const auto& pop: spec.populations) models.insert(pop.model);
+    if (models.size() > 1) {
+        throw user_error("populations of different models in one network are not supported yet");
+    }
+    std::string model = models.empty() ? "interval_fire" : *models.begin();
+    if (model == "interval_fire") return make_interval_fire_group(spec, local_gids);
+    throw user_error("model \"" + model + "\" is unknown: allowed is \"interval_fire\"");
+}
+
+std::vector<std::string> model_parameter_names(const std::string& model) {
+    if (model == "interval_fire") return interval_fire_parameter_names();
+    return {};
+}
+
+} // namespace spikex

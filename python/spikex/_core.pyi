@@ -1,0 +1,73 @@
+"""Type stub of the C++ extension `spikex._core` (built from cpp/python/module.cpp).
+
+This is the only boundary between the Python package and the C++ core.
+Gids are global cell ids (0..N-1, in creation order over all populations).
+Steps are integer time-step indices: t = step * dt_ms.
+"""
+import numpy as np
+from numpy.typing import NDArray
+
+class UserError(ValueError):
+    """Raised by the core for invalid input (maps to exit status 2)."""
+
+# ---- communication (the process-wide context) --------------------------------
+def comm_init() -> None:
+    """Initialise communication once per process: MPI when launched by mpiexec
+    (detected from the environment), otherwise the serial backend. Idempotent."""
+def comm_backend() -> str: ...          # "mpi" or "serial"
+def comm_rank() -> int: ...
+def comm_size() -> int: ...
+def comm_barrier() -> None: ...
+def comm_abort(code: int) -> None:      # MPI_Abort (or os._exit in serial); never returns
+    ...
+def comm_finalize() -> None: ...         # MPI_Finalize if MPI was initialised; idempotent
+def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Concatenation of every rank's array, rank order (sizes may differ per rank)."""
+def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
+def peak_rss_mb() -> float: ...          # this process, from getrusage
+
+# ---- the simulation engine ---------------------------------------------------
+class Engine:
+    def __init__(self, dt_ms: float, seed: int, method: str, distribution: str,
+                 exchange_options: dict[str, object]) -> None:
+        """exchange_options: e.g. {"allgather_slots": 10, "compress": "auto",
+        "source_lookup": "dense", "measure_wait": True}. Unknown keys -> UserError."""
+    def add_population(self, model: str, n: int, params: dict[str, float]) -> int:
+        """Returns the first gid. interval_fire params: tau_ms, invl_low_ms,
+        invl_high_ms, burst_groups, burst_factor, burst_period_ms."""
+    def connect_rule(self, rule: str, source_first: int, source_n: int,
+                     target_first: int, target_n: int, indegree: int,
+                     indegree_spread: int, weight: float, weight_spread: float,
+                     delay_ms: float) -> None:
+        """rule: "random" | "adjacent" (drawn on the target's rank at build())."""
+    def connect_arrays(self, sources: NDArray[np.int64], targets: NDArray[np.int64],
+                       weights: NDArray[np.float64], delays_ms: NDArray[np.float64]) -> None:
+        """Explicit connections (same arrays on every rank; each keeps its local targets)."""
+    def record(self, first: int, n: int) -> None: ...
+    def build(self) -> None:            # cells + connections on this rank (no communication)
+        ...
+    def init(self) -> None:             # exchange set-up (collective)
+        ...
+    def run_until(self, step: int) -> None:   # collective; advances to `step` (exclusive)
+        ...
+    @property
+    def step(self) -> int: ...          # current step
+    @property
+    def steps_per_interval(self) -> int: ...
+    @property
+    def cells_total(self) -> int: ...
+    @property
+    def local_cells(self) -> int: ...
+    def local_spikes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(steps, gids) of the spikes recorded on this rank so far."""
+    def connections(self) -> dict[str, NDArray]:
+        """Connections whose target is on this rank: source (int64), target (int64),
+        weight (float64), delay_ms (float64)."""
+    def local_connection_count(self) -> int: ...
+    def counters(self) -> dict[str, float]:
+        """This rank's counters: messages_sent, bytes_sent, rounds, overflow_rounds,
+        spikes_sent, spikes_received, events_delivered, compressed (0/1), ..."""
+    def timers(self) -> dict[str, float]:
+        """This rank's seconds: build, init, compute, wait, exchange."""
+    def out_degrees(self) -> NDArray[np.int64]:
+        """Per gid (length N), number of connections on this rank from that gid."""

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what spikex needs and is missing: Debian packages (as root) and a Python
+# virtual environment in .venv with the build and run dependencies. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123-dev libgtest-dev python3-venv)
+PIP_PACKAGES=(numpy h5py click rich matplotlib pytest "scikit-build-core>=0.10" "nanobind>=2.0")
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# python3-venv is only needed when this python cannot make a venv by itself.
+if python3 -c "import venv, ensurepip" 2>/dev/null; then
+  missing=("${missing[@]/python3-venv}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "spikex setup: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+  echo "spikex setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "spikex setup: creating $VENV"
+  python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import numpy, h5py, click, rich, matplotlib, pytest, scikit_build_core, nanobind" 2>/dev/null; then
+  echo "spikex setup: installing Python packages into $VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
+fi
