@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build demo test test-cpp test-python bench clean
+.PHONY: all setup build demo test test-cpp test-python bench bench-cpp clean
 
 all: build
 
@@ -33,3 +33,9 @@ bench: build
 
 clean:
 	rm -rf build $(VENV) demo-out spikex-out
+
+bench-cpp: setup
+	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build/bench
+	mkdir -p bench/results
+	build/bench/cpp/bench_source_lookup > bench/results/source_lookup.json

@@ -216,6 +216,7 @@ NB_MODULE(_core, m) {
         .def("connections", &py_engine::connections)
         .def("local_connection_count", [](py_engine& e) { return e.get().local_connections(); })
         .def("counters", [](py_engine& e) { return e.get().counters(); })
+        .def("properties", [](py_engine& e) { return e.get().properties(); })
         .def("timers", [](py_engine& e) { return e.get().timers(); })
         .def("memory_bytes", [](py_engine& e) { return e.get().memory_bytes(); })
         .def("out_degrees", [](py_engine& e) { return to_numpy(e.get().out_degrees()); });

@@ -65,8 +65,15 @@ class Engine:
         weight (float64), delay_ms (float64)."""
     def local_connection_count(self) -> int: ...
     def counters(self) -> dict[str, float]:
-        """This rank's counters: messages_sent, bytes_sent, rounds, overflow_rounds,
-        spikes_sent, spikes_received, events_delivered, compressed (0/1), ..."""
+        """This rank's additive counters (to be summed over ranks): messages_sent,
+        bytes_sent, rounds, overflow_rounds, spikes_sent, spikes_received,
+        spikes_matched, spikes_emitted, events_delivered."""
+    def properties(self) -> dict[str, float]:
+        """Set-up properties, identical on every rank (not summed): steps_per_interval,
+        and per method e.g. compressed (0/1), entry_bytes, allgather_slots."""
+    def memory_bytes(self) -> dict[str, float]:
+        """This rank's bytes per structure (capacity): connections, cells,
+        delivery_queue, exchange_buffers, lookup_tables."""
     def timers(self) -> dict[str, float]:
         """This rank's seconds: build, init, compute, wait, exchange."""
     def out_degrees(self) -> NDArray[np.int64]:

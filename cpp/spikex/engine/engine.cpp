@@ -245,6 +245,11 @@ std::map<std::string, double> engine::counters() const {
     std::map<std::string, double> out = exchange_->counters();
     out["events_delivered"] = double(events_delivered_);
     out["spikes_emitted"] = double(spikes_emitted_);
+    return out;
+}
+
+std::map<std::string, double> engine::properties() const {
+    std::map<std::string, double> out = exchange_->properties();
     out["steps_per_interval"] = double(steps_per_interval_);
     return out;
 }

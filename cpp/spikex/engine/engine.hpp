@@ -65,7 +65,8 @@ public:
     connection_arrays connections() const;
     std::vector<std::int64_t> out_degrees() const;
 
-    std::map<std::string, double> counters() const;
+    std::map<std::string, double> counters() const;   // additive: summed over ranks
+    std::map<std::string, double> properties() const; // the same on every rank
     std::map<std::string, double> timers() const;
     std::map<std::string, double> memory_bytes() const;
 

@@ -103,9 +103,13 @@ public:
                 {"overflow_rounds", double(overflow_rounds_)},
                 {"spikes_sent", double(spikes_sent_)},
                 {"spikes_received", double(spikes_received_)},
-                {"spikes_matched", double(spikes_matched_)},
-                {"compressed", compressed_ ? 1.0 : 0.0},
-                {"entry_bytes", double(entry_bytes_)}};
+                {"spikes_matched", double(spikes_matched_)}};
+    }
+
+    std::map<std::string, double> properties() const override {
+        return {{"compressed", compressed_ ? 1.0 : 0.0},
+                {"entry_bytes", double(entry_bytes_)},
+                {"allgather_slots", double(slots_)}};
     }
 
     std::map<std::string, double> memory_bytes() const override {

@@ -66,6 +66,9 @@ public:
     // bytes_sent, rounds.
     virtual std::map<std::string, double> counters() const = 0;
 
+    // Properties of the set-up, the same on every rank (not summed): e.g. compressed.
+    virtual std::map<std::string, double> properties() const { return {}; }
+
     // Seconds spent waiting for other ranks (load imbalance) and exchanging.
     double wait_seconds() const { return wait_s_; }
     double exchange_seconds() const { return exchange_s_; }

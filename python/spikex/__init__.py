@@ -1,0 +1,75 @@
+"""spikex: a distributed spiking-network simulator built around spike exchange.
+
+SPMD like PyNEST: under ``mpiexec`` every rank runs the same script::
+
+    import spikex as sx
+    net = sx.Network.from_config("examples/hines2011_demo.toml")
+    result = net.simulate(200.0)
+
+Importing the package initialises communication (MPI when launched by ``mpiexec``,
+a serial backend otherwise) and finalises it at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import sys
+
+try:
+    # import_module, not "from . import": its error names the missing module plainly.
+    _core = importlib.import_module("spikex._core")
+except ImportError as _error:  # pragma: no cover - depends on the build
+    raise ImportError(
+        "spikex: the compiled extension spikex._core is missing or cannot be loaded "
+        f"({_error}). Build and install the package first: `make build` or `pip install .`"
+    ) from _error
+
+from .version import __version__
+
+
+def _install_abort_on_uncaught_exception() -> None:
+    """Make an uncaught exception on one rank end the whole MPI job.
+
+    Without this, the failing rank would exit while the others wait forever in the
+    next collective. The hook prints the error with the rank and calls MPI_Abort.
+    """
+    rank = _core.comm_rank()
+    previous_hook = sys.excepthook
+
+    def abort_job(exc_type, exc_value, exc_traceback):
+        previous_hook(exc_type, exc_value, exc_traceback)
+        print(
+            f"spikex: rank {rank} failed: {exc_type.__name__}: {exc_value}; aborting the job",
+            file=sys.stderr,
+            flush=True,
+        )
+        _core.comm_abort(3)
+
+    sys.excepthook = abort_job
+
+
+_core.comm_init()
+atexit.register(_core.comm_finalize)
+if _core.comm_size() > 1:
+    _install_abort_on_uncaught_exception()
+
+from .errors import ConfigError
+from .population import Population
+from .result import Result
+
+__all__ = ["ConfigError", "Network", "Population", "Result", "__version__"]
+
+
+def __getattr__(name: str):
+    # Network is imported on first use so that `python -m spikex.config` can run the
+    # configuration module as a script without it being imported twice.
+    if name == "Network":
+        from .network import Network
+
+        return Network
+    raise AttributeError(f"module 'spikex' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"Network"})

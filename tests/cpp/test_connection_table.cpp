@@ -1,0 +1,192 @@
+// Connection table: (source, delay) groups in creation order, sentinels, connection indices, delays.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "spikex/connections/connection_table.hpp"
+
+using namespace spikex;
+
+namespace {
+
+// Builds the table from `conns` with weight = creation index, so that every connection can
+// be traced back to where it was created.
+connection_table numbered(std::vector<built_connection>& conns) {
+    for (std::size_t i = 0; i < conns.size(); ++i) conns[i].weight = double(i);
+    return connection_table(conns);
+}
+
+// Walks all groups of the table and checks them against `conns` (weights = creation index).
+void expect_grouped(const connection_table& t, const std::vector<built_connection>& conns) {
+    ASSERT_EQ(t.size(), conns.size());
+
+    // Reference: a stable sort of creation order by (source, delay).
+    std::vector<std::size_t> order(conns.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(conns[a].source, conns[a].delay) < std::tie(conns[b].source, conns[b].delay);
+    });
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+        ASSERT_EQ(t.weights()[pos], double(order[pos])) << "position " << pos;
+        ASSERT_EQ(t.targets()[pos], conns[order[pos]].target) << "position " << pos;
+    }
+
+    // Sources: distinct, ascending, exactly the sources that occur.
+    std::set<gid_type> distinct;
+    for (auto& c: conns) distinct.insert(c.source);
+    EXPECT_EQ(t.sources(), std::vector<gid_type>(distinct.begin(), distinct.end()));
+    EXPECT_EQ(t.source_count(), distinct.size());
+
+    // Groups: slot s owns [group_begin(s), group_begin(s+1)); each group is the maximal
+    // run of one (source, delay), delays ascending within a source; groups tile [0, size).
+    std::set<std::pair<gid_type, std::uint32_t>> keys;
+    for (auto& c: conns) keys.insert({c.source, c.delay});
+    EXPECT_EQ(t.group_count(), keys.size());
+    std::uint32_t expected_begin = 0;
+    std::uint32_t g_expected = 0;
+    for (std::uint32_t s = 0; s < t.source_count(); ++s) {
+        ASSERT_EQ(t.group_begin(s), g_expected);
+        std::uint32_t last_delay = 0;
+        for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g, ++g_expected) {
+            ASSERT_EQ(t.group(g).begin, expected_begin);
+            ASSERT_LT(t.group(g).begin, t.group_end_connection(g)) << "empty group";
+            if (g > t.group_begin(s)) EXPECT_GT(t.group(g).delay, last_delay);
+            last_delay = t.group(g).delay;
+            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) {
+                const auto& orig = conns[std::size_t(t.weights()[c])];
+                EXPECT_EQ(orig.source, t.sources()[s]);
+                EXPECT_EQ(orig.delay, t.group(g).delay);
+            }
+            expected_begin = t.group_end_connection(g);
+        }
+    }
+    // Sentinels: one past the last slot, one past the last group.
+    EXPECT_EQ(t.group_begin(t.source_count()), t.group_count());
+    EXPECT_EQ(t.group(t.group_count()).begin, t.size());
+    EXPECT_EQ(expected_begin, t.size());
+
+    // Delays.
+    if (!conns.empty()) {
+        std::uint32_t lo = conns[0].delay, hi = conns[0].delay;
+        for (auto& c: conns) lo = std::min(lo, c.delay), hi = std::max(hi, c.delay);
+        EXPECT_EQ(t.min_delay(), lo);
+        EXPECT_EQ(t.max_delay(), hi);
+        EXPECT_EQ(t.has_mixed_delays(), lo != hi);
+    }
+
+    // Connection index: position among the target's incoming connections in creation order.
+    if (t.has_mixed_delays()) {
+        for (std::uint32_t pos = 0; pos < t.size(); ++pos) {
+            std::size_t created = std::size_t(t.weights()[pos]);
+            std::uint32_t index = 0;
+            for (std::size_t i = 0; i < created; ++i) index += conns[i].target == conns[created].target;
+            ASSERT_EQ(t.connection_index(pos), index) << "position " << pos;
+        }
+    }
+}
+
+} // namespace
+
+TEST(connection_table, empty) {
+    for (const connection_table& t: {connection_table(), connection_table(std::vector<built_connection>{})}) {
+        EXPECT_EQ(t.size(), 0u);
+        EXPECT_EQ(t.source_count(), 0u);
+        EXPECT_TRUE(t.sources().empty());
+        EXPECT_EQ(t.group_count(), 0u);
+        EXPECT_EQ(t.group_begin(0), 0u);
+        EXPECT_EQ(t.group(0).begin, 0u);
+        EXPECT_EQ(t.min_delay(), 0u);
+        EXPECT_EQ(t.max_delay(), 0u);
+        EXPECT_FALSE(t.has_mixed_delays());
+    }
+}
+
+TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
+    // source, target, weight (overwritten), delay
+    std::vector<built_connection> conns = {
+        {7, 0, 0, 5}, {2, 1, 0, 3}, {7, 2, 0, 3}, {2, 0, 0, 3}, {7, 1, 0, 5},
+        {0, 2, 0, 9}, {7, 0, 0, 3}, {2, 2, 0, 4}, {0, 1, 0, 9},
+    };
+    auto t = numbered(conns);
+    EXPECT_EQ(t.sources(), (std::vector<gid_type>{0, 2, 7}));
+    // Expected layout: (0,9): 5 8 | (2,3): 1 3 | (2,4): 7 | (7,3): 2 6 | (7,5): 0 4
+    const std::vector<double> order = {5, 8, 1, 3, 7, 2, 6, 0, 4};
+    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(t.weights()[i], order[i]) << i;
+    ASSERT_EQ(t.group_count(), 5u);
+    EXPECT_EQ(t.group_begin(0), 0u);
+    EXPECT_EQ(t.group_begin(1), 1u);
+    EXPECT_EQ(t.group_begin(2), 3u);
+    EXPECT_EQ(t.group_begin(3), 5u);
+    const std::uint32_t begins[] = {0, 2, 4, 5, 7, 9};
+    const std::uint32_t delays[] = {9, 3, 4, 3, 5};
+    for (std::uint32_t g = 0; g < 5; ++g) {
+        EXPECT_EQ(t.group(g).begin, begins[g]);
+        EXPECT_EQ(t.group_end_connection(g), begins[g + 1]);
+        EXPECT_EQ(t.group(g).delay, delays[g]);
+    }
+    EXPECT_EQ(t.min_delay(), 3u);
+    EXPECT_EQ(t.max_delay(), 9u);
+    ASSERT_TRUE(t.has_mixed_delays());
+    // Target 0 got connections 0, 3, 6 -> indices 0, 1, 2 (at positions 7, 3, 6).
+    EXPECT_EQ(t.connection_index(7), 0u);
+    EXPECT_EQ(t.connection_index(3), 1u);
+    EXPECT_EQ(t.connection_index(6), 2u);
+    expect_grouped(t, conns);
+}
+
+TEST(connection_table, uniform_delay_has_one_group_per_source_and_no_indices) {
+    std::vector<built_connection> conns = {{4, 0, 0, 2}, {1, 1, 0, 2}, {4, 1, 0, 2}, {1, 0, 0, 2}, {4, 2, 0, 2}};
+    auto t = numbered(conns);
+    EXPECT_FALSE(t.has_mixed_delays());
+    EXPECT_EQ(t.min_delay(), 2u);
+    EXPECT_EQ(t.max_delay(), 2u);
+    EXPECT_EQ(t.group_count(), t.source_count());
+    expect_grouped(t, conns);
+}
+
+TEST(connection_table, single_connection) {
+    std::vector<built_connection> conns = {{123456, 3, 0.5, 40}};
+    connection_table t(conns);
+    EXPECT_EQ(t.sources(), std::vector<gid_type>{123456});
+    EXPECT_EQ(t.group_count(), 1u);
+    EXPECT_EQ(t.group(0).delay, 40u);
+    EXPECT_EQ(t.group_end_connection(0), 1u);
+    EXPECT_EQ(t.targets()[0], 3u);
+    EXPECT_EQ(t.weights()[0], 0.5);
+}
+
+TEST(connection_table, large_gids_and_delays_sort_on_all_bits) {
+    // Keys that differ only in the high 16 bits, or only in the low ones.
+    std::vector<built_connection> conns = {
+        {0x00010000u, 0, 0, 1},   {0x0000ffffu, 1, 0, 1},   {0xfffffffeu, 2, 0, 0x10000u},
+        {0x00010000u, 3, 0, 0x10000u}, {0x00000001u, 4, 0, 0xffffu}, {0x00010000u, 5, 0, 0xffffu},
+        {0x7fffffffu, 6, 0, 1},   {0x00000001u, 7, 0, 0x20001u},
+    };
+    auto t = numbered(conns);
+    EXPECT_EQ(t.sources(), (std::vector<gid_type>{1, 0xffff, 0x10000, 0x7fffffff, 0xfffffffe}));
+    EXPECT_EQ(t.max_delay(), 0x20001u);
+    expect_grouped(t, conns);
+}
+
+TEST(connection_table, random_tables_match_a_stable_sort) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 20; ++round) {
+        const std::uint32_t n = 1 + rng() % 3000;
+        const std::uint32_t sources = 1 + rng() % 200, targets = 1 + rng() % 50;
+        const std::uint32_t delays = round % 4 == 0 ? 1 : 1 + rng() % 6;
+        std::vector<built_connection> conns(n);
+        for (auto& c: conns) {
+            c.source = rng() % sources * 997; // spread over the gid range
+            c.target = rng() % targets;
+            c.delay = 10 + rng() % delays;
+        }
+        SCOPED_TRACE(testing::Message() << "round " << round);
+        auto t = numbered(conns);
+        expect_grouped(t, conns);
+    }
+}

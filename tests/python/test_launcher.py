@@ -1,0 +1,66 @@
+"""The one mpiexec command line, the child environment, and pure helpers of the API."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from spikex.launcher import MPIEXEC_FLAGS, child_environment, mpiexec_command
+from spikex.network import _chunk_ends, _contiguous_runs
+from spikex.population import Population
+
+
+def test_one_rank_runs_without_launcher():
+    program = [sys.executable, "script.py"]
+    assert mpiexec_command(1, program) == program
+
+
+def test_several_ranks_use_mpiexec_with_the_shared_flags():
+    command = mpiexec_command(4, ["prog", "arg"])
+    assert command[0].endswith("mpiexec")
+    assert command[1:] == [*MPIEXEC_FLAGS, "-np", "4", "prog", "arg"]
+    assert "--oversubscribe" in MPIEXEC_FLAGS and "--allow-run-as-root" in MPIEXEC_FLAGS
+
+
+def test_zero_ranks_is_an_error():
+    with pytest.raises(ValueError, match="ranks"):
+        mpiexec_command(0, ["prog"])
+
+
+def test_child_environment_drops_the_enclosing_job():
+    inside = {"PATH": "/bin", "OMPI_COMM_WORLD_SIZE": "2", "PMIX_RANK": "1", "HOME": "/root"}
+    assert child_environment(inside) == {"PATH": "/bin", "HOME": "/root"}
+    outside = {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
+    assert child_environment(outside) == outside
+
+
+@pytest.mark.parametrize(
+    ("current", "target", "interval"),
+    [(0, 8000, 40), (0, 1332, 40), (1332, 4000, 40), (0, 7, 40), (0, 100, 1), (5, 5, 40)],
+)
+def test_simulation_chunks_are_whole_intervals_and_end_on_the_target(current, target, interval):
+    ends = _chunk_ends(current, target, interval)
+    if target == current:
+        assert ends == []
+        return
+    assert ends[-1] == target
+    assert all(end % interval == 0 for end in ends[:-1])
+    assert ends == sorted(set(ends)) and ends[0] > current
+    assert len(ends) <= 102
+
+
+def test_contiguous_runs():
+    assert _contiguous_runs(np.array([0, 1, 2, 5, 7, 8])) == [(0, 3), (5, 1), (7, 2)]
+
+
+def test_population_indexing():
+    population = Population(first_gid=100, size=10, model="interval_fire")
+    assert population[0] == 100 and population[-1] == 109
+    assert population[2:5] == Population(102, 3, "interval_fire")
+    assert population.gids.tolist() == list(range(100, 110))
+    assert 105 in population and 110 not in population
+    with pytest.raises(IndexError):
+        population[10]
+    with pytest.raises(ValueError, match="contiguous"):
+        population[::2]

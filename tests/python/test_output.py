@@ -1,0 +1,82 @@
+"""Result files: the canonical spike hash, summary.json fields and the SONATA spike file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+
+import h5py
+import numpy as np
+import pytest
+from conftest import run_config, write_config
+from spikex.output import (
+    CONFIG_POPULATION,
+    read_sonata_spikes,
+    spikes_sha256,
+    write_sonata_spikes,
+    write_summary,
+)
+
+CONTRACT_FIELDS = {
+    "spikex_version", "config", "method", "ranks", "threads", "cells", "connections",
+    "spikes_total", "spikes_sha256", "events_delivered", "time_s", "peak_rss_mb", "exchange",
+}  # fmt: skip
+
+
+def test_sha256_is_of_sorted_little_endian_int64_rows():
+    steps = np.array([5, 3, 3, 800], dtype=np.int64)
+    gids = np.array([1, 9, 2, 0], dtype=np.int64)
+    rows = [(3, 2), (3, 9), (5, 1), (800, 0)]
+    expected = hashlib.sha256(b"".join(struct.pack("<qq", *row) for row in rows)).hexdigest()
+    assert spikes_sha256(steps, gids) == expected
+    permutation = np.array([3, 0, 2, 1])
+    assert spikes_sha256(steps[permutation], gids[permutation]) == expected
+
+
+def test_sha256_of_no_spikes_is_that_of_empty_input():
+    empty = np.zeros(0, dtype=np.int64)
+    assert spikes_sha256(empty, empty) == hashlib.sha256(b"").hexdigest()
+
+
+def test_sonata_layout(tmp_path):
+    path = tmp_path / "spikes.h5"
+    write_sonata_spikes(path, "cells", np.array([4, 2]), np.array([0.5, 0.75]))
+    with h5py.File(path, "r") as spikes:
+        group = spikes["spikes/cells"]
+        assert group.attrs["sorting"] == "by_time"
+        assert group["node_ids"].dtype == np.uint64
+        assert group["timestamps"].dtype == np.float64
+    gids, times = read_sonata_spikes(path, "cells")
+    assert gids.tolist() == [4, 2] and times.tolist() == [0.5, 0.75]
+    assert [entry.name for entry in tmp_path.iterdir()] == ["spikes.h5"]
+
+
+def test_summary_write_is_atomic_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "summary.json"
+    write_summary(path, {"a": 1})
+    write_summary(path, {"a": 2})
+    assert json.loads(path.read_text()) == {"a": 2}
+    assert [entry.name for entry in tmp_path.iterdir()] == ["summary.json"]
+
+
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_run_writes_every_contract_field_and_a_matching_spike_file(tmp_path, ranks):
+    config = write_config(tmp_path)
+    summary = run_config(config, tmp_path / "out", ranks)
+    assert set(summary) >= CONTRACT_FIELDS
+    assert summary["ranks"] == ranks and summary["threads"] == 1
+    assert summary["method"] == "allgather"
+    assert summary["config"]["network"]["cells"] == summary["cells"] == 400
+    assert {"build", "init", "simulate", "total", "compute", "wait", "exchange"} <= set(
+        summary["time_s"]
+    )
+    assert set(summary["peak_rss_mb"]) >= {"max", "mean"}
+    assert {"messages_sent", "bytes_sent", "rounds"} <= set(summary["exchange"])
+    assert summary["connections"] > 0 and summary["events_delivered"] > 0
+
+    gids, times = read_sonata_spikes(tmp_path / "out" / "spikes.h5", CONFIG_POPULATION)
+    assert gids.size == summary["spikes_total"] > 0
+    assert np.all(np.diff(times) >= 0), "sorting = by_time"
+    steps = np.rint(times / summary["config"]["simulation"]["dt_ms"]).astype(np.int64)
+    assert spikes_sha256(steps, gids.astype(np.int64)) == summary["spikes_sha256"]
