@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build demo test test-cpp test-python bench bench-cpp clean
+.PHONY: all setup build demo test test-cpp test-sanitize test-python bench bench-cpp clean
 
 all: build
 
@@ -20,10 +20,17 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build test-cpp test-python
+test: build test-cpp test-sanitize test-python
 
 test-cpp:
 	ctest --test-dir build/wheel --output-on-failure
+
+# The C++ unit tests again under AddressSanitizer and UBSan (a separate build).
+test-sanitize: setup
+	cmake -S . -B build/sanitize -G Ninja -DSPIKEX_BUILD_TESTS=ON -DSPIKEX_BUILD_PYTHON=OFF \
+	      -DSPIKEX_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build/sanitize --target spikex_unit_tests
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build/sanitize/cpp/spikex_unit_tests --gtest_brief=1
 
 test-python:
 	$(PY) -m pytest -q tests/python

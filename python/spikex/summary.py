@@ -90,8 +90,6 @@ def summed_counters(local_counters: dict[str, float]) -> dict[str, int | float]:
 
 def exchange_properties(engine) -> dict[str, int | float | bool]:
     """The exchange's set-up properties (same on every rank, so not reduced)."""
-    if not hasattr(engine, "properties"):  # cores built before properties() existed
-        return {}
     return {
         name: bool(value) if name in BOOLEAN_PROPERTIES else _as_number(value)
         for name, value in sorted(engine.properties().items())
@@ -99,14 +97,12 @@ def exchange_properties(engine) -> dict[str, int | float | bool]:
 
 
 def memory_bytes(engine) -> dict[str, dict[str, int]]:
-    """Bytes per data structure: maximum over ranks and total."""
-    if not hasattr(engine, "memory_bytes"):
-        return {}
+    """Bytes per data structure (capacity of the containers): maximum and mean over ranks."""
     local = engine.memory_bytes()
     names = sorted(local)
     per_rank = float64_per_rank([local[name] for name in names])
     return {
-        name: {"max": int(column.max()), "total": int(column.sum())}
+        name: {"max": int(column.max()), "mean": float(column.mean())}
         for name, column in zip(names, per_rank.T, strict=True)
     }
 

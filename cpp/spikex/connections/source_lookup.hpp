@@ -7,7 +7,8 @@
 //  dense:  a table of N slots indexed by gid (one load; memory O(N)).
 //  hash:   open addressing, linear probing, power-of-two capacity >= 2 * sources
 //          (memory O(local sources)).
-//  sorted: binary search in the sorted source list (no extra memory; O(log S) loads).
+//  sorted: binary search in the sorted source list (no extra memory; O(log S) loads);
+//          it refers to the caller's list, which must outlive it.
 #include <cstdint>
 #include <memory>
 #include <string>
