@@ -10,6 +10,31 @@
 
 namespace spikex {
 
+// Handle of a non-blocking or persistent operation; the backend's request inside.
+struct request {
+    std::intptr_t handle = 0;
+    bool active = false;     // started and not yet completed
+    bool persistent = false; // created by send_init: reusable until request_free
+    std::size_t handle_bytes = 0; // persistent sends: message size (for the counters)
+};
+
+// What iprobe found: a message waiting to be received.
+struct probe_result {
+    int source = -1;
+    int tag = -1;
+    std::size_t bytes = 0;
+};
+
+// A memory region of every rank exposed for one-sided access (MPI window).
+struct window {
+    std::intptr_t handle = 0;
+    void* base = nullptr;
+    std::size_t bytes = 0;
+};
+
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
+
 // Counters every backend keeps, so exchanges can report messages and bytes honestly.
 struct comm_counters {
     std::uint64_t collectives = 0; // collective calls made by this rank
@@ -37,6 +62,42 @@ public:
     virtual std::int64_t allreduce_sum(std::int64_t v) = 0;
     virtual std::int64_t allreduce_max(std::int64_t v) = 0;
     virtual std::int64_t allreduce_min(std::int64_t v) = 0;
+
+    // Every rank sends bytes_each bytes to every rank (rank-ordered blocks of bytes_each).
+    virtual void alltoall(const void* send, std::size_t bytes_each, void* recv) = 0;
+
+    // Byte counts and displacements per rank, as MPI_Alltoallv.
+    virtual void alltoallv(const void* send, const std::vector<int>& send_counts,
+                           const std::vector<int>& send_displs, void* recv,
+                           const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) = 0;
+
+    // Element-wise sums over ranks, in place.
+    virtual void allreduce_sum(std::int64_t* values, int count) = 0;
+
+    // --- point to point (the buffer must stay valid until the request completes) -----
+    virtual request isend(int dest, int tag, const void* buf, std::size_t bytes) = 0;
+    virtual request irecv(int source, int tag, void* buf, std::size_t bytes) = 0;
+    virtual bool test(request& r) = 0; // true once complete; then r.active == false
+    virtual void wait(request& r) = 0;
+    virtual bool iprobe(int source, int tag, probe_result& found) = 0;
+    virtual void recv(int source, int tag, void* buf, std::size_t bytes) = 0;
+
+    // Persistent sends (MPI_Send_init / MPI_Start): set up once, started many times.
+    virtual request send_init(int dest, int tag, const void* buf, std::size_t bytes) = 0;
+    virtual void start(request& r) = 0;
+    virtual void request_free(request& r) = 0;
+
+    // --- one-sided communication (passive target) -------------------------------------
+    // Collective: every rank exposes `bytes` bytes at `base`.
+    virtual window window_create(void* base, std::size_t bytes) = 0;
+    virtual void window_free(window& w) = 0; // collective
+    virtual void lock_all(window& w) = 0;
+    virtual void unlock_all(window& w) = 0;
+    virtual void flush_all(window& w) = 0;
+    virtual void put(const void* origin, std::size_t bytes, int target, std::size_t offset, window& w) = 0;
+    // Atomically adds `value` to the int64 at `offset` of `target`'s window; returns the
+    // previous value.
+    virtual std::int64_t fetch_add(std::int64_t value, int target, std::size_t offset, window& w) = 0;
 
     // Ends every process of the job. Never returns.
     [[noreturn]] virtual void abort(int code) = 0;

@@ -3,6 +3,7 @@
 // abort on its own and we can report the cause). A rank that fails calls abort(), which
 // ends the whole job: one failing rank never leaves the others hanging in a collective.
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <mpi.h>
@@ -64,6 +65,141 @@ public:
               "MPI_Allgatherv");
     }
 
+    void alltoall(const void* send, std::size_t bytes_each, void* recv) override {
+        ++counters_.collectives;
+        ++counters_.messages_sent;
+        counters_.bytes_sent += bytes_each * size_;
+        check(MPI_Alltoall(send, static_cast<int>(bytes_each), MPI_BYTE, recv, static_cast<int>(bytes_each),
+                           MPI_BYTE, comm_),
+              "MPI_Alltoall");
+    }
+
+    void alltoallv(const void* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
+                   void* recv, const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) override {
+        ++counters_.collectives;
+        ++counters_.messages_sent;
+        for (int c: send_counts) counters_.bytes_sent += c;
+        check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv, recv_counts.data(),
+                            recv_displs.data(), MPI_BYTE, comm_),
+              "MPI_Alltoallv");
+    }
+
+    void allreduce_sum(std::int64_t* values, int count) override {
+        ++counters_.collectives;
+        check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T, MPI_SUM, comm_), "MPI_Allreduce");
+    }
+
+    request isend(int dest, int tag, const void* buf, std::size_t bytes) override {
+        ++counters_.messages_sent;
+        counters_.bytes_sent += bytes;
+        MPI_Request r;
+        check(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &r), "MPI_Isend");
+        return wrap(r, false);
+    }
+
+    request irecv(int source, int tag, void* buf, std::size_t bytes) override {
+        MPI_Request r;
+        check(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, mpi_source(source), mpi_tag(tag), comm_, &r),
+              "MPI_Irecv");
+        return wrap(r, false);
+    }
+
+    bool test(request& r) override {
+        if (!r.active) return true;
+        MPI_Request m = unwrap(r);
+        int done = 0;
+        check(MPI_Test(&m, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        store(r, m);
+        if (done) r.active = false;
+        return done != 0;
+    }
+
+    void wait(request& r) override {
+        if (!r.active) return;
+        MPI_Request m = unwrap(r);
+        check(MPI_Wait(&m, MPI_STATUS_IGNORE), "MPI_Wait");
+        store(r, m);
+        r.active = false;
+    }
+
+    bool iprobe(int source, int tag, probe_result& found) override {
+        int flag = 0;
+        MPI_Status status;
+        check(MPI_Iprobe(mpi_source(source), mpi_tag(tag), comm_, &flag, &status), "MPI_Iprobe");
+        if (!flag) return false;
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        found = {status.MPI_SOURCE, status.MPI_TAG, static_cast<std::size_t>(count)};
+        return true;
+    }
+
+    void recv(int source, int tag, void* buf, std::size_t bytes) override {
+        check(MPI_Recv(buf, static_cast<int>(bytes), MPI_BYTE, mpi_source(source), mpi_tag(tag), comm_,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv");
+    }
+
+    request send_init(int dest, int tag, const void* buf, std::size_t bytes) override {
+        MPI_Request r;
+        check(MPI_Send_init(buf, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &r), "MPI_Send_init");
+        request out = wrap(r, true);
+        out.active = false;
+        out.handle_bytes = bytes;
+        return out;
+    }
+
+    void start(request& r) override {
+        ++counters_.messages_sent;
+        counters_.bytes_sent += r.handle_bytes;
+        MPI_Request m = unwrap(r);
+        check(MPI_Start(&m), "MPI_Start");
+        store(r, m);
+        r.active = true;
+    }
+
+    void request_free(request& r) override {
+        MPI_Request m = unwrap(r);
+        if (m != MPI_REQUEST_NULL) check(MPI_Request_free(&m), "MPI_Request_free");
+        r = {};
+    }
+
+    window window_create(void* base, std::size_t bytes) override {
+        ++counters_.collectives;
+        MPI_Win w;
+        check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, comm_, &w), "MPI_Win_create");
+        MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+        window out{0, base, bytes};
+        std::memcpy(&out.handle, &w, sizeof w);
+        return out;
+    }
+
+    void window_free(window& w) override {
+        MPI_Win m = unwrap_window(w);
+        check(MPI_Win_free(&m), "MPI_Win_free");
+        w = {};
+    }
+
+    void lock_all(window& w) override { check(MPI_Win_lock_all(0, unwrap_window(w)), "MPI_Win_lock_all"); }
+    void unlock_all(window& w) override { check(MPI_Win_unlock_all(unwrap_window(w)), "MPI_Win_unlock_all"); }
+    void flush_all(window& w) override { check(MPI_Win_flush_all(unwrap_window(w)), "MPI_Win_flush_all"); }
+
+    void put(const void* origin, std::size_t bytes, int target, std::size_t offset, window& w) override {
+        ++counters_.messages_sent;
+        counters_.bytes_sent += bytes;
+        check(MPI_Put(origin, static_cast<int>(bytes), MPI_BYTE, target, static_cast<MPI_Aint>(offset),
+                      static_cast<int>(bytes), MPI_BYTE, unwrap_window(w)),
+              "MPI_Put");
+    }
+
+    std::int64_t fetch_add(std::int64_t value, int target, std::size_t offset, window& w) override {
+        std::int64_t old = 0;
+        MPI_Win m = unwrap_window(w);
+        check(MPI_Fetch_and_op(&value, &old, MPI_INT64_T, target, static_cast<MPI_Aint>(offset), MPI_SUM, m),
+              "MPI_Fetch_and_op");
+        check(MPI_Win_flush(target, m), "MPI_Win_flush");
+        return old;
+    }
+
     std::int64_t allreduce_sum(std::int64_t v) override { return reduce(v, MPI_SUM); }
     std::int64_t allreduce_max(std::int64_t v) override { return reduce(v, MPI_MAX); }
     std::int64_t allreduce_min(std::int64_t v) override { return reduce(v, MPI_MIN); }
@@ -74,6 +210,33 @@ public:
     }
 
 private:
+    static_assert(sizeof(MPI_Request) <= sizeof(std::intptr_t), "MPI_Request must fit the opaque handle");
+    static_assert(sizeof(MPI_Win) <= sizeof(std::intptr_t), "MPI_Win must fit the opaque handle");
+
+    static request wrap(MPI_Request m, bool persistent) {
+        request r;
+        store(r, m);
+        r.active = true;
+        r.persistent = persistent;
+        return r;
+    }
+    static void store(request& r, MPI_Request m) {
+        r.handle = 0;
+        std::memcpy(&r.handle, &m, sizeof m);
+    }
+    static MPI_Request unwrap(const request& r) {
+        MPI_Request m;
+        std::memcpy(&m, &r.handle, sizeof m);
+        return m;
+    }
+    static MPI_Win unwrap_window(const window& w) {
+        MPI_Win m;
+        std::memcpy(&m, &w.handle, sizeof m);
+        return m;
+    }
+    static int mpi_source(int source) { return source == any_source ? MPI_ANY_SOURCE : source; }
+    static int mpi_tag(int tag) { return tag == any_tag ? MPI_ANY_TAG : tag; }
+
     std::int64_t reduce(std::int64_t v, MPI_Op op) {
         ++counters_.collectives;
         std::int64_t out = 0;

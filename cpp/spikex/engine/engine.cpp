@@ -113,27 +113,49 @@ void engine::init() {
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
     exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange});
+    subintervals_ = exchange_->subintervals();
+    if (subintervals_ < 1 || subintervals_ > 2 || (subintervals_ == 2 && steps_per_interval_ < 2)) {
+        throw user_error("exchange.subintervals = " + std::to_string(subintervals_) +
+                         ": needs 1 or 2, and 2 needs an interval of at least 2 steps (min delay " +
+                         std::to_string(steps_per_interval_) + " steps)");
+    }
     initialized_ = true;
 }
 
 // --- simulation loop ----------------------------------------------------------------
 
+step_type engine::next_boundary(step_type step) const {
+    const step_type m = steps_per_interval_;
+    const step_type start = (step / m) * m;
+    if (subintervals_ == 2 && step < start + m / 2) return start + m / 2;
+    return start + m;
+}
+
 void engine::run_until(step_type stop) {
     init();
-    const step_type m = steps_per_interval_;
+    const step_type half = steps_per_interval_ / 2;
     while (step_ < stop) {
-        step_type interval_end = (step_ / m + 1) * m;
-        step_type chunk_end = std::min(interval_end, stop);
+        step_type boundary = next_boundary(step_);
+        step_type chunk_end = std::min(boundary, stop);
         {
             scoped_timer timer(compute_s_);
             for (step_type n = step_; n < chunk_end; ++n) step_once(n);
         }
         step_ = chunk_end;
-        if (step_ == interval_end) exchange_interval();
+        if (step_ == boundary) {
+            // With two sub-intervals, spikes of the sub-interval that just ended may still
+            // be in flight: only those of the one before must have arrived.
+            step_type due = step_;
+            if (subintervals_ == 2) {
+                step_type m = steps_per_interval_;
+                due = (step_ % m == 0) ? step_ - (m - half) : step_ - half;
+            }
+            synchronize_exchange(due);
+        }
     }
-    // A run that ends mid-interval still sends what it emitted, so that every recorded
+    // A run that ends mid-interval still delivers what it emitted, so that every recorded
     // spike has been exchanged when the run returns.
-    if (step_ > exchanged_until_) exchange_interval();
+    if (step_ > exchanged_until_) synchronize_exchange(step_);
     exchange_->verify_conservation();
 }
 
@@ -141,13 +163,12 @@ void engine::step_once(step_type n) {
     group_->begin_step(n, *this);
     deliver_due(n);
     group_->end_step(n, *this);
-    exchange_->poll();
+    exchange_->poll(*this);
 }
 
-void engine::exchange_interval() {
-    step_type start = ((step_ - 1) / steps_per_interval_) * steps_per_interval_;
-    exchange_->complete_interval(start, *this);
-    exchanged_until_ = step_;
+void engine::synchronize_exchange(step_type due) {
+    exchange_->synchronize(step_, due, *this);
+    exchanged_until_ = due;
 }
 
 void engine::deliver_due(step_type n) {

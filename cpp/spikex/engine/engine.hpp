@@ -5,13 +5,13 @@
 //
 // The interval loop and its dependencies (M = steps per interval = d_min / dt):
 //
-//   for each interval k = [kM, (k+1)M):
-//     for each step n in the interval:
+//   for each interval k = [kM, (k+1)M), split into 1 or 2 sub-intervals (the exchange says):
+//     for each step n of a sub-interval:
 //       cells.begin_step(n)        self-events due at n fire      -> exchange.spike_emitted
 //       deliveries due at n        batches of ring[n mod R], sorted into canonical order
 //                                  -> cells.deliver (may fire)    -> exchange.spike_emitted
-//       cells.end_step(n); exchange.poll()
-//     exchange.complete_interval(kM)   spikes of interval k -> delivery ring at step + delay
+//       cells.end_step(n); exchange.poll(sink)  (may deliver arrived spikes at once)
+//     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
 //
 //   A spike emitted at step n in interval k arrives at n + d >= kM + M, i.e. never inside
 //   interval k: that is why ranks only need to talk once per interval. The delivery ring
@@ -74,7 +74,8 @@ private:
     void build_local();
     void step_once(step_type n);
     void deliver_due(step_type n);
-    void exchange_interval();
+    void synchronize_exchange(step_type due);
+    step_type next_boundary(step_type step) const; // next sub-interval boundary after step
 
     void emit(local_index cell, step_type step) override;            // spike_output
     void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
@@ -101,6 +102,7 @@ private:
     std::vector<std::uint32_t> merge_scratch_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
+    int subintervals_ = 1;
 
     std::vector<spike> recorded_;
     std::uint64_t events_delivered_ = 0;

@@ -60,11 +60,14 @@ public:
         overflow_displs_.assign(ranks_, 0);
         lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
         measure_wait_ = s.options.measure_wait;
+        steps_per_interval_ = s.steps_per_interval;
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
 
-    void complete_interval(step_type start, spike_sink& sink) override {
+    void synchronize(step_type step, step_type, spike_sink& sink) override {
+        // Every buffered spike lies in the interval that `step` ends (or a run ends in).
+        const step_type start = ((step - 1) / steps_per_interval_) * steps_per_interval_;
         if (measure_wait_) {
             scoped_timer t(wait_s_);
             comm_->barrier();
@@ -193,6 +196,7 @@ private:
     int slots_ = 10;
     bool compressed_ = false;
     bool measure_wait_ = true;
+    step_type steps_per_interval_ = 1;
     std::size_t entry_bytes_ = 8;
     std::size_t block_bytes_ = 0;
     std::unique_ptr<source_lookup> lookup_;

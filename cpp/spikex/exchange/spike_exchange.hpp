@@ -3,16 +3,22 @@
 // targets. Each method is one file behind this interface, chosen by name from the
 // registry (exchange_registry.cpp); the same name is used in C++, TOML, CLI and Python.
 //
-// Life cycle, per communication interval of M steps (M * dt = minimum delay):
-//   spike_emitted(gid, step)   during the interval, for every local spike
-//   poll()                     at least once per step (point-to-point methods progress here)
-//   complete_interval(start, sink)
-//                              at the interval end (collective): every spike of the interval
-//                              [start, start + M) that has targets on this rank is handed
-//                              to the sink; nothing of the interval may arrive later.
-// A run may also end mid-interval: complete_interval is then called with the same `start`
-// twice (once at the end of the run, once at the end of the interval); every spike is
-// passed exactly once.
+// Life cycle. M = steps per interval (min delay / dt); an interval has k = subintervals()
+// sub-intervals (1, or 2 as the multisend methods allow), the first of floor(M/k) steps.
+//   spike_emitted(gid, step)   for every local spike, as it happens
+//   poll(sink)                 at least once per step: point-to-point methods progress and
+//                              may hand arrived spikes to the sink at once
+//   synchronize(step, due, sink)
+//                              collective, at every sub-interval boundary `step`: every
+//                              spike emitted at a step < `due` that has targets on this
+//                              rank must have reached the sink when it returns. With k = 1,
+//                              due = step; with k = 2, due = the start of the sub-interval
+//                              that just ended (its spikes may still be in flight).
+// At the end of a run the engine calls synchronize(step, step, sink): everything emitted
+// is delivered, so that every recorded spike has been exchanged when a run returns (a
+// run may end mid-interval). A spike is passed to the sink exactly once.
+// Any spike emitted at step n arrives at n + delay >= n + M, so delivering it by the end
+// of the next sub-interval is always in time.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -55,8 +61,9 @@ public:
     virtual std::string name() const = 0;
     virtual void setup(const exchange_setup& setup) = 0;
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
-    virtual void poll() {}
-    virtual void complete_interval(step_type interval_start, spike_sink& sink) = 0;
+    virtual int subintervals() const { return 1; }
+    virtual void poll(spike_sink&) {}
+    virtual void synchronize(step_type step, step_type due, spike_sink& sink) = 0;
 
     // Collective: throws internal_error unless every spike sent was received where the
     // method says it must be ("nothing lost").
