@@ -62,9 +62,13 @@ exchange_options parse_exchange_options(const nb::dict& d) {
             else o.compress = nb::cast<std::string>(value);
         } else if (k == "source_lookup") o.source_lookup = nb::cast<std::string>(value);
         else if (k == "measure_wait") o.measure_wait = nb::cast<bool>(value);
+        else if (k == "alltoall_min_entries") o.alltoall_min_entries = nb::cast<std::uint32_t>(value);
+        else if (k == "alltoall_max_entries") o.alltoall_max_entries = nb::cast<std::uint32_t>(value);
+        else if (k == "max_init_buffer_mb") o.max_init_buffer_mb = nb::cast<double>(value);
         else {
             throw user_error("exchange option \"" + k +
-                             "\" is unknown: allowed are allgather_slots, compress, source_lookup, measure_wait");
+                             "\" is unknown: allowed are allgather_slots, compress, source_lookup, measure_wait, "
+                             "alltoall_min_entries, alltoall_max_entries, max_init_buffer_mb");
         }
     }
     return o;
@@ -138,6 +142,12 @@ public:
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 
+    void set_connection_options(bool sort_by_source, bool keep_sources) {
+        require_unbuilt("connection options");
+        engine_->options().sort_by_source = sort_by_source;
+        engine_->options().keep_sources = keep_sources;
+    }
+
     void record(std::uint32_t first, std::uint32_t n) {
         require_unbuilt("record_spikes");
         engine_->spec().recorded.emplace_back(first, n);
@@ -205,6 +215,8 @@ NB_MODULE(_core, m) {
         .def("connect_rule", &py_engine::connect_rule)
         .def("connect_arrays", &py_engine::connect_arrays)
         .def("record", &py_engine::record)
+        .def("set_connection_options", &py_engine::set_connection_options, nb::arg("sort_by_source"),
+             nb::arg("keep_sources"))
         .def("build", [](py_engine& e) { e.get().build(); })
         .def("init", [](py_engine& e) { e.get().init(); })
         .def("run_until", [](py_engine& e, std::int64_t step) { e.get().run_until(step); })
@@ -219,5 +231,12 @@ NB_MODULE(_core, m) {
         .def("properties", [](py_engine& e) { return e.get().properties(); })
         .def("timers", [](py_engine& e) { return e.get().timers(); })
         .def("memory_bytes", [](py_engine& e) { return e.get().memory_bytes(); })
+        .def("target_entries",
+             [](py_engine& e) {
+                 auto t = e.get().target_entries();
+                 return std::make_tuple(to_numpy(std::move(t.source)), to_numpy(std::move(t.rank)),
+                                        to_numpy(std::move(t.location)));
+             })
+        .def("location_sources", [](py_engine& e) { return to_numpy(e.get().location_sources()); })
         .def("out_degrees", [](py_engine& e) { return to_numpy(e.get().out_degrees()); });
 }

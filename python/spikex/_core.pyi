@@ -76,5 +76,12 @@ class Engine:
         delivery_queue, exchange_buffers, lookup_tables."""
     def timers(self) -> dict[str, float]:
         """This rank's seconds: build, init, compute, wait, exchange."""
+    def target_entries(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Presynaptic target table of this rank's cells (target-addressed methods; empty
+        otherwise): (source gid, target rank, location) per entry."""
+    def location_sources(self) -> NDArray[np.int64]:
+        """Source gid of every location of this rank's connection table: per source run
+        (sorted layout) or per connection (creation order)."""
+    def set_connection_options(self, sort_by_source: bool, keep_sources: bool) -> None: ...
     def out_degrees(self) -> NDArray[np.int64]:
         """Per gid (length N), number of connections on this rank from that gid."""

@@ -149,6 +149,7 @@ SECTION_DOCS: dict[str, str] = {
     "network.interval_fire": "Parameters of the `interval_fire` artificial cell.",
     "distribution": "How cells are assigned to MPI ranks.",
     "exchange": "How spikes are exchanged between ranks.",
+    "connections": "How each rank stores the connections of its cells (NEST's two-tier store).",
     "record": "What is recorded.",
 }
 
@@ -320,6 +321,49 @@ REGISTRY: tuple[Key, ...] = (
         "Call MPI_Barrier before each collective so that waiting for the slowest rank and "
         "the exchange itself are timed separately.",
     ),
+    Key(
+        "exchange.alltoall_min_entries",
+        "int",
+        16,
+        "alltoall: smallest section size (entries per destination rank per round); the "
+        "section adapts between this and alltoall_max_entries.",
+        minimum=1,
+        maximum=UINT32_MAX,
+    ),
+    Key(
+        "exchange.alltoall_max_entries",
+        "int",
+        1048576,
+        "alltoall: largest section size; an interval with more entries for one rank takes "
+        "further rounds.",
+        minimum=1,
+        maximum=UINT32_MAX,
+    ),
+    Key(
+        "exchange.max_init_buffer_mb",
+        "float",
+        128.0,
+        "alltoall, alltoallv: bound in MB of the MPI buffer of one round of target-table "
+        "construction during init (NEST's default is 128 MB); more data takes more rounds.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    # [connections]
+    Key(
+        "connections.sort_by_source",
+        "bool",
+        True,
+        "Sort each rank's connections by source (NEST 5g-sort: one target entry per source "
+        "run); false keeps creation order (5g-nosort: one entry per connection). "
+        "Source-addressed methods (allgather) always sort.",
+    ),
+    Key(
+        "connections.keep_sources",
+        "bool",
+        True,
+        "Keep the source table after init; false frees it (sorted layout only) and "
+        "connectivity can then no longer be queried.",
+    ),
     # [record]
     Key("record.spikes", "bool", True, "Record the spikes of every cell."),
 )
@@ -338,6 +382,9 @@ CROSS_RULES: tuple[str, ...] = (
         "`exchange.compress = true` needs at most 256 cells per rank (ceil(cells/ranks)) and "
         "at most 256 steps per interval (delay_ms/dt_ms)."
     ),
+    "`exchange.alltoall_max_entries` >= `exchange.alltoall_min_entries`.",
+    "`exchange.max_init_buffer_mb` holds at least two 16-byte records per rank.",
+    "`connections.keep_sources = false` needs `connections.sort_by_source = true`.",
 )
 
 
@@ -631,12 +678,50 @@ def _check_compress(config: dict, ranks: int) -> None:
         )
 
 
+def _check_alltoall_sections(config: dict, ranks: int) -> None:
+    smallest = get(config, "exchange.alltoall_min_entries")
+    largest = get(config, "exchange.alltoall_max_entries")
+    if largest < smallest:
+        raise ConfigError(
+            "exchange.alltoall_max_entries",
+            largest,
+            f"must be >= exchange.alltoall_min_entries = {smallest}",
+        )
+
+
+def _check_init_buffer(config: dict, ranks: int) -> None:
+    # One round of target-table construction carries, per rank pair, a count record and
+    # at least one 16-byte entry.
+    needed = 2 * 16 * max(ranks, 1)
+    limit = get(config, "exchange.max_init_buffer_mb")
+    if limit * 1048576 < needed:
+        raise ConfigError(
+            "exchange.max_init_buffer_mb",
+            limit,
+            f"must hold at least {needed} bytes (two 16-byte records per rank) on {ranks} rank(s)",
+        )
+
+
+def _check_keep_sources(config: dict, ranks: int) -> None:
+    if get(config, "connections.keep_sources") or get(config, "connections.sort_by_source"):
+        return
+    raise ConfigError(
+        "connections.keep_sources",
+        False,
+        "needs connections.sort_by_source = true (unsorted connections need their sources "
+        "to order the inputs of a step canonically)",
+    )
+
+
 _CROSS_CHECKS = (
     _check_delay,
     _check_intervals,
     _check_indegree,
     _check_burst_groups,
     _check_compress,
+    _check_alltoall_sections,
+    _check_init_buffer,
+    _check_keep_sources,
 )
 
 

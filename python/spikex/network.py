@@ -56,8 +56,14 @@ class Network:
     distribution : str
         Cell distribution over ranks: ``round_robin``, ``consecutive`` or
         ``random_shuffle``.
+    sort_by_source : bool
+        Sort each rank's connections by source (NEST 5g-sort); false keeps creation order
+        (5g-nosort, used by target-addressed methods only).
+    keep_sources : bool
+        Keep the source table after initialisation; false frees it (then ``connections()``
+        raises).
     **exchange_options
-        ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait`` (see the
+        ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait``, ... (see the
         ``[exchange]`` section of the configuration reference).
 
     Raises
@@ -72,6 +78,8 @@ class Network:
         seed: int = 1,
         method: str = "allgather",
         distribution: str = "round_robin",
+        sort_by_source: bool = True,
+        keep_sources: bool = True,
         **exchange_options: object,
     ) -> None:
         self.dt_ms = _check("Network", "dt_ms", "simulation.dt_ms", dt_ms)
@@ -81,9 +89,17 @@ class Network:
         self.exchange_options = _exchange_options(exchange_options)
         self.populations: list[Population] = []
         self.config: dict | None = None
+        self.sort_by_source = _check("Network", "sort_by_source", "connections.sort_by_source", sort_by_source)
+        self.keep_sources = _check("Network", "keep_sources", "connections.keep_sources", keep_sources)
+        if not (self.sort_by_source or self.keep_sources):
+            raise ValueError(
+                "Network: keep_sources = False needs sort_by_source = True (unsorted connections "
+                "need their sources to order the inputs of a step canonically)"
+            )
         self._engine = _core.Engine(
             self.dt_ms, self.seed, self.method, self.distribution, dict(self.exchange_options)
         )
+        self._engine.set_connection_options(self.sort_by_source, self.keep_sources)
         self._cells_total = 0
         self._rules: list[dict] = []
         self._explicit_connections = 0
@@ -124,6 +140,8 @@ class Network:
             seed=get(config, "simulation.seed"),
             method=get(config, "exchange.method"),
             distribution=get(config, "distribution.scheme"),
+            sort_by_source=get(config, "connections.sort_by_source"),
+            keep_sources=get(config, "connections.keep_sources"),
             **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
         )
         model = get(config, "network.model")
@@ -405,6 +423,7 @@ class Network:
             "simulation": {"dt_ms": self.dt_ms, "seed": self.seed},
             "distribution": {"scheme": self.distribution},
             "exchange": {"method": self.method, **self.exchange_options},
+            "connections": {"sort_by_source": self.sort_by_source, "keep_sources": self.keep_sources},
             "populations": [
                 {"model": pop.model, "first_gid": pop.first_gid, "size": pop.size}
                 for pop in self.populations

@@ -17,7 +17,7 @@ WALL_PHASES = ("build", "init", "simulate", "total")
 # Phases the engine times inside the simulation loop.
 ENGINE_PHASES = ("compute", "wait", "exchange")
 # Properties the core reports as 0/1 that the summary shows as true/false.
-BOOLEAN_PROPERTIES = frozenset({"compressed"})
+BOOLEAN_PROPERTIES = frozenset({"compressed", "sorted_by_source"})
 
 
 def build_summary(

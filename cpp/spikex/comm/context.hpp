@@ -74,6 +74,11 @@ public:
     // Element-wise sums over ranks, in place.
     virtual void allreduce_sum(std::int64_t* values, int count) = 0;
 
+    // The same without blocking (MPI_Iallreduce): `values` must stay valid and untouched
+    // until test() or wait() completes the request. Ranks keep communicating meanwhile
+    // (the route library's termination waves need this).
+    virtual request iallreduce_sum(std::int64_t* values, int count) = 0;
+
     // --- point to point (the buffer must stay valid until the request completes) -----
     virtual request isend(int dest, int tag, const void* buf, std::size_t bytes) = 0;
     virtual request irecv(int source, int tag, void* buf, std::size_t bytes) = 0;

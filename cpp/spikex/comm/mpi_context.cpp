@@ -89,6 +89,13 @@ public:
         check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_INT64_T, MPI_SUM, comm_), "MPI_Allreduce");
     }
 
+    request iallreduce_sum(std::int64_t* values, int count) override {
+        ++counters_.collectives;
+        MPI_Request r;
+        check(MPI_Iallreduce(MPI_IN_PLACE, values, count, MPI_INT64_T, MPI_SUM, comm_, &r), "MPI_Iallreduce");
+        return wrap(r, false);
+    }
+
     request isend(int dest, int tag, const void* buf, std::size_t bytes) override {
         ++counters_.messages_sent;
         counters_.bytes_sent += bytes;

@@ -19,22 +19,31 @@ void stable_radix_sort(std::vector<std::uint32_t>& order, Key key) {
     }
 }
 
+template <typename T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+    return v.capacity() * sizeof(T);
+}
+
 } // namespace
 
-connection_table::connection_table(std::vector<built_connection> conns) {
-    const std::size_t n = conns.size();
-    std::vector<std::uint32_t> order(n);
-    for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
-
-    bool uniform_delay = true;
+connection_table::connection_table(std::vector<built_connection> conns, bool sort_by_source):
+    sorted_(sort_by_source) {
     min_delay_ = std::numeric_limits<std::uint32_t>::max();
     max_delay_ = 0;
     for (auto& c: conns) {
         min_delay_ = std::min(min_delay_, c.delay);
         max_delay_ = std::max(max_delay_, c.delay);
     }
-    if (n == 0) min_delay_ = 0;
-    uniform_delay = min_delay_ == max_delay_;
+    if (conns.empty()) min_delay_ = 0;
+    if (sorted_) build_sorted(conns);
+    else build_creation_order(conns);
+}
+
+void connection_table::build_sorted(const std::vector<built_connection>& conns) {
+    const std::size_t n = conns.size();
+    std::vector<std::uint32_t> order(n);
+    for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+    const bool uniform_delay = min_delay_ == max_delay_;
 
     // LSD: secondary key (delay) first, then the primary key (source); both stable, so
     // creation order survives inside each (source, delay) group.
@@ -61,21 +70,48 @@ connection_table::connection_table(std::vector<built_connection> conns) {
         target_[pos] = c.target;
         weight_[pos] = c.weight;
         if (!uniform_delay) connection_index_[pos] = index_in_target[order[pos]];
-        bool new_source = sources_.empty() || sources_.back() != c.source;
+        bool new_source = slot_source_.empty() || slot_source_.back() != c.source;
         if (new_source) {
-            sources_.push_back(c.source);
+            slot_source_.push_back(c.source);
             slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
         }
-        if (new_source || groups_.back().delay != c.delay) groups_.push_back({c.delay, pos});
+        if (new_source || groups_.back().delay != c.delay) {
+            groups_.push_back({c.delay, pos, static_cast<std::uint32_t>(slot_source_.size() - 1)});
+        }
     }
     slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
-    groups_.push_back({0, static_cast<std::uint32_t>(n)});
+    groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(slot_source_.size())});
 }
 
-std::size_t connection_table::bytes() const {
-    return sources_.capacity() * sizeof(gid_type) + slot_groups_.capacity() * sizeof(std::uint32_t) +
-           groups_.capacity() * sizeof(delay_group) + target_.capacity() * sizeof(local_index) +
-           weight_.capacity() * sizeof(double) + connection_index_.capacity() * sizeof(std::uint32_t);
+void connection_table::build_creation_order(const std::vector<built_connection>& conns) {
+    const std::size_t n = conns.size();
+    target_.resize(n);
+    weight_.resize(n);
+    connection_source_.resize(n);
+    connection_delay_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        target_[i] = conns[i].target;
+        weight_[i] = conns[i].weight;
+        connection_source_[i] = conns[i].source;
+        connection_delay_[i] = conns[i].delay;
+    }
+}
+
+void connection_table::release_sources() {
+    // The creation-order layout needs every connection's source to order a step's inputs,
+    // so only the sorted layout can let its source table go.
+    if (!sorted_) return;
+    std::vector<gid_type>().swap(slot_source_);
+    sources_released_ = true;
+}
+
+std::size_t connection_table::connection_bytes() const {
+    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(slot_groups_) +
+           capacity_bytes(groups_) + capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
+}
+
+std::size_t connection_table::source_bytes() const {
+    return capacity_bytes(slot_source_) + capacity_bytes(connection_source_);
 }
 
 } // namespace spikex

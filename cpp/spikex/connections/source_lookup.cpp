@@ -65,11 +65,11 @@ public:
         return (it != sources_.end() && *it == gid) ? static_cast<std::uint32_t>(it - sources_.begin())
                                                     : no_slot;
     }
-    std::size_t bytes() const override { return 0; } // shares the connection table's list
+    std::size_t bytes() const override { return sources_.capacity() * sizeof(gid_type); }
     std::string name() const override { return "sorted"; }
 
 private:
-    const std::vector<gid_type>& sources_;
+    std::vector<gid_type> sources_;
 };
 
 } // namespace

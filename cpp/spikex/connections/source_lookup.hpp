@@ -7,8 +7,8 @@
 //  dense:  a table of N slots indexed by gid (one load; memory O(N)).
 //  hash:   open addressing, linear probing, power-of-two capacity >= 2 * sources
 //          (memory O(local sources)).
-//  sorted: binary search in the sorted source list (no extra memory; O(log S) loads);
-//          it refers to the caller's list, which must outlive it.
+//  sorted: binary search in a copy of the sorted source list (memory O(local sources);
+//          O(log S) loads).
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/connections/target_table.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/network/connectivity.hpp"
@@ -92,13 +93,9 @@ void engine::build_local() {
             }
         }
     }
-    table_ = connection_table(std::move(conns));
-    group_source_.assign(table_.group_count(), 0);
-    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
-        for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
-            group_source_[g] = table_.sources()[slot];
-        }
-    }
+    // Source-addressed exchanges find connections by source: they need the sorted layout.
+    bool sort = options_.sort_by_source || !exchange_->target_addressed();
+    table_ = connection_table(std::move(conns), sort);
 }
 
 // --- init ---------------------------------------------------------------------------
@@ -113,6 +110,7 @@ void engine::init() {
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
     exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange});
+    if (!options_.keep_sources) table_.release_sources();
     subintervals_ = exchange_->subintervals();
     if (subintervals_ < 1 || subintervals_ > 2 || (subintervals_ == 2 && steps_per_interval_ < 2)) {
         throw user_error("exchange.subintervals = " + std::to_string(subintervals_) +
@@ -174,18 +172,21 @@ void engine::synchronize_exchange(step_type due) {
 void engine::deliver_due(step_type n) {
     auto& bucket = ring_[n % ring_.size()];
     if (bucket.empty()) return;
+    if (table_.sorted()) deliver_sorted_layout(n, bucket);
+    else deliver_creation_order(n, bucket);
+    bucket.clear();
+}
+
+void engine::deliver_sorted_layout(step_type n, std::vector<std::uint32_t>& bucket) {
     // Delay groups are numbered by (source gid, delay): sorting by group puts the batches
     // in canonical source order whatever order the exchange delivered them in.
-    if (bucket.size() > 1) {
-        std::sort(bucket.begin(), bucket.end(),
-                  [](const delivery_batch& a, const delivery_batch& b) { return a.group < b.group; });
-    }
+    if (bucket.size() > 1) std::sort(bucket.begin(), bucket.end());
     const local_index* targets = table_.targets();
     const double* weights = table_.weights();
     for (std::size_t i = 0; i < bucket.size();) {
-        std::uint32_t g = bucket[i].group;
+        std::uint32_t g = bucket[i];
         std::size_t j = i + 1;
-        while (j < bucket.size() && group_source_[bucket[j].group] == group_source_[g]) ++j;
+        while (j < bucket.size() && table_.group(bucket[j]).slot == table_.group(g).slot) ++j;
         if (j == i + 1) {
             group_->deliver(n, targets, weights, table_.group(g).begin, table_.group_end_connection(g), *this);
         } else {
@@ -193,7 +194,7 @@ void engine::deliver_due(step_type n) {
             // the source): a target takes them by its own connection index.
             merge_scratch_.clear();
             for (std::size_t k = i; k < j; ++k) {
-                auto gk = bucket[k].group;
+                auto gk = bucket[k];
                 for (auto c = table_.group(gk).begin; c < table_.group_end_connection(gk); ++c) {
                     merge_scratch_.push_back(c);
                 }
@@ -207,7 +208,18 @@ void engine::deliver_due(step_type n) {
         }
         i = j;
     }
-    bucket.clear();
+}
+
+void engine::deliver_creation_order(step_type n, std::vector<std::uint32_t>& bucket) {
+    // One entry per connection; creation order is each target's connection-index order, so
+    // (source gid, position) is the canonical order.
+    std::sort(bucket.begin(), bucket.end(), [&](std::uint32_t a, std::uint32_t b) {
+        gid_type sa = table_.source_of(a), sb = table_.source_of(b);
+        return sa != sb ? sa < sb : a < b;
+    });
+    const local_index* targets = table_.targets();
+    const double* weights = table_.weights();
+    for (auto c: bucket) group_->deliver(n, targets, weights, c, c + 1, *this);
 }
 
 void engine::emit(local_index cell, step_type step) {
@@ -219,26 +231,47 @@ void engine::emit(local_index cell, step_type step) {
 
 void engine::deliver_source(std::uint32_t slot, step_type step) {
     for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
-        step_type arrival = step + table_.group(g).delay;
-        if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
-            throw internal_error("spike of gid " + std::to_string(table_.sources()[slot]) + " emitted at step " +
-                                 std::to_string(step) + " arrives at step " + std::to_string(arrival) +
-                                 ", outside the delivery window at step " + std::to_string(step_));
-        }
-        ring_[arrival % ring_.size()].push_back({g});
+        push_delivery(g, step + table_.group(g).delay, step);
         events_delivered_ += table_.group_end_connection(g) - table_.group(g).begin;
     }
+}
+
+void engine::deliver_connection(std::uint32_t c, step_type step) {
+    push_delivery(c, step + table_.delay_of(c), step);
+    ++events_delivered_;
+}
+
+void engine::push_delivery(std::uint32_t index, step_type arrival, step_type emitted) {
+    if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
+        throw internal_error("a spike emitted at step " + std::to_string(emitted) + " arrives at step " +
+                             std::to_string(arrival) + ", outside the delivery window at step " +
+                             std::to_string(step_));
+    }
+    ring_[arrival % ring_.size()].push_back(index);
 }
 
 // --- reporting ----------------------------------------------------------------------
 
 engine::connection_arrays engine::connections() const {
+    if (table_.sources_released()) {
+        throw user_error("connections: connectivity can no longer be queried: connections.keep_sources = false "
+                         "freed the source table after init");
+    }
     connection_arrays out;
     const auto n = table_.size();
     out.source.reserve(n);
     out.target.reserve(n);
     out.weight.reserve(n);
     out.delay_ms.reserve(n);
+    if (!table_.sorted()) {
+        for (std::uint32_t c = 0; c < n; ++c) {
+            out.source.push_back(table_.source_of(c));
+            out.target.push_back(local_gids_[table_.targets()[c]]);
+            out.weight.push_back(table_.weights()[c]);
+            out.delay_ms.push_back(table_.delay_of(c) * spec_.dt_ms);
+        }
+        return out;
+    }
     for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
         for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
@@ -253,13 +286,41 @@ engine::connection_arrays engine::connections() const {
 }
 
 std::vector<std::int64_t> engine::out_degrees() const {
+    if (table_.sources_released()) {
+        throw user_error("out_degrees: connectivity can no longer be queried: connections.keep_sources = false "
+                         "freed the source table after init");
+    }
     std::vector<std::int64_t> degree(spec_.cells(), 0);
+    if (!table_.sorted()) {
+        for (std::uint32_t c = 0; c < table_.size(); ++c) ++degree[table_.source_of(c)];
+        return degree;
+    }
     for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
         auto first = table_.group(table_.group_begin(slot)).begin;
         auto last = table_.group(table_.group_begin(slot + 1)).begin;
         degree[table_.sources()[slot]] += last - first;
     }
     return degree;
+}
+
+engine::target_entry_arrays engine::target_entries() const {
+    target_entry_arrays out;
+    for (auto [cell, packed]: exchange_->target_entries()) {
+        out.source.push_back(local_gids_[cell]);
+        out.rank.push_back(packed_target::rank(packed));
+        out.location.push_back(packed_target::location(packed));
+    }
+    return out;
+}
+
+std::vector<std::int64_t> engine::location_sources() const {
+    std::vector<std::int64_t> out;
+    if (table_.sorted()) {
+        for (auto g: table_.sources()) out.push_back(g);
+    } else {
+        for (std::uint32_t c = 0; c < table_.size(); ++c) out.push_back(table_.source_of(c));
+    }
+    return out;
 }
 
 std::map<std::string, double> engine::counters() const {
@@ -285,10 +346,11 @@ std::map<std::string, double> engine::timers() const {
 
 std::map<std::string, double> engine::memory_bytes() const {
     std::map<std::string, double> out = exchange_->memory_bytes();
-    out["connections"] = double(table_.bytes());
+    out["connections"] = double(table_.connection_bytes());
+    out["sources"] = double(table_.source_bytes());
     out["cells"] = group_ ? double(group_->bytes()) : 0.0;
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
-    for (const auto& b: ring_) ring += b.capacity() * sizeof(delivery_batch);
+    for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);
     out["delivery_queue"] = double(ring);
     return out;
 }

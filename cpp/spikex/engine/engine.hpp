@@ -36,6 +36,8 @@ struct engine_options {
     std::string method = "allgather";
     std::string distribution = "round_robin";
     exchange_options exchange;
+    bool sort_by_source = true; // connections.sort_by_source (target-addressed methods)
+    bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
 };
 
 class engine final: private spike_output, private spike_sink {
@@ -44,6 +46,7 @@ public:
     ~engine() override;
 
     network_spec& spec() { return spec_; }
+    engine_options& options() { return options_; }
     bool built() const { return built_; }
 
     void build(); // collective only for error agreement: cells + connections, no spike traffic
@@ -65,6 +68,15 @@ public:
     connection_arrays connections() const;
     std::vector<std::int64_t> out_degrees() const;
 
+    // For tests that walk both tiers of the connection store:
+    // presynaptic entries of this rank's cells (source gid, target rank, location) and the
+    // source of every location of this rank's table (slot or connection -> source gid).
+    struct target_entry_arrays {
+        std::vector<std::int64_t> source, rank, location;
+    };
+    target_entry_arrays target_entries() const;
+    std::vector<std::int64_t> location_sources() const;
+
     std::map<std::string, double> counters() const;   // additive: summed over ranks
     std::map<std::string, double> properties() const; // the same on every rank
     std::map<std::string, double> timers() const;
@@ -79,10 +91,11 @@ private:
 
     void emit(local_index cell, step_type step) override;            // spike_output
     void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
+    void deliver_connection(std::uint32_t connection, step_type step) override;
+    void push_delivery(std::uint32_t index, step_type arrival, step_type emitted);
+    void deliver_sorted_layout(step_type n, std::vector<std::uint32_t>& bucket);
+    void deliver_creation_order(step_type n, std::vector<std::uint32_t>& bucket);
 
-    struct delivery_batch {
-        std::uint32_t group; // delay group in the connection table (orders by source gid)
-    };
 
     context& comm_;
     network_spec spec_;
@@ -94,11 +107,12 @@ private:
     std::vector<char> recorded_cell_;
     std::unique_ptr<cell_group> group_;
     connection_table table_;
-    std::vector<gid_type> group_source_; // per delay group: its source gid
     std::unique_ptr<spike_exchange> exchange_;
 
     std::uint32_t steps_per_interval_ = 1;
-    std::vector<std::vector<delivery_batch>> ring_;
+    // Delivery ring: per step, delay groups (sorted layout; their numbers order them by
+    // source) or connections (creation order) due then.
+    std::vector<std::vector<std::uint32_t>> ring_;
     std::vector<std::uint32_t> merge_scratch_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged

@@ -116,9 +116,9 @@ public:
     }
 
     std::map<std::string, double> memory_bytes() const override {
-        return {{"exchange_buffers", double(send_block_.capacity() + receive_blocks_.capacity() +
-                                            overflow_send_.capacity() + overflow_receive_.capacity() +
+        return {{"exchange_buffers", double(send_block_.capacity() + overflow_send_.capacity() +
                                             pending_.capacity() * sizeof(spike))},
+                {"receive_buffers", double(receive_blocks_.capacity() + overflow_receive_.capacity())},
                 {"lookup_tables", lookup_ ? double(lookup_->bytes()) : 0.0}};
     }
 

@@ -8,12 +8,16 @@
 namespace spikex {
 
 std::unique_ptr<spike_exchange> make_allgather_exchange();
+std::unique_ptr<spike_exchange> make_alltoall_exchange();
+std::unique_ptr<spike_exchange> make_alltoallv_exchange();
 
 namespace {
 
 const std::vector<std::pair<std::string, std::function<std::unique_ptr<spike_exchange>()>>>& registry() {
     static const std::vector<std::pair<std::string, std::function<std::unique_ptr<spike_exchange>()>>> methods = {
         {"allgather", make_allgather_exchange},
+        {"alltoall", make_alltoall_exchange},
+        {"alltoallv", make_alltoallv_exchange},
     };
     return methods;
 }

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spikex/comm/context.hpp"
@@ -37,14 +38,26 @@ struct exchange_options {
     std::string compress = "auto";       // "auto" | "true" | "false"
     std::string source_lookup = "dense"; // "dense" | "hash" | "sorted"
     bool measure_wait = true;            // barrier before the collective: wait vs exchange time
+    // directed exchanges (alltoall, alltoallv)
+    std::uint32_t alltoall_min_entries = 16;      // section size bounds, in entries
+    std::uint32_t alltoall_max_entries = 1u << 20;
+    double max_init_buffer_mb = 128.0;            // bound of one target-table construction round
+    // point-to-point family (multisend, persistent, rma)
+    int subintervals = 1;          // 1 | 2: a spike of sub-interval A may arrive by the end of B
+    int phases = 1;                // multisend: 1 | 2 (two-phase relay through ~sqrt(Nt) ranks)
+    int max_pending_sends = 1024;  // multisend: bound of in-flight MPI_Isend requests per rank
+    int rma_slot_spikes = 2;       // rma: spike entries per (source, target rank) slot
 };
 
-// Receives source-addressed spikes: `slot` is the source's index in the connection
-// table's source list, `step` the step the spike was emitted at.
+// Receives spikes that have targets on this rank; `step` is the step the spike was
+// emitted at. Source-addressed methods name the source run (`slot`, the source's index in
+// the connection table's source list); target-addressed methods name what their target
+// entry points at: a source run (sorted layout) or one connection (creation order).
 class spike_sink {
 public:
     virtual ~spike_sink() = default;
     virtual void deliver_source(std::uint32_t slot, step_type step) = 0;
+    virtual void deliver_connection(std::uint32_t connection, step_type step) = 0;
 };
 
 struct exchange_setup {
@@ -53,12 +66,17 @@ struct exchange_setup {
     const connection_table& table;
     std::uint32_t steps_per_interval;
     exchange_options options;
+    std::uint32_t seed = 1; // simulation.seed, for methods that draw at set-up (relay choice)
 };
 
 class spike_exchange {
 public:
     virtual ~spike_exchange() = default;
     virtual std::string name() const = 0;
+    // Target-addressed methods can use the creation-order connection layout
+    // (connections.sort_by_source = false); source-addressed ones need connections grouped
+    // by source.
+    virtual bool target_addressed() const { return false; }
     virtual void setup(const exchange_setup& setup) = 0;
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
     virtual int subintervals() const { return 1; }
@@ -79,13 +97,21 @@ public:
     // Seconds spent waiting for other ranks (load imbalance) and exchanging.
     double wait_seconds() const { return wait_s_; }
     double exchange_seconds() const { return exchange_s_; }
+    // Seconds spent initiating sends (point-to-point methods), wherever it happens.
+    double send_seconds() const { return send_s_; }
 
-    // Bytes held by the method's buffers and lookup structures (capacity).
+    // The presynaptic target table, if the method has one: (local cell, packed target)
+    // pairs (connections/target_table.hpp). For tests that walk both tiers.
+    virtual std::vector<std::pair<local_index, std::uint64_t>> target_entries() const { return {}; }
+
+    // Bytes held by the method's structures (capacity), by name: exchange_buffers,
+    // receive_buffers, lookup_tables, targets.
     virtual std::map<std::string, double> memory_bytes() const = 0;
 
 protected:
     double wait_s_ = 0.0;
     double exchange_s_ = 0.0;
+    double send_s_ = 0.0;
 };
 
 // Unknown name -> user_error listing the known ones.

@@ -1,0 +1,95 @@
+#include <algorithm>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/exchange/directed_exchange.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+
+namespace spikex {
+
+void directed_exchange::setup(const exchange_setup& s) {
+    comm_ = &s.comm;
+    cells_ = &s.cells;
+    ranks_ = s.comm.size();
+    options_ = s.options;
+    sorted_ = s.table.sorted();
+    steps_per_interval_ = s.steps_per_interval;
+    if (s.steps_per_interval > 0xffff) {
+        throw user_error(name() + ": an interval of " + std::to_string(s.steps_per_interval) +
+                         " steps does not fit the 16-bit lag of a spike entry (at most 65535 steps)");
+    }
+    if (!(options_.max_init_buffer_mb > 0)) {
+        throw user_error("exchange.max_init_buffer_mb = " + std::to_string(options_.max_init_buffer_mb) +
+                         ": must be > 0");
+    }
+    auto limit = static_cast<std::size_t>(options_.max_init_buffer_mb * 1048576.0);
+    targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
+    pending_.assign(ranks_, {});
+}
+
+void directed_exchange::spike_emitted(gid_type gid, step_type step) {
+    // A cell fires: one entry per target run (or connection), into the section of the
+    // rank that holds it (NEST: the spike register filled from the target table).
+    local_index local = cells_->local_of(gid);
+    auto lag = static_cast<std::uint16_t>(step % steps_per_interval_);
+    const std::uint64_t* t = targets_.data();
+    for (auto k = targets_.begin(local); k < targets_.end(local); ++k) {
+        pending_[packed_target::rank(t[k])].push_back({packed_target::location(t[k]), lag, 0});
+    }
+    ++spikes_sent_;
+    entries_sent_ += targets_.end(local) - targets_.begin(local);
+}
+
+void directed_exchange::synchronize(step_type step, step_type, spike_sink& sink) {
+    if (options_.measure_wait) {
+        scoped_timer t(wait_s_);
+        comm_->barrier();
+    }
+    scoped_timer t(exchange_s_);
+    const step_type start = ((step - 1) / steps_per_interval_) * steps_per_interval_;
+    transfer(start, sink);
+    for (auto& p: pending_) p.clear();
+}
+
+void directed_exchange::verify_conservation() {
+    std::int64_t totals[2] = {static_cast<std::int64_t>(entries_sent_), static_cast<std::int64_t>(entries_received_)};
+    comm_->allreduce_sum(totals, 2);
+    if (totals[0] != totals[1]) {
+        throw internal_error(name() + ": target entries sent (" + std::to_string(totals[0]) + ") != received (" +
+                             std::to_string(totals[1]) + ")");
+    }
+}
+
+std::map<std::string, double> directed_exchange::counters() const {
+    return {{"messages_sent", double(messages_)},
+            {"bytes_sent", double(bytes_)},
+            {"rounds", double(rounds_)},
+            {"spikes_sent", double(spikes_sent_)},
+            {"entries_sent", double(entries_sent_)},
+            {"entries_received", double(entries_received_)},
+            {"init_rounds", double(init_stats_.rounds)},
+            {"init_bytes_sent", double(init_stats_.bytes_sent)},
+            {"target_entries", double(targets_.size())}};
+}
+
+std::map<std::string, double> directed_exchange::properties() const {
+    return {{"sorted_by_source", sorted_ ? 1.0 : 0.0}, {"init_section_entries", double(init_stats_.section_entries)}};
+}
+
+std::vector<std::pair<local_index, std::uint64_t>> directed_exchange::target_entries() const {
+    std::vector<std::pair<local_index, std::uint64_t>> out;
+    for (local_index i = 0; i < cells_->count(comm_->rank()); ++i) {
+        for (auto k = targets_.begin(i); k < targets_.end(i); ++k) out.emplace_back(i, targets_.data()[k]);
+    }
+    return out;
+}
+
+std::map<std::string, double> directed_exchange::memory_bytes() const {
+    std::size_t pending = 0;
+    for (const auto& p: pending_) pending += p.capacity() * sizeof(directed_entry);
+    return {{"targets", double(targets_.bytes())},
+            {"exchange_buffers", double(buffer_bytes() + pending)},
+            {"receive_buffers", double(receive_buffer_bytes())},
+            {"lookup_tables", 0.0}};
+}
+
+} // namespace spikex

@@ -1,0 +1,65 @@
+#pragma once
+// What the target-addressed exchanges of NEST 5g (alltoall, alltoallv) share: the
+// presynaptic target table, per-destination send lists filled when a cell fires, the wire
+// entry, delivery straight to the connection, and the conservation check. Receivers need
+// no lookup table and nothing that grows with N: a spike reaches a rank only if a target
+// there needs it, already addressed to the connections it goes to.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spikex/connections/target_table.hpp"
+#include "spikex/exchange/spike_exchange.hpp"
+
+namespace spikex {
+
+// A spike on the wire, target-addressed: location of its source run (sorted layout) or
+// connection (creation order) on the receiving rank, and the step within the interval.
+struct directed_entry {
+    std::uint32_t location;
+    std::uint16_t lag;
+    std::uint16_t flags; // alltoall section headers reuse the record (see alltoall.cpp)
+};
+static_assert(sizeof(directed_entry) == 8);
+
+class directed_exchange: public spike_exchange {
+public:
+    bool target_addressed() const override { return true; }
+    void setup(const exchange_setup& s) override;
+    void spike_emitted(gid_type gid, step_type step) override;
+    void synchronize(step_type step, step_type due, spike_sink& sink) override;
+    void verify_conservation() override;
+    std::map<std::string, double> counters() const override;
+    std::map<std::string, double> memory_bytes() const override;
+    std::map<std::string, double> properties() const override;
+    std::vector<std::pair<local_index, std::uint64_t>> target_entries() const override;
+
+protected:
+    // Moves every pending entry to its destination and delivers what arrives here.
+    virtual void transfer(step_type interval_start, spike_sink& sink) = 0;
+    virtual std::size_t buffer_bytes() const = 0;         // send side, capacity
+    virtual std::size_t receive_buffer_bytes() const = 0; // capacity
+
+    void deliver(const directed_entry& e, step_type interval_start, spike_sink& sink) {
+        ++entries_received_;
+        step_type step = interval_start + e.lag;
+        if (sorted_) sink.deliver_source(e.location, step);
+        else sink.deliver_connection(e.location, step);
+    }
+
+    context* comm_ = nullptr;
+    int ranks_ = 1;
+    exchange_options options_;
+    std::vector<std::vector<directed_entry>> pending_; // per destination rank
+    std::uint64_t messages_ = 0, bytes_ = 0, rounds_ = 0;
+
+private:
+    const distribution* cells_ = nullptr;
+    bool sorted_ = true;
+    step_type steps_per_interval_ = 1;
+    target_table targets_;
+    target_table_stats init_stats_;
+    std::uint64_t spikes_sent_ = 0, entries_sent_ = 0, entries_received_ = 0;
+};
+
+} // namespace spikex
