@@ -155,8 +155,10 @@ def test_released_sources_cannot_be_queried_but_simulate(tmp_path, reference):
         try:
             net.connections()
         except ValueError as error:
-            print("refused:", error)
-        print(result.summary["spikes_sha256"])
+            if net.rank == 0:
+                print("refused:", error, flush=True)
+        if net.rank == 0:
+            print(result.summary["spikes_sha256"], flush=True)
     """.format(config=str(write_config(tmp_path)))
     done = run_spmd(script, 2, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -91,16 +91,18 @@ def test_variable_delays_and_multapses_are_deterministic(tmp_path):
 
 def test_api_under_mpiexec_gathers_spikes_on_every_rank(tmp_path, config_run):
     config, summary = config_run
+    # each rank writes its own file: two ranks' stdout lines may interleave
     script = f"""
         import spikex as sx
-        result = sx.Network.from_config({str(config)!r}).simulate(100.0)
-        print(result.summary["ranks"], result.spikes[0].size, result.summary["spikes_sha256"])
+        net = sx.Network.from_config({str(config)!r})
+        result = net.simulate(100.0)
+        with open(f"rank{{net.rank}}.txt", "w") as out:
+            out.write(f"{{result.summary['ranks']}} {{result.spikes[0].size}} {{result.summary['spikes_sha256']}}")
     """
     done = run_spmd(script, 2, tmp_path)
     assert done.returncode == 0, done.stderr
-    lines = sorted(done.stdout.split("\n"))[-2:]
-    for line in lines:
-        ranks, count, sha = line.split()
+    for rank in (0, 1):
+        ranks, count, sha = (tmp_path / f"rank{rank}.txt").read_text().split()
         assert (int(ranks), int(count), sha) == (2, summary["spikes_total"], summary["spikes_sha256"])
 
 
