@@ -1,0 +1,105 @@
+// The presynaptic tier: packed 8-byte targets and the target table built from the
+// postsynaptic side (serial backend: one rank sends its entries to itself).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "spikex/comm/context.hpp"
+#include "spikex/connections/target_table.hpp"
+#include "spikex/core/errors.hpp"
+
+using namespace spikex;
+
+TEST(packed_target, round_trip_at_the_limits) {
+    for (std::uint32_t rank: {0u, 1u, (1u << 20) - 1}) {
+        for (std::uint32_t location: {0u, 12345u, (1u << 27) - 1}) {
+            auto t = packed_target::pack(rank, 1023, 63, location);
+            EXPECT_EQ(packed_target::rank(t), rank);
+            EXPECT_EQ(packed_target::thread(t), 1023u);
+            EXPECT_EQ(packed_target::synapse_type(t), 63u);
+            EXPECT_EQ(packed_target::location(t), location);
+        }
+    }
+}
+
+TEST(packed_target, exceeding_a_field_is_a_user_error_naming_it) {
+    try {
+        packed_target::pack(0, 0, 0, 1u << 27);
+        FAIL() << "no error";
+    } catch (const user_error& e) {
+        EXPECT_NE(std::string(e.what()).find("location"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("134217727"), std::string::npos);
+    }
+    EXPECT_THROW(packed_target::pack(1u << 20, 0, 0, 0), user_error);
+    EXPECT_THROW(packed_target::pack(0, 1024, 0, 0), user_error);
+    EXPECT_THROW(packed_target::pack(0, 0, 64, 0), user_error);
+}
+
+namespace {
+
+std::vector<built_connection> some_connections() {
+    // sources 0..9 onto local targets 0..3, some sources repeated, two delays
+    std::vector<built_connection> c;
+    for (std::uint32_t k = 0; k < 40; ++k) c.push_back({(k * 7) % 10, k % 4, 0.1 * k, 1 + (k % 2)});
+    return c;
+}
+
+// (local source cell -> locations) from a target table.
+std::map<std::uint32_t, std::vector<std::uint32_t>> walk(const target_table& t, std::uint32_t cells) {
+    std::map<std::uint32_t, std::vector<std::uint32_t>> out;
+    for (std::uint32_t i = 0; i < cells; ++i) {
+        for (auto k = t.begin(i); k < t.end(i); ++k) {
+            EXPECT_EQ(packed_target::rank(t.data()[k]), 0u);
+            out[i].push_back(packed_target::location(t.data()[k]));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(target_table, sorted_layout_has_one_entry_per_source_run) {
+    auto comm = make_serial_context();
+    distribution cells(distribution_scheme::round_robin, 10, 1, 1);
+    connection_table table(some_connections(), true);
+    target_table_stats stats;
+    auto t = target_table::build(*comm, cells, table, 1 << 20, stats);
+    EXPECT_EQ(t.size(), table.source_count());
+    auto runs = walk(t, 10);
+    for (std::uint32_t slot = 0; slot < table.source_count(); ++slot) {
+        auto& locations = runs[table.sources()[slot]];
+        EXPECT_EQ(std::count(locations.begin(), locations.end(), slot), 1);
+    }
+    EXPECT_EQ(stats.rounds, 1u);
+}
+
+TEST(target_table, creation_order_has_one_entry_per_connection_and_rounds_respect_the_bound) {
+    auto comm = make_serial_context();
+    distribution cells(distribution_scheme::round_robin, 10, 1, 1);
+    auto conns = some_connections();
+    connection_table table(conns, false);
+    target_table_stats stats;
+    // 5 records of 16 bytes: 4 entries per round, 40 connections -> 10 rounds
+    auto t = target_table::build(*comm, cells, table, 5 * 16, stats);
+    EXPECT_EQ(t.size(), conns.size());
+    EXPECT_EQ(stats.section_entries, 4u);
+    EXPECT_EQ(stats.rounds, 10u);
+    auto per_source = walk(t, 10);
+    std::vector<int> seen(conns.size(), 0);
+    for (auto& [source, locations]: per_source) {
+        for (auto c: locations) {
+            EXPECT_EQ(table.source_of(c), source);
+            ++seen[c];
+        }
+    }
+    for (int s: seen) EXPECT_EQ(s, 1);
+}
+
+TEST(target_table, too_small_a_buffer_is_a_user_error) {
+    auto comm = make_serial_context();
+    distribution cells(distribution_scheme::round_robin, 10, 1, 1);
+    connection_table table(some_connections(), true);
+    target_table_stats stats;
+    EXPECT_THROW(target_table::build(*comm, cells, table, 16, stats), user_error);
+}
