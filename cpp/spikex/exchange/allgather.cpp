@@ -78,6 +78,7 @@ public:
         ++rounds_;
         ++messages_;
         bytes_ += block_bytes_;
+        bytes_received_ += receive_blocks_.size();
 
         bool any_overflow = false;
         for (int r = 0; r < ranks_; ++r) {
@@ -102,6 +103,7 @@ public:
     std::map<std::string, double> counters() const override {
         return {{"messages_sent", double(messages_)},
                 {"bytes_sent", double(bytes_)},
+                {"bytes_received", double(bytes_received_)},
                 {"rounds", double(rounds_)},
                 {"overflow_rounds", double(overflow_rounds_)},
                 {"spikes_sent", double(spikes_sent_)},
@@ -151,6 +153,7 @@ private:
             total += overflow_counts_[r];
         }
         overflow_receive_.resize(total);
+        bytes_received_ += total;
         comm_->allgatherv(overflow_send_.data(), overflow_send_.size(), overflow_receive_.data(),
                           overflow_counts_, overflow_displs_);
         ++rounds_;
@@ -206,7 +209,7 @@ private:
     std::vector<std::uint32_t> counts_;
     std::vector<int> overflow_counts_, overflow_displs_;
 
-    std::uint64_t messages_ = 0, bytes_ = 0, rounds_ = 0, overflow_rounds_ = 0;
+    std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0, overflow_rounds_ = 0;
     std::uint64_t spikes_sent_ = 0, spikes_received_ = 0, spikes_matched_ = 0;
 };
 

@@ -119,6 +119,7 @@ private:
         ++rounds_;
         ++messages_;
         bytes_ += static_cast<std::uint64_t>(records) * ranks_ * sizeof(directed_entry);
+        bytes_received_ += static_cast<std::uint64_t>(records) * ranks_ * sizeof(directed_entry);
     }
 
     void resize_buffers(std::uint32_t records) {

@@ -36,6 +36,7 @@ private:
         }
         comm_->alltoall(counts.data(), sizeof(std::uint32_t), incoming.data());
         bytes_ += ranks_ * sizeof(std::uint32_t);
+        bytes_received_ += ranks_ * sizeof(std::uint32_t);
 
         send_.resize(total);
         std::size_t offset = 0, received = 0;
@@ -54,6 +55,7 @@ private:
         rounds_ += 2;
         messages_ += 2;
         bytes_ += total * sizeof(directed_entry);
+        bytes_received_ += received * sizeof(directed_entry);
         for (const auto& e: receive_) deliver(e, start, sink);
     }
 

@@ -62,6 +62,7 @@ void directed_exchange::verify_conservation() {
 std::map<std::string, double> directed_exchange::counters() const {
     return {{"messages_sent", double(messages_)},
             {"bytes_sent", double(bytes_)},
+            {"bytes_received", double(bytes_received_)},
             {"rounds", double(rounds_)},
             {"spikes_sent", double(spikes_sent_)},
             {"entries_sent", double(entries_sent_)},

@@ -51,7 +51,7 @@ protected:
     int ranks_ = 1;
     exchange_options options_;
     std::vector<std::vector<directed_entry>> pending_; // per destination rank
-    std::uint64_t messages_ = 0, bytes_ = 0, rounds_ = 0;
+    std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0;
 
 private:
     const distribution* cells_ = nullptr;
