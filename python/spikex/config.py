@@ -611,15 +611,15 @@ def _check_delay(config: dict, ranks: int) -> None:
         )
 
 
+def _require_at_least(config: dict, key: str, lower_key: str) -> None:
+    """`key` must not be below the value of `lower_key`."""
+    value, lower = get(config, key), get(config, lower_key)
+    if value < lower:
+        raise ConfigError(key, value, f"must be >= {lower_key} = {lower}")
+
+
 def _check_intervals(config: dict, ranks: int) -> None:
-    low = get(config, "network.interval_fire.invl_low_ms")
-    high = get(config, "network.interval_fire.invl_high_ms")
-    if high < low:
-        raise ConfigError(
-            "network.interval_fire.invl_high_ms",
-            high,
-            f"must be >= network.interval_fire.invl_low_ms = {low}",
-        )
+    _require_at_least(config, "network.interval_fire.invl_high_ms", "network.interval_fire.invl_low_ms")
 
 
 def _check_indegree(config: dict, ranks: int) -> None:
@@ -679,14 +679,7 @@ def _check_compress(config: dict, ranks: int) -> None:
 
 
 def _check_alltoall_sections(config: dict, ranks: int) -> None:
-    smallest = get(config, "exchange.alltoall_min_entries")
-    largest = get(config, "exchange.alltoall_max_entries")
-    if largest < smallest:
-        raise ConfigError(
-            "exchange.alltoall_max_entries",
-            largest,
-            f"must be >= exchange.alltoall_min_entries = {smallest}",
-        )
+    _require_at_least(config, "exchange.alltoall_max_entries", "exchange.alltoall_min_entries")
 
 
 def _check_init_buffer(config: dict, ranks: int) -> None:
