@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build demo test test-cpp test-sanitize test-python bench bench-cpp clean
+.PHONY: all setup build demo test test-cpp test-sanitize test-python bench bench-cpp clean results
 
 all: build
 
@@ -37,6 +37,11 @@ test-python:
 
 bench: build
 	$(PY) bench/hines2011.py
+
+# The papers' experiments (examples/papers/experiments.toml) measured here, written to
+# docs/results.md and docs/results/ (tens of minutes; not part of `make test`).
+results: build
+	$(PY) -m spikex.results
 
 clean:
 	rm -rf build $(VENV) demo-out spikex-out

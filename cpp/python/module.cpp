@@ -11,10 +11,13 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include "spikex/comm/context.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/engine/engine.hpp"
+#include "spikex/gups/gups.hpp"
+#include "spikex/route/router.hpp"
 
 namespace nb = nanobind;
 using namespace spikex;
@@ -52,6 +55,78 @@ array1d<T> allgather_array(const input1d<T>& values) {
     return to_numpy(comm().allgather_vector(to_vector(values)));
 }
 
+// A grid shape from Python: "auto", "hypercube", "4x2", or a list of ints -> "[4, 2]".
+std::string dims_spec(nb::handle value) {
+    if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
+    std::vector<int> dims;
+    for (nb::handle d: value) dims.push_back(nb::cast<int>(d));
+    return dims_text(dims);
+}
+
+// What the route library makes of (ranks, dims, budget), for validation before a launch:
+// problems come back as text ("" when fine) so the caller can name its own option.
+nb::dict route_plan(int ranks, nb::handle dims_value, std::int64_t budget) {
+    nb::dict out;
+    std::string dims = dims_spec(dims_value);
+    out["dims_error"] = "";
+    out["budget_error"] = "";
+    try {
+        process_grid grid = make_process_grid(ranks, dims, "dims", std::max<std::int64_t>(budget, 1));
+        out["dims"] = grid.dims();
+        out["buckets"] = grid.buckets();
+        out["channels"] = grid.channels();
+        out["ragged"] = grid.ragged();
+        out["max_hops"] = grid.max_hops();
+        out["bucket_capacity"] = budget / grid.buckets();
+        out["budget_error"] = budget_problem(grid, budget);
+    } catch (const user_error& e) {
+        std::string text = e.what();
+        auto colon = text.find(": ");
+        out["dims_error"] = colon == std::string::npos ? text : text.substr(colon + 2);
+    }
+    return out;
+}
+
+// spikex gups on the process context (collective); the result is the same on every rank.
+nb::dict gups_run(const nb::dict& d) {
+    gups_options o;
+    for (auto [key, value]: d) {
+        std::string k = nb::cast<std::string>(key);
+        if (k == "log2_table") o.log2_table = nb::cast<int>(value);
+        else if (k == "algorithm") o.algorithm = nb::cast<std::string>(value);
+        else if (k == "dims") o.dims = dims_spec(value);
+        else if (k == "budget") o.budget = nb::cast<std::int64_t>(value);
+        else if (k == "corrupt_updates") o.corrupt_updates = nb::cast<std::int64_t>(value);
+        else if (k == "verify") o.verify = nb::cast<bool>(value);
+        else if (k == "poll_every") o.poll_every = nb::cast<int>(value);
+        else throw user_error("gups option \"" + k + "\" is unknown");
+    }
+    gups_result r = run_gups(comm(), o);
+    nb::dict out;
+    out["ranks"] = r.ranks;
+    out["algorithm"] = r.algorithm;
+    out["dims"] = r.dims;
+    out["bucket_capacity"] = r.bucket_capacity;
+    out["table_size"] = r.table_size;
+    out["updates"] = r.updates;
+    out["errors"] = r.errors;
+    out["verified"] = r.verified;
+    out["passed"] = r.passed;
+    out["seconds"] = r.seconds;
+    out["init_seconds"] = r.init_seconds;
+    out["verify_seconds"] = r.verify_seconds;
+    out["local_updates"] = r.counts.local_updates;
+    out["messages_sent"] = r.counts.messages_sent;
+    out["bytes_sent"] = r.counts.bytes_sent;
+    out["updates_sent"] = r.counts.updates_sent;
+    out["forwarded"] = r.counts.forwarded;
+    out["send_tests"] = r.counts.send_tests;
+    out["send_tests_pending"] = r.counts.send_tests_pending;
+    out["rounds"] = r.counts.rounds;
+    out["buffered_high_water"] = r.counts.buffered_high_water;
+    return out;
+}
+
 exchange_options parse_exchange_options(const nb::dict& d) {
     exchange_options o;
     for (auto [key, value]: d) {
@@ -65,10 +140,17 @@ exchange_options parse_exchange_options(const nb::dict& d) {
         else if (k == "alltoall_min_entries") o.alltoall_min_entries = nb::cast<std::uint32_t>(value);
         else if (k == "alltoall_max_entries") o.alltoall_max_entries = nb::cast<std::uint32_t>(value);
         else if (k == "max_init_buffer_mb") o.max_init_buffer_mb = nb::cast<double>(value);
+        else if (k == "subintervals") o.subintervals = nb::cast<int>(value);
+        else if (k == "phases") o.phases = nb::cast<int>(value);
+        else if (k == "max_pending_sends") o.max_pending_sends = nb::cast<int>(value);
+        else if (k == "rma_slot_spikes") o.rma_slot_spikes = nb::cast<int>(value);
+        else if (k == "route_dims") o.route_dims = dims_spec(value);
+        else if (k == "route_budget") o.route_budget = nb::cast<std::int64_t>(value);
         else {
             throw user_error("exchange option \"" + k +
                              "\" is unknown: allowed are allgather_slots, compress, source_lookup, measure_wait, "
-                             "alltoall_min_entries, alltoall_max_entries, max_init_buffer_mb");
+                             "alltoall_min_entries, alltoall_max_entries, max_init_buffer_mb, subintervals, phases, "
+                             "max_pending_sends, rma_slot_spikes, route_dims, route_budget");
         }
     }
     return o;
@@ -206,6 +288,8 @@ NB_MODULE(_core, m) {
         return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
     });
     m.def("exchange_methods", &exchange_methods);
+    m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"));
+    m.def("gups_run", &gups_run, nb::arg("options"));
 
     nb::class_<py_engine>(m, "Engine")
         .def(nb::init<double, std::uint32_t, const std::string&, const std::string&, const nb::dict&>(),
@@ -231,6 +315,14 @@ NB_MODULE(_core, m) {
         .def("properties", [](py_engine& e) { return e.get().properties(); })
         .def("timers", [](py_engine& e) { return e.get().timers(); })
         .def("memory_bytes", [](py_engine& e) { return e.get().memory_bytes(); })
+        .def("record_timeline", [](py_engine& e, bool on) { e.get().timeline().enable(on); })
+        .def("timeline",
+             [](py_engine& e) {
+                 nb::dict d;
+                 for (auto& [name, column]: e.get().timeline().integer_columns()) d[name.c_str()] = to_numpy(std::move(column));
+                 for (auto& [name, column]: e.get().timeline().float_columns()) d[name.c_str()] = to_numpy(std::move(column));
+                 return d;
+             })
         .def("target_entries",
              [](py_engine& e) {
                  auto t = e.get().target_entries();

@@ -26,12 +26,25 @@ def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
 def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
 
+# ---- route library and GUPS (cpp/spikex/route, cpp/spikex/gups) --------------
+def route_plan(ranks: int, dims: str | list[int], budget: int) -> dict[str, object]:
+    """What the route library makes of a grid shape ("auto", "hypercube", "4x2" or
+    [4, 2]) on `ranks` ranks with `budget` items per rank: dims, buckets, channels,
+    ragged, max_hops, bucket_capacity, and dims_error / budget_error ("" when fine)."""
+def gups_run(options: dict[str, object]) -> dict[str, object]:
+    """Collective: HPCC MPIRandomAccess on the process context. options: log2_table,
+    algorithm ("baseline" | "routed"), dims, budget, verify, corrupt_updates (tests),
+    poll_every. Returns the same dict on every rank: seconds, updates, errors, passed,
+    messages_sent, updates_sent, local_updates, forwarded, send_tests(_pending),
+    rounds, buffered_high_water, ... Bad options -> UserError."""
+
 # ---- the simulation engine ---------------------------------------------------
 class Engine:
     def __init__(self, dt_ms: float, seed: int, method: str, distribution: str,
                  exchange_options: dict[str, object]) -> None:
         """exchange_options: e.g. {"allgather_slots": 10, "compress": "auto",
-        "source_lookup": "dense", "measure_wait": True}. Unknown keys -> UserError."""
+        "source_lookup": "dense", "measure_wait": True, "subintervals": 1, "phases": 1,
+        "max_pending_sends": 1024, "rma_slot_spikes": 2}. Unknown keys -> UserError."""
     def add_population(self, model: str, n: int, params: dict[str, float]) -> int:
         """Returns the first gid. interval_fire params: tau_ms, invl_low_ms,
         invl_high_ms, burst_groups, burst_factor, burst_period_ms."""
@@ -75,7 +88,12 @@ class Engine:
         """This rank's bytes per structure (capacity): connections, cells,
         delivery_queue, exchange_buffers, lookup_tables."""
     def timers(self) -> dict[str, float]:
-        """This rank's seconds: build, init, compute, wait, exchange."""
+        """This rank's seconds: build, init, compute, wait, exchange, send."""
+    def record_timeline(self, on: bool) -> None:
+        """Record one row per exchange synchronisation (record.timeline)."""
+    def timeline(self) -> dict[str, NDArray]:
+        """This rank's rows: step, due, rounds, spikes_generated, spikes_sent,
+        spikes_received (int64); compute_s, send_s, wait_s, exchange_s, wall_s (float64)."""
     def target_entries(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """Presynaptic target table of this rank's cells (target-addressed methods; empty
         otherwise): (source gid, target rank, location) per entry."""

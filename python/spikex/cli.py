@@ -99,6 +99,119 @@ def demo(config_path, np_list: str, outdir: Path, overrides: tuple[str, ...]) ->
     return run_demo(config_path, np_list, outdir, overrides)
 
 
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--methods", required=True, metavar="M[:KEY=VALUE...],...",
+    help="Exchange methods to compare, comma-separated; options after ':' make variants, "
+    "e.g. allgather:allgather_slots=20,multisend:subintervals=2:phases=2 (a KEY without a "
+    "dot is in [exchange]).",
+)  # fmt: skip
+@click.option(
+    "--np", "ranks", default="1,2,4", show_default=True, metavar="P,P,...",
+    help="Rank counts, comma-separated.",
+)  # fmt: skip
+@click.option(
+    "--repeat", type=int, default=1, show_default=True,
+    help="Runs of every (method, ranks); the table shows median and spread.",
+)  # fmt: skip
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option(
+    "--per-rank", "per_rank", multiple=True, metavar="KEY=VALUE",
+    help="Weak scaling: set an integer key to VALUE times the rank count, e.g. "
+    "--per-rank network.cells=1024. Repeatable.",
+)  # fmt: skip
+@click.option(
+    "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Output directory for compare.json and runs/ [default: ./spikex-out/<config stem>-compare].",
+)  # fmt: skip
+def compare(config, methods, ranks, repeat, overrides, per_rank, outdir) -> int:
+    """Run CONFIG with every method on every rank count and compare.
+
+    Every run goes through the code path of `spikex run` into OUTDIR/runs/. Checks that
+    all runs give the same spikes_sha256 (exit 1 and a report naming the runs if not),
+    writes OUTDIR/compare.json and prints a table per method and rank count: run time,
+    computation time (rank 0, mean, max), wait, exchange, messages, bytes, memory.
+    Methods:
+    """
+    from .compare import compare_command
+
+    return compare_command(config, methods, ranks, repeat, overrides, per_rank, outdir)
+
+
+compare.help = compare.help.rstrip() + " " + ", ".join(EXCHANGE_METHODS) + "."
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Where to write the figures [default: DIRECTORY/plots].",
+)  # fmt: skip
+def plot(directory: Path, outdir) -> int:
+    """Figures (PNG and SVG) of a run's or a comparison's output DIRECTORY.
+
+    A run (summary.json): spike raster, per-interval computation and total time per rank
+    (needs record.timeline = true), time per phase, memory per structure. A comparison
+    (compare.json) adds run time against ranks per method. Prints the files written.
+    """
+    from .plots import plot_command
+
+    return plot_command(directory, outdir)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--np", "ranks", type=int, default=1, show_default=True, help="Number of MPI ranks.")
+@click.option(
+    "--algorithm", type=click.Choice(["baseline", "routed"]), default="routed", show_default=True,
+    help="baseline: a bucket per destination, fullest sent at the budget (HPCC reference "
+    "scheme); routed: software routing over a logical grid (Garg & Sabharwal).",
+)  # fmt: skip
+@click.option(
+    "--log2-table", type=int, default=None, metavar="K",
+    help="Table of 2^K 64-bit words in total, over all ranks [default: 20].",
+)  # fmt: skip
+@click.option(
+    "--mem-fraction", type=float, default=None, metavar="F",
+    help="Instead of --log2-table: the largest 2^K words within F of this machine's memory.",
+)  # fmt: skip
+@click.option(
+    "--dims", default=None, metavar="SHAPE",
+    help="routed: grid auto | hypercube | 4x2 | [4,2,2]; only the last dimension may be "
+    "incomplete [default: auto].",
+)  # fmt: skip
+@click.option(
+    "--budget", type=int, default=1024, show_default=True,
+    help="Updates looked ahead or buffered per rank (the benchmark allows 1024).",
+)  # fmt: skip
+@click.option("--no-verify", is_flag=True, help="Skip the verification pass.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("spikex-out/gups.json"), show_default=True, help="Result JSON.",
+)  # fmt: skip
+# Tests only: rank 0 spoils its first K updates, so that verification must fail.
+@click.option("--corrupt-updates", type=int, default=0, hidden=True)
+def gups(
+    ranks, algorithm, log2_table, mem_fraction, dims, budget, no_verify, output, corrupt_updates
+) -> int:
+    """HPCC MPIRandomAccess: random XOR updates of a distributed table, in GUPS.
+
+    4 x table-size updates from the HPCC stream; verification re-applies them and passes
+    when at most 1% of the words are wrong. Prints GUPS, GUPS per rank, updates, time,
+    errors, pass/fail, messages and mean updates per message, and writes them as JSON.
+    Exit status 1 when verification fails.
+    """
+    from .gups import execute_gups, format_result, plan_gups
+
+    verify = not no_verify
+    plan = plan_gups(
+        ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output
+    )
+    result = execute_gups(plan)
+    click.echo(format_result(result))
+    return EXIT_OK if result["passed"] is not False else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``spikex`` command; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)

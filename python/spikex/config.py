@@ -36,7 +36,8 @@ class Key:
     path : str
         Dotted path, e.g. ``network.burst.groups``.
     kind : str
-        ``"int"``, ``"float"``, ``"bool"`` or ``"choice"``.
+        ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` or ``"grid"`` (a process-grid
+        shape: ``"auto"``, ``"hypercube"`` or a list of dimension sizes).
     default : object
         Value used when the key is absent.
     doc : str
@@ -72,6 +73,8 @@ class Key:
             return "true, false"
         if self.kind == "choice":
             return ", ".join(format_value(choice) for choice in self.choices)
+        if self.kind == "grid":
+            return '"auto", "hypercube", list of sizes >= 1'
         bounds = []
         if self.minimum is not None:
             bounds.append(f"{'>' if self.exclusive_minimum else '>='} {_number(self.minimum)}")
@@ -85,6 +88,8 @@ class Key:
             return "must be true or false"
         if self.kind == "choice":
             return "must be one of " + ", ".join(format_value(c) for c in self.choices)
+        if self.kind == "grid":
+            return 'must be "auto", "hypercube" or a list of dimension sizes >= 1, e.g. [4, 2]'
         noun = "an integer" if self.kind == "int" else "a number"
         bounds = self.range_text()
         return f"must be {noun}" + ("" if bounds == "any" else " " + bounds)
@@ -108,6 +113,8 @@ class Key:
             return value if isinstance(value, bool) else None
         if self.kind == "choice":
             return _matching_choice(value, self.choices)
+        if self.kind == "grid":
+            return _grid_shape(value)
         if isinstance(value, bool):
             return None
         if self.kind == "int":
@@ -133,6 +140,22 @@ def _matching_choice(value: object, choices: tuple) -> object | None:
         if type(value) is type(choice) and value == choice:
             return choice
     return None
+
+
+def _grid_shape(value: object) -> object | None:
+    """``"auto"``, ``"hypercube"``, or a list of ints >= 1 (also written ``"4x2"``)."""
+    if value in ("auto", "hypercube"):
+        return value
+    if isinstance(value, str):
+        parts = value.lower().split("x")
+        if not all(part.strip().isdigit() for part in parts):
+            return None
+        value = [int(part) for part in parts]
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in value):
+        return None
+    return list(value)
 
 
 def _number(value: float) -> str:
@@ -318,8 +341,8 @@ REGISTRY: tuple[Key, ...] = (
         "exchange.measure_wait",
         "bool",
         True,
-        "Call MPI_Barrier before each collective so that waiting for the slowest rank and "
-        "the exchange itself are timed separately.",
+        "Call MPI_Barrier before each collective (or conservation loop) so that waiting for "
+        "the slowest rank and the exchange itself are timed separately.",
     ),
     Key(
         "exchange.alltoall_min_entries",
@@ -348,6 +371,61 @@ REGISTRY: tuple[Key, ...] = (
         minimum=0.0,
         exclusive_minimum=True,
     ),
+    Key(
+        "exchange.subintervals",
+        "int",
+        1,
+        "multisend, persistent, rma: 2 cuts each min-delay interval into sub-intervals A and "
+        "B with a conservation check at each end; a spike sent in A need only arrive by the "
+        "end of B (Hines et al. 2011).",
+        minimum=1,
+        maximum=2,
+    ),
+    Key(
+        "exchange.phases",
+        "int",
+        1,
+        "multisend: 2 sends each spike to ~sqrt(Nt) relay ranks, which forward it to the "
+        "rest of the cell's Nt target ranks (two-phase multisend).",
+        minimum=1,
+        maximum=2,
+    ),
+    Key(
+        "exchange.max_pending_sends",
+        "int",
+        1024,
+        "multisend, persistent: most MPI_Isend requests in flight per rank; a full pool "
+        "completes old sends before new ones start.",
+        minimum=1,
+        maximum=2**31 - 1,
+    ),
+    Key(
+        "exchange.rma_slot_spikes",
+        "int",
+        2,
+        "rma: spikes one source's slot in a target's window holds between two interval "
+        "ends; more are written in the conservation loop.",
+        minimum=1,
+        maximum=2**16,
+    ),
+    Key(
+        "exchange.route_dims",
+        "grid",
+        "auto",
+        "routed: logical process grid, dimension 0 varying fastest; only the last dimension "
+        "may be incomplete. auto: least modelled cost per spike item (docs/methods/routed.md): "
+        "direct ([P]) up to 128 ranks with budget 1024, then balanced, e.g. [16, 16]; "
+        "hypercube: all 2 (power-of-two ranks).",
+    ),
+    Key(
+        "exchange.route_budget",
+        "int",
+        1024,
+        "routed: spike items a rank may buffer (send buckets + receive buffers); each bucket "
+        "holds budget / (sum of dims) items (Garg & Sabharwal's 1024 / (X + Y + Z)).",
+        minimum=1,
+        maximum=2**31 - 1,
+    ),
     # [connections]
     Key(
         "connections.sort_by_source",
@@ -366,6 +444,13 @@ REGISTRY: tuple[Key, ...] = (
     ),
     # [record]
     Key("record.spikes", "bool", True, "Record the spikes of every cell."),
+    Key(
+        "record.timeline",
+        "bool",
+        False,
+        "Write timeline.h5: per rank and (sub-)interval computation, send-initiation, wait "
+        "and exchange time, conservation rounds, spikes generated / sent / received.",
+    ),
 )
 
 KEYS: dict[str, Key] = {key.path: key for key in REGISTRY}
@@ -385,7 +470,21 @@ CROSS_RULES: tuple[str, ...] = (
     "`exchange.alltoall_max_entries` >= `exchange.alltoall_min_entries`.",
     "`exchange.max_init_buffer_mb` holds at least two 16-byte records per rank.",
     "`connections.keep_sources = false` needs `connections.sort_by_source = true`.",
+    (
+        "`exchange.subintervals = 2` needs `exchange.method` = multisend, persistent or rma, "
+        "and at least 2 steps per interval (delay_ms/dt_ms)."
+    ),
+    '`exchange.phases = 2` needs `exchange.method = "multisend"`.',
+    (
+        "routed: `exchange.route_dims` must fit the rank count (all planes full but the last) "
+        "and `exchange.route_budget` >= the number of buckets (sum of dims, + 1 if ragged)."
+    ),
 )
+
+# Point-to-point methods that accept exchange.subintervals = 2 / exchange.phases = 2
+# (the C++ methods refuse the others: cpp/spikex/exchange/point_to_point.hpp).
+SUBINTERVAL_METHODS: tuple[str, ...] = ("multisend", "persistent", "rma")
+TWO_PHASE_METHODS: tuple[str, ...] = ("multisend",)
 
 
 # ---- reading -----------------------------------------------------------------------
@@ -706,6 +805,46 @@ def _check_keep_sources(config: dict, ranks: int) -> None:
     )
 
 
+def _check_point_to_point(config: dict, ranks: int) -> None:
+    method = get(config, "exchange.method")
+    if get(config, "exchange.subintervals") == 2:
+        if method not in SUBINTERVAL_METHODS:
+            raise ConfigError(
+                "exchange.subintervals",
+                2,
+                f"needs exchange.method = one of {', '.join(SUBINTERVAL_METHODS)} "
+                f"(exchange.method = {method!r} exchanges once per interval); use 1",
+            )
+        steps = math.floor(get(config, "network.delay_ms") / get(config, "simulation.dt_ms") + 0.5)
+        if steps < 2:
+            raise ConfigError(
+                "exchange.subintervals",
+                2,
+                f"needs at least 2 steps per interval, this run has {steps} "
+                "(network.delay_ms / simulation.dt_ms); use 1",
+            )
+    if get(config, "exchange.phases") == 2 and method not in TWO_PHASE_METHODS:
+        raise ConfigError(
+            "exchange.phases",
+            2,
+            f'the two-phase relay is a variant of exchange.method = "multisend", not {method!r}; '
+            "use 1",
+        )
+
+
+def _check_route(config: dict, ranks: int) -> None:
+    if get(config, "exchange.method") != "routed":
+        return
+    from . import _core  # the route library decides what fits; one implementation
+
+    dims, budget = get(config, "exchange.route_dims"), get(config, "exchange.route_budget")
+    plan = _core.route_plan(max(ranks, 1), dims, budget)
+    if plan["dims_error"]:
+        raise ConfigError("exchange.route_dims", dims, f"on {ranks} rank(s): {plan['dims_error']}")
+    if plan["budget_error"]:
+        raise ConfigError("exchange.route_budget", budget, plan["budget_error"])
+
+
 _CROSS_CHECKS = (
     _check_delay,
     _check_intervals,
@@ -715,6 +854,8 @@ _CROSS_CHECKS = (
     _check_alltoall_sections,
     _check_init_buffer,
     _check_keep_sources,
+    _check_point_to_point,
+    _check_route,
 )
 
 
@@ -757,6 +898,8 @@ def describe() -> str:
 
 
 def _type_name(key: Key) -> str:
+    if key.kind == "grid":
+        return "string or list"
     if key.kind != "choice":
         return {"int": "integer", "float": "float", "bool": "boolean"}[key.kind]
     kinds = {type(choice) for choice in key.choices}

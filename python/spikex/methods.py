@@ -19,4 +19,23 @@ EXCHANGE_METHODS: dict[str, str] = {
         "directed exchange: per-destination counts by MPI_Alltoall, then exactly the needed "
         "entries by MPI_Alltoallv (Jordan et al. 2018, section 4)"
     ),
+    "multisend": (
+        "each spike sent at once with MPI_Isend to the ranks holding its targets, conservation "
+        "loop of MPI_Allreduce per (sub-)interval; one or two sub-intervals, one or two phases "
+        "(Hines et al. 2011, sections Multisend, MPI point-to-point)"
+    ),
+    "persistent": (
+        "multisend with persistent requests: MPI_Send_init per target rank on a cell's first "
+        "spike, MPI_Start afterwards (the paper's Record-Replay)"
+    ),
+    "rma": (
+        "one-sided MPI_Put of each spike into its source's slot in the target ranks' windows, "
+        "flush + barrier + scan and an MPI_Allreduce count check per (sub-)interval (the DMA "
+        "analogue)"
+    ),
+    "routed": (
+        "aggregation and dimension-ordered software routing over a logical process grid: "
+        "spikes travel in buckets through at most d routers, a counting termination wave per "
+        "interval (Garg & Sabharwal, section 4)"
+    ),
 }

@@ -28,6 +28,7 @@ from .output import canonical_order, spikes_sha256
 from .population import Population
 from .result import Result
 from .summary import build_summary
+from .timeline import gather_timeline, timeline_summary
 from .version import __version__
 
 # Exchange options accepted as keyword arguments of Network (section [exchange]).
@@ -107,6 +108,7 @@ class Network:
         self._state = "open"
         self._wall = {"build": 0.0, "init": 0.0, "simulate": 0.0, "total": 0.0}
         self._requested_ms = 0.0
+        self._timeline = False
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -159,6 +161,8 @@ class Network:
         )
         if get(config, "record.spikes"):
             network.record_spikes(cells)
+        if get(config, "record.timeline"):
+            network.record_timeline()
         network.config = config
         return network
 
@@ -311,6 +315,15 @@ class Network:
             self._engine.record(first, size)
             self._recorded.append([first, size])
 
+    def record_timeline(self, enabled: bool = True) -> None:
+        """Record per-interval timings and counts (``record.timeline``).
+
+        Every later ``simulate`` result then has ``result.timeline`` (column ->
+        ``(ranks, rows)`` array, see ``spikex.timeline``) and ``summary["timeline"]``.
+        """
+        self._timeline = bool(enabled)
+        self._engine.record_timeline(self._timeline)
+
     # ---- inspection -------------------------------------------------------------------
 
     @property
@@ -414,7 +427,13 @@ class Network:
             wall_seconds=self._wall,
             dt_ms=self.dt_ms,
         )
-        return Result(spikes=(gids, steps * self.dt_ms), spike_steps=steps, summary=summary)
+        timeline = None
+        if self._timeline:
+            timeline = gather_timeline(self._engine)
+            summary["timeline"] = timeline_summary(timeline)
+        return Result(
+            spikes=(gids, steps * self.dt_ms), spike_steps=steps, summary=summary, timeline=timeline
+        )
 
     def _description(self) -> dict:
         """What ``summary["config"]`` holds for a network built through the API."""

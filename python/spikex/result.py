@@ -20,11 +20,15 @@ class Result:
         Integer step of each spike (``times_ms == spike_steps * dt_ms``), same order.
     summary : dict
         The ``summary.json`` fields (see the contract).
+    timeline : dict or None
+        With ``record.timeline``: column -> ``(ranks, rows)`` array, one row per
+        (sub-)interval (``spikex.timeline``); otherwise None.
     """
 
     spikes: tuple[np.ndarray, np.ndarray]
     spike_steps: np.ndarray
     summary: dict = field(repr=False)
+    timeline: dict | None = field(default=None, repr=False)
 
     @property
     def spikes_sha256(self) -> str:

@@ -30,6 +30,7 @@ from .launcher import (
     worker_command,
 )
 from .output import SPIKES_FILE, SUMMARY_FILE
+from .timeline import TIMELINE_FILE
 from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
 
 SUPPORTED_THREADS = 1
@@ -144,7 +145,7 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
 
 def _remove_previous_results(outdir: Path) -> None:
     # Results in OUTDIR must always be those of the last run; a failed run leaves none.
-    for name in (SUMMARY_FILE, SPIKES_FILE):
+    for name in (SUMMARY_FILE, SPIKES_FILE, TIMELINE_FILE):
         (outdir / name).unlink(missing_ok=True)
 
 

@@ -103,10 +103,25 @@ def _write_outputs(result, workdir: Path, outdir: Path) -> None:
 
     gids, times_ms = result.spikes
     write_sonata_spikes(workdir / SPIKES_FILE, CONFIG_POPULATION, gids, times_ms)
+    files = [SPIKES_FILE]
+    if result.timeline is not None:
+        from .timeline import TIMELINE_FILE, write_timeline
+
+        summary = result.summary
+        attributes = {
+            "method": summary["method"],
+            "ranks": summary["ranks"],
+            "dt_ms": summary["dt_ms"],
+            "steps_per_interval": summary["steps_per_interval"],
+            "subintervals": summary["exchange"].get("subintervals", 1),
+        }
+        write_timeline(workdir / TIMELINE_FILE, result.timeline, attributes)
+        files.append(TIMELINE_FILE)
     write_summary(workdir / SUMMARY_FILE, result.summary)
     outdir.mkdir(parents=True, exist_ok=True)
     if workdir.resolve() != outdir.resolve():
-        os.replace(workdir / SPIKES_FILE, outdir / SPIKES_FILE)
+        for name in files:
+            os.replace(workdir / name, outdir / name)
         os.replace(workdir / SUMMARY_FILE, outdir / SUMMARY_FILE)  # last: marks success
 
 

@@ -99,6 +99,9 @@ public:
     virtual void lock_all(window& w) = 0;
     virtual void unlock_all(window& w) = 0;
     virtual void flush_all(window& w) = 0;
+    // Synchronises the public and private copies of this rank's window (MPI_Win_sync):
+    // after a process synchronisation, local loads see what others put.
+    virtual void window_sync(window&) {}
     virtual void put(const void* origin, std::size_t bytes, int target, std::size_t offset, window& w) = 0;
     // Atomically adds `value` to the int64 at `offset` of `target`'s window; returns the
     // previous value.
@@ -146,4 +149,7 @@ std::vector<T> context::allgather_vector(const std::vector<T>& local) {
 namespace spikex {
 // Calls MPI_Finalize if MPI was initialised and not yet finalised.
 void finalize_mpi_if_initialized();
+// True once MPI_Finalize has been called: MPI objects can then no longer be freed (an
+// exchange destroyed at interpreter exit must leave its requests and windows alone).
+bool mpi_finalized();
 } // namespace spikex

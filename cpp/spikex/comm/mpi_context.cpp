@@ -189,6 +189,7 @@ public:
     void lock_all(window& w) override { check(MPI_Win_lock_all(0, unwrap_window(w)), "MPI_Win_lock_all"); }
     void unlock_all(window& w) override { check(MPI_Win_unlock_all(unwrap_window(w)), "MPI_Win_unlock_all"); }
     void flush_all(window& w) override { check(MPI_Win_flush_all(unwrap_window(w)), "MPI_Win_flush_all"); }
+    void window_sync(window& w) override { check(MPI_Win_sync(unwrap_window(w)), "MPI_Win_sync"); }
 
     void put(const void* origin, std::size_t bytes, int target, std::size_t offset, window& w) override {
         ++counters_.messages_sent;
@@ -265,6 +266,12 @@ bool launched_by_mpi() {
         if (std::getenv(var)) return true;
     }
     return false;
+}
+
+bool mpi_finalized() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    return finalized != 0;
 }
 
 void finalize_mpi_if_initialized() {

@@ -28,6 +28,7 @@ enum class purpose: std::uint32_t {
     initial_state = 4,  // initial state
     external_input = 5, // Poisson input
     placement = 6,      // random_shuffle cell distribution
+    relay = 7,          // two-phase multisend: which rank of each target group relays
 };
 
 using random_words = std::array<std::uint32_t, 4>;

@@ -109,7 +109,7 @@ void engine::init() {
     if (d_min == none) d_min = std::max<std::int64_t>(1, delay_steps(1.0, spec_.dt_ms)); // no connections
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
-    exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange});
+    exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange, spec_.seed});
     if (!options_.keep_sources) table_.release_sources();
     subintervals_ = exchange_->subintervals();
     if (subintervals_ < 1 || subintervals_ > 2 || (subintervals_ == 2 && steps_per_interval_ < 2)) {
@@ -131,6 +131,7 @@ step_type engine::next_boundary(step_type step) const {
 
 void engine::run_until(step_type stop) {
     init();
+    timeline_.start_run();
     const step_type half = steps_per_interval_ / 2;
     while (step_ < stop) {
         step_type boundary = next_boundary(step_);
@@ -167,6 +168,7 @@ void engine::step_once(step_type n) {
 void engine::synchronize_exchange(step_type due) {
     exchange_->synchronize(step_, due, *this);
     exchanged_until_ = due;
+    timeline_.sample(step_, due, compute_s_, spikes_emitted_, *exchange_); // if record.timeline
 }
 
 void engine::deliver_due(step_type n) {
@@ -341,7 +343,8 @@ std::map<std::string, double> engine::timers() const {
             {"init", init_s_},
             {"compute", compute_s_},
             {"wait", exchange_->wait_seconds()},
-            {"exchange", exchange_->exchange_seconds()}};
+            {"exchange", exchange_->exchange_seconds()},
+            {"send", exchange_->send_seconds()}};
 }
 
 std::map<std::string, double> engine::memory_bytes() const {

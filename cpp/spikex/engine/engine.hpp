@@ -26,6 +26,7 @@
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/instrument/timeline.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/network/distribution.hpp"
 #include "spikex/network/network_spec.hpp"
@@ -60,6 +61,8 @@ public:
     std::size_t local_connections() const { return table_.size(); }
 
     const std::vector<spike>& recorded_spikes() const { return recorded_; }
+    // Per-interval rows (record.timeline), sampled after every exchange synchronisation.
+    timeline_recorder& timeline() { return timeline_; }
 
     struct connection_arrays {
         std::vector<std::int64_t> source, target;
@@ -122,6 +125,7 @@ private:
     std::uint64_t events_delivered_ = 0;
     std::uint64_t spikes_emitted_ = 0;
     double build_s_ = 0, init_s_ = 0, compute_s_ = 0;
+    timeline_recorder timeline_;
 };
 
 } // namespace spikex

@@ -8,16 +8,24 @@
 namespace spikex {
 
 std::unique_ptr<spike_exchange> make_allgather_exchange();
+std::unique_ptr<spike_exchange> make_multisend_exchange();
+std::unique_ptr<spike_exchange> make_persistent_exchange();
+std::unique_ptr<spike_exchange> make_rma_exchange();
 std::unique_ptr<spike_exchange> make_alltoall_exchange();
 std::unique_ptr<spike_exchange> make_alltoallv_exchange();
+std::unique_ptr<spike_exchange> make_routed_exchange();
 
 namespace {
 
 const std::vector<std::pair<std::string, std::function<std::unique_ptr<spike_exchange>()>>>& registry() {
     static const std::vector<std::pair<std::string, std::function<std::unique_ptr<spike_exchange>()>>> methods = {
         {"allgather", make_allgather_exchange},
+        {"multisend", make_multisend_exchange},
+        {"persistent", make_persistent_exchange},
+        {"rma", make_rma_exchange},
         {"alltoall", make_alltoall_exchange},
         {"alltoallv", make_alltoallv_exchange},
+        {"routed", make_routed_exchange},
     };
     return methods;
 }

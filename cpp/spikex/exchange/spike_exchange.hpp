@@ -47,6 +47,9 @@ struct exchange_options {
     int phases = 1;                // multisend: 1 | 2 (two-phase relay through ~sqrt(Nt) ranks)
     int max_pending_sends = 1024;  // multisend: bound of in-flight MPI_Isend requests per rank
     int rma_slot_spikes = 2;       // rma: spike entries per (source, target rank) slot
+    // routed (route library): grid "auto" | "hypercube" | "[4, 2]"; items buffered per rank
+    std::string route_dims = "auto";
+    std::int64_t route_budget = 1024;
 };
 
 // Receives spikes that have targets on this rank; `step` is the step the spike was

@@ -1,0 +1,357 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/exchange/point_to_point.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+
+namespace spikex {
+
+// --- point_to_point_base -------------------------------------------------------------
+
+void point_to_point_base::setup_common(const exchange_setup& s) {
+    comm_ = &s.comm;
+    cells_ = &s.cells;
+    me_ = s.comm.rank();
+    ranks_ = s.comm.size();
+    m_ = s.steps_per_interval;
+    half_ = std::max<step_type>(1, m_ / 2);
+    k_ = s.options.subintervals;
+    phases_ = s.options.phases;
+    measure_wait_ = s.options.measure_wait;
+    if (k_ != 1 && k_ != 2) {
+        throw user_error("exchange.subintervals = " + std::to_string(k_) + ": must be 1 or 2");
+    }
+    if (k_ == 2 && m_ < 2) {
+        throw user_error("exchange.subintervals = 2 needs an interval of at least 2 steps (min delay " +
+                         std::to_string(m_) + " step): use 1, or a longer delay / shorter dt");
+    }
+    if (phases_ != 1 && phases_ != 2) {
+        throw user_error("exchange.phases = " + std::to_string(phases_) + ": must be 1 or 2");
+    }
+    if (s.options.source_lookup == "sorted") {
+        sources_copy_ = s.table.sources();
+        lookup_ = make_source_lookup(s.options.source_lookup, sources_copy_, s.cells.cells());
+    } else {
+        lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
+    }
+
+    targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
+    const auto local = static_cast<std::uint32_t>(targets_.cells());
+    local_slot_.assign(local, no_slot);
+    remote_offsets_.assign(local + 1, 0);
+    remote_ranks_.clear();
+    remote_ranks_.reserve(targets_.entries());
+    for (local_index i = 0; i < local; ++i) {
+        for (int r: targets_.of(i)) {
+            if (r == me_) {
+                local_slot_[i] = lookup_->find(s.cells.gid_of(me_, i));
+                if (local_slot_[i] == no_slot) {
+                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(me_, i)) +
+                                         " has targets here but no source slot");
+                }
+            } else {
+                remote_ranks_.push_back(r);
+            }
+        }
+        remote_offsets_[i + 1] = static_cast<std::uint32_t>(remote_ranks_.size());
+    }
+    max_fanout_ = s.comm.allreduce_max(static_cast<std::int64_t>(targets_.max_fanout()));
+
+    if (const char* rank = std::getenv("SPIKEX_TEST_SLOW_RANK")) {
+        slow_rank_ = std::atoi(rank);
+        const char* ms = std::getenv("SPIKEX_TEST_SLOW_MS");
+        slow_seconds_ = (ms ? std::atof(ms) : 2.0) / 1000.0;
+        slow_pending_ = true;
+    }
+}
+
+void point_to_point_base::deliver_local(spike_sink& sink) {
+    for (const auto& p: local_pending_) sink.deliver_source(p.slot, p.step);
+    local_pending_.clear();
+}
+
+void point_to_point_base::maybe_sleep() {
+    if (!slow_pending_) return;
+    slow_pending_ = false;
+    if (me_ == slow_rank_ && slow_seconds_ > 0) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(slow_seconds_));
+    }
+}
+
+std::map<std::string, double> point_to_point_base::common_counters() const {
+    return {{"spikes_local", double(spikes_local_)},
+            {"spikes_matched", double(spikes_matched_)},
+            {"target_rank_entries", double(targets_.entries())}};
+}
+
+std::map<std::string, double> point_to_point_base::common_properties() const {
+    return {{"subintervals", double(k_)}, {"phases", double(phases_)}, {"max_target_ranks", double(max_fanout_)}};
+}
+
+std::map<std::string, double> point_to_point_base::common_memory() const {
+    return {{"targets", double(targets_.bytes() + (remote_offsets_.capacity() + local_slot_.capacity()) *
+                                                      sizeof(std::uint32_t) +
+                               remote_ranks_.capacity() * sizeof(int))},
+            {"lookup_tables", double((lookup_ ? lookup_->bytes() : 0) + sources_copy_.capacity() * sizeof(gid_type))}};
+}
+
+// --- message_exchange: set-up ----------------------------------------------------------
+
+message_exchange::~message_exchange() {
+    // Requests still in flight at the end are freed (they complete on their own); after
+    // MPI_Finalize (interpreter exit) nothing may be freed any more.
+    if (!comm_ || mpi_finalized()) return;
+    try {
+        for (auto e: active_) comm_->request_free(pool_[e].req);
+    } catch (...) {
+    }
+}
+
+void message_exchange::setup(const exchange_setup& s) {
+    setup_common(s);
+    if (s.options.max_pending_sends < 1) {
+        throw user_error("exchange.max_pending_sends = " + std::to_string(s.options.max_pending_sends) +
+                         ": must be >= 1");
+    }
+    if (phases_ == 2) plan_ = relay_plan::build(s.comm, s.cells, targets_, s.table.sources(), s.seed);
+    pool_.assign(static_cast<std::size_t>(s.options.max_pending_sends), {});
+    free_.clear();
+    for (std::size_t e = pool_.size(); e-- > 0;) free_.push_back(static_cast<std::uint32_t>(e));
+    active_.clear();
+    setup_sends();
+}
+
+// --- sending ---------------------------------------------------------------------------
+
+void message_exchange::count_sent(std::int64_t sub, std::uint64_t n) { open_[sub].sent += static_cast<std::int64_t>(n); }
+
+void message_exchange::count_received(std::int64_t sub, std::uint64_t n) {
+    open_[sub].received += static_cast<std::int64_t>(n);
+}
+
+void message_exchange::spike_emitted(gid_type gid, step_type step) {
+    const local_index i = cells_->local_of(gid);
+    queue_local(i, step);
+    std::span<const int> ranks = phases_ == 2 ? plan_.phase_one(i) : remote(i);
+    if (ranks.empty()) return;
+    const std::int64_t sub = sub_of(step);
+    spike_message msg{gid, 1, static_cast<std::uint8_t>(k_ == 2 ? sub & 1 : 0), 0, step};
+    scoped_timer t(send_s_);
+    send_phase_one(i, msg, ranks);
+    count_sent(sub, ranks.size());
+}
+
+void message_exchange::send_phase_one(local_index, const spike_message& msg, std::span<const int> ranks) {
+    for (int r: ranks) isend_pooled(r, msg);
+}
+
+void message_exchange::isend_pooled(int dest, const spike_message& msg) {
+    if (free_.empty()) {
+        reclaim_pool();
+        if (free_.empty()) {
+            ++sends_blocked_;
+            while (free_.empty()) {
+                receive_pending();
+                reclaim_pool();
+            }
+        }
+    }
+    const auto e = free_.back();
+    free_.pop_back();
+    pool_[e].msg = msg;
+    pool_[e].req = comm_->isend(dest, spike_message_tag, &pool_[e].msg, sizeof(spike_message));
+    if (pool_[e].req.active) active_.push_back(e);
+    else free_.push_back(e);
+    ++messages_;
+    bytes_ += sizeof(spike_message);
+}
+
+void message_exchange::reclaim_pool() {
+    std::size_t keep = 0;
+    for (auto e: active_) {
+        if (comm_->test(pool_[e].req)) free_.push_back(e);
+        else active_[keep++] = e;
+    }
+    active_.resize(keep);
+}
+
+// --- receiving -------------------------------------------------------------------------
+
+void message_exchange::receive_pending() {
+    probe_result found;
+    while (comm_->iprobe(any_source, spike_message_tag, found)) {
+        if (found.bytes != sizeof(spike_message)) {
+            throw internal_error(name() + ": message of " + std::to_string(found.bytes) + " bytes from rank " +
+                                 std::to_string(found.source) + ", expected " +
+                                 std::to_string(sizeof(spike_message)));
+        }
+        spike_message msg;
+        comm_->recv(found.source, spike_message_tag, &msg, sizeof msg);
+        count_received(sub_of(msg.step), 1);
+        ++received_;
+        inbox_.push_back(msg);
+    }
+}
+
+void message_exchange::process_inbox() {
+    while (!inbox_.empty()) {
+        work_.swap(inbox_);
+        for (const auto& msg: work_) {
+            const std::uint32_t slot = lookup_->find(msg.gid);
+            if (slot == no_slot) {
+                throw internal_error(name() + ": rank " + std::to_string(me_) + " received a spike of gid " +
+                                     std::to_string(msg.gid) + ", which has no targets here");
+            }
+            const std::int64_t sub = sub_of(msg.step);
+            arrivals_[sub & 1].push_back({slot, msg.step});
+            if (msg.phase == 1 && phases_ == 2 && !plan_.phase_two(slot).empty()) {
+                ++relayed_;
+                if (forward_now(sub)) forward(slot, msg);
+                else deferred_.push_back({slot, msg});
+            }
+        }
+        work_.clear();
+    }
+}
+
+void message_exchange::forward(std::uint32_t slot, const spike_message& msg) {
+    scoped_timer t(send_s_);
+    spike_message out = msg;
+    out.phase = 2;
+    auto ranks = plan_.phase_two(slot);
+    for (int r: ranks) isend_pooled(r, out);
+    count_sent(sub_of(msg.step), ranks.size());
+    phase_two_sent_ += ranks.size();
+}
+
+void message_exchange::flush_deferred(std::int64_t limit) {
+    std::size_t keep = 0;
+    for (std::size_t k = 0; k < deferred_.size(); ++k) {
+        if (sub_of(deferred_[k].msg.step) <= limit) forward(deferred_[k].slot, deferred_[k].msg);
+        else deferred_[keep++] = deferred_[k];
+    }
+    deferred_.resize(keep);
+}
+
+void message_exchange::deliver_arrivals(spike_sink& sink) {
+    deliver_local(sink);
+    for (auto& buffer: arrivals_) {
+        for (const auto& a: buffer) sink.deliver_source(a.slot, a.step);
+        spikes_matched_ += buffer.size();
+        buffer.clear();
+    }
+}
+
+void message_exchange::poll(spike_sink& sink) {
+    maybe_sleep();
+    receive_pending();
+    process_inbox();
+    // Relays forward in the sub-interval after the one the spike was emitted in (k = 2).
+    if (!deferred_.empty()) flush_deferred(current_sub_ - 1);
+    reclaim_sends();
+    deliver_arrivals(sink);
+}
+
+// --- the conservation loop -------------------------------------------------------------
+
+void message_exchange::synchronize(step_type step, step_type due, spike_sink& sink) {
+    const std::int64_t last = due_sub(due);
+    if (last >= 0) {
+        if (measure_wait_) {
+            scoped_timer t(wait_s_);
+            comm_->barrier();
+        }
+        scoped_timer t(exchange_s_);
+        const std::int64_t limit = std::max(last, current_sub_ - 1);
+        for (bool first = true;; first = false) {
+            // Everything received is processed (and relayed) before the counts are taken.
+            do {
+                receive_pending();
+                process_inbox();
+                if (!deferred_.empty()) flush_deferred(limit);
+            } while (!inbox_.empty());
+            deliver_arrivals(sink);
+            std::int64_t totals[2] = {settled_.sent, settled_.received};
+            for (auto it = open_.begin(); it != open_.end() && it->first <= last; ++it) {
+                totals[0] += it->second.sent;
+                totals[1] += it->second.received;
+            }
+            comm_->allreduce_sum(totals, 2);
+            ++rounds_;
+            if (!first) ++iterations_;
+            if (totals[0] == totals[1]) break;
+            if (totals[1] > totals[0]) {
+                throw internal_error(name() + ": more spike messages received (" + std::to_string(totals[1]) +
+                                     ") than sent (" + std::to_string(totals[0]) + ") up to sub-interval " +
+                                     std::to_string(last));
+            }
+        }
+        // Settled: nothing of these sub-intervals is in flight any more.
+        while (!open_.empty() && open_.begin()->first <= last) {
+            settled_.sent += open_.begin()->second.sent;
+            settled_.received += open_.begin()->second.received;
+            open_.erase(open_.begin());
+        }
+    } else {
+        deliver_arrivals(sink);
+    }
+    current_sub_ = sub_of(step);
+    slow_pending_ = slow_rank_ >= 0;
+}
+
+void message_exchange::verify_conservation() {
+    reclaim_sends();
+    std::int64_t v[3] = {settled_.sent, settled_.received, static_cast<std::int64_t>(deferred_.size() + inbox_.size())};
+    for (const auto& [sub, t]: open_) {
+        v[0] += t.sent;
+        v[1] += t.received;
+    }
+    comm_->allreduce_sum(v, 3);
+    if (v[0] != v[1] || v[2] != 0) {
+        throw internal_error(name() + ": " + std::to_string(v[0]) + " spike messages sent, " + std::to_string(v[1]) +
+                             " received, " + std::to_string(v[2]) + " not yet processed");
+    }
+}
+
+// --- reporting -------------------------------------------------------------------------
+
+std::map<std::string, double> message_exchange::counters() const {
+    auto out = common_counters();
+    out["messages_sent"] = double(messages_);
+    out["bytes_sent"] = double(bytes_);
+    out["rounds"] = double(rounds_);
+    out["conservation_iterations"] = double(iterations_);
+    out["spikes_sent"] = double(messages_);
+    out["spikes_received"] = double(received_);
+    out["phase_two_sent"] = double(phase_two_sent_);
+    out["relayed_spikes"] = double(relayed_);
+    out["sends_blocked"] = double(sends_blocked_);
+    out["phase_one_entries"] = double(phases_ == 2 ? plan_.phase_one_entries() : remote_ranks_.size());
+    out["phase_two_entries"] = double(plan_.phase_two_entries());
+    extra_counters(out);
+    return out;
+}
+
+std::map<std::string, double> message_exchange::properties() const {
+    auto out = common_properties();
+    out["max_pending_sends"] = double(pool_.size());
+    return out;
+}
+
+std::map<std::string, double> message_exchange::memory_bytes() const {
+    auto out = common_memory();
+    out["targets"] += double(plan_.bytes());
+    std::size_t buffers = pool_.capacity() * sizeof(pooled_send) +
+                          (free_.capacity() + active_.capacity()) * sizeof(std::uint32_t) +
+                          (inbox_.capacity() + work_.capacity()) * sizeof(spike_message) +
+                          (arrivals_[0].capacity() + arrivals_[1].capacity() + local_pending_.capacity()) *
+                              sizeof(slot_step) +
+                          deferred_.capacity() * sizeof(deferred_forward) + extra_memory();
+    out["exchange_buffers"] = double(buffers);
+    return out;
+}
+
+} // namespace spikex

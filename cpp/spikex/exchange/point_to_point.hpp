@@ -1,0 +1,193 @@
+#pragma once
+// Machinery shared by the point-to-point exchanges of Hines, Kumar & Schürmann 2011
+// (sections Multisend, MPI point-to-point, Multisend method variations): `multisend`,
+// `persistent` (Record-Replay) and `rma` (the DMA-like one-sided variant).
+//
+//  point_to_point_base  set-up every member shares: target ranks of each local cell
+//                       (connections/target_ranks.hpp), the cell's own table slot when it
+//                       also has targets here (delivered directly, no message), the remote
+//                       target ranks, the source lookup for arrivals, sub-interval
+//                       numbering, and the test hook that makes one rank slow.
+//  message_exchange     multisend and persistent: 16-byte spike messages sent at
+//                       emission, polled with MPI_Iprobe/MPI_Recv every step, buffered per
+//                       sub-interval, two-phase relays, and the spike-conservation loop
+//                       (MPI_Allreduce of (sent, received) per sub-interval until equal).
+//
+// Sub-intervals. With exchange.subintervals = k, interval [jM, (j+1)M) is cut into k
+// sub-intervals (A = the first floor(M/2) steps when k = 2), numbered globally:
+// sub(n) = k * floor(n / M) + (k == 2 && n mod M >= M/2). The engine calls
+// synchronize(step, due) at each boundary; every spike emitted before `due` must have
+// arrived: the sub-intervals <= sub(due - 1). Messages carry the step, so a receiver counts
+// each arrival under the sender's sub-interval; sends and receives are tallied per
+// sub-interval and the conservation loop compares the sums up to sub(due - 1) over all
+// ranks. The loop ends when they are equal, which (all ranks contribute counts taken while
+// nobody sends for those sub-intervals, and every received phase-one message has already
+// been forwarded) means nothing of those sub-intervals is in flight any more.
+//
+// Test hook: SPIKEX_TEST_SLOW_RANK=R (and SPIKEX_TEST_SLOW_MS, default 2) makes rank R
+// sleep at the first step of every sub-interval, so that its sends are late and messages
+// to it pile up; spikes must not change.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spikex/connections/relay_plan.hpp"
+#include "spikex/connections/source_lookup.hpp"
+#include "spikex/connections/target_ranks.hpp"
+#include "spikex/exchange/spike_exchange.hpp"
+
+namespace spikex {
+
+// One spike on the wire: 16 bytes, the size of the DCMF_Multicast header the paper packed
+// (gid, sub-interval, spike time) into.
+struct spike_message {
+    std::uint32_t gid;
+    std::uint8_t phase;       // 1: from the source's rank, 2: from a relay
+    std::uint8_t subinterval; // 0 = A, 1 = B (always 0 with one sub-interval)
+    std::uint16_t reserved;
+    std::int64_t step; // emission step
+};
+static_assert(sizeof(spike_message) == 16);
+
+inline constexpr int spike_message_tag = 4241;
+
+class point_to_point_base: public spike_exchange {
+public:
+    int subintervals() const override { return k_; }
+
+protected:
+    // Collective.
+    void setup_common(const exchange_setup& s);
+
+    std::int64_t sub_of(step_type n) const {
+        if (k_ == 1) return n / m_;
+        return 2 * (n / m_) + ((n % m_) >= half_ ? 1 : 0);
+    }
+    // The last sub-interval whose spikes are due at synchronize(.., due, ..); -1: none.
+    std::int64_t due_sub(step_type due) const { return due > 0 ? sub_of(due - 1) : -1; }
+
+    std::span<const int> remote(local_index i) const {
+        return {remote_ranks_.data() + remote_offsets_[i], remote_ranks_.data() + remote_offsets_[i + 1]};
+    }
+    std::uint32_t remote_begin(local_index i) const { return remote_offsets_[i]; }
+
+    // Own targets: delivered at the next poll or synchronize, without a message.
+    void queue_local(local_index i, step_type step) {
+        if (local_slot_[i] != no_slot) {
+            local_pending_.push_back({local_slot_[i], step});
+            ++spikes_local_;
+        }
+    }
+    void deliver_local(spike_sink& sink);
+
+    void maybe_sleep(); // the slow-rank test hook
+
+    std::map<std::string, double> common_counters() const;
+    std::map<std::string, double> common_properties() const;
+    std::map<std::string, double> common_memory() const;
+
+    struct slot_step {
+        std::uint32_t slot;
+        step_type step;
+    };
+
+    context* comm_ = nullptr;
+    const distribution* cells_ = nullptr;
+    int me_ = 0, ranks_ = 1;
+    step_type m_ = 1, half_ = 1;
+    int k_ = 1;
+    int phases_ = 1;
+    bool measure_wait_ = true;
+    std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
+
+    std::vector<gid_type> sources_copy_; // kept only for the "sorted" lookup (it refers to it)
+    std::unique_ptr<source_lookup> lookup_;
+    target_ranks targets_;
+    std::vector<std::uint32_t> local_slot_; // per local cell: table slot of its local targets
+    std::vector<std::uint32_t> remote_offsets_;
+    std::vector<int> remote_ranks_;
+    std::vector<slot_step> local_pending_;
+    std::int64_t max_fanout_ = 0; // max over ranks of a cell's target ranks
+
+    int slow_rank_ = -1;
+    double slow_seconds_ = 0.0;
+    bool slow_pending_ = false;
+
+    std::uint64_t spikes_local_ = 0;   // spikes delivered on the own rank without a message
+    std::uint64_t spikes_matched_ = 0; // arrivals handed to the sink
+};
+
+// multisend and persistent.
+class message_exchange: public point_to_point_base {
+public:
+    ~message_exchange() override;
+
+    void setup(const exchange_setup& s) override;
+    void spike_emitted(gid_type gid, step_type step) override;
+    void poll(spike_sink& sink) override;
+    void synchronize(step_type step, step_type due, spike_sink& sink) override;
+    void verify_conservation() override;
+    std::map<std::string, double> counters() const override;
+    std::map<std::string, double> properties() const override;
+    std::map<std::string, double> memory_bytes() const override;
+
+    // For tests: the relay plan (empty unless phases = 2).
+    const relay_plan& relays() const { return plan_; }
+
+protected:
+    // Phase-one send of local cell i's spike to `ranks` (its remote target ranks, or its
+    // relays). Default: one pooled MPI_Isend per rank.
+    virtual void send_phase_one(local_index i, const spike_message& msg, std::span<const int> ranks);
+    virtual void setup_sends() {}
+    virtual void reclaim_sends() { reclaim_pool(); }
+    virtual void extra_counters(std::map<std::string, double>&) const {}
+    virtual std::size_t extra_memory() const { return 0; }
+    virtual bool sends_pending() const { return !active_.empty(); }
+
+    // Bounded pool of in-flight MPI_Isend requests (exchange.max_pending_sends): a send
+    // first reclaims completed requests and, if the pool is still full, polls incoming
+    // messages (so that two ranks waiting on each other still progress) until one completes.
+    void isend_pooled(int dest, const spike_message& msg);
+    void reclaim_pool();
+
+    // Receives whatever has arrived (MPI_Iprobe + MPI_Recv), counts it, and queues it.
+    void receive_pending();
+    // Looks up, buffers per sub-interval, and forwards (relays) the queued messages.
+    void process_inbox();
+    void forward(std::uint32_t slot, const spike_message& msg);
+    void flush_deferred(std::int64_t limit);
+    bool forward_now(std::int64_t sub) const { return k_ == 1 || sub < current_sub_; }
+    void deliver_arrivals(spike_sink& sink);
+
+    void count_sent(std::int64_t sub, std::uint64_t n);
+    void count_received(std::int64_t sub, std::uint64_t n);
+
+    struct tally {
+        std::int64_t sent = 0, received = 0;
+    };
+    std::map<std::int64_t, tally> open_; // per sub-interval not yet settled
+    tally settled_;                       // sums over settled sub-intervals
+    std::uint64_t messages_ = 0, bytes_ = 0, rounds_ = 0, iterations_ = 0;
+    std::uint64_t received_ = 0, phase_two_sent_ = 0, relayed_ = 0, sends_blocked_ = 0;
+
+    relay_plan plan_;
+    std::vector<spike_message> inbox_, work_;
+    std::vector<slot_step> arrivals_[2]; // per sub-interval parity (A, B)
+    struct deferred_forward {
+        std::uint32_t slot;
+        spike_message msg;
+    };
+    std::vector<deferred_forward> deferred_;
+
+    struct pooled_send {
+        spike_message msg;
+        request req;
+    };
+    std::vector<pooled_send> pool_;
+    std::vector<std::uint32_t> free_, active_;
+};
+
+} // namespace spikex

@@ -1,0 +1,291 @@
+// Exchange "rma" — the modern analogue of the Blue Gene/P DMA engine behind DCMF_Multicast
+// (Hines, Kumar & Schürmann 2011, sections Multisend and Discussion: transfer "takes place
+// in the background without affecting normal CPU computation"): one-sided MPI_Put, passive
+// target.
+//
+// Algorithm: every rank exposes a window with one slot per remote source it needs (per
+//   source rank, in the order of its target-rank request list, so a source rank addresses
+//   its cell's slot as base + position, no lookup); a slot is a ring of
+//   exchange.rma_slot_spikes entries of 16 bytes (step, sequence number). When a cell
+//   fires, the source rank MPI_Puts (step, sequence) into the cell's slot on each target
+//   rank, inside one MPI_Win_lock_all epoch that lasts the whole run. At every
+//   (sub-)interval end: MPI_Win_flush_all (my puts are complete at their targets),
+//   MPI_Barrier, MPI_Win_sync, each rank scans its slots for new sequence numbers, then
+//   MPI_Allreduce of (puts, entries read, deferred) makes the counts consistent: equal, or
+//   repeat. A cell that fires more often than its ring holds between two ends defers the
+//   extra spikes to the loop (written after everyone has read, then flush + barrier).
+// Cost per interval (P ranks, N cells, rate r, T = M dt, F = remote target ranks of a cell,
+//   S = remote sources with targets on a rank, k sub-intervals): N r T F puts of 16 bytes
+//   in total, as multisend; per sub-interval one flush, one barrier, one MPI_Allreduce of 3
+//   int64, and a scan of S slots per rank — the receiver has no notification, so the scan
+//   is O(S) (<= N) per sub-interval whether spikes came or not.
+// Memory: the window, 16 * rma_slot_spikes * S bytes per rank, plus 12 bytes per slot of
+//   receive state, 12 bytes per local cell of send state, target-rank lists, the lookup.
+// Ordering: none needed (canonical delivery in the engine). exchange.subintervals = 2 is
+//   accepted (every end flushes and reads everything, so it only adds ends);
+//   exchange.phases = 2 is refused (the relay is a multisend variant).
+// Limits (docs/methods/rma.md): Open MPI 4.1's default one-sided component (osc/rdma) cannot
+//   create a window on a single process (only the `self` BTL is loaded): with P = 1 there is
+//   nothing remote and no window is created.
+#include <deque>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/exchange/point_to_point.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+
+namespace spikex {
+namespace {
+
+struct rma_entry {
+    std::int64_t step;
+    std::uint64_t sequence; // 1 + index of the spike among all spikes of its source; 0: empty
+};
+static_assert(sizeof(rma_entry) == 16);
+
+class rma_exchange final: public point_to_point_base {
+public:
+    std::string name() const override { return "rma"; }
+
+    ~rma_exchange() override {
+        if (!has_window_ || mpi_finalized()) return; // at interpreter exit MPI is already gone
+        try {
+            comm_->unlock_all(window_);
+            comm_->window_free(window_); // collective: every rank destroys its engine alike
+        } catch (...) {
+        }
+    }
+
+    void setup(const exchange_setup& s) override {
+        setup_common(s);
+        if (phases_ != 1) {
+            throw user_error("exchange.phases = " + std::to_string(phases_) +
+                             ": the two-phase relay is a variant of exchange.method = \"multisend\"; "
+                             "\"rma\" puts every spike into its target ranks' windows itself (use phases = 1)");
+        }
+        slot_spikes_ = s.options.rma_slot_spikes;
+        if (slot_spikes_ < 1) {
+            throw user_error("exchange.rma_slot_spikes = " + std::to_string(slot_spikes_) + ": must be >= 1");
+        }
+        slot_bytes_ = static_cast<std::uint64_t>(slot_spikes_) * sizeof(rma_entry);
+
+        // Receive side: one slot per remote source, grouped by source rank in request order.
+        const auto& from = targets_.requested_from();
+        std::vector<std::uint64_t> region(ranks_, 0);
+        std::uint64_t slots = 0;
+        for (int r = 0; r < ranks_; ++r) {
+            region[r] = slots;
+            if (r != me_) slots += from[r];
+        }
+        slot_source_.assign(slots, 0);
+        {
+            std::vector<std::uint64_t> fill(region);
+            const auto& sources = s.table.sources();
+            for (std::uint32_t slot = 0; slot < sources.size(); ++slot) {
+                int r = s.cells.rank_of(sources[slot]);
+                if (r != me_) slot_source_[fill[r]++] = slot;
+            }
+        }
+        consumed_.assign(slots, 0);
+        memory_.assign(slots * slot_spikes_, rma_entry{0, 0});
+
+        // Send side: where my region starts in each target's window.
+        std::vector<std::uint64_t> mine(ranks_);
+        for (int r = 0; r < ranks_; ++r) mine[r] = region[r] * slot_bytes_;
+        base_on_.assign(ranks_, 0);
+        s.comm.alltoall(mine.data(), sizeof(std::uint64_t), base_on_.data());
+        const auto local = targets_.cells();
+        sequence_.assign(local, 0);
+        since_end_.assign(local, 0);
+
+        if (ranks_ > 1) {
+            void* base = memory_.empty() ? static_cast<void*>(&dummy_) : static_cast<void*>(memory_.data());
+            window_ = s.comm.window_create(base, memory_.size() * sizeof(rma_entry));
+            has_window_ = true;
+            s.comm.lock_all(window_);
+        }
+    }
+
+    void spike_emitted(gid_type gid, step_type step) override {
+        const local_index i = cells_->local_of(gid);
+        queue_local(i, step);
+        if (remote(i).empty()) return;
+        if (since_end_[i] >= static_cast<std::uint32_t>(slot_spikes_)) {
+            deferred_.push_back({i, step}); // the ring is full until the next end
+            ++deferrals_;
+            return;
+        }
+        write(i, step);
+    }
+
+    void poll(spike_sink& sink) override {
+        maybe_sleep();
+        deliver_local(sink);
+    }
+
+    void synchronize(step_type step, step_type, spike_sink& sink) override {
+        deliver_local(sink);
+        {
+            scoped_timer t(exchange_s_);
+            if (has_window_) comm_->flush_all(window_);
+            outbox_.clear();
+        }
+        if (measure_wait_) {
+            scoped_timer t(wait_s_);
+            comm_->barrier();
+        } else {
+            scoped_timer t(exchange_s_);
+            comm_->barrier();
+        }
+        scoped_timer t(exchange_s_);
+        for (std::uint64_t round = 0;; ++round) {
+            // Everyone flushed before the barrier: all puts so far are in the windows.
+            if (has_window_) {
+                comm_->window_sync(window_);
+                scan(sink);
+            }
+            std::int64_t v[3] = {static_cast<std::int64_t>(puts_), static_cast<std::int64_t>(read_),
+                                 static_cast<std::int64_t>(deferred_.size())};
+            comm_->allreduce_sum(v, 3);
+            ++rounds_;
+            if (v[0] == v[1] && v[2] == 0) break;
+            ++iterations_;
+            if (v[1] > v[0] || round > max_rounds) {
+                throw internal_error("rma: " + std::to_string(v[0]) + " spikes put, " + std::to_string(v[1]) +
+                                     " read from the windows after " + std::to_string(round + 1) + " rounds");
+            }
+            if (v[0] == v[1]) {
+                // Everything written has been read (and nobody reads until the next
+                // barrier): the rings are free again for the deferred spikes.
+                reset_rings();
+                write_deferred();
+            }
+            if (has_window_) comm_->flush_all(window_);
+            outbox_.clear();
+            comm_->barrier();
+        }
+        reset_rings();
+        current_sub_ = sub_of(step);
+        slow_pending_ = slow_rank_ >= 0;
+    }
+
+    void verify_conservation() override {
+        std::int64_t v[3] = {static_cast<std::int64_t>(puts_), static_cast<std::int64_t>(read_),
+                             static_cast<std::int64_t>(deferred_.size())};
+        comm_->allreduce_sum(v, 3);
+        if (v[0] != v[1] || v[2] != 0) {
+            throw internal_error("rma: " + std::to_string(v[0]) + " spikes put, " + std::to_string(v[1]) +
+                                 " read, " + std::to_string(v[2]) + " deferred");
+        }
+    }
+
+    std::map<std::string, double> counters() const override {
+        auto out = common_counters();
+        out["messages_sent"] = double(puts_);
+        out["bytes_sent"] = double(puts_ * sizeof(rma_entry));
+        out["rounds"] = double(rounds_);
+        out["conservation_iterations"] = double(iterations_);
+        out["spikes_sent"] = double(puts_);
+        out["spikes_received"] = double(read_);
+        out["slots_scanned"] = double(scanned_);
+        out["ring_full_deferrals"] = double(deferrals_);
+        return out;
+    }
+
+    std::map<std::string, double> properties() const override {
+        auto out = common_properties();
+        out["rma_slot_spikes"] = double(slot_spikes_);
+        return out;
+    }
+
+    std::map<std::string, double> memory_bytes() const override {
+        auto out = common_memory();
+        out["window"] = double(memory_.capacity() * sizeof(rma_entry));
+        out["exchange_buffers"] =
+            double(consumed_.capacity() * sizeof(std::uint64_t) + slot_source_.capacity() * sizeof(std::uint32_t) +
+                   sequence_.capacity() * sizeof(std::uint64_t) + since_end_.capacity() * sizeof(std::uint32_t) +
+                   outbox_.size() * sizeof(rma_entry) + deferred_.capacity() * sizeof(pending) +
+                   local_pending_.capacity() * sizeof(slot_step) + base_on_.capacity() * sizeof(std::uint64_t));
+        return out;
+    }
+
+private:
+    struct pending {
+        local_index cell;
+        step_type step;
+    };
+    static constexpr std::uint64_t max_rounds = 1u << 20;
+
+    void write(local_index i, step_type step) {
+        scoped_timer t(send_s_);
+        const std::uint64_t j = sequence_[i]++;
+        if (since_end_[i]++ == 0) touched_.push_back(i);
+        outbox_.push_back({step, j + 1}); // must stay in place until the next flush
+        const rma_entry* entry = &outbox_.back();
+        const std::uint64_t within = (j % slot_spikes_) * sizeof(rma_entry);
+        auto ranks = targets_.of(i);
+        auto positions = targets_.positions(i);
+        std::uint64_t n = 0;
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+            if (ranks[k] == me_) continue;
+            comm_->put(entry, sizeof(rma_entry), ranks[k], base_on_[ranks[k]] + positions[k] * slot_bytes_ + within,
+                       window_);
+            ++n;
+        }
+        puts_ += n;
+    }
+
+    void write_deferred() {
+        std::size_t keep = 0;
+        for (std::size_t k = 0; k < deferred_.size(); ++k) {
+            const auto d = deferred_[k];
+            if (since_end_[d.cell] < static_cast<std::uint32_t>(slot_spikes_)) write(d.cell, d.step);
+            else deferred_[keep++] = d;
+        }
+        deferred_.resize(keep);
+    }
+
+    void reset_rings() {
+        for (auto i: touched_) since_end_[i] = 0;
+        touched_.clear();
+    }
+
+    // Reads every slot's new entries, in sequence order.
+    void scan(spike_sink& sink) {
+        const auto slots = consumed_.size();
+        scanned_ += slots;
+        for (std::size_t w = 0; w < slots; ++w) {
+            const rma_entry* ring = &memory_[w * slot_spikes_];
+            for (;;) {
+                const std::uint64_t next = consumed_[w];
+                const rma_entry& e = ring[next % slot_spikes_];
+                if (e.sequence != next + 1) break;
+                consumed_[w] = next + 1;
+                ++read_;
+                ++spikes_matched_;
+                sink.deliver_source(slot_source_[w], e.step);
+            }
+        }
+    }
+
+    int slot_spikes_ = 2;
+    std::uint64_t slot_bytes_ = 32;
+    window window_{};
+    bool has_window_ = false;
+    std::int64_t dummy_ = 0;
+    std::vector<rma_entry> memory_;          // the window: slots * slot_spikes entries
+    std::vector<std::uint64_t> consumed_;    // per window slot: entries read so far
+    std::vector<std::uint32_t> slot_source_; // per window slot: connection-table slot
+    std::vector<std::uint64_t> base_on_;     // per rank: byte offset of my region in its window
+    std::vector<std::uint64_t> sequence_;    // per local cell: spikes written so far
+    std::vector<std::uint32_t> since_end_;   // per local cell: spikes written since the last end
+    std::vector<local_index> touched_;
+    std::deque<rma_entry> outbox_; // origin buffers of puts not yet flushed (stable addresses)
+    std::vector<pending> deferred_;
+    std::uint64_t puts_ = 0, read_ = 0, rounds_ = 0, iterations_ = 0, scanned_ = 0, deferrals_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<spike_exchange> make_rma_exchange() { return std::make_unique<rma_exchange>(); }
+
+} // namespace spikex

@@ -1,0 +1,202 @@
+// Exchange "routed" — Garg & Sabharwal, sections 4.1-4.3 (aggregation and dimension-
+// ordered software routing over a logical process grid), applied to spike exchange.
+//
+// Algorithm: at set-up every rank learns, for each of its cells, the ranks that hold its
+//   targets (target_ranks: one Alltoall + one Alltoallv). A spike (gid, step) becomes one
+//   12-byte item per target rank, put into the route library's bucket of its next-hop
+//   router; poll() feeds spikes in each step and routes what arrives (full buckets leave
+//   at once, overlapping the interval's computation). At the interval end synchronize()
+//   flushes; routers forward hop by hop (<= d hops) until a termination wave shows every
+//   item delivered. Each rank delivers what reaches it: source lookup, deliver_source.
+// Cost per interval (S = N r M dt spikes, k target ranks per spike, grid D_0 x ... x
+//   D_{d-1}, h = sum_i (1 - 1/D_i) mean hops, c = floor(budget / sum_i D_i) items per
+//   bucket): S k items, 12 S k h / P bytes sent per rank; per rank at least one message to
+//   each partner with traffic (<= sum_i (D_i - 1) partners, not P - 1) and >= 12 S k h /
+//   (P c) messages; 1 or more 16-byte non-blocking allreduces (termination waves, "rounds").
+// Memory: the route budget (12 * budget bytes of buckets), the route table (2 P bytes),
+//   target ranks (8 bytes per (cell, target rank) pair), the source lookup, pending spikes.
+// Ordering: none; the engine sorts each step's deliveries into canonical order. Items of
+//   the next interval may be delivered early (while this rank is still synchronizing).
+#include <cstdlib>
+#include <cstring>
+
+#include "spikex/connections/source_lookup.hpp"
+#include "spikex/connections/target_ranks.hpp"
+#include "spikex/core/errors.hpp"
+#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+#include "spikex/route/router.hpp"
+
+namespace spikex {
+namespace {
+
+// Wire format of one item: [destination rank][source gid][step, low 32 bits], uint32 LE.
+// The receiver rebuilds the step from its own: items are never 2^31 steps away from it.
+constexpr std::size_t item_bytes = 12;
+constexpr int route_tag = 21000;
+
+class routed_exchange final: public spike_exchange {
+public:
+    std::string name() const override { return "routed"; }
+
+    void setup(const exchange_setup& s) override {
+        comm_ = &s.comm;
+        cells_ = &s.cells;
+        me_ = s.comm.rank();
+        // Checked identically on every rank before the first collective.
+        grid_ = make_process_grid(s.comm.size(), s.options.route_dims, "exchange.route_dims", s.options.route_budget);
+        std::string problem = budget_problem(grid_, s.options.route_budget);
+        if (!problem.empty()) {
+            throw user_error("exchange.route_budget = " + std::to_string(s.options.route_budget) + ": " + problem);
+        }
+        budget_ = s.options.route_budget;
+        measure_wait_ = s.options.measure_wait;
+        targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
+        lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
+        sent_to_.assign(s.comm.size(), 0);
+        router_ = std::make_unique<router>(
+            s.comm, grid_, router_options{item_bytes, budget_, route_tag},
+            [](const unsigned char* item) {
+                std::uint32_t destination;
+                std::memcpy(&destination, item, sizeof destination);
+                return static_cast<int>(destination);
+            },
+            [this](const unsigned char* item) { arrive(item); });
+    }
+
+    void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
+
+    void poll(spike_sink& sink) override {
+        sink_ = &sink;
+        feed();
+        router_->progress();
+        sink_ = nullptr;
+    }
+
+    void synchronize(step_type step, step_type, spike_sink& sink) override {
+        reference_step_ = step;
+        if (measure_wait_) {
+            scoped_timer t(wait_s_);
+            comm_->barrier();
+        }
+        scoped_timer t(exchange_s_);
+        sink_ = &sink;
+        while (!feed()) router_->progress();
+        router_->finish();
+        sink_ = nullptr;
+    }
+
+    void verify_conservation() override {
+        // Items meant for each rank, summed over senders, against what each rank received.
+        std::vector<std::int64_t> meant(sent_to_.begin(), sent_to_.end());
+        comm_->allreduce_sum(meant.data(), static_cast<int>(meant.size()));
+        std::int64_t wrong = std::abs(meant[me_] - static_cast<std::int64_t>(received_)) +
+                             static_cast<std::int64_t>(pending_.size());
+        std::int64_t worst = comm_->allreduce_max(wrong);
+        high_water_ = comm_->allreduce_max(static_cast<std::int64_t>(router_->counters().buffered_high_water));
+        if (worst != 0) {
+            throw internal_error("routed: items meant for rank " + std::to_string(me_) + " (" +
+                                 std::to_string(meant[me_]) + ") != items received (" + std::to_string(received_) +
+                                 "), or spikes left unsent; worst difference over ranks " + std::to_string(worst));
+        }
+    }
+
+    std::map<std::string, double> counters() const override {
+        if (!router_) return {{"messages_sent", 0.0}, {"bytes_sent", 0.0}, {"rounds", 0.0}}; // before set-up
+        const auto& c = router_->counters();
+        return {{"messages_sent", double(c.messages_sent)},
+                {"bytes_sent", double(c.bytes_sent)},
+                {"rounds", double(c.waves)},
+                {"spikes_sent", double(spikes_sent_)},
+                {"items_sent", double(c.items_injected)},
+                {"spikes_received", double(received_)},
+                {"spikes_matched", double(received_)},
+                {"hops", double(c.items_sent)},
+                {"forwarded", double(c.items_forwarded)},
+                {"full_sends", double(c.full_sends)},
+                {"flush_sends", double(c.flush_sends)},
+                {"messages_received", double(c.messages_received)}};
+    }
+
+    std::map<std::string, double> properties() const override {
+        if (!router_) return {};
+        std::map<std::string, double> out = {{"route_dimensions", double(grid_.dimensions())},
+                                             {"route_ragged", grid_.ragged() ? 1.0 : 0.0},
+                                             {"route_budget", double(budget_)},
+                                             {"route_bucket_capacity", double(router_->bucket_capacity())},
+                                             {"route_max_hops", double(grid_.max_hops())},
+                                             {"route_buffer_high_water", double(high_water_)},
+                                             {"entry_bytes", double(item_bytes)}};
+        for (int i = 0; i < grid_.dimensions(); ++i) out["route_dim_" + std::to_string(i)] = double(grid_.dim(i));
+        return out;
+    }
+
+    std::map<std::string, double> memory_bytes() const override {
+        if (!router_) return {};
+        return {{"exchange_buffers", double(router_->memory_bytes() - router_->table().bytes() +
+                                            pending_.capacity() * sizeof(spike))},
+                {"lookup_tables", double((lookup_ ? lookup_->bytes() : 0) + router_->table().bytes())},
+                {"targets", double(targets_.bytes())}};
+    }
+
+private:
+    // Moves pending spikes into the router, one item per target rank, until a bucket is
+    // in flight. Returns whether everything went in.
+    bool feed() {
+        while (head_ < pending_.size()) {
+            const spike& s = pending_[head_];
+            auto ranks = targets_.of(cells_->local_of(s.gid));
+            for (; fan_ < ranks.size(); ++fan_) {
+                std::uint32_t item[3] = {static_cast<std::uint32_t>(ranks[fan_]), s.gid,
+                                         static_cast<std::uint32_t>(s.step)};
+                if (!router_->try_inject(item)) return false;
+                ++sent_to_[ranks[fan_]];
+            }
+            fan_ = 0;
+            ++head_;
+            ++spikes_sent_;
+        }
+        pending_.clear();
+        head_ = 0;
+        return true;
+    }
+
+    void arrive(const unsigned char* item) {
+        std::uint32_t words[3];
+        std::memcpy(words, item, item_bytes);
+        step_type step = reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
+        ++received_;
+        std::uint32_t slot = lookup_->find(words[1]);
+        if (slot == no_slot || sink_ == nullptr) {
+            throw internal_error("routed: spike of gid " + std::to_string(words[1]) + " reached rank " +
+                                 std::to_string(me_) + (slot == no_slot ? ", which holds none of its targets"
+                                                                        : " outside poll/synchronize"));
+        }
+        sink_->deliver_source(slot, step);
+    }
+
+    context* comm_ = nullptr;
+    const distribution* cells_ = nullptr;
+    int me_ = 0;
+    process_grid grid_;
+    std::int64_t budget_ = 1024;
+    bool measure_wait_ = true;
+    target_ranks targets_;
+    std::unique_ptr<source_lookup> lookup_;
+    std::unique_ptr<router> router_;
+
+    std::vector<spike> pending_;
+    std::size_t head_ = 0, fan_ = 0; // next pending spike, next of its target ranks
+    spike_sink* sink_ = nullptr;
+    step_type reference_step_ = 0;
+
+    std::vector<std::uint64_t> sent_to_; // items injected per destination rank
+    std::uint64_t received_ = 0, spikes_sent_ = 0;
+    std::int64_t high_water_ = 0; // max over ranks, known after verify_conservation
+};
+
+} // namespace
+
+std::unique_ptr<spike_exchange> make_routed_exchange() { return std::make_unique<routed_exchange>(); }
+
+} // namespace spikex

@@ -1,0 +1,79 @@
+// gups driver: set-up outside the timed part, the timed algorithm between two barriers,
+// verification, and the reduction of every rank's counts (see gups.hpp).
+#include "spikex/gups/gups.hpp"
+
+#include "spikex/core/errors.hpp"
+#include "spikex/instrument/stopwatch.hpp"
+#include "spikex/route/router.hpp"
+
+namespace spikex {
+
+namespace {
+
+std::int64_t nanoseconds(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
+
+} // namespace
+
+gups_result run_gups(context& comm, const gups_options& options) {
+    const int ranks = comm.size(), me = comm.rank();
+    gups_result result;
+    result.ranks = ranks;
+    result.algorithm = options.algorithm;
+
+    // Every check before the first collective, identical on all ranks.
+    if (options.algorithm != "baseline" && options.algorithm != "routed") {
+        throw user_error("--algorithm = \"" + options.algorithm + "\": must be \"baseline\" or \"routed\"");
+    }
+    if (options.budget < 1) {
+        throw user_error("--budget = " + std::to_string(options.budget) + ": must be >= 1");
+    }
+    if (options.poll_every < 1) throw user_error("poll_every must be >= 1");
+    if (options.algorithm == "routed") {
+        process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget);
+        std::string problem = budget_problem(grid, options.budget);
+        if (!problem.empty()) throw user_error("--budget = " + std::to_string(options.budget) + ": " + problem);
+        result.dims = grid.dims();
+        result.bucket_capacity = options.budget / grid.buckets();
+    } else {
+        result.bucket_capacity = options.budget;
+    }
+
+    double start = wall_seconds();
+    gups_table table(options.log2_table, ranks, me);
+    block_split updates{4 * table.size(), ranks};
+    result.table_size = table.size();
+    result.updates = updates.total;
+    result.init_seconds = wall_seconds() - start;
+
+    update_stream stream(updates.first(me), updates.count(me), me == 0 ? options.corrupt_updates : 0);
+    comm.barrier();
+    start = wall_seconds();
+    gups_counts counts = options.algorithm == "baseline" ? gups_baseline(comm, table, stream, options)
+                                                         : gups_routed(comm, table, stream, options);
+    comm.barrier();
+    result.seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
+
+    std::int64_t sums[8] = {std::int64_t(counts.local_updates), std::int64_t(counts.messages_sent),
+                            std::int64_t(counts.bytes_sent),    std::int64_t(counts.updates_sent),
+                            std::int64_t(counts.forwarded),     std::int64_t(counts.send_tests),
+                            std::int64_t(counts.send_tests_pending), std::int64_t(counts.rounds)};
+    comm.allreduce_sum(sums, 8);
+    result.counts = {std::uint64_t(sums[0]), std::uint64_t(sums[1]), std::uint64_t(sums[2]),
+                     std::uint64_t(sums[3]), std::uint64_t(sums[4]), std::uint64_t(sums[5]),
+                     std::uint64_t(sums[6]), std::uint64_t(sums[7]),
+                     std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water)))};
+    // Termination waves are collective: every rank made the same number.
+    result.counts.rounds /= static_cast<std::uint64_t>(ranks);
+
+    if (options.verify) {
+        start = wall_seconds();
+        gups_reapply(comm, table, updates.first(me), updates.count(me), updates.count(0));
+        result.errors = static_cast<std::uint64_t>(comm.allreduce_sum(std::int64_t(table.count_errors())));
+        result.verify_seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
+        result.verified = true;
+        result.passed = result.errors * 100 <= result.table_size; // at most 1% of the words
+    }
+    return result;
+}
+
+} // namespace spikex

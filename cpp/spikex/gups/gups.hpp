@@ -1,0 +1,91 @@
+#pragma once
+// gups: HPCC MPIRandomAccess (Garg & Sabharwal, sections 2, 4 and 6), two algorithms.
+//
+// Algorithm: a table of N = 2^k words over P ranks (gups_table), initialised outside the
+//   timed part; each rank takes its contiguous piece of the one global stream of 4 N updates
+//   (hpcc_stream) and every update a becomes T[a & (N - 1)] ^= a on the owning rank. At most
+//   `budget` (1024, the benchmark's rule) updates are looked ahead or buffered per rank.
+//   baseline: a bucket per destination, the fullest sent when `budget` are pending, one send
+//   in flight (the reference implementation's scheme, section 6.1). routed: the route
+//   library over any grid (section 4.3). Verification regenerates the stream and re-applies
+//   it with a bulk-synchronous exchange; pass when at most 1% of the words differ from i.
+// Messages and bytes: baseline ~ 4 N (1 - 1/P) / (P b) messages per rank of b updates
+//   (b shrinks with P, the paper's Table 3), 8 bytes per update; routed: 4 N h / P item
+//   transmissions per rank (h = sum_i (1 - 1/D_i) hops), in buckets of budget / sum_i D_i.
+// Memory: the table (8 N / P bytes per rank) + budget updates of buffers + the route table.
+// Ordering guarantee: none needed (XOR commutes).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spikex/comm/context.hpp"
+#include "spikex/gups/gups_table.hpp"
+#include "spikex/gups/hpcc_stream.hpp"
+
+namespace spikex {
+
+struct gups_options {
+    int log2_table = 20;
+    std::string algorithm = "routed"; // "baseline" | "routed"
+    std::string dims = "auto";        // routed: grid shape (route library)
+    std::int64_t budget = 1024;       // updates looked ahead or buffered per rank
+    std::int64_t corrupt_updates = 0; // tests only: rank 0 applies its first K updates wrong
+    bool verify = true;
+    int poll_every = 16; // updates generated between two receive polls
+};
+
+// Additive counts of one rank's timed run (summed over ranks by run_gups).
+struct gups_counts {
+    std::uint64_t local_updates = 0;      // applied where they were generated
+    std::uint64_t messages_sent = 0;
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t updates_sent = 0;       // update transmissions (hops for routed)
+    std::uint64_t forwarded = 0;          // routed: updates received and sent on
+    std::uint64_t send_tests = 0;         // completion tests of an earlier send...
+    std::uint64_t send_tests_pending = 0; // ...that found it unfinished (send blocking factor)
+    std::uint64_t rounds = 0;             // routed: termination waves
+    std::uint64_t buffered_high_water = 0; // max over ranks, not summed
+};
+
+struct gups_result {
+    int ranks = 1;
+    std::string algorithm;
+    std::vector<int> dims; // routed
+    std::int64_t bucket_capacity = 0;
+    std::uint64_t table_size = 0, updates = 0, errors = 0;
+    bool verified = false, passed = false;
+    double seconds = 0, init_seconds = 0, verify_seconds = 0;
+    gups_counts counts;
+};
+
+// Collective. Throws user_error for bad options (identically on every rank).
+gups_result run_gups(context& comm, const gups_options& options);
+
+// The updates of one rank: its piece of the global stream, optionally corrupted.
+class update_stream {
+public:
+    update_stream(std::uint64_t first, std::uint64_t count, std::uint64_t corrupt = 0):
+        value_(hpcc_starts(static_cast<std::int64_t>(first))), left_(count), corrupt_(std::min(corrupt, count)) {}
+    bool done() const { return left_ == 0; }
+    std::uint64_t left() const { return left_; }
+    std::uint64_t next() {
+        value_ = hpcc_next(value_);
+        --left_;
+        if (corrupt_ == 0) return value_;
+        --corrupt_;
+        return value_ ^ (std::uint64_t(1) << 63); // same word (low bits), wrong value
+    }
+
+private:
+    std::uint64_t value_, left_, corrupt_;
+};
+
+// The timed part of each algorithm on one rank: apply the updates of `stream`.
+gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
+gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
+// Bulk-synchronous re-application of every rank's piece of the stream (verification).
+void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count,
+                  std::uint64_t max_count);
+
+} // namespace spikex

@@ -1,0 +1,110 @@
+// gups --algorithm baseline: the scheme of the HPCC MPIRandomAccess reference code as the
+// paper describes it (Garg & Sabharwal, sections 2 and 6.1), written for spikex.
+//
+// Algorithm: local updates are applied at once; a remote update goes into the bucket of its
+//   destination rank (a heap keyed by bucket size finds the fullest). When `budget` updates
+//   are pending, the fullest bucket is sent, but only once the previous send has completed
+//   (one MPI_Isend in flight); meanwhile arriving messages are received and applied. At the
+//   end every bucket is sent, then an empty message to every rank says "done": MPI's
+//   per-pair order (non-overtaking) guarantees it arrives after that rank's updates, and
+//   with no forwarding that is all a rank needs to know. A rank stops after P - 1 "done".
+// Messages and bytes: per rank 4 N (1 - 1/P) / (P b) messages of b updates on average, b
+//   falling as P grows (budget / P buckets share the pending limit: the paper's Table 3);
+//   8 bytes per update, plus P - 1 empty messages.
+// Memory: buckets <= budget updates + the send buffer and the receive buffer (budget each).
+// Ordering guarantee: none needed (XOR commutes).
+#include <vector>
+
+#include "spikex/engine/indexed_min_heap.hpp"
+#include "spikex/gups/gups.hpp"
+
+namespace spikex {
+
+namespace {
+constexpr int baseline_tag = 21100;
+}
+
+gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
+    const int ranks = comm.size(), me = comm.rank();
+    const std::size_t budget = static_cast<std::size_t>(options.budget);
+    gups_counts counts;
+
+    std::vector<std::vector<std::uint64_t>> buckets(ranks);
+    indexed_min_heap fullest(ranks); // key = -(bucket size): the top is the fullest bucket
+    std::size_t pending = 0;
+    std::vector<std::uint64_t> send_buffer(budget), receive_buffer(budget);
+    request sending;
+    int done_received = 0;
+
+    auto receive_all = [&] {
+        probe_result found;
+        while (comm.iprobe(any_source, baseline_tag, found)) {
+            comm.recv(found.source, baseline_tag, receive_buffer.data(), found.bytes);
+            if (found.bytes == 0) {
+                ++done_received;
+                continue;
+            }
+            std::size_t n = found.bytes / sizeof(std::uint64_t);
+            for (std::size_t i = 0; i < n; ++i) table.apply(receive_buffer[i]);
+        }
+    };
+    // True when the previous send has completed (the reference tests it before each send).
+    auto send_free = [&] {
+        if (!sending.active) return true;
+        ++counts.send_tests;
+        if (comm.test(sending)) return true;
+        ++counts.send_tests_pending;
+        return false;
+    };
+    auto send_fullest = [&] {
+        int destination = static_cast<int>(fullest.top());
+        auto& bucket = buckets[destination];
+        std::copy(bucket.begin(), bucket.end(), send_buffer.begin());
+        std::size_t bytes = bucket.size() * sizeof(std::uint64_t);
+        sending = comm.isend(destination, baseline_tag, send_buffer.data(), bytes);
+        ++counts.messages_sent;
+        counts.bytes_sent += bytes;
+        counts.updates_sent += bucket.size();
+        pending -= bucket.size();
+        bucket.clear();
+        fullest.set(static_cast<local_index>(destination), 0);
+    };
+
+    std::uint64_t generated = 0;
+    while (!stream.done()) {
+        if (pending >= budget) {
+            if (send_free()) send_fullest();
+            else receive_all();
+            continue;
+        }
+        if (++generated % options.poll_every == 0) receive_all();
+        std::uint64_t update = stream.next();
+        int destination = table.owner(update);
+        if (destination == me) {
+            table.apply(update);
+            ++counts.local_updates;
+            continue;
+        }
+        auto& bucket = buckets[destination];
+        bucket.push_back(update);
+        ++pending;
+        counts.buffered_high_water = std::max<std::uint64_t>(counts.buffered_high_water, pending);
+        fullest.set(static_cast<local_index>(destination), -static_cast<step_type>(bucket.size()));
+    }
+    while (pending > 0) {
+        if (send_free()) send_fullest();
+        else receive_all();
+    }
+    while (!send_free()) receive_all();
+    std::vector<request> done(ranks);
+    for (int r = 0; r < ranks; ++r) {
+        if (r != me) done[r] = comm.isend(r, baseline_tag, nullptr, 0);
+    }
+    for (auto& d: done) {
+        while (!comm.test(d)) receive_all();
+    }
+    while (done_received < ranks - 1) receive_all();
+    return counts;
+}
+
+} // namespace spikex

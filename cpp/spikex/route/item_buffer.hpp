@@ -1,0 +1,55 @@
+#pragma once
+// route: a bucket of fixed-size items (Garg & Sabharwal, section 4.3: "a bucket for each
+// of its routing nodes ... three buckets that are used for receiving updates").
+//
+// Algorithm: a contiguous array of `capacity` items of `item_bytes` bytes. As a send
+//   bucket it is filled with push() and sent whole (its bytes are the message); as a
+//   receive buffer a message is received into it (filled()) and read with next()/advance()
+//   until drained, and only then refilled. The library never looks inside an item.
+// Messages and bytes: none by itself. Memory: capacity * item_bytes.
+// Ordering guarantee: items leave in the order they entered.
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+namespace spikex {
+
+class item_buffer {
+public:
+    item_buffer() = default;
+    item_buffer(std::size_t capacity, std::size_t item_bytes):
+        data_(capacity * item_bytes), capacity_(capacity), item_bytes_(item_bytes) {}
+
+    std::size_t capacity() const { return capacity_; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    bool full() const { return size_ == capacity_; }
+    std::size_t bytes() const { return size_ * item_bytes_; }
+    std::size_t capacity_bytes() const { return data_.size(); }
+    unsigned char* data() { return data_.data(); }
+    const unsigned char* data() const { return data_.data(); }
+
+    // Sending side.
+    void push(const void* item) {
+        std::memcpy(data_.data() + size_ * item_bytes_, item, item_bytes_);
+        ++size_;
+    }
+    void clear() { size_ = cursor_ = 0; }
+
+    // Receiving side: `count` items were written into data().
+    void filled(std::size_t count) {
+        size_ = count;
+        cursor_ = 0;
+    }
+    bool drained() const { return cursor_ == size_; }
+    std::size_t remaining() const { return size_ - cursor_; }
+    const unsigned char* next() const { return data_.data() + cursor_ * item_bytes_; }
+    void advance() { ++cursor_; }
+
+private:
+    std::vector<unsigned char> data_;
+    std::size_t capacity_ = 0, item_bytes_ = 0;
+    std::size_t size_ = 0, cursor_ = 0;
+};
+
+} // namespace spikex

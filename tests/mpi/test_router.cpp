@@ -1,0 +1,169 @@
+// route: random traffic between all pairs of ranks, on every grid shape that fits the job
+// (full, ragged, hypercube, one-dimensional), reaches every destination exactly once, and
+// no rank ever buffers more than its budget (the instrumented high-water mark). Run on
+// 1-8 ranks (cpp/CMakeLists.txt).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mpi_context_fixture.hpp"
+#include "spikex/core/errors.hpp"
+#include "spikex/route/router.hpp"
+
+using namespace spikex;
+
+namespace {
+
+struct test_item {
+    std::uint32_t destination, source, sequence, epoch, check;
+};
+static_assert(sizeof(test_item) == 20);
+
+std::uint32_t check_of(const test_item& it) {
+    return it.destination * 2654435761u ^ it.source * 40503u ^ it.sequence ^ it.epoch * 977u;
+}
+
+// Items rank s sends to rank t: uneven, some pairs none, rank 0 sends nothing at all.
+std::uint32_t items_between(int s, int t, int epoch) {
+    if (s == 0) return 0;
+    return static_cast<std::uint32_t>((s * 7 + t * 3 + epoch * 5) % 11) * 9;
+}
+
+struct traffic_result {
+    std::uint64_t high_water = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t forwarded = 0;
+};
+
+// One router on `dims`, `epochs` rounds of inject-all-then-finish; checks exactly-once.
+traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epochs, bool progress_while_injecting) {
+    context& comm = *test_context;
+    const int p = comm.size(), me = comm.rank();
+    process_grid grid = make_process_grid(p, dims, "dims");
+    // Items of the next epoch may arrive while this rank is still finishing the previous
+    // one (a faster rank has moved on): file arrivals by their epoch.
+    std::vector<std::vector<test_item>> arrived(epochs);
+    router r(
+        comm, grid, {sizeof(test_item), budget, 21000},
+        [](const unsigned char* item) {
+            std::uint32_t d;
+            std::memcpy(&d, item, sizeof d);
+            return static_cast<int>(d);
+        },
+        [&](const unsigned char* item) {
+            test_item it;
+            std::memcpy(&it, item, sizeof it);
+            ASSERT_LT(it.epoch, arrived.size());
+            arrived[it.epoch].push_back(it);
+        });
+    EXPECT_EQ(r.bucket_capacity(), static_cast<std::size_t>(budget / grid.buckets()));
+
+    std::mt19937 shuffle(1234 + me);
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+        std::vector<test_item> mine;
+        for (int t = 0; t < p; ++t) {
+            for (std::uint32_t k = 0; k < items_between(me, t, epoch); ++k) {
+                test_item it{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(me), k,
+                             static_cast<std::uint32_t>(epoch), 0};
+                it.check = check_of(it);
+                mine.push_back(it);
+            }
+        }
+        std::shuffle(mine.begin(), mine.end(), shuffle);
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            if (progress_while_injecting && i % 8 == 0) r.progress();
+            r.inject(&mine[i]);
+        }
+        r.finish();
+
+        // Exactly once: every (source, sequence) meant for this rank, nothing else.
+        std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+        for (const auto& it: arrived[epoch]) {
+            EXPECT_EQ(it.destination, static_cast<std::uint32_t>(me));
+            EXPECT_EQ(it.check, check_of(it)) << "item corrupted on the way";
+            EXPECT_TRUE(seen.insert({it.source, it.sequence}).second)
+                << "duplicate " << it.source << "/" << it.sequence << " on " << dims;
+        }
+        std::size_t expected = 0;
+        for (int s = 0; s < p; ++s) {
+            expected += items_between(s, me, epoch);
+            for (std::uint32_t k = 0; k < items_between(s, me, epoch); ++k) {
+                EXPECT_TRUE(seen.count({static_cast<std::uint32_t>(s), k}))
+                    << "lost item " << s << "/" << k << " -> " << me << " on " << dims << " epoch " << epoch;
+            }
+        }
+        EXPECT_EQ(arrived[epoch].size(), expected) << dims;
+    }
+    const auto& c = r.counters();
+    EXPECT_LE(c.buffered_high_water, static_cast<std::uint64_t>(budget)) << dims << ": over the budget";
+    EXPECT_EQ(c.finishes, static_cast<std::uint64_t>(epochs));
+    EXPECT_GE(c.waves, static_cast<std::uint64_t>(epochs));
+    // Collectively: items injected == items delivered.
+    std::int64_t totals[2] = {std::int64_t(c.items_injected), std::int64_t(c.items_delivered)};
+    comm.allreduce_sum(totals, 2);
+    EXPECT_EQ(totals[0], totals[1]);
+    return {c.buffered_high_water, c.messages_sent, c.items_forwarded};
+}
+
+// Shapes that fit the job: auto, one dimension, hypercube, and every 2-3 dimensional shape
+// of sides 2-4 (full or ragged).
+std::vector<std::string> shapes_for(int p) {
+    std::vector<std::string> shapes = {"auto", std::to_string(p)};
+    if (!hypercube_dims(p).empty() && p > 1) shapes.push_back("hypercube");
+    for (int a = 2; a <= 4; ++a) {
+        for (int b = 2; b <= 4; ++b) {
+            if (grid_problem(p, {a, b}).empty()) shapes.push_back(dims_text({a, b}));
+            for (int c = 2; c <= 3; ++c) {
+                if (grid_problem(p, {a, b, c}).empty()) shapes.push_back(dims_text({a, b, c}));
+            }
+        }
+    }
+    return shapes;
+}
+
+} // namespace
+
+TEST(router, all_pairs_traffic_arrives_exactly_once_on_every_shape) {
+    for (const auto& dims: shapes_for(test_context->size())) {
+        SCOPED_TRACE("dims " + dims);
+        run_traffic(dims, 1024, 2, true);
+    }
+}
+
+TEST(router, smallest_budget_never_overflows) {
+    // Buckets of one or two items: every bucket is constantly full or in flight, so
+    // receive buffers block and injection waits; still nothing is lost or over budget.
+    const int p = test_context->size();
+    for (const auto& dims: shapes_for(p)) {
+        SCOPED_TRACE("dims " + dims);
+        process_grid grid = make_process_grid(p, dims, "dims");
+        for (std::int64_t budget: {std::int64_t(grid.buckets()), std::int64_t(2 * grid.buckets() + 1)}) {
+            auto result = run_traffic(dims, budget, 1, false);
+            EXPECT_LE(result.high_water, static_cast<std::uint64_t>(budget));
+        }
+    }
+}
+
+TEST(router, forwards_through_routers_when_the_grid_has_several_dimensions) {
+    const int p = test_context->size();
+    if (p < 4) GTEST_SKIP() << "needs a two-dimensional grid";
+    auto result = run_traffic(dims_text({2, (p + 1) / 2}), 1024, 1, true); // ragged when p is odd
+    std::int64_t forwarded = test_context->allreduce_sum(static_cast<std::int64_t>(result.forwarded));
+    EXPECT_GT(forwarded, 0) << "some items must have taken two hops";
+}
+
+TEST(router, budget_below_one_item_per_bucket_is_a_user_error) {
+    context& comm = *test_context;
+    process_grid grid = make_process_grid(comm.size(), "auto", "dims");
+    auto nowhere = [](const unsigned char*) { return 0; };
+    auto ignore = [](const unsigned char*) {};
+    EXPECT_THROW(router(comm, grid, {8, grid.buckets() - 1, 21000}, nowhere, ignore), user_error);
+    EXPECT_NE(budget_problem(grid, grid.buckets() - 1), "");
+    EXPECT_EQ(budget_problem(grid, grid.buckets()), "");
+}
