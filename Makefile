@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup build demo test test-cpp test-sanitize test-python bench bench-cpp clean results
+.PHONY: all setup setup-nest build demo test test-cpp test-sanitize test-python bench bench-cpp bench-nest clean results scaling
 
 all: build
 
@@ -32,16 +32,35 @@ test-sanitize: setup
 	cmake --build build/sanitize --target spikex_unit_tests
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build/sanitize/cpp/spikex_unit_tests --gtest_brief=1
 
-test-python:
+# NEST 3.10 in its own venv (bench/nest/.venv) for the exact-match test; never fails:
+# without it the NEST tests skip and say why.
+setup-nest:
+	bash scripts/setup_nest.sh
+
+test-python: setup-nest
 	$(PY) -m pytest -q tests/python
 
 bench: build
 	$(PY) bench/hines2011.py
 
+# Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
+# bench/results/nest_*.json, bench/results/vs_nest.json). Long: about an hour on 2 cores.
+bench-nest: build setup-nest
+	$(PY) bench/nest/run_exact.py
+	$(PY) bench/nest/compare_statistics.py
+	$(PY) bench/vs_nest.py
+
 # The papers' experiments (examples/papers/experiments.toml) measured here, written to
 # docs/results.md and docs/results/ (tens of minutes; not part of `make test`).
 results: build
 	$(PY) -m spikex.results
+	$(MAKE) scaling
+
+# Dry runs and the time model checked against runs on 1-16 ranks and the papers' tables
+# (docs/scaling.md, docs/scaling/); profiles/local.toml is refitted first.
+scaling: build bench-cpp
+	$(PY) bench/fit_profile.py --binary build/bench/cpp/bench_model_parameters
+	$(PY) -m spikex.scaling
 
 clean:
 	rm -rf build $(VENV) demo-out spikex-out

@@ -27,7 +27,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import os
 import platform
@@ -37,7 +36,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
+from spikex.scaling.analytic import GARG_TABLE3, simulate_bucket_size
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPOSITORY / "bench" / "results" / "gups.json"
@@ -50,11 +49,8 @@ QUESTION = (
 # Grid shapes tried per rank count besides "auto" (which is 1-D, direct aggregation, up to
 # 128 ranks with a budget of 1024): balanced 2-D, unbalanced 2-D, hypercube.
 SHAPES = {4: ["2x2"], 8: ["4x2", "hypercube"], 16: ["4x4", "8x2", "hypercube"]}
-# Garg & Sabharwal, Table 3: mean bucket size of the baseline code on Blue Gene/L.
-PAPER_TABLE_3 = {
-    32: 62.88, 64: 32.42, 128: 16.83, 256: 8.93, 512: 4.97, 1024: 2.97,
-    2048: 1.98, 4096: 1.33, 8192: 1.14, 16384: 1.07, 65536: 1.02,
-}  # fmt: skip
+# Garg & Sabharwal, Table 3 and the bucket simulation live in the package (one copy).
+PAPER_TABLE_3 = GARG_TABLE3
 
 
 def parse_arguments() -> argparse.Namespace:
@@ -99,40 +95,6 @@ def run_gups(args, ranks: int, algorithm: str, dims: str | None) -> dict:
         if best is None or result["gups"] > best["gups"]:
             best = result
     return best
-
-
-def simulate_bucket_size(ranks: int, updates: int, budget: int, seed: int = 1) -> float:
-    """Mean updates per message of the baseline policy with uniform destinations.
-
-    Local updates (destination = self) are applied at once; a remote one is added to its
-    destination's bucket; when ``budget`` updates are pending the fullest bucket is sent.
-    The first quarter of the updates warms the buckets up and is not counted.
-    """
-    rng = np.random.default_rng(seed)
-    destinations = rng.integers(0, ranks, size=updates)
-    counts = np.zeros(ranks, dtype=np.int64)
-    heap: list[tuple[int, int]] = []  # (-count, destination), stale entries skipped
-    pending = sent = messages = 0
-    warm_up = updates // 4
-    for i, destination in enumerate(destinations.tolist()):
-        if destination == 0:  # this rank: applied locally
-            continue
-        counts[destination] += 1
-        pending += 1
-        heapq.heappush(heap, (-int(counts[destination]), destination))
-        if pending < budget:
-            continue
-        while True:
-            negative, fullest = heapq.heappop(heap)
-            if -negative == counts[fullest]:
-                break
-        size = int(counts[fullest])
-        counts[fullest] = 0
-        pending -= size
-        if i >= warm_up:
-            sent += size
-            messages += 1
-    return sent / messages if messages else 0.0
 
 
 def bucket_size_table(args, runs: list[dict]) -> list[dict]:

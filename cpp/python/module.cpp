@@ -2,6 +2,7 @@
 // Python package and the engine; python/spikex/_core.pyi documents it.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -15,6 +16,8 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/dryrun/exchange_counts.hpp"
+#include "spikex/dryrun/memory_model.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/gups/gups.hpp"
 #include "spikex/route/router.hpp"
@@ -184,12 +187,18 @@ public:
 
     void connect_rule(const std::string& rule, std::uint32_t source_first, std::uint32_t source_n,
                       std::uint32_t target_first, std::uint32_t target_n, std::uint32_t indegree,
-                      std::uint32_t indegree_spread, double weight, double weight_spread, double delay_ms) {
+                      std::uint32_t indegree_spread, double weight, double weight_spread, double delay_ms,
+                      const std::string& synapse, const std::map<std::string, double>& synapse_params) {
         require_unbuilt("connect");
         connection_set set;
         if (rule == "random") set.rule.kind = connection_rule_kind::random;
         else if (rule == "adjacent") set.rule.kind = connection_rule_kind::adjacent;
-        else throw user_error("network.connectivity = \"" + rule + "\": must be \"random\" or \"adjacent\"");
+        else if (rule == "fixed_indegree") set.rule.kind = connection_rule_kind::fixed_indegree;
+        else {
+            throw user_error("network.connectivity = \"" + rule +
+                             "\": must be \"random\", \"adjacent\" or \"fixed_indegree\"");
+        }
+        set.synapse = synapse_index(synapse, synapse_params, weight - weight_spread / 2);
         std::uint64_t cells = engine_->spec().cells();
         if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
             throw user_error("connect: source or target range outside the network's " + std::to_string(cells) + " cells");
@@ -200,7 +209,8 @@ public:
     }
 
     void connect_arrays(const input1d<std::int64_t>& sources, const input1d<std::int64_t>& targets,
-                        const input1d<double>& weights, const input1d<double>& delays) {
+                        const input1d<double>& weights, const input1d<double>& delays, const std::string& synapse,
+                        const std::map<std::string, double>& synapse_params) {
         require_unbuilt("connect");
         std::size_t n = sources.shape(0);
         if (targets.shape(0) != n || weights.shape(0) != n || delays.shape(0) != n) {
@@ -208,6 +218,9 @@ public:
         }
         connection_set set;
         set.is_rule = false;
+        double lowest = 0;
+        for (std::size_t k = 0; k < n; ++k) lowest = std::min(lowest, weights.data()[k]);
+        set.synapse = synapse_index(synapse, synapse_params, lowest);
         auto& a = set.arrays;
         std::int64_t cells = engine_->spec().cells();
         for (std::size_t k = 0; k < n; ++k) {
@@ -224,6 +237,14 @@ public:
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 
+    void set_threads(unsigned threads) {
+        require_unbuilt("threads");
+        if (threads < 1 || threads > 1024) {
+            throw user_error("threads = " + std::to_string(threads) + ": must be between 1 and 1024");
+        }
+        engine_->options().threads = threads;
+    }
+
     void set_connection_options(bool sort_by_source, bool keep_sources) {
         require_unbuilt("connection options");
         engine_->options().sort_by_source = sort_by_source;
@@ -236,6 +257,28 @@ public:
     }
 
     engine& get() { return *engine_; }
+
+private:
+    // The index of a synapse type with these parameters in the network's list, adding it
+    // when new. Plastic weights must not be negative.
+    std::uint16_t synapse_index(const std::string& name, const std::map<std::string, double>& params,
+                                double lowest_weight) {
+        synapse_spec wanted{name, params};
+        validate_synapse(wanted);
+        if (name != "static" && lowest_weight < 0) {
+            throw user_error("connect: synapse \"" + name + "\" needs weights >= 0, got " +
+                             std::to_string(lowest_weight));
+        }
+        auto& list = engine_->spec().synapses;
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            if (list[k].name == wanted.name && list[k].params == wanted.params) return static_cast<std::uint16_t>(k);
+        }
+        if (list.size() >= 0xffff) throw user_error("connect: too many distinct synapse parameter sets");
+        list.push_back(std::move(wanted));
+        return static_cast<std::uint16_t>(list.size() - 1);
+    }
+
+public:
 
     std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> local_spikes() const {
         const auto& spikes = engine_->recorded_spikes();
@@ -262,6 +305,86 @@ private:
         if (engine_->built()) throw user_error(std::string(what) + ": the network is already built (simulate was called)");
     }
     std::unique_ptr<engine> engine_;
+};
+
+// A dry run (issue 8): the engine's network partitioned for a virtual rank count, and
+// what each exchange method would do there (cpp/spikex/dryrun/).
+class py_partition {
+public:
+    py_partition(py_engine& e, int ranks, std::vector<int> sampled):
+        spec_(e.get().spec()), options_(e.get().options()),
+        part_(spec_, parse_distribution_scheme(options_.distribution), ranks, std::move(sampled),
+              options_.sort_by_source) {}
+
+    nb::dict count(const std::string& method, const nb::dict& exchange, const input1d<std::int64_t>& gids,
+                   const input1d<std::int64_t>& steps, const input1d<std::int64_t>& stops) const {
+        exchange_options o = options_.exchange;
+        merge_exchange_options(o, exchange);
+        std::vector<gid_type> g(gids.data(), gids.data() + gids.shape(0));
+        std::vector<step_type> s(steps.data(), steps.data() + steps.shape(0));
+        exchange_counts c = count_exchange(part_, method, o, spec_.seed, g, s, to_vector(stops));
+        nb::dict out;
+        out["method"] = c.method;
+        std::vector<std::int64_t> row_step, row_due;
+        for (const auto& r: c.rows) {
+            row_step.push_back(r.step);
+            row_due.push_back(r.due);
+        }
+        out["row_step"] = to_numpy(std::move(row_step));
+        out["row_due"] = to_numpy(std::move(row_due));
+        out["row_max"] = arrays(std::move(c.row_max));
+        out["row_sum"] = arrays(std::move(c.row_sum));
+        out["per_cell"] = arrays(std::move(c.per_cell));
+        out["memory"] = arrays(memory_model(part_, c, o));
+        out["properties"] = c.properties;
+        out["per_rank"] = arrays(std::move(c.per_rank));
+        return out;
+    }
+
+    // NEST Figure 1 measured on the real connectivity: over (cell of a sampled rank, rank)
+    // pairs, how many have exactly one target and how many more than one; and the pairs.
+    std::tuple<std::uint64_t, std::uint64_t, std::uint64_t> target_pairs() const {
+        std::uint64_t one = 0, more = 0, cells = 0;
+        for (int r: part_.sampled()) {
+            for (gid_type g: part_.cells().gids_of(r)) {
+                ++cells;
+                for (auto c: part_.target_connections(g)) (c == 1 ? one : more) += 1;
+            }
+        }
+        return {one, more, cells * static_cast<std::uint64_t>(part_.ranks())};
+    }
+
+    std::vector<int> sampled() const { return part_.sampled(); }
+    std::int64_t steps_per_interval() const { return part_.min_delay(); }
+    std::uint64_t connections() const { return part_.connections_drawn(); }
+
+private:
+    static void merge_exchange_options(exchange_options& o, const nb::dict& d) {
+        exchange_options given = parse_exchange_options(d);
+        for (auto [key, value]: d) {
+            std::string k = nb::cast<std::string>(key);
+            if (k == "allgather_slots") o.allgather_slots = given.allgather_slots;
+            else if (k == "compress") o.compress = given.compress;
+            else if (k == "source_lookup") o.source_lookup = given.source_lookup;
+            else if (k == "alltoall_min_entries") o.alltoall_min_entries = given.alltoall_min_entries;
+            else if (k == "alltoall_max_entries") o.alltoall_max_entries = given.alltoall_max_entries;
+            else if (k == "subintervals") o.subintervals = given.subintervals;
+            else if (k == "phases") o.phases = given.phases;
+            else if (k == "max_pending_sends") o.max_pending_sends = given.max_pending_sends;
+            else if (k == "rma_slot_spikes") o.rma_slot_spikes = given.rma_slot_spikes;
+            else if (k == "route_dims") o.route_dims = given.route_dims;
+            else if (k == "route_budget") o.route_budget = given.route_budget;
+        }
+    }
+    static nb::dict arrays(std::map<std::string, std::vector<double>>&& values) {
+        nb::dict d;
+        for (auto& [name, column]: values) d[name.c_str()] = to_numpy(std::move(column));
+        return d;
+    }
+
+    network_spec spec_;
+    engine_options options_;
+    virtual_partition part_;
 };
 
 } // namespace
@@ -299,6 +422,7 @@ NB_MODULE(_core, m) {
         .def("connect_rule", &py_engine::connect_rule)
         .def("connect_arrays", &py_engine::connect_arrays)
         .def("record", &py_engine::record)
+        .def("set_threads", &py_engine::set_threads)
         .def("set_connection_options", &py_engine::set_connection_options, nb::arg("sort_by_source"),
              nb::arg("keep_sources"))
         .def("build", [](py_engine& e) { e.get().build(); })
@@ -308,6 +432,7 @@ NB_MODULE(_core, m) {
         .def_prop_ro("steps_per_interval", [](py_engine& e) { return e.get().steps_per_interval(); })
         .def_prop_ro("cells_total", [](py_engine& e) { return e.get().cells_total(); })
         .def_prop_ro("local_cells", [](py_engine& e) { return e.get().local_cells(); })
+        .def_prop_ro("threads", [](py_engine& e) { return e.get().options().threads; })
         .def("local_spikes", &py_engine::local_spikes)
         .def("connections", &py_engine::connections)
         .def("local_connection_count", [](py_engine& e) { return e.get().local_connections(); })
@@ -331,4 +456,14 @@ NB_MODULE(_core, m) {
              })
         .def("location_sources", [](py_engine& e) { return to_numpy(e.get().location_sources()); })
         .def("out_degrees", [](py_engine& e) { return to_numpy(e.get().out_degrees()); });
+
+    nb::class_<py_partition>(m, "DryRunPartition")
+        .def(nb::init<py_engine&, int, std::vector<int>>(), nb::arg("engine"), nb::arg("ranks"), nb::arg("sampled"))
+        .def("count", &py_partition::count, nb::arg("method"), nb::arg("exchange_options"), nb::arg("gids"),
+             nb::arg("steps"), nb::arg("stops"))
+        .def("target_pairs", &py_partition::target_pairs)
+        .def_prop_ro("sampled", &py_partition::sampled)
+        .def_prop_ro("steps_per_interval", &py_partition::steps_per_interval)
+        .def_prop_ro("connections", &py_partition::connections);
+    m.def("dryrun_sample", &dryrun_sample, nb::arg("ranks"), nb::arg("limit"));
 }

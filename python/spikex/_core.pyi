@@ -51,10 +51,11 @@ class Engine:
     def connect_rule(self, rule: str, source_first: int, source_n: int,
                      target_first: int, target_n: int, indegree: int,
                      indegree_spread: int, weight: float, weight_spread: float,
-                     delay_ms: float) -> None:
+                     delay_ms: float, synapse: str, synapse_params: dict[str, float]) -> None:
         """rule: "random" | "adjacent" (drawn on the target's rank at build())."""
     def connect_arrays(self, sources: NDArray[np.int64], targets: NDArray[np.int64],
-                       weights: NDArray[np.float64], delays_ms: NDArray[np.float64]) -> None:
+                       weights: NDArray[np.float64], delays_ms: NDArray[np.float64],
+                       synapse: str, synapse_params: dict[str, float]) -> None:
         """Explicit connections (same arrays on every rank; each keeps its local targets)."""
     def record(self, first: int, n: int) -> None: ...
     def build(self) -> None:            # cells + connections on this rank (no communication)
@@ -71,6 +72,8 @@ class Engine:
     def cells_total(self) -> int: ...
     @property
     def local_cells(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
     def local_spikes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(steps, gids) of the spikes recorded on this rank so far."""
     def connections(self) -> dict[str, NDArray]:
@@ -101,5 +104,31 @@ class Engine:
         """Source gid of every location of this rank's connection table: per source run
         (sorted layout) or per connection (creation order)."""
     def set_connection_options(self, sort_by_source: bool, keep_sources: bool) -> None: ...
+    def set_threads(self, threads: int) -> None:
+        """Threads per rank (before build)."""
     def out_degrees(self) -> NDArray[np.int64]:
         """Per gid (length N), number of connections on this rank from that gid."""
+
+def dryrun_sample(ranks: int, limit: int) -> list[int]:
+    """Ranks a dry run counts: all up to `limit`, else `limit` spread evenly (0 and P-1 included)."""
+
+class DryRunPartition:
+    """The network of `engine` (its spec; the engine need not be built) partitioned for a
+    virtual rank count, without MPI (cpp/spikex/dryrun/). `sampled`: ranks to keep, [] = all."""
+
+    def __init__(self, engine: Engine, ranks: int, sampled: list[int]) -> None: ...
+    def count(
+        self, method: str, exchange_options: dict, gids: NDArray[np.int64], steps: NDArray[np.int64],
+        stops: NDArray[np.int64],
+    ) -> dict:
+        """Counts of `method` for the spike train (gids, steps) and the run_until calls `stops`:
+        per_rank, row_max, row_sum (counter -> array), per_cell (fan-out), memory (structure ->
+        bytes per sampled rank), properties, row_step, row_due."""
+    def target_pairs(self) -> tuple[int, int, int]:
+        """(cell, rank) pairs with exactly one target, with more than one, and all pairs."""
+    @property
+    def sampled(self) -> list[int]: ...
+    @property
+    def steps_per_interval(self) -> int: ...
+    @property
+    def connections(self) -> int: ...

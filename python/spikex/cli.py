@@ -42,15 +42,15 @@ def cli() -> None:
     help="Number of MPI ranks; spikex launches mpiexec itself (1 rank: no launcher).",
 )  # fmt: skip
 @click.option(
-    "--threads", type=int, default=1, show_default=True,
-    help="Threads per rank (only 1 so far).",
+    "--threads", type=int, default=None,
+    help="Threads per rank (OpenMP) [default: simulation.threads of CONFIG, 1].",
 )  # fmt: skip
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option(
     "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="Output directory for summary.json and spikes.h5 [default: ./spikex-out/<config stem>].",
 )  # fmt: skip
-def run(config: Path, ranks: int, threads: int, overrides: tuple[str, ...], outdir) -> int:
+def run(config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir) -> int:
     """Simulate the network of CONFIG (TOML) on --np MPI ranks.
 
     Writes OUTDIR/summary.json and OUTDIR/spikes.h5 (SONATA). Exchange methods:
@@ -210,6 +210,92 @@ def gups(
     result = execute_gups(plan)
     click.echo(format_result(result))
     return EXIT_OK if result["passed"] is not False else 1
+
+
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def model() -> None:
+    """Predict beyond this machine: dry runs for a virtual rank count, time model, figures."""
+
+
+@model.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--np", "ranks", type=int, required=True, help="Virtual number of ranks P.")
+@click.option(
+    "--method", "methods", default=None, metavar="M[:KEY=VALUE...],...",
+    help="Methods to count, comma-separated, with variants as in `spikex compare`, e.g. "
+    "allgather,multisend:phases=2 [default: the config's exchange.method].",
+)  # fmt: skip
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option(
+    "--spikes", "spikes_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Take the spike train from this spikes.h5 of a run of the same network "
+    "[default: simulate it here on one rank].",
+)  # fmt: skip
+@click.option(
+    "--sample-ranks", type=int, default=1024, show_default=True,
+    help="Count every rank up to this many; beyond, this many ranks spread evenly.",
+)  # fmt: skip
+@click.option(
+    "--profile", "profiles", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="Machine profile (TOML, e.g. profiles/bgp.toml) to predict time per interval with. Repeatable.",
+)  # fmt: skip
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Result JSON [default: ./spikex-out/<config stem>-dryrun-np<P>.json].",
+)  # fmt: skip
+def dryrun(config, ranks, methods, overrides, spikes_path, sample_ranks, profiles, output) -> int:
+    """Count exactly what each exchange method would do on P ranks, without running them.
+
+    Partitions the real network of CONFIG for P ranks (real distribution and connection
+    rules) and counts, per rank and per interval, messages, bytes, partners, buffer sizes,
+    fan-out, relays, hops and memory per structure. Writes JSON (max / mean / distribution
+    over ranks) and prints a summary table.
+    """
+    from .scaling.dryrun import execute_dryrun, format_dryrun, plan_dryrun, write_dryrun
+    from .scaling.time_model import add_predictions, format_predictions, load_profile
+
+    plan = plan_dryrun(config, ranks, methods, overrides, spikes_path, sample_ranks)
+    machines = [load_profile(path) for path in profiles]
+    result = execute_dryrun(plan)
+    for machine in machines:
+        add_predictions(result, machine)
+    output = output or Path("spikex-out") / f"{Path(config).stem}-dryrun-np{ranks}.json"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_dryrun(output, result)
+    click.echo(format_dryrun(result), err=True)
+    for prediction in result.get("predictions", {}).values():
+        click.echo(format_predictions(prediction), err=True)
+    click.echo(str(output))
+    return EXIT_OK
+
+
+@model.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("dryrun_json", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--profile", "profiles", multiple=True, required=True,
+    type=click.Path(dir_okay=False, path_type=Path), help="Machine profile TOML. Repeatable.",
+)  # fmt: skip
+def predict(dryrun_json, profiles) -> int:
+    """Predicted time per interval of every method of a dry run's JSON, per machine profile."""
+    from .scaling.time_model import format_predictions, predict_file
+
+    for path in profiles:
+        click.echo(format_predictions(predict_file(dryrun_json, path)))
+    return EXIT_OK
+
+
+@model.command(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path),
+    default=Path("spikex-out/model-figures"), show_default=True, help="Where to write JSON and PNG.",
+)  # fmt: skip
+def figures(outdir) -> int:
+    """The papers' analytic figures: NEST Figure 1, Garg & Sabharwal Tables 2 and 3."""
+    from .scaling.analytic import write_figures
+
+    for path in write_figures(outdir):
+        click.echo(str(path))
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,25 @@ MODEL_PARAMETERS: dict[str, dict[str, str]] = {
         "burst_factor": "network.burst.factor",
         "burst_period_ms": "network.burst.period_ms",
     },
+    "iaf_psc_alpha": {
+        name: f"network.iaf_psc_alpha.{name}"
+        for name in (
+            "E_L",
+            "C_m",
+            "tau_m",
+            "t_ref",
+            "V_th",
+            "V_reset",
+            "tau_syn_ex",
+            "tau_syn_in",
+            "I_e",
+            "V_m",
+            "V_m_sd",
+            "tau_minus",
+            "poisson_rate_hz",
+            "poisson_weight",
+        )
+    },
 }
 
 MODEL_DOCS: dict[str, str] = {
@@ -23,10 +42,23 @@ MODEL_DOCS: dict[str, str] = {
         "the artificial cell of Hines, Kumar & Schürmann 2011: fires after a random "
         "interval, inputs move its next firing time"
     ),
+    "iaf_psc_alpha": (
+        "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
+        "integration), weights in pA, optionally with its own Poisson input"
+    ),
 }
 
-# Synapse types accepted by Network.connect; later issues add plastic ones.
-SYNAPSES: tuple[str, ...] = ("static",)
+# Synapse types accepted by Network.connect / connect_rule, each with its parameters and
+# their defaults (NEST's); the core checks the values.
+SYNAPSES: dict[str, dict[str, float]] = {
+    "static": {},
+    "stdp_pl_synapse_hom": {"alpha": 1.0, "lambda": 0.1, "mu": 0.4, "tau_plus": 20.0},
+}
 
 # Connection rules accepted by Network.connect_rule (and network.connectivity).
-CONNECTION_RULES: tuple[str, ...] = ("random", "adjacent")
+CONNECTION_RULES: tuple[str, ...] = ("random", "adjacent", "fixed_indegree")
+
+# Whole networks that network.model can name besides a neuron model.
+NETWORK_MODELS: dict[str, str] = {
+    "hpc_benchmark": "NEST's hpc_benchmark (Jordan et al. 2018): iaf_psc_alpha E/I network with Poisson drive",
+}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _core
+from . import _core, hpc_benchmark
 from .collective import gather_spikes
 from .config import KEYS, get, resolved_config
 from .errors import format_value
@@ -63,6 +63,9 @@ class Network:
     keep_sources : bool
         Keep the source table after initialisation; false frees it (then ``connections()``
         raises).
+    threads : int
+        Threads per rank (OpenMP): each owns a block of the rank's cells and the
+        connections ending there. Spikes do not depend on it.
     **exchange_options
         ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait``, ... (see the
         ``[exchange]`` section of the configuration reference).
@@ -81,6 +84,7 @@ class Network:
         distribution: str = "round_robin",
         sort_by_source: bool = True,
         keep_sources: bool = True,
+        threads: int = 1,
         **exchange_options: object,
     ) -> None:
         self.dt_ms = _check("Network", "dt_ms", "simulation.dt_ms", dt_ms)
@@ -101,6 +105,8 @@ class Network:
             self.dt_ms, self.seed, self.method, self.distribution, dict(self.exchange_options)
         )
         self._engine.set_connection_options(self.sort_by_source, self.keep_sources)
+        self.threads = _check("Network", "threads", "simulation.threads", threads)
+        self._engine.set_threads(self.threads)
         self._cells_total = 0
         self._rules: list[dict] = []
         self._explicit_connections = 0
@@ -144,21 +150,26 @@ class Network:
             distribution=get(config, "distribution.scheme"),
             sort_by_source=get(config, "connections.sort_by_source"),
             keep_sources=get(config, "connections.keep_sources"),
+            threads=get(config, "simulation.threads"),
             **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
         )
         model = get(config, "network.model")
-        params = {name: get(config, path) for name, path in MODEL_PARAMETERS[model].items()}
-        cells = network.create(model, get(config, "network.cells"), params=params)
-        network.connect_rule(
-            get(config, "network.connectivity"),
-            cells,
-            cells,
-            indegree=get(config, "network.indegree"),
-            indegree_spread=get(config, "network.indegree_spread"),
-            weight=get(config, "network.weight"),
-            weight_spread=get(config, "network.weight_spread"),
-            delay_ms=get(config, "network.delay_ms"),
-        )
+        if model == "hpc_benchmark":
+            hpc_benchmark.build(network, config, get)
+            cells = Population(0, network.cells, "iaf_psc_alpha")
+        else:
+            params = {name: get(config, path) for name, path in MODEL_PARAMETERS[model].items()}
+            cells = network.create(model, get(config, "network.cells"), params=params)
+            network.connect_rule(
+                get(config, "network.connectivity"),
+                cells,
+                cells,
+                indegree=get(config, "network.indegree"),
+                indegree_spread=get(config, "network.indegree_spread"),
+                weight=get(config, "network.weight"),
+                weight_spread=get(config, "network.weight_spread"),
+                delay_ms=get(config, "network.delay_ms"),
+            )
         if get(config, "record.spikes"):
             network.record_spikes(cells)
         if get(config, "record.timeline"):
@@ -204,6 +215,7 @@ class Network:
         weight=0.0,
         delay_ms=1.0,
         synapse: str = "static",
+        synapse_params: dict[str, float] | None = None,
     ) -> None:
         """Connect ``sources[i]`` to ``targets[i]`` for every i.
 
@@ -216,7 +228,11 @@ class Network:
         delay_ms : float or array-like of float
             Delay of each connection in ms (>= dt_ms).
         synapse : str
-            Synapse type; only ``"static"`` so far.
+            ``"static"`` or ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA; see
+            docs/models/stdp_pl_synapse_hom.md).
+        synapse_params : dict, optional
+            Parameters of a plastic synapse type (``alpha``, ``lambda``, ``mu``,
+            ``tau_plus``); connections with equal type and parameters share them.
 
         Notes
         -----
@@ -224,11 +240,7 @@ class Network:
         target it owns.
         """
         self._require_open("connect")
-        if synapse not in SYNAPSES:
-            allowed = ", ".join(format_value(name) for name in SYNAPSES)
-            raise ValueError(
-                f"connect: synapse = {format_value(synapse)}: must be one of {allowed}"
-            )
+        synapse_params = _synapse_params("connect", synapse, synapse_params)
         columns = {
             "sources": self._gid_array("connect", "sources", sources),
             "targets": self._gid_array("connect", "targets", targets),
@@ -238,7 +250,12 @@ class Network:
         columns = _broadcast("connect", columns)
         self._check_delays("connect", columns["delay_ms"])
         self._engine.connect_arrays(
-            columns["sources"], columns["targets"], columns["weight"], columns["delay_ms"]
+            columns["sources"],
+            columns["targets"],
+            columns["weight"],
+            columns["delay_ms"],
+            synapse,
+            synapse_params,
         )
         self._explicit_connections += columns["sources"].size
 
@@ -252,6 +269,8 @@ class Network:
         weight: float = 0.0,
         weight_spread: float = 0.0,
         delay_ms: float = 1.0,
+        synapse: str = "static",
+        synapse_params: dict[str, float] | None = None,
     ) -> None:
         """Connect by a rule; each target's inputs are drawn on the rank that owns it.
 
@@ -261,12 +280,16 @@ class Network:
             ``"random"``: each target gets UniformInt[indegree - spread/2,
             indegree + spread/2] distinct sources, never itself. ``"adjacent"``: target
             i gets sources i - indegree/2 .. i + indegree/2 except i, wrapping.
+            ``"fixed_indegree"``: each target gets exactly ``indegree`` sources drawn with
+            replacement (multapses allowed), never itself (NEST's fixed_indegree).
         sources, targets : Population
         indegree, indegree_spread : int
         weight, weight_spread : float
             Weights uniform in ``weight +- weight_spread/2``.
         delay_ms : float
             Delay of every connection (>= dt_ms).
+        synapse, synapse_params
+            As in ``connect``.
         """
         self._require_open("connect_rule")
         where = f"connect_rule({format_value(rule)})"
@@ -282,6 +305,7 @@ class Network:
         delay_ms = _check(where, "delay_ms", "network.delay_ms", delay_ms)
         self._check_delays(where, np.array([delay_ms]))
         _check_indegree(where, rule, sources, targets, indegree, spread)
+        synapse_params = _synapse_params(where, synapse, synapse_params)
         self._engine.connect_rule(
             rule,
             sources.first_gid,
@@ -293,6 +317,8 @@ class Network:
             weight,
             weight_spread,
             delay_ms,
+            synapse,
+            synapse_params,
         )
         self._rules.append(
             {
@@ -304,6 +330,8 @@ class Network:
                 "weight": weight,
                 "weight_spread": weight_spread,
                 "delay_ms": delay_ms,
+                "synapse": synapse,
+                **({"synapse_params": synapse_params} if synapse_params else {}),
             }
         )
 
@@ -439,7 +467,7 @@ class Network:
         """What ``summary["config"]`` holds for a network built through the API."""
         return {
             "source": "python_api",
-            "simulation": {"dt_ms": self.dt_ms, "seed": self.seed},
+            "simulation": {"dt_ms": self.dt_ms, "seed": self.seed, "threads": self.threads},
             "distribution": {"scheme": self.distribution},
             "exchange": {"method": self.method, **self.exchange_options},
             "connections": {"sort_by_source": self.sort_by_source, "keep_sources": self.keep_sources},
@@ -534,9 +562,30 @@ def _model_params(where: str, model: str, params: dict) -> dict[str, float]:
     return {name: float(value) for name, value in values.items()}
 
 
+def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, float]:
+    """Checked parameters of a synapse type (the core checks the values)."""
+    if synapse not in SYNAPSES:
+        allowed = ", ".join(format_value(name) for name in SYNAPSES)
+        raise ValueError(f"{where}: synapse = {format_value(synapse)}: must be one of {allowed}")
+    params = dict(params or {})
+    known = SYNAPSES[synapse]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        allowed = ", ".join(known) if known else "none"
+        raise ValueError(
+            f"{where}: synapse_params[{unknown[0]!r}] is unknown for {format_value(synapse)}; "
+            f"allowed: {allowed}"
+        )
+    return {name: float(params.get(name, default)) for name, default in known.items()}
+
+
 def _check_indegree(where, rule, sources, targets, indegree, spread) -> None:
     overlap = sources.first_gid < targets.stop_gid and targets.first_gid < sources.stop_gid
     available = sources.size - (1 if overlap else 0)  # a cell never connects to itself
+    if rule == "fixed_indegree":
+        if indegree > 0 and available < 1:
+            raise ValueError(f"{where}: sources has no cell other than the target itself")
+        return
     if rule == "random" and spread // 2 > indegree:
         raise ValueError(
             f"{where}: indegree_spread = {spread}: must be <= 2 * indegree = {2 * indegree}"

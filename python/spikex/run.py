@@ -33,7 +33,6 @@ from .output import SPIKES_FILE, SUMMARY_FILE
 from .timeline import TIMELINE_FILE
 from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
 
-SUPPORTED_THREADS = 1
 POLL_SECONDS = 0.2
 TERMINATE_GRACE_SECONDS = 10.0
 WORKER_LOG = "worker.log"
@@ -73,7 +72,7 @@ def default_outdir(config_path: Path) -> Path:
 def plan_run(
     config_path: Path,
     ranks: int = 1,
-    threads: int = 1,
+    threads: int | None = None,
     overrides: tuple[str, ...] | list[str] = (),
     outdir: Path | None = None,
 ) -> RunPlan:
@@ -86,8 +85,10 @@ def plan_run(
     """
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise ConfigError("--np", ranks, "must be an integer >= 1")
-    if threads != SUPPORTED_THREADS:
-        raise ConfigError("--threads", threads, "only 1 thread per rank is supported so far")
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+            raise ConfigError("--threads", threads, "must be an integer between 1 and 1024")
+        overrides = (*overrides, f"simulation.threads={threads}")
     if ranks > 1:
         try:
             find_mpiexec()

@@ -63,7 +63,7 @@ def build_summary(
         "config": config,
         "method": method,
         "ranks": _core.comm_size(),
-        "threads": 1,
+        "threads": int(engine.threads),
         "cells": int(engine.cells_total),
         "connections": sum_int64(engine.local_connection_count()),
         "spikes_total": int(spike_count),

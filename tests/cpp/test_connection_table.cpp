@@ -76,11 +76,25 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
         for (auto& c: conns) lo = std::min(lo, c.delay), hi = std::max(hi, c.delay);
         EXPECT_EQ(t.min_delay(), lo);
         EXPECT_EQ(t.max_delay(), hi);
-        EXPECT_EQ(t.has_mixed_delays(), lo != hi);
     }
 
+    // Connection indices are kept exactly when some source has groups sharing a target.
+    bool shares = false;
+    for (std::uint32_t s = 0; s < t.source_count(); ++s) {
+        std::set<local_index> seen;
+        bool slot_shares = false;
+        for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g) {
+            std::set<local_index> mine;
+            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) mine.insert(t.targets()[c]);
+            for (auto target: mine) slot_shares = !seen.insert(target).second || slot_shares;
+        }
+        EXPECT_EQ(t.slot_groups_share_targets(s), slot_shares) << "slot " << s;
+        shares = shares || slot_shares;
+    }
+    EXPECT_EQ(t.has_connection_index(), shares);
+
     // Connection index: position among the target's incoming connections in creation order.
-    if (t.has_mixed_delays()) {
+    if (t.has_connection_index()) {
         for (std::uint32_t pos = 0; pos < t.size(); ++pos) {
             std::size_t created = std::size_t(t.weights()[pos]);
             std::uint32_t index = 0;
@@ -102,7 +116,7 @@ TEST(connection_table, empty) {
         EXPECT_EQ(t.group(0).begin, 0u);
         EXPECT_EQ(t.min_delay(), 0u);
         EXPECT_EQ(t.max_delay(), 0u);
-        EXPECT_FALSE(t.has_mixed_delays());
+        EXPECT_FALSE(t.has_connection_index());
     }
 }
 
@@ -131,7 +145,7 @@ TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
     }
     EXPECT_EQ(t.min_delay(), 3u);
     EXPECT_EQ(t.max_delay(), 9u);
-    ASSERT_TRUE(t.has_mixed_delays());
+    ASSERT_TRUE(t.has_connection_index()); // source 7's delay groups share target 0
     // Target 0 got connections 0, 3, 6 -> indices 0, 1, 2 (at positions 7, 3, 6).
     EXPECT_EQ(t.connection_index(7), 0u);
     EXPECT_EQ(t.connection_index(3), 1u);
@@ -142,7 +156,7 @@ TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
 TEST(connection_table, uniform_delay_has_one_group_per_source_and_no_indices) {
     std::vector<built_connection> conns = {{4, 0, 0, 2}, {1, 1, 0, 2}, {4, 1, 0, 2}, {1, 0, 0, 2}, {4, 2, 0, 2}};
     auto t = numbered(conns);
-    EXPECT_FALSE(t.has_mixed_delays());
+    EXPECT_FALSE(t.has_connection_index());
     EXPECT_EQ(t.min_delay(), 2u);
     EXPECT_EQ(t.max_delay(), 2u);
     EXPECT_EQ(t.group_count(), t.source_count());
@@ -188,5 +202,63 @@ TEST(connection_table, random_tables_match_a_stable_sort) {
         SCOPED_TRACE(testing::Message() << "round " << round);
         auto t = numbered(conns);
         expect_grouped(t, conns);
+    }
+}
+
+TEST(connection_table, synapse_types_make_separate_groups) {
+    // source 3 reaches targets 0, 1 static and 2 plastic (synapse 1), same delay.
+    std::vector<built_connection> conns = {{3, 2, 0, 4, 1}, {3, 0, 0, 4, 0}, {3, 1, 0, 4, 0}, {5, 2, 0, 4, 1}};
+    auto t = numbered(conns);
+    ASSERT_EQ(t.group_count(), 3u);
+    EXPECT_EQ(t.group(0).synapse, 0u); // static first within source 3
+    EXPECT_EQ(t.group(1).synapse, 1u);
+    EXPECT_EQ(t.weights()[0], 1.0);
+    EXPECT_EQ(t.weights()[1], 2.0);
+    EXPECT_EQ(t.weights()[2], 0.0);
+    EXPECT_TRUE(t.has_plastic());
+    EXPECT_FALSE(t.slot_groups_share_targets(0)); // disjoint targets: no merge needed
+    EXPECT_FALSE(t.has_connection_index());
+}
+
+TEST(connection_table, threads_get_their_targets_in_creation_order) {
+    std::mt19937 rng(3);
+    std::vector<built_connection> conns(4000);
+    for (auto& c: conns) {
+        c.source = rng() % 40;
+        c.target = rng() % 30;
+        c.delay = 5 + rng() % 2;
+    }
+    for (std::size_t i = 0; i < conns.size(); ++i) conns[i].weight = double(i);
+    connection_table one(conns);
+    connection_table three(conns, true, {0, 7, 20, 30});
+    ASSERT_EQ(three.threads(), 3u);
+    ASSERT_EQ(three.group_count(), one.group_count());
+    for (std::uint32_t g = 0; g < three.group_count(); ++g) {
+        ASSERT_EQ(three.thread_begin(g, 0), three.group(g).begin);
+        ASSERT_EQ(three.thread_begin(g, 3), three.group_end_connection(g));
+        std::vector<double> merged;
+        const local_index bounds[] = {0, 7, 20, 30};
+        for (unsigned t = 0; t < 3; ++t) {
+            double last = -1;
+            for (auto c = three.thread_begin(g, t); c < three.thread_begin(g, t + 1); ++c) {
+                EXPECT_GE(three.targets()[c], bounds[t]);
+                EXPECT_LT(three.targets()[c], bounds[t + 1]);
+                EXPECT_GT(three.weights()[c], last); // creation order inside a thread's run
+                last = three.weights()[c];
+                merged.push_back(three.weights()[c]);
+            }
+        }
+        // The same connections as the one-thread group.
+        std::vector<double> reference(one.weights() + one.group(g).begin, one.weights() + one.group_end_connection(g));
+        std::sort(merged.begin(), merged.end());
+        EXPECT_EQ(merged, reference);
+        if (three.has_connection_index()) {
+            for (auto c = three.group(g).begin; c < three.group_end_connection(g); ++c) {
+                std::size_t created = std::size_t(three.weights()[c]);
+                std::uint32_t index = 0;
+                for (std::size_t i = 0; i < created; ++i) index += conns[i].target == conns[created].target;
+                ASSERT_EQ(three.connection_index(c), index);
+            }
+        }
     }
 }

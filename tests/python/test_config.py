@@ -146,7 +146,7 @@ BAD_INPUTS = [
     ("section set as a key", None, ("network.burst=1",), (), ["network.burst", "is a section"]),
     ("malformed --set", None, ("network.cells",), (), ["--set", "KEY=VALUE"]),
     ("invalid TOML", "[network\ncells = 3\n", (), (), ["invalid TOML"]),
-    ("threads", None, (), ("--threads", "2"), ["--threads", "only 1 thread per rank"]),
+    ("zero threads", None, (), ("--threads", "0"), ["--threads", "between 1 and 1024"]),
     ("zero ranks", None, (), ("--np", "0"), ["--np", ">= 1"]),
     ("unknown option", None, (), ("--bogus",), ["--bogus", "spikex run --help"]),
 ]

@@ -5,11 +5,13 @@
 // cells N.
 //
 // Two layouts:
-//  sorted (default; NEST's 5g-sort): arrays sorted by (source gid, delay), creation order
-//    kept within. A "source run" (slot) holds all connections of one source; a "delay
-//    group" is the run with one source and one delay. An arriving spike becomes one
-//    delivery batch per delay group (as NEURON enqueues the source object once). The
-//    source table is one gid per slot.
+//  sorted (default; NEST's 5g-sort): arrays sorted by (source gid, delay, synapse type),
+//    creation order kept within. A "source run" (slot) holds all connections of one
+//    source; a "delay group" is the run with one source, one delay and one synapse type.
+//    An arriving spike becomes one delivery batch per delay group (as NEURON enqueues the
+//    source object once). The source table is one gid per slot. With T threads each group
+//    is further split, stably, into T runs by the thread that owns the target (the NEST
+//    paper's connection tables per thread, as sub-ranges of one array).
 //  creation order (NEST's 5g-nosort, connections.sort_by_source = false): arrays in the
 //    order the connections were created, each with its own delay; the source table is one
 //    gid per connection. Only target-addressed exchanges use it (one target entry, and one
@@ -17,11 +19,18 @@
 //
 // Canonical order (spec/models.md): a target handles the events of one step by source gid,
 // then by its own connection index (the order in which its incoming connections were
-// created). Sorted: within a group creation order holds by construction; two groups of the
-// same source only meet in one step if their delays differ, and then `connection_index`
-// (kept only for networks that have such sources) orders the merge. Creation order: the
-// engine sorts a step's connections by (source, position).
+// created). Sorted: within a group creation order holds by construction; several groups
+// of one source can meet in one step (different delays or synapse types), and only if they
+// share a target does the order between them matter: then `connection_index` (kept only
+// when some source has such groups) orders the merge. Creation order: the engine sorts a
+// step's connections by (source, position).
+//
+// Building (sorted) makes two passes over the connections, which the builder produces
+// twice in the same order: one to count per source, one to place each connection where
+// it belongs. Peak memory is the final 12 bytes per connection (plus 6 while sources
+// with several groups are sorted) instead of a copy of every built connection.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "spikex/core/types.hpp"
@@ -33,25 +42,44 @@ struct built_connection {
     gid_type source;
     local_index target;
     double weight;
-    std::uint32_t delay; // steps
+    std::uint32_t delay;       // steps
+    std::uint16_t synapse = 0; // index into network_spec::synapses (0 = static)
 };
 
+// Calls `visit` for every connection of the rank in creation order; called once per build
+// pass and must produce the same sequence every time.
+using connection_visitor = std::function<void(const built_connection&)>;
+using connection_producer = std::function<void(const connection_visitor&)>;
+
 struct delay_group {
-    std::uint32_t delay; // steps
-    std::uint32_t begin; // first connection; the group ends where the next begins
-    std::uint32_t slot;  // source run it belongs to
+    std::uint32_t delay;       // steps
+    std::uint32_t begin;       // first connection; the group ends where the next begins
+    std::uint32_t slot;        // source run it belongs to
+    std::uint16_t synapse = 0; // synapse type of all its connections
+};
+
+struct table_shape {
+    // Source gids are < source_space (the network's cell count).
+    std::uint32_t source_space = 0;
+    // Thread t owns the rank-local targets [thread_first[t], thread_first[t+1]);
+    // empty = one thread owning everything.
+    std::vector<local_index> thread_first;
 };
 
 class connection_table {
 public:
     connection_table(): connection_table(std::vector<built_connection>{}, true) {}
-    explicit connection_table(std::vector<built_connection> connections, bool sort_by_source = true);
+    // From a list (tests, small networks): any gids.
+    explicit connection_table(const std::vector<built_connection>& connections, bool sort_by_source = true,
+                              std::vector<local_index> thread_first = {});
+    connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source);
 
     bool sorted() const { return sorted_; }
     std::size_t size() const { return target_.size(); }
 
     const local_index* targets() const { return target_.data(); }
     const double* weights() const { return weight_.data(); }
+    double* mutable_weights() { return weight_.data(); } // plastic synapses change theirs
 
     // --- sorted layout -----------------------------------------------------------------
     // Distinct sources with at least one local target, ascending (slot -> gid).
@@ -62,7 +90,18 @@ public:
     const delay_group& group(std::uint32_t g) const { return groups_[g]; }
     std::uint32_t group_end_connection(std::uint32_t g) const { return groups_[g + 1].begin; }
     std::size_t group_count() const { return groups_.empty() ? 0 : groups_.size() - 1; }
-    bool has_mixed_delays() const { return !connection_index_.empty(); }
+    // Connections of group g whose target belongs to thread t: [thread_begin(g, t),
+    // thread_begin(g, t + 1)).
+    std::uint32_t thread_begin(std::uint32_t g, unsigned t) const {
+        if (threads_ == 1) return t == 0 ? groups_[g].begin : groups_[g + 1].begin;
+        return thread_begin_[std::size_t(g) * (threads_ + 1) + t];
+    }
+    unsigned threads() const { return threads_; }
+    // Whether groups of this slot share a target (then their merge order matters).
+    bool slot_groups_share_targets(std::uint32_t slot) const {
+        return !slot_shares_.empty() && slot_shares_[slot];
+    }
+    bool has_connection_index() const { return !connection_index_.empty(); }
     std::uint32_t connection_index(std::uint32_t c) const { return connection_index_[c]; }
 
     // --- creation-order layout ---------------------------------------------------------
@@ -71,6 +110,7 @@ public:
 
     std::uint32_t min_delay() const { return min_delay_; }
     std::uint32_t max_delay() const { return max_delay_; }
+    bool has_plastic() const { return has_plastic_; }
 
     // Frees the source table where the simulation does not need it (connections.keep_sources
     // = false, sorted layout): connectivity can no longer be queried afterwards.
@@ -82,17 +122,26 @@ public:
     std::size_t source_bytes() const;     // source table
 
 private:
-    void build_sorted(const std::vector<built_connection>& conns);
-    void build_creation_order(const std::vector<built_connection>& conns);
+    void build_sorted(const connection_producer& produce, const table_shape& shape);
+    void build_creation_order(const connection_producer& produce);
+    void group_slot(std::uint32_t slot, std::uint32_t begin, std::uint32_t end, std::uint64_t key,
+                    std::vector<std::uint16_t>& key_id, const std::vector<std::uint64_t>& keys);
+    void split_by_thread(const std::vector<local_index>& thread_first);
+    void find_shared_targets();
+    void permute_range(std::uint32_t begin, const std::vector<std::uint32_t>& order);
 
     bool sorted_ = true;
     bool sources_released_ = false;
+    bool has_plastic_ = false;
+    unsigned threads_ = 1;
     std::vector<local_index> target_;
     std::vector<double> weight_;
     // sorted
     std::vector<gid_type> slot_source_;          // source table: slot -> gid
     std::vector<std::uint32_t> slot_groups_;      // per slot + 1 sentinel
     std::vector<delay_group> groups_;             // + 1 sentinel {0, size}
+    std::vector<std::uint32_t> thread_begin_;     // (T + 1) per group, when T > 1
+    std::vector<char> slot_shares_;               // per slot, when some slot has several groups
     std::vector<std::uint32_t> connection_index_; // per connection: index among its target's inputs
     // creation order
     std::vector<gid_type> connection_source_;     // source table: connection -> gid

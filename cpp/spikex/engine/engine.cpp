@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
+
+#include <omp.h>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/connections/target_table.hpp"
@@ -42,10 +46,23 @@ void engine::build() {
 
 void engine::build_local() {
     const std::uint32_t n_cells = spec_.cells();
+    for (std::size_t k = 1; k < spec_.synapses.size(); ++k) validate_synapse(spec_.synapses[k]);
     cells_ = std::make_unique<distribution>(parse_distribution_scheme(options_.distribution), n_cells,
                                             comm_.size(), spec_.seed);
     local_gids_ = cells_->gids_of(comm_.rank());
-    group_ = make_cell_group(spec_, local_gids_);
+
+    // Threads own contiguous blocks of the rank's cells.
+    const unsigned threads = std::max(1u, options_.threads);
+    const auto local = static_cast<local_index>(local_gids_.size());
+    parts_ = std::vector<thread_part>(threads);
+    for (unsigned t = 0; t < threads; ++t) {
+        auto& part = parts_[t];
+        part.first = static_cast<local_index>(std::uint64_t(local) * t / threads);
+        part.end = static_cast<local_index>(std::uint64_t(local) * (t + 1) / threads);
+        std::vector<gid_type> gids(local_gids_.begin() + part.first, local_gids_.begin() + part.end);
+        part.cells = make_cell_group(spec_, gids, part.first);
+        part.plastic = &plastic_;
+    }
 
     recorded_cell_.assign(local_gids_.size(), 0);
     for (auto [first, count]: spec_.recorded) {
@@ -53,9 +70,13 @@ void engine::build_local() {
             if (local_gids_[i] >= first && local_gids_[i] - first < count) recorded_cell_[i] = 1;
         }
     }
+    build_connections();
+    plastic_ = plasticity(spec_, local_gids_, table_);
+}
 
-    std::vector<built_connection> conns;
-    auto add = [&](gid_type source, local_index target, double weight, double delay_ms) {
+void engine::build_connections() {
+    const std::uint32_t n_cells = spec_.cells();
+    auto delay_of = [&](double delay_ms) {
         step_type d = delay_steps(delay_ms, spec_.dt_ms);
         if (d < 1) {
             throw user_error("delay_ms = " + std::to_string(delay_ms) + " is shorter than dt_ms = " +
@@ -64,38 +85,56 @@ void engine::build_local() {
         if (d > std::numeric_limits<std::uint32_t>::max() / 2) {
             throw user_error("delay_ms = " + std::to_string(delay_ms) + " is too long");
         }
-        conns.push_back({source, target, weight, static_cast<std::uint32_t>(d)});
+        return static_cast<std::uint32_t>(d);
     };
-
-    std::uint32_t rule_index = 0;
-    std::vector<std::uint64_t> scratch;
-    std::vector<incoming_connection> incoming;
     for (const auto& set: spec_.connection_sets) {
-        if (set.is_rule) {
-            const auto& rule = set.rule;
-            for (local_index i = 0; i < local_gids_.size(); ++i) {
-                gid_type g = local_gids_[i];
-                if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
-                incoming.clear();
-                draw_incoming(rule, rule_index, g, spec_.seed, spec_.dt_ms, scratch, incoming);
-                for (const auto& c: incoming) add(c.source, i, c.weight, rule.delay_ms);
-            }
-            ++rule_index;
-        } else {
-            const auto& a = set.arrays;
-            for (std::size_t k = 0; k < a.target.size(); ++k) {
-                if (a.source[k] >= n_cells || a.target[k] >= n_cells) {
-                    throw user_error("connect: gid " + std::to_string(std::max(a.source[k], a.target[k])) +
-                                     " does not exist (the network has " + std::to_string(n_cells) + " cells)");
-                }
-                if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
-                add(a.source[k], cells_->local_of(a.target[k]), a.weight[k], a.delay_ms[k]);
+        if (set.is_rule) continue;
+        const auto& a = set.arrays;
+        for (std::size_t k = 0; k < a.target.size(); ++k) {
+            if (a.source[k] >= n_cells || a.target[k] >= n_cells) {
+                throw user_error("connect: gid " + std::to_string(std::max(a.source[k], a.target[k])) +
+                                 " does not exist (the network has " + std::to_string(n_cells) + " cells)");
             }
         }
     }
+
+    // Creation order: connection sets in order; within a rule, targets in local order and
+    // each target's draws in order. The table asks for this sequence twice (count, place),
+    // so the rules' connections are drawn twice instead of being held in a list.
+    connection_producer produce = [&](const connection_visitor& visit) {
+        std::uint32_t rule_index = 0;
+        std::vector<std::uint64_t> scratch;
+        std::vector<incoming_connection> incoming;
+        for (const auto& set: spec_.connection_sets) {
+            if (set.is_rule) {
+                const auto& rule = set.rule;
+                const std::uint32_t delay = delay_of(rule.delay_ms);
+                for (local_index i = 0; i < local_gids_.size(); ++i) {
+                    gid_type g = local_gids_[i];
+                    if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
+                    incoming.clear();
+                    draw_incoming(rule, rule_index, g, spec_.seed, spec_.dt_ms, scratch, incoming);
+                    for (const auto& c: incoming) visit({c.source, i, c.weight, delay, set.synapse});
+                }
+                ++rule_index;
+            } else {
+                const auto& a = set.arrays;
+                for (std::size_t k = 0; k < a.target.size(); ++k) {
+                    if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
+                    visit({a.source[k], cells_->local_of(a.target[k]), a.weight[k], delay_of(a.delay_ms[k]),
+                           set.synapse});
+                }
+            }
+        }
+    };
     // Source-addressed exchanges find connections by source: they need the sorted layout.
     bool sort = options_.sort_by_source || !exchange_->target_addressed();
-    table_ = connection_table(std::move(conns), sort);
+    table_shape shape{n_cells, {}};
+    if (parts_.size() > 1) {
+        for (const auto& part: parts_) shape.thread_first.push_back(part.first);
+        shape.thread_first.push_back(parts_.back().end);
+    }
+    table_ = connection_table(produce, shape, sort);
 }
 
 // --- init ---------------------------------------------------------------------------
@@ -138,7 +177,7 @@ void engine::run_until(step_type stop) {
         step_type chunk_end = std::min(boundary, stop);
         {
             scoped_timer timer(compute_s_);
-            for (step_type n = step_; n < chunk_end; ++n) step_once(n);
+            run_steps(step_, chunk_end);
         }
         step_ = chunk_end;
         if (step_ == boundary) {
@@ -158,10 +197,103 @@ void engine::run_until(step_type stop) {
     exchange_->verify_conservation();
 }
 
-void engine::step_once(step_type n) {
-    group_->begin_step(n, *this);
-    deliver_due(n);
-    group_->end_step(n, *this);
+void engine::run_steps(step_type from, step_type to) {
+    const auto threads = static_cast<unsigned>(parts_.size());
+    if (threads == 1) {
+        for (step_type n = from; n < to; ++n) {
+            prepare_step(n);
+            thread_step(parts_[0], 0, n);
+            finish_step(n);
+        }
+        return;
+    }
+    // Every thread runs every iteration and meets every barrier: after a failure the rest
+    // of the loop does nothing (an exception must not leave an OpenMP region, and a thread
+    // that left the loop early would leave the others waiting at a barrier).
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+    auto guarded = [&](auto&& work) {
+        if (failed.load()) return;
+        try {
+            work();
+        } catch (...) {
+#pragma omp critical(spikex_engine_error)
+            {
+                if (!error) error = std::current_exception();
+            }
+            failed.store(true);
+        }
+    };
+#pragma omp parallel num_threads(threads)
+    {
+        const auto t = static_cast<unsigned>(omp_get_thread_num());
+        for (step_type n = from; n < to; ++n) {
+#pragma omp single
+            guarded([&] { prepare_step(n); });
+            guarded([&] { thread_step(parts_[t], t, n); });
+#pragma omp barrier
+#pragma omp single
+            guarded([&] { finish_step(n); });
+        }
+    }
+    if (error) std::rethrow_exception(error);
+}
+
+void engine::prepare_step(step_type n) {
+    auto& bucket = ring_[n % ring_.size()];
+    batch_.clear();
+    if (bucket.empty()) return;
+    if (!table_.sorted()) {
+        // One entry per connection; creation order is each target's connection-index
+        // order, so (source gid, position) is the canonical order.
+        std::sort(bucket.begin(), bucket.end(), [&](std::uint32_t a, std::uint32_t b) {
+            gid_type sa = table_.source_of(a), sb = table_.source_of(b);
+            return sa != sb ? sa < sb : a < b;
+        });
+        return;
+    }
+    // Delay groups are numbered by (source gid, delay, synapse): sorting by group puts the
+    // batches in canonical source order whatever order the exchange delivered them in.
+    std::sort(bucket.begin(), bucket.end());
+    for (std::uint32_t i = 0; i < bucket.size(); ++i) {
+        if (i == 0 || table_.group(bucket[i]).slot != table_.group(bucket[i - 1]).slot) batch_.push_back(i);
+    }
+    batch_.push_back(static_cast<std::uint32_t>(bucket.size()));
+}
+
+void engine::thread_step(thread_part& part, unsigned t, step_type n) {
+    part.cells->begin_step(n, part);
+    const auto& bucket = ring_[n % ring_.size()];
+    if (!bucket.empty()) {
+        if (!table_.sorted()) {
+            deliver_creation_order(part, n);
+        } else {
+            for (std::size_t b = 0; b + 1 < batch_.size(); ++b) {
+                const std::uint32_t first = batch_[b], last = batch_[b + 1];
+                if (last - first > 1 && table_.slot_groups_share_targets(table_.group(bucket[first]).slot)) {
+                    deliver_merged(part, t, first, last, n);
+                } else {
+                    // One group, or groups without a common target: no order between them.
+                    for (auto i = first; i < last; ++i) deliver_group(part, t, bucket[i], n);
+                }
+            }
+        }
+    }
+    part.cells->end_step(n, part);
+}
+
+void engine::finish_step(step_type n) {
+    auto& bucket = ring_[n % ring_.size()];
+    if (plastic_.active()) {
+        for (auto g: bucket) {
+            if (plastic_.plastic(table_.group(g))) plastic_.advance(table_, g, n);
+        }
+    }
+    bucket.clear();
+    for (auto& part: parts_) {
+        for (auto [cell, step]: part.emitted) emit(cell, step);
+        part.emitted.clear();
+    }
     exchange_->poll(*this);
 }
 
@@ -171,57 +303,40 @@ void engine::synchronize_exchange(step_type due) {
     timeline_.sample(step_, due, compute_s_, spikes_emitted_, *exchange_); // if record.timeline
 }
 
-void engine::deliver_due(step_type n) {
-    auto& bucket = ring_[n % ring_.size()];
-    if (bucket.empty()) return;
-    if (table_.sorted()) deliver_sorted_layout(n, bucket);
-    else deliver_creation_order(n, bucket);
-    bucket.clear();
+void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n) {
+    const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
+    if (begin == end) return;
+    if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
+    part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
 }
 
-void engine::deliver_sorted_layout(step_type n, std::vector<std::uint32_t>& bucket) {
-    // Delay groups are numbered by (source gid, delay): sorting by group puts the batches
-    // in canonical source order whatever order the exchange delivered them in.
-    if (bucket.size() > 1) std::sort(bucket.begin(), bucket.end());
-    const local_index* targets = table_.targets();
-    const double* weights = table_.weights();
-    for (std::size_t i = 0; i < bucket.size();) {
-        std::uint32_t g = bucket[i];
-        std::size_t j = i + 1;
-        while (j < bucket.size() && table_.group(bucket[j]).slot == table_.group(g).slot) ++j;
-        if (j == i + 1) {
-            group_->deliver(n, targets, weights, table_.group(g).begin, table_.group_end_connection(g), *this);
-        } else {
-            // Several batches of one source in one step (different delays, or two spikes of
-            // the source): a target takes them by its own connection index.
-            merge_scratch_.clear();
-            for (std::size_t k = i; k < j; ++k) {
-                auto gk = bucket[k];
-                for (auto c = table_.group(gk).begin; c < table_.group_end_connection(gk); ++c) {
-                    merge_scratch_.push_back(c);
-                }
-            }
-            bool mixed = table_.has_mixed_delays();
-            std::stable_sort(merge_scratch_.begin(), merge_scratch_.end(), [&](std::uint32_t a, std::uint32_t b) {
-                if (targets[a] != targets[b]) return targets[a] < targets[b];
-                return mixed ? table_.connection_index(a) < table_.connection_index(b) : a < b;
-            });
-            for (auto c: merge_scratch_) group_->deliver(n, targets, weights, c, c + 1, *this);
-        }
-        i = j;
+void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n) {
+    // Several groups of one source reach a common target in this step (different delays
+    // or synapse types): each target takes them by its own connection index.
+    const auto& bucket = ring_[n % ring_.size()];
+    auto& merged = part.merge_scratch;
+    merged.clear();
+    for (std::size_t k = first; k < last; ++k) {
+        const std::uint32_t g = bucket[k];
+        const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
+        if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
+        for (auto c = begin; c < end; ++c) merged.push_back(c);
     }
+    const local_index* targets = table_.targets();
+    std::stable_sort(merged.begin(), merged.end(), [&](std::uint32_t a, std::uint32_t b) {
+        if (targets[a] != targets[b]) return targets[a] < targets[b];
+        return table_.connection_index(a) < table_.connection_index(b);
+    });
+    for (auto c: merged) part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
 }
 
-void engine::deliver_creation_order(step_type n, std::vector<std::uint32_t>& bucket) {
-    // One entry per connection; creation order is each target's connection-index order, so
-    // (source gid, position) is the canonical order.
-    std::sort(bucket.begin(), bucket.end(), [&](std::uint32_t a, std::uint32_t b) {
-        gid_type sa = table_.source_of(a), sb = table_.source_of(b);
-        return sa != sb ? sa < sb : a < b;
-    });
+void engine::deliver_creation_order(thread_part& part, step_type n) {
     const local_index* targets = table_.targets();
-    const double* weights = table_.weights();
-    for (auto c: bucket) group_->deliver(n, targets, weights, c, c + 1, *this);
+    for (auto c: ring_[n % ring_.size()]) {
+        if (targets[c] >= part.first && targets[c] < part.end) {
+            part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+        }
+    }
 }
 
 void engine::emit(local_index cell, step_type step) {
@@ -351,7 +466,10 @@ std::map<std::string, double> engine::memory_bytes() const {
     std::map<std::string, double> out = exchange_->memory_bytes();
     out["connections"] = double(table_.connection_bytes());
     out["sources"] = double(table_.source_bytes());
-    out["cells"] = group_ ? double(group_->bytes()) : 0.0;
+    double cells = 0;
+    for (const auto& part: parts_) cells += part.cells ? double(part.cells->bytes()) : 0.0;
+    out["cells"] = cells;
+    if (plastic_.active()) out["plasticity"] = double(plastic_.bytes());
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
     for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);
     out["delivery_queue"] = double(ring);

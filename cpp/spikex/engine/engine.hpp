@@ -7,11 +7,19 @@
 //
 //   for each interval k = [kM, (k+1)M), split into 1 or 2 sub-intervals (the exchange says):
 //     for each step n of a sub-interval:
-//       cells.begin_step(n)        self-events due at n fire      -> exchange.spike_emitted
-//       deliveries due at n        batches of ring[n mod R], sorted into canonical order
-//                                  -> cells.deliver (may fire)    -> exchange.spike_emitted
-//       cells.end_step(n); exchange.poll(sink)  (may deliver arrived spikes at once)
+//       one thread:  sort ring[n mod R] into canonical order, cut it into per-source batches
+//       every thread t, on its own cells and its own run of each delay group:
+//         cells.begin_step(n)      self-events due at n fire      -> t's emitted spikes
+//         deliveries due at n      plastic groups update their weights first
+//                                  -> cells.deliver (may fire)    -> t's emitted spikes
+//         cells.end_step(n)        time-driven update (may fire)  -> t's emitted spikes
+//       barrier; one thread: advance plastic groups' traces, empty the bucket, hand the
+//         emitted spikes of threads 0..T-1 to exchange.spike_emitted, exchange.poll(sink)
 //     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
+//
+//   Threads never write the same cell, connection or history (each owns a block of cells
+//   and the connections that end there), and each target sees its inputs in canonical
+//   order, so spikes do not depend on the thread count.
 //
 //   A spike emitted at step n in interval k arrives at n + d >= kM + M, i.e. never inside
 //   interval k: that is why ranks only need to talk once per interval. The delivery ring
@@ -25,6 +33,8 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/engine/plasticity.hpp"
+#include "spikex/engine/thread_part.hpp"
 #include "spikex/exchange/spike_exchange.hpp"
 #include "spikex/instrument/timeline.hpp"
 #include "spikex/models/cell_group.hpp"
@@ -39,9 +49,10 @@ struct engine_options {
     exchange_options exchange;
     bool sort_by_source = true; // connections.sort_by_source (target-addressed methods)
     bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
+    unsigned threads = 1;       // threads per rank
 };
 
-class engine final: private spike_output, private spike_sink {
+class engine final: private spike_sink {
 public:
     engine(context& comm, network_spec spec, engine_options options);
     ~engine() override;
@@ -87,17 +98,21 @@ public:
 
 private:
     void build_local();
-    void step_once(step_type n);
-    void deliver_due(step_type n);
+    void build_connections();
+    void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
+    void prepare_step(step_type n);               // one thread
+    void thread_step(thread_part& part, unsigned t, step_type n);
+    void finish_step(step_type n);                // one thread
     void synchronize_exchange(step_type due);
     step_type next_boundary(step_type step) const; // next sub-interval boundary after step
 
-    void emit(local_index cell, step_type step) override;            // spike_output
+    void emit(local_index cell, step_type step);
     void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
     void push_delivery(std::uint32_t index, step_type arrival, step_type emitted);
-    void deliver_sorted_layout(step_type n, std::vector<std::uint32_t>& bucket);
-    void deliver_creation_order(step_type n, std::vector<std::uint32_t>& bucket);
+    void deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n);
+    void deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n);
+    void deliver_creation_order(thread_part& part, step_type n);
 
 
     context& comm_;
@@ -108,15 +123,17 @@ private:
     std::unique_ptr<distribution> cells_;
     std::vector<gid_type> local_gids_;
     std::vector<char> recorded_cell_;
-    std::unique_ptr<cell_group> group_;
+    std::vector<thread_part> parts_; // one per thread
     connection_table table_;
+    plasticity plastic_;
     std::unique_ptr<spike_exchange> exchange_;
 
     std::uint32_t steps_per_interval_ = 1;
     // Delivery ring: per step, delay groups (sorted layout; their numbers order them by
     // source) or connections (creation order) due then.
     std::vector<std::vector<std::uint32_t>> ring_;
-    std::vector<std::uint32_t> merge_scratch_;
+    // The bucket of the current step cut into batches [batch_[i], batch_[i+1]) of one source.
+    std::vector<std::uint32_t> batch_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
     int subintervals_ = 1;

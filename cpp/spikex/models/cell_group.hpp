@@ -36,10 +36,14 @@ public:
     virtual std::size_t bytes() const = 0;
 };
 
-// Cells of the populations `spec` on this rank; `local_gids` in local-index order.
-// user_error for unknown models, unknown or invalid parameters.
+// Cells `local_gids` of the populations `spec`: a contiguous block of the rank's cells
+// (all of them, or one thread's share), whose rank-local indices are first_local,
+// first_local + 1, ... in this order. Targets handed to deliver() and cells reported to
+// emit() are rank-local indices. user_error for unknown models, unknown or invalid
+// parameters.
 std::unique_ptr<cell_group> make_cell_group(const network_spec& spec,
-                                            const std::vector<gid_type>& local_gids);
+                                            const std::vector<gid_type>& local_gids,
+                                            local_index first_local = 0);
 
 // Parameter names a model accepts (for validation messages).
 std::vector<std::string> model_parameter_names(const std::string& model);

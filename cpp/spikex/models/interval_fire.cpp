@@ -45,8 +45,8 @@ parameters parse_parameters(const population_spec& pop) {
 
 class interval_fire_group final: public cell_group {
 public:
-    interval_fire_group(const network_spec& spec, const std::vector<gid_type>& gids):
-        dt_(spec.dt_ms), seed_(spec.seed), gid_(gids), heap_(gids.size()) {
+    interval_fire_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
+        dt_(spec.dt_ms), seed_(spec.seed), first_(first_local), gid_(gids), heap_(gids.size()) {
         for (const auto& pop: spec.populations) params_.push_back(parse_parameters(pop));
         const std::size_t n = gids.size();
         m_.assign(n, 0.0);
@@ -79,7 +79,7 @@ public:
                  std::uint32_t end, spike_output& out) override {
         const double t = n * dt_;
         for (std::uint32_t c = begin; c < end; ++c) {
-            const local_index i = targets[c];
+            const local_index i = targets[c] - first_;
             const double tau = tau_[i];
             double m = interval_fire::state_at(t, m_[i], t0_[i], minf_[i], tau) + weights[c];
             m_[i] = m;
@@ -120,7 +120,7 @@ private:
 
     void fire(local_index i, step_type n, spike_output& out) {
         const double t = n * dt_;
-        out.emit(i, n);
+        out.emit(first_ + i, n);
         m_[i] = 0.0;
         t0_[i] = t;
         draw_interval(i, t);
@@ -129,6 +129,7 @@ private:
 
     double dt_;
     std::uint32_t seed_;
+    local_index first_; // rank-local index of cell 0 of this group
     std::vector<parameters> params_;
     std::vector<gid_type> gid_;
     std::vector<double> m_, t0_, minf_, tau_;
@@ -141,8 +142,9 @@ private:
 } // namespace
 
 std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec,
-                                                     const std::vector<gid_type>& local_gids) {
-    return std::make_unique<interval_fire_group>(spec, local_gids);
+                                                     const std::vector<gid_type>& local_gids,
+                                                     local_index first_local) {
+    return std::make_unique<interval_fire_group>(spec, local_gids, first_local);
 }
 
 const std::vector<std::string>& interval_fire_parameter_names() { return parameter_names; }

@@ -65,6 +65,19 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
         for (std::uint32_t v: chosen) {
             sources.push_back(rule.source_first + (v >= self ? v + 1 : v));
         }
+    } else if (rule.kind == connection_rule_kind::fixed_indegree) {
+        // Each of the C draws is uniform over the pool (multapses allowed), as NEST's
+        // fixed_indegree with allow_multapses = True, allow_autapses = False.
+        random_stream rng(seed, target, purpose::connections, rule_index);
+        if (pool == 0 && rule.indegree > 0) {
+            throw user_error("fixed_indegree: a cell would need sources but only itself is in the source range");
+        }
+        sources.reserve(rule.indegree);
+        std::uint32_t self = exclude_self ? target - rule.source_first : pool + 1;
+        for (std::uint32_t k = 0; k < rule.indegree; ++k) {
+            std::uint32_t v = rng.next_below(pool);
+            sources.push_back(rule.source_first + (v >= self ? v + 1 : v));
+        }
     } else {
         if (!exclude_self) {
             throw user_error("network.connectivity = \"adjacent\": targets must lie in the source population");

@@ -4,6 +4,8 @@
 //  random:   target j draws C_j ~ UniformInt[C - dC/2, C + dC/2] (integer halves) distinct
 //            sources uniformly from the source range without j (Floyd's sampling, exactly
 //            C_j draws). Connection order = draw order.
+//  fixed_indegree: exactly C sources, each uniform over the source range without the
+//            target (multapses allowed; NEST's fixed_indegree rule). Order = draw order.
 //  adjacent: target i receives from i - C/2 .. i + (C - C/2) except i, wrapping modulo
 //            the source range (C/2 below, C - C/2 above: exactly C sources). Needs the
 //            target inside the source range; indegree_spread is ignored.

@@ -17,7 +17,9 @@ struct population_spec {
     std::map<std::string, double> params;
 };
 
-enum class connection_rule_kind { random, adjacent };
+// random: distinct sources (no multapses); fixed_indegree: NEST's fixed_indegree with
+// multapses allowed (sources drawn with replacement); both exclude the target itself.
+enum class connection_rule_kind { random, adjacent, fixed_indegree };
 
 struct connection_rule {
     connection_rule_kind kind = connection_rule_kind::random;
@@ -40,8 +42,16 @@ struct explicit_connections {
     std::vector<double> delay_ms;
 };
 
+// A synapse type with its (homogeneous) parameters. Index 0 of network_spec::synapses is
+// always "static"; plastic types follow in the order they were first used.
+struct synapse_spec {
+    std::string name = "static";
+    std::map<std::string, double> params;
+};
+
 struct connection_set {
     bool is_rule = true;
+    std::uint16_t synapse = 0;   // index into network_spec::synapses
     connection_rule rule;        // when is_rule
     explicit_connections arrays; // otherwise
 };
@@ -53,6 +63,7 @@ struct network_spec {
     // Connection sets in the order they were given: a target's connection index counts
     // its incoming connections in this order.
     std::vector<connection_set> connection_sets;
+    std::vector<synapse_spec> synapses{synapse_spec{}};
     std::vector<std::pair<gid_type, std::uint32_t>> recorded; // (first gid, count)
 
     std::uint32_t cells() const {

@@ -1,0 +1,239 @@
+"""Exact-match check against NEST 3.10 (issue 6, item 6a): both sides, one command.
+
+Runs ``nest_exact_network.py`` with the NEST venv (bench/nest/.venv, made by
+``scripts/setup_nest.sh``), rebuilds the exported network in spikex (this interpreter
+must have spikex), compares the spike trains step by step and writes
+``bench/results/nest_exact.json``::
+
+    python bench/nest/run_exact.py                 # 300 neurons, 1 s
+    python bench/nest/run_exact.py --n 100 --tsim 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+NEST_PYTHON = HERE / ".venv" / "bin" / "python"
+RESULTS = REPO / "bench" / "results"
+
+sys.path.insert(0, str(HERE))
+from exact_network import compare_spikes
+
+
+def nest_unavailable_reason() -> str | None:
+    """None when the NEST venv can import nest, else why not (for skip messages)."""
+    if not NEST_PYTHON.exists():
+        return f"{NEST_PYTHON.relative_to(REPO)} does not exist (run `bash scripts/setup_nest.sh`)"
+    probe = subprocess.run(
+        [str(NEST_PYTHON), "-c", "import nest; print(nest.__version__)"],
+        capture_output=True,
+        text=True,
+        env=nest_environment(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+        timeout=120,
+    )
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"{NEST_PYTHON.relative_to(REPO)} cannot import nest: {last}"
+    return None
+
+
+def nest_environment() -> dict:
+    """Environment for NEST's interpreter: quiet, no variables of the main venv."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+    }
+    env["PYNEST_QUIET"] = "1"
+    return env
+
+
+def run_nest_side(
+    output: Path,
+    n: int,
+    indegree: int,
+    tsim: float,
+    seed: int,
+    weight_spread: float = 0.0,
+    stdp: bool = False,
+) -> dict:
+    command = [
+        str(NEST_PYTHON),
+        str(HERE / "nest_exact_network.py"),
+        "-o",
+        str(output),
+        "--n",
+        str(n),
+        "--indegree",
+        str(indegree),
+        "--tsim",
+        str(tsim),
+        "--seed",
+        str(seed),
+        "--weight-spread",
+        str(weight_spread),
+    ] + (["--stdp"] if stdp else [])
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=nest_environment(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"NEST side failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def exact_match(
+    n: int = 300,
+    indegree: int = 50,
+    tsim: float = 1000.0,
+    seed: int = 12345,
+    workdir=None,
+    weight_spread: float = 0.0,
+    stdp: bool = False,
+) -> dict:
+    """Runs both sides and returns the comparison (see ``compare_spikes``)."""
+    import numpy as np
+    from spikex_exact_network import run as run_spikex
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = (
+            Path(workdir or tmp)
+            / f"exact_n{n}_k{indegree}_spread{weight_spread:g}{'_stdp' if stdp else ''}.npz"
+        )
+        nest_info = run_nest_side(path, n, indegree, tsim, seed, weight_spread, stdp)
+        data = np.load(path)
+        ours = run_spikex(path)
+        first = int(data["first_node_id"])
+        report = compare_spikes(
+            data["spike_senders"] - first, data["spike_times_ms"], ours["cells"], ours["times_ms"]
+        )
+    report.update(
+        {
+            "neurons": n,
+            "indegree": indegree,
+            "tsim_ms": tsim,
+            "seed": seed,
+            "weight_spread": weight_spread,
+            "stdp": stdp,
+            "plastic_weights": ours.get("weights"),
+            "connections": nest_info["connections"],
+            "nest_version": nest_info["nest_version"],
+            "spikex_version": ours["summary"].get("spikex_version"),
+        }
+    )
+    return report
+
+
+def _case_line(report: dict) -> str:
+    if report["identical"]:
+        verdict = "**identical** (every spike at the same step in the same neuron)"
+    else:
+        first = report["first_divergence"]
+        verdict = (
+            f"**diverge** at t = {first['time_ms']:.1f} ms (NEST [step, neuron] {first['nest']}, "
+            f"spikex {first['spikex']}); {report['matching_as_set']:,} spikes agree as a set"
+        )
+    weights = (
+        "all equal per channel"
+        if not report["weight_spread"]
+        else f"uniform ±{50 * report['weight_spread']:g} %"
+    )
+    if report.get("stdp"):
+        pw = report["plastic_weights"]
+        weights = "E→E stdp_pl_synapse_hom"
+        verdict += (
+            f"; final weights of {pw['plastic_connections']:,} plastic synapses: max abs Δw = "
+            f"{pw['max_abs_diff_pa']:.1e} pA, except {pw['in_flight_differing']} of the "
+            f"{pw['in_flight_connections']:,} whose source fired in the last 1.5 ms (spike still in "
+            f"flight in NEST, abs Δw ≤ {pw['in_flight_max_abs_diff_pa']:.2f} pA)"
+        )
+    offsets = report["matches_by_step_offset"]
+    return (
+        f"| {weights} | {report['nest_spikes']:,} ({report['cells_firing_nest']} neurons) "
+        f"| {report['spikex_spikes']:,} | {report['matching_until_first_divergence']:,} | {verdict} "
+        f"| {offsets['-1']:,} / {offsets['0']:,} / {offsets['1']:,} |"
+    )
+
+
+def exact_markdown(reports: list[dict]) -> str:
+    first = reports[0]
+    lines = [
+        "### Exact match (item 6a)",
+        "",
+        (
+            f"{first['neurons']} neurons, in-degree {first['indegree']}, {first['connections']:,} "
+            f"connections exported from NEST {first['nest_version']}, {first['tsim_ms']:g} ms, seed "
+            f"{first['seed']} (`python bench/nest/run_exact.py`, bench/results/nest_exact.json). Matching: same "
+            "step and neuron, in time order, until the first difference. Offsets: matches when the "
+            "NEST step − 1 is shifted by −1 / 0 / +1 more (0 is the documented convention)."
+        ),
+        "",
+        "| weights | NEST spikes | spikex spikes | matching until divergence | result | offsets −1 / 0 / +1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    return "\n".join(lines + [_case_line(r) for r in reports])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--indegree", type=int, default=50)
+    parser.add_argument("--tsim", type=float, default=1000.0)
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument(
+        "--weight-spreads",
+        default="0,0.5",
+        help="cases: 0 = equal weights per channel; 0.5 = weights uniform in w·(1 ± 0.25) [0,0.5]",
+    )
+    parser.add_argument("--no-stdp", action="store_true", help="skip the case with STDP on E→E")
+    parser.add_argument("-o", "--output", default=str(RESULTS / "nest_exact.json"))
+    args = parser.parse_args()
+    reason = nest_unavailable_reason()
+    if reason:
+        print(f"run_exact: skipped: {reason}", file=sys.stderr)
+        return 0
+    (HERE / "data").mkdir(exist_ok=True)
+    reports = [
+        exact_match(
+            args.n,
+            args.indegree,
+            args.tsim,
+            args.seed,
+            workdir=HERE / "data",
+            weight_spread=float(spread),
+        )
+        for spread in args.weight_spreads.split(",")
+    ]
+    if not args.no_stdp:
+        reports.append(
+            exact_match(
+                args.n, args.indegree, args.tsim, args.seed, workdir=HERE / "data", stdp=True
+            )
+        )
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(args.output).with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"cases": reports}, indent=2) + "\n")
+    tmp.replace(args.output)
+    print(json.dumps(reports, indent=2))
+    if args.output == str(RESULTS / "nest_exact.json"):
+        from report import update_section
+
+        update_section("exact", exact_markdown(reports))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

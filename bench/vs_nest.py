@@ -1,0 +1,261 @@
+"""spikex against NEST 3.10 on NEST's hpc_benchmark, on this machine (issue 6, item 7).
+
+Question: at equal cores, how do spikex's simulate time and memory per synapse compare
+with NEST's on the same network (scale 1: N = 11,250, K = 11,250, 126.6 M synapses;
+100 ms presim, then 1 s measured), static and with STDP on E→E?
+
+Runs, one at a time: NEST with 1 and 2 threads; spikex with 1 rank × 1 thread, 1 × 2 and
+2 × 1. Writes bench/results/vs_nest.json and the "benchmark" section of
+docs/validation/nest.md, prints the table::
+
+    python bench/vs_nest.py                     # all runs (about half an hour on 2 cores)
+    python bench/vs_nest.py --indegree 3750     # the laptop-size variant
+    python bench/vs_nest.py --rerun             # measure again instead of reusing bench/nest/data
+
+Definitions. Times: build (create + connect), init (NEST: the 100 ms presim, which
+includes its preparation; spikex: exchange set-up + the presim), simulate (the measured
+second, wall clock). Peak RSS: per process from getrusage (ru_maxrss) in the process
+itself; for 2 ranks the sum over ranks. Bytes per synapse = total peak RSS / synapses
+(the interpreter and libraries included; spikex's own accounting of its data structures,
+summary.memory_bytes, is shown too). Events per second = synaptic events delivered in
+the measured second / simulate seconds (NEST does not count deliveries: spikes × K, the
+mean out-degree; Poisson input is not counted on either side).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "nest"))
+from report import RESULTS, machine, update_section, write_json
+from runs import Run, execute
+
+CONFIGURATIONS = (
+    ("nest", 1, 1),
+    ("nest", 1, 2),
+    ("spikex", 1, 1),
+    ("spikex", 1, 2),
+    ("spikex", 2, 1),
+)
+# NEST 3.10 on this machine on a quieter day (shared/spec/hpc_benchmark.md, 2026-11-21,
+# scale 1, K = 11,250): simulate seconds for 1 s, peak RSS in MB. A second reference
+# for the ratios when the runs here were taken on a loaded machine.
+NEST_REFERENCE = {
+    (False, 1): {"simulate_s": 70.0, "peak_rss_mb": 3000.0},
+    (False, 2): {"simulate_s": 23.0, "peak_rss_mb": 3000.0},
+    (True, 2): {"simulate_s": 90.0, "peak_rss_mb": 4200.0},
+}
+GOAL_TIME_RATIO = 0.5
+GOAL_MEMORY_RATIO = 0.6
+
+
+def row(run: Run, report: dict) -> dict:
+    times = report["time_s"]
+    peaks = report.get("peak_rss_mb_per_rank") or [report["peak_rss_mb"]]
+    total_peak_mb = float(sum(peaks))
+    connections = int(report["connections"])
+    events = report.get("events_delivered", report.get("events_delivered_estimate"))
+    memory_bytes = report.get("memory_bytes")
+    own = None
+    if isinstance(memory_bytes, dict) and memory_bytes:
+        # spikex: bytes per data structure, {"max", "mean"} over ranks -> total over ranks
+        own = sum(float(v["mean"]) for v in memory_bytes.values()) * run.ranks
+    return {
+        "simulator": run.simulator,
+        "plastic": run.plastic,
+        "ranks": run.ranks,
+        "threads": run.threads,
+        "cores": run.ranks * run.threads,
+        "connections": connections,
+        "build_s": float(times["build"]) + float(times.get("describe", 0.0)),
+        "init_s": float(times["init"]),
+        "simulate_s": float(times["simulate"]),
+        "peak_rss_mb_total": total_peak_mb,
+        "peak_rss_mb_per_process": peaks,
+        "bytes_per_synapse": total_peak_mb * 2**20 / connections,
+        "own_bytes_per_synapse": (own / connections) if own else None,
+        "events_delivered": int(events) if events is not None else None,
+        "events_estimated": "events_delivered" not in report,
+        "events_per_s": (events / float(times["simulate"])) if events else None,
+        "mean_rate_hz": report["mean_rate_hz"],
+        "run": run.name,
+    }
+
+
+def ratios(rows: list[dict]) -> list[dict]:
+    """spikex / NEST at equal cores, for each spikex configuration.
+
+    Against the NEST run of the same day when there is one; otherwise only against
+    NEST_REFERENCE (memory: its peak RSS over the same synapse count).
+    """
+    out = []
+    for r in rows:
+        if r["simulator"] != "spikex":
+            continue
+        nest = next(
+            (
+                n
+                for n in rows
+                if n["simulator"] == "nest"
+                and n["plastic"] == r["plastic"]
+                and n["cores"] == r["cores"]
+            ),
+            None,
+        )
+        reference = NEST_REFERENCE.get((r["plastic"], r["cores"]))
+        if nest is None and reference is None:
+            continue
+        if nest is not None:
+            nest_bytes = nest["bytes_per_synapse"]
+        else:
+            nest_bytes = reference["peak_rss_mb"] * 2**20 / r["connections"]
+        simulate_ratio = r["simulate_s"] / nest["simulate_s"] if nest else None
+        memory_ratio = r["bytes_per_synapse"] / nest_bytes
+        out.append(
+            {
+                "plastic": r["plastic"],
+                "spikex": f"{r['ranks']}x{r['threads']}",
+                "cores": r["cores"],
+                "simulate_ratio": simulate_ratio,
+                "simulate_ratio_vs_reference": (r["simulate_s"] / reference["simulate_s"])
+                if reference
+                else None,
+                "memory_ratio": memory_ratio,
+                "memory_vs_reference_only": nest is None,
+                "time_goal_met": None
+                if simulate_ratio is None
+                else simulate_ratio <= GOAL_TIME_RATIO,
+                "memory_goal_met": memory_ratio <= GOAL_MEMORY_RATIO,
+            }
+        )
+    return out
+
+
+def _num(value, digits=1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _ratio(value, met) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.2f} {'✓' if met else '✗'}"
+
+
+def markdown(results: dict) -> str:
+    info = results["machine"]
+    lines = [
+        "### hpc_benchmark: spikex vs NEST 3.10 (item 7)",
+        "",
+        (
+            f"Measured {info['date_utc']} UTC, {info['cpu']}, {info['cores']} cores, load average "
+            f"{' '.join(info['load_average'])} at the end (a shared machine with other jobs running: "
+            "times are noisy, re-take them with `make bench-nest` on a quiet machine). "
+            f"Scale {results['scale']:g}, K = {results['indegree']:,}, {results['presim_ms']:g} ms presim + "
+            f"{results['tsim_ms']:g} ms measured."
+        ),
+        "",
+        "| synapses | simulator | ranks × threads | build s | init s | simulate s | peak RSS MB | B/synapse | own B/synapse | events/s | rate Hz |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results["rows"]:
+        lines.append(
+            f"| {'STDP' if r['plastic'] else 'static'} | {r['simulator']} | {r['ranks']} × {r['threads']} "
+            f"| {_num(r['build_s'])} | {_num(r['init_s'])} | {_num(r['simulate_s'])} | {_num(r['peak_rss_mb_total'], 0)} "
+            f"| {_num(r['bytes_per_synapse'])} | {_num(r['own_bytes_per_synapse'])} "
+            f"| {'≈' if r['events_estimated'] else ''}{_num(r['events_per_s'] and r['events_per_s'] / 1e6, 1)} M "
+            f"| {_num(r['mean_rate_hz'])} |"
+        )
+    if results["ratios"]:
+        lines += [
+            "",
+            f"spikex / NEST at equal cores (goals: simulate ≤ {GOAL_TIME_RATIO:g}, memory per synapse ≤ {GOAL_MEMORY_RATIO:g}):",
+            "",
+            "| synapses | spikex | cores | simulate ratio | simulate ratio vs NEST on a quieter day* | memory ratio |",
+            "|---|---|---|---|---|---|",
+        ]
+        for q in results["ratios"]:
+            ref = q.get("simulate_ratio_vs_reference")
+            lines.append(
+                f"| {'STDP' if q['plastic'] else 'static'} | {q['spikex']} | {q['cores']} "
+                f"| {_ratio(q['simulate_ratio'], q['time_goal_met'])} "
+                f"| {'–' if ref is None else f'{ref:.2f}'} "
+                f"| {_ratio(q['memory_ratio'], q['memory_goal_met'])}"
+                f"{'*' if q['memory_vs_reference_only'] else ''} |"
+            )
+        lines += [
+            "",
+            (
+                "\\* NEST 3.10 simulate seconds measured on this machine on 2026-11-21 with less load "
+                "(shared/spec/hpc_benchmark.md: static 70 s with 1 thread, 23 s with 2; STDP ≈ 90 s "
+                "with 2, 4.2 GB; a memory ratio marked * is against that 4.2 GB)."
+            ),
+        ]
+    if results.get("failed"):
+        lines += [
+            "",
+            "Runs missing or failed: " + "; ".join(f["error"] for f in results["failed"]),
+        ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--indegree", type=int, default=11250)
+    parser.add_argument("--presim", type=float, default=100.0)
+    parser.add_argument("--tsim", type=float, default=1000.0)
+    parser.add_argument("--plastic", default="false,true")
+    parser.add_argument(
+        "--only", default="", help="comma list of simulator names to run (default both)"
+    )
+    parser.add_argument("--rerun", action="store_true")
+    parser.add_argument(
+        "--cached-only", action="store_true", help="use measured runs only; list the rest"
+    )
+    parser.add_argument("-o", "--output", default=str(RESULTS / "vs_nest.json"))
+    args = parser.parse_args()
+
+    rows, failed = [], []
+    for plastic in (x.strip() == "true" for x in args.plastic.split(",")):
+        for simulator, ranks, threads in CONFIGURATIONS:
+            if args.only and simulator not in args.only.split(","):
+                continue
+            run = Run(
+                simulator,
+                args.scale,
+                args.indegree,
+                plastic,
+                ranks,
+                threads,
+                args.presim,
+                args.tsim,
+            )
+            try:
+                rows.append(row(run, execute(run, args.rerun, cached_only=args.cached_only)))
+            except (RuntimeError, OSError, KeyError) as error:
+                failed.append({"run": run.name, "error": str(error).splitlines()[0][:300]})
+                print(f"vs_nest: {run.name} failed: {error}", file=sys.stderr)
+    results = {
+        "question": "simulate time and memory per synapse of spikex vs NEST 3.10 at equal cores",
+        "scale": args.scale,
+        "indegree": args.indegree,
+        "presim_ms": args.presim,
+        "tsim_ms": args.tsim,
+        "machine": machine(),
+        "rows": rows,
+        "ratios": ratios(rows),
+        "failed": failed,
+    }
+    write_json(Path(args.output), results)
+    text = markdown(results)
+    if args.scale == 1.0 and args.indegree == 11250:
+        update_section("benchmark", text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,598 @@
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "spikex/connections/relay_plan.hpp"
+#include "spikex/core/errors.hpp"
+#include "spikex/dryrun/exchange_counts.hpp"
+#include "spikex/route/process_grid.hpp"
+#include "spikex/route/route_table.hpp"
+#include "spikex/route/router.hpp"
+
+namespace spikex {
+
+std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m, int subintervals) {
+    // engine::run_until, once per stop: boundaries every m steps (and at m/2 with two
+    // sub-intervals); a call ending before what is due synchronises once more.
+    std::vector<sync_row> rows;
+    const step_type half = m / 2;
+    step_type step = 0, exchanged = 0;
+    for (step_type stop: stops) {
+        while (step < stop) {
+            const step_type start = (step / m) * m;
+            const step_type boundary = (subintervals == 2 && step < start + half) ? start + half : start + m;
+            step = std::min(boundary, stop);
+            if (step == boundary) {
+                step_type due = step;
+                if (subintervals == 2) due = (step % m == 0) ? step - (m - half) : step - half;
+                rows.push_back({step, due});
+                exchanged = due;
+            }
+        }
+        if (step > exchanged) {
+            rows.push_back({step, step});
+            exchanged = step;
+        }
+    }
+    return rows;
+}
+
+namespace {
+
+constexpr double message_bytes = 16;  // spike_message (point_to_point.hpp)
+constexpr double directed_bytes = 8;  // directed_entry (directed_exchange.hpp)
+constexpr double routed_item_bytes = 12;
+constexpr std::size_t allgather_header = 4;
+
+// Capacity of a std::vector after resize(n) / push_back growth (libstdc++: a resize
+// beyond the capacity allocates max(2 size, n); push_back doubles from 1).
+struct vector_growth {
+    double size = 0, capacity = 0;
+    void resize(double n) {
+        if (n > capacity) capacity = std::max(2 * size, n);
+        size = n;
+    }
+    void push_to(double n) { // push_back until size n (from an emptied vector)
+        while (capacity < n) capacity = std::max(1.0, 2 * capacity);
+        size = n;
+    }
+};
+
+// Per-rank counters of the current row, folded into the run totals and the per-row
+// maximum and sum over sampled ranks at every row end.
+class tally {
+public:
+    tally(exchange_counts& out, std::vector<std::string> names, std::size_t ranks):
+        out_(out), names_(std::move(names)), current_(names_.size(), std::vector<double>(ranks, 0.0)) {
+        for (const auto& n: names_) {
+            out_.per_rank[n].assign(ranks, 0.0);
+            out_.row_max[n];
+            out_.row_sum[n];
+        }
+    }
+    void add(int counter, std::size_t k, double v) { current_[counter][k] += v; }
+    void add_all(int counter, double v) {
+        for (auto& x: current_[counter]) x += v;
+    }
+    void end_row() {
+        for (std::size_t c = 0; c < names_.size(); ++c) {
+            auto& values = current_[c];
+            auto& total = out_.per_rank[names_[c]];
+            double most = 0, sum = 0;
+            for (std::size_t k = 0; k < values.size(); ++k) {
+                total[k] += values[k];
+                most = std::max(most, values[k]);
+                sum += values[k];
+                values[k] = 0;
+            }
+            out_.row_max[names_[c]].push_back(most);
+            out_.row_sum[names_[c]].push_back(sum);
+        }
+    }
+
+private:
+    exchange_counts& out_;
+    std::vector<std::string> names_;
+    std::vector<std::vector<double>> current_;
+};
+
+// The spike train cut into the emission windows of the rows: row i holds the spikes
+// emitted at steps [rows[i-1].step, rows[i].step).
+std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows, const std::vector<gid_type>& gids,
+                                              const std::vector<step_type>& steps, std::uint32_t cells) {
+    std::vector<std::vector<spike>> out(rows.size());
+    for (std::size_t i = 0; i < gids.size(); ++i) {
+        if (gids[i] >= cells) throw user_error("spike train: gid " + std::to_string(gids[i]) + " is not a cell of the network");
+        auto it = std::upper_bound(rows.begin(), rows.end(), steps[i],
+                                   [](step_type s, const sync_row& r) { return s < r.step; });
+        if (it == rows.end() || steps[i] < 0) {
+            throw user_error("spike train: a spike at step " + std::to_string(steps[i]) + " lies outside the run");
+        }
+        out[it - rows.begin()].push_back({gids[i], steps[i]});
+    }
+    return out;
+}
+
+struct context_view {
+    const virtual_partition& part;
+    const exchange_options& options;
+    std::uint32_t seed;
+    std::vector<std::vector<spike>> rows;
+    exchange_counts& out;
+
+    std::size_t sampled() const { return part.sampled().size(); }
+    int ranks() const { return part.ranks(); }
+    int rank_of(gid_type g) const { return part.cells().rank_of(g); }
+    int index_of(gid_type g) const { return part.sample_index(rank_of(g)); }
+};
+
+// ---- allgather ---------------------------------------------------------------------
+
+void count_allgather(context_view& v) {
+    const int P = v.ranks();
+    const auto m = static_cast<std::uint32_t>(v.part.min_delay());
+    const int slots = v.options.allgather_slots;
+    if (slots < 1) throw user_error("exchange.allgather_slots = " + std::to_string(slots) + ": must be >= 1");
+    const bool possible = v.part.cells().max_count() <= 256 && m <= 256;
+    bool compressed = false;
+    if (v.options.compress == "auto") compressed = possible;
+    else if (v.options.compress == "true") {
+        if (!possible) throw user_error("exchange.compress = true: needs at most 256 cells per rank and 256 steps per interval");
+        compressed = true;
+    } else if (v.options.compress != "false") {
+        throw user_error("exchange.compress = \"" + v.options.compress + "\": must be \"auto\", true or false");
+    }
+    const double e = compressed ? 2 : 8;
+    const double block = allgather_header + slots * e;
+    enum { messages, bytes, received_bytes, rounds, overflow_rounds, sent, received, matched };
+    tally t(v.out,
+            {"messages_sent", "bytes_sent", "bytes_received", "rounds", "overflow_rounds", "spikes_sent",
+             "spikes_received", "spikes_matched"},
+            v.sampled());
+    std::vector<std::uint32_t> count(P, 0);
+    std::vector<int> touched;
+    std::vector<vector_growth> pending(v.sampled()), overflow_send(v.sampled()), overflow_receive(v.sampled());
+    for (const auto& row: v.rows) {
+        touched.clear();
+        for (const auto& s: row) {
+            int r = v.rank_of(s.gid);
+            if (count[r]++ == 0) touched.push_back(r);
+            for (auto k: v.part.receivers(s.gid)) t.add(matched, k, 1);
+        }
+        double overflow_entries = 0;
+        for (int r: touched) overflow_entries += count[r] > std::uint32_t(slots) ? count[r] - slots : 0;
+        const bool overflow = overflow_entries > 0;
+        for (std::size_t k = 0; k < v.sampled(); ++k) {
+            const double c = count[v.part.sampled()[k]];
+            const double extra = c > slots ? c - slots : 0;
+            t.add(messages, k, 1 + (overflow && extra > 0 ? 1 : 0));
+            t.add(bytes, k, block + (overflow ? extra * e : 0));
+            t.add(received_bytes, k, P * block + (overflow ? overflow_entries * e : 0));
+            t.add(rounds, k, overflow ? 2 : 1);
+            t.add(overflow_rounds, k, overflow ? 1 : 0);
+            t.add(sent, k, c);
+            t.add(received, k, double(row.size()));
+            pending[k].push_to(c);
+            overflow_send[k].resize(extra * e);
+            if (overflow) overflow_receive[k].resize(overflow_entries * e);
+            pending[k].size = 0;
+        }
+        for (int r: touched) count[r] = 0;
+        t.end_row();
+    }
+    auto& send_capacity = v.out.per_rank["send_buffer_bytes"];
+    auto& receive_capacity = v.out.per_rank["receive_buffer_bytes"];
+    for (std::size_t k = 0; k < v.sampled(); ++k) {
+        send_capacity.push_back(block + overflow_send[k].capacity + pending[k].capacity * sizeof(spike));
+        receive_capacity.push_back(P * block + overflow_receive[k].capacity);
+    }
+    v.out.properties["compressed"] = compressed;
+    v.out.properties["entry_bytes"] = e;
+    v.out.properties["allgather_slots"] = slots;
+    v.out.properties["receive_buffer_bytes"] = P * block;
+    v.out.properties["partners"] = P - 1;
+}
+
+// ---- alltoall, alltoallv -----------------------------------------------------------
+
+void count_directed(context_view& v, bool fixed_sections) {
+    const int P = v.ranks();
+    const bool sorted = v.part.sorted();
+    auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
+    enum { messages, bytes, received_bytes, rounds, sent, entries_sent, entries_received, overflow_rounds, section };
+    std::vector<std::string> names = {"messages_sent", "bytes_sent",       "bytes_received", "rounds",
+                                      "spikes_sent",   "entries_sent",     "entries_received"};
+    if (fixed_sections) {
+        names.push_back("overflow_rounds");
+        names.push_back("section_entries");
+        const auto& o = v.options;
+        if (o.alltoall_min_entries < 1) throw user_error("exchange.alltoall_min_entries = 0: must be >= 1");
+        if (o.alltoall_max_entries < o.alltoall_min_entries) {
+            throw user_error("exchange.alltoall_max_entries must be >= exchange.alltoall_min_entries");
+        }
+    }
+    tally t(v.out, names, v.sampled());
+    std::uint32_t s = v.options.alltoall_min_entries;
+    std::uint32_t largest_ever = 0;
+    std::uint64_t most_records = 0;
+    std::vector<double> fill(P, 0.0);
+    std::vector<int> touched;
+    std::vector<vector_growth> send_buffer(v.sampled()), receive_buffer(v.sampled());
+    // Per-destination send lists (pending_ in directed_exchange): largest fill per pair.
+    const bool pair_fills = double(P) * double(v.sampled()) <= 16e6;
+    std::vector<std::vector<double>> most_fill(pair_fills ? v.sampled() : 0, std::vector<double>(P, 0.0));
+    vector_growth shared; // alltoall: every rank resizes to the same record count
+    std::vector<double> received_before(v.sampled(), 0.0);
+    for (const auto& row: v.rows) {
+        // Send side of each sampled rank: entries per destination section.
+        std::vector<std::vector<spike>> by_rank(v.sampled());
+        for (const auto& sp: row) {
+            for (std::size_t j = 0; j < v.part.receivers(sp.gid).size(); ++j) {
+                t.add(entries_received, v.part.receivers(sp.gid)[j], weight(v.part.receiver_connections(sp.gid)[j]));
+            }
+            int k = v.index_of(sp.gid);
+            if (k >= 0) by_rank[k].push_back(sp);
+        }
+        double largest = 0;
+        std::vector<double> sent_entries(v.sampled(), 0.0);
+        for (std::size_t k = 0; k < v.sampled(); ++k) {
+            touched.clear();
+            for (const auto& sp: by_rank[k]) {
+                auto ranks = v.part.target_ranks(sp.gid);
+                auto conns = v.part.target_connections(sp.gid);
+                for (std::size_t j = 0; j < ranks.size(); ++j) {
+                    if (fill[ranks[j]] == 0) touched.push_back(ranks[j]);
+                    fill[ranks[j]] += weight(conns[j]);
+                    sent_entries[k] += weight(conns[j]);
+                }
+            }
+            for (int r: touched) {
+                largest = std::max(largest, fill[r]);
+                if (pair_fills) most_fill[k][r] = std::max(most_fill[k][r], fill[r]);
+                fill[r] = 0;
+            }
+            t.add(sent, k, double(by_rank[k].size()));
+            t.add(entries_sent, k, sent_entries[k]);
+        }
+        if (fixed_sections) {
+            // alltoall.cpp transfer(): round 1 of S + 1 records per section, then exactly
+            // the overflow, then adapt S.
+            const auto big = static_cast<std::uint32_t>(largest);
+            double n_rounds = 1, records = s + 1.0, overflow = 0;
+            most_records = std::max<std::uint64_t>(most_records, s + 1);
+            if (shared.size < (s + 1.0) * P) shared.resize((s + 1.0) * P);
+            if (big > s) {
+                std::uint32_t left = big - s;
+                std::uint32_t s2 = std::min(left, v.options.alltoall_max_entries);
+                most_records = std::max<std::uint64_t>(most_records, s2);
+                if (shared.size < double(s2) * P) shared.resize(double(s2) * P);
+                overflow = (left + s2 - 1) / s2;
+                n_rounds += overflow;
+                records += overflow * s2;
+            }
+            t.add_all(messages, n_rounds);
+            t.add_all(rounds, n_rounds);
+            t.add_all(overflow_rounds, overflow);
+            t.add_all(bytes, records * P * directed_bytes);
+            t.add_all(received_bytes, records * P * directed_bytes);
+            t.add_all(section, s);
+            largest_ever = std::max(largest_ever, big);
+            if (big > s) s = std::min(big, v.options.alltoall_max_entries);
+            else if (2 * big < s) s = std::max({v.options.alltoall_min_entries, big, s - s / 8});
+        } else {
+            t.add_all(messages, 2);
+            t.add_all(rounds, 2);
+            t.add_all(bytes, 4.0 * P);
+            t.add_all(received_bytes, 4.0 * P);
+            for (std::size_t k = 0; k < v.sampled(); ++k) {
+                t.add(bytes, k, sent_entries[k] * directed_bytes);
+                send_buffer[k].resize(sent_entries[k]);
+            }
+        }
+        t.end_row();
+        if (!fixed_sections) {
+            const auto& total = v.out.per_rank["entries_received"];
+            for (std::size_t k = 0; k < v.sampled(); ++k) {
+                receive_buffer[k].resize(total[k] - received_before[k]);
+                received_before[k] = total[k];
+            }
+        }
+    }
+    if (!fixed_sections) {
+        auto& received = v.out.per_rank["bytes_received"];
+        const auto& entries = v.out.per_rank["entries_received"];
+        for (std::size_t k = 0; k < received.size(); ++k) received[k] += entries[k] * directed_bytes;
+        for (std::size_t i = 0; i < v.rows.size(); ++i) {
+            // per-row receive bytes: counts + entries (max / sum over ranks)
+            v.out.row_max["bytes_received"][i] += v.out.row_max["entries_received"][i] * directed_bytes;
+            v.out.row_sum["bytes_received"][i] += v.out.row_sum["entries_received"][i] * directed_bytes;
+        }
+        auto& send_capacity = v.out.per_rank["send_buffer_bytes"];
+        auto& receive_capacity = v.out.per_rank["receive_buffer_bytes"];
+        for (std::size_t k = 0; k < v.sampled(); ++k) {
+            send_capacity.push_back(send_buffer[k].capacity * directed_bytes);
+            receive_capacity.push_back(receive_buffer[k].capacity * directed_bytes);
+        }
+    } else {
+        v.out.per_rank["send_buffer_bytes"].assign(v.sampled(), shared.capacity * directed_bytes);
+        v.out.per_rank["receive_buffer_bytes"].assign(v.sampled(), shared.capacity * directed_bytes);
+        v.out.properties["final_section_entries"] = s;
+        v.out.properties["largest_section_entries"] = largest_ever;
+        v.out.properties["receive_buffer_bytes"] = double(most_records) * P * directed_bytes;
+    }
+    // Target table: one entry per (cell, target rank) sorted, per connection unsorted.
+    auto& targets = v.out.per_rank["target_entries"];
+    targets.assign(v.sampled(), 0.0);
+    for (std::size_t k = 0; k < v.sampled(); ++k) {
+        for (gid_type g: v.part.cells().gids_of(v.part.sampled()[k])) {
+            for (auto c: v.part.target_connections(g)) targets[k] += weight(c);
+        }
+    }
+    // pending_: one list per destination, emptied (not freed) every interval.
+    auto& lists = v.out.per_rank["pending_buffer_bytes"];
+    lists.assign(v.sampled(), 0.0);
+    for (std::size_t k = 0; pair_fills && k < v.sampled(); ++k) {
+        for (double f: most_fill[k]) {
+            vector_growth g;
+            g.push_to(f);
+            lists[k] += g.capacity * directed_bytes;
+        }
+    }
+    v.out.properties["partners"] = P - 1;
+    v.out.properties["section_exact"] = v.part.all_ranks();
+}
+
+// ---- multisend, persistent, rma ----------------------------------------------------
+
+std::size_t remote_count(std::span<const int> ranks, int me) {
+    return ranks.size() - (std::binary_search(ranks.begin(), ranks.end(), me) ? 1 : 0);
+}
+
+void static_point_to_point(context_view& v, int phases, std::unordered_map<gid_type, std::vector<relay_group>>& plans) {
+    auto& entries = v.out.per_rank["target_rank_entries"];
+    auto& one = v.out.per_rank["phase_one_entries"];
+    auto& two = v.out.per_rank["phase_two_entries"];
+    auto& partners = v.out.per_rank["partners"];
+    entries.assign(v.sampled(), 0.0);
+    one.assign(v.sampled(), 0.0);
+    two.assign(v.sampled(), 0.0);
+    partners.assign(v.sampled(), 0.0);
+    auto& fanout = v.out.per_cell["remote_target_ranks"];
+    std::vector<int> remote, partner_list;
+    for (std::size_t k = 0; k < v.sampled(); ++k) {
+        const int me = v.part.sampled()[k];
+        partner_list.clear();
+        for (gid_type g: v.part.cells().gids_of(me)) {
+            auto ranks = v.part.target_ranks(g);
+            entries[k] += double(ranks.size());
+            remote.clear();
+            for (int r: ranks) {
+                if (r != me) remote.push_back(r);
+            }
+            if (!remote.empty()) fanout.push_back(double(remote.size()));
+            partner_list.insert(partner_list.end(), remote.begin(), remote.end());
+            if (phases == 1) {
+                one[k] += double(remote.size());
+                continue;
+            }
+            auto& groups = plans[g] = split_relay_groups(remote, g, v.seed);
+            one[k] += double(groups.size());
+            if (!groups.empty()) v.out.per_cell["phase_one_ranks"].push_back(double(groups.size()));
+            for (const auto& grp: groups) {
+                v.out.per_cell["relay_group"].push_back(double(grp.members.size()));
+                int q = v.part.sample_index(grp.relay);
+                if (q >= 0) two[q] += double(grp.members.size());
+                partner_list.insert(partner_list.end(), grp.members.begin(), grp.members.end());
+            }
+        }
+        std::sort(partner_list.begin(), partner_list.end());
+        partners[k] = double(std::unique(partner_list.begin(), partner_list.end()) - partner_list.begin());
+    }
+}
+
+void count_point_to_point(context_view& v, const std::string& method) {
+    const bool rma = method == "rma";
+    const bool persistent = method == "persistent";
+    const int phases = v.options.phases;
+    if (phases != 1 && phases != 2) throw user_error("exchange.phases = " + std::to_string(phases) + ": must be 1 or 2");
+    if (phases == 2 && method != "multisend") {
+        throw user_error("exchange.phases = 2: the two-phase relay is a variant of exchange.method = \"multisend\"");
+    }
+    const int slot_spikes = v.options.rma_slot_spikes;
+    if (rma && slot_spikes < 1) throw user_error("exchange.rma_slot_spikes must be >= 1");
+    enum { messages, bytes, rounds, sent, received, matched, local, phase_two, relayed, requests, deferrals, scanned,
+           iterations };
+    std::vector<std::string> names = {"messages_sent",   "bytes_sent",     "rounds",          "spikes_sent",
+                                      "spikes_received", "spikes_matched", "spikes_local",    "phase_two_sent",
+                                      "relayed_spikes",  "persistent_requests", "ring_full_deferrals",
+                                      "slots_scanned",   "conservation_iterations"};
+    tally t(v.out, names, v.sampled());
+    std::unordered_map<gid_type, std::vector<relay_group>> plans;
+    static_point_to_point(v, phases, plans);
+
+    // rma: window slots of each sampled rank = its sources held by other ranks.
+    std::vector<double> window_slots(v.sampled(), 0.0);
+    for (std::size_t k = 0; k < v.sampled(); ++k) {
+        for (gid_type g: v.part.receive(k).sources) window_slots[k] += v.rank_of(g) != v.part.sampled()[k];
+    }
+    std::unordered_map<gid_type, std::uint32_t> fired_in_row;
+    std::vector<char> recorded(v.part.cells().cells(), 0);
+    for (std::size_t i = 0; i < v.rows.size(); ++i) {
+        fired_in_row.clear();
+        for (const auto& sp: v.rows[i]) {
+            const int me = v.rank_of(sp.gid);
+            for (auto k: v.part.receivers(sp.gid)) {
+                if (v.part.sampled()[k] != me) {
+                    t.add(received, k, 1);
+                    t.add(matched, k, 1);
+                } else {
+                    t.add(local, k, 1);
+                }
+            }
+            const int k = v.part.sample_index(me);
+            if (k < 0) continue;
+            auto ranks = v.part.target_ranks(sp.gid);
+            const double remote = double(remote_count(ranks, me));
+            if (remote > 0) ++fired_in_row[sp.gid];
+            if (phases == 1) {
+                t.add(messages, k, remote);
+                t.add(bytes, k, remote * message_bytes);
+                if (persistent && remote > 0 && !recorded[sp.gid]) {
+                    recorded[sp.gid] = 1;
+                    t.add(requests, k, remote);
+                }
+                continue;
+            }
+            const auto& groups = plans[sp.gid];
+            t.add(messages, k, double(groups.size()));
+            t.add(bytes, k, double(groups.size()) * message_bytes);
+            for (const auto& grp: groups) {
+                int q = v.part.sample_index(grp.relay);
+                if (q < 0 || grp.members.empty()) continue;
+                const double n = double(grp.members.size());
+                t.add(relayed, q, 1);
+                t.add(phase_two, q, n);
+                t.add(messages, q, n);
+                t.add(bytes, q, n * message_bytes);
+            }
+        }
+        // One MPI_Allreduce per synchronisation that has something due (rma: always),
+        // plus, for rma, one round per ring's worth of deferred spikes.
+        double extra = 0;
+        if (rma) {
+            for (const auto& [g, n]: fired_in_row) {
+                if (n <= std::uint32_t(slot_spikes)) continue;
+                const std::uint32_t excess = n - slot_spikes;
+                t.add(deferrals, v.index_of(g), excess);
+                extra = std::max(extra, double((excess + slot_spikes - 1) / slot_spikes));
+            }
+            t.add_all(rounds, 1 + extra);
+            t.add_all(iterations, extra);
+            if (v.ranks() > 1) {
+                for (std::size_t k = 0; k < v.sampled(); ++k) t.add(scanned, k, (1 + extra) * window_slots[k]);
+            }
+        } else if (v.out.rows[i].due > 0) {
+            t.add_all(rounds, 1);
+        }
+        t.end_row();
+    }
+    // Every message is one spike on the wire (multisend counts spikes_sent = messages), and
+    // every spike received is one 16-byte message (or put) received.
+    for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
+        auto& received_bytes = (*m)["bytes_received"] = (*m)["spikes_received"];
+        for (auto& b: received_bytes) b *= message_bytes;
+    }
+    v.out.per_rank["spikes_sent"] = v.out.per_rank["messages_sent"];
+    v.out.row_max["spikes_sent"] = v.out.row_max["messages_sent"];
+    v.out.row_sum["spikes_sent"] = v.out.row_sum["messages_sent"];
+    if (persistent) {
+        v.out.per_rank["persistent_starts"] = v.out.per_rank["messages_sent"];
+    }
+    if (rma) v.out.properties["window_bytes_per_slot"] = 16.0 * slot_spikes;
+    v.out.properties["relay_exact"] = v.part.all_ranks() || phases == 1;
+    v.out.properties["rounds_exclude_conservation_iterations"] = !rma;
+    for (const char* drop: rma ? std::vector<const char*>{"phase_two_sent", "relayed_spikes", "persistent_requests"}
+                               : std::vector<const char*>{"ring_full_deferrals", "slots_scanned",
+                                                          "conservation_iterations"}) {
+        v.out.per_rank.erase(drop);
+        v.out.row_max.erase(drop);
+        v.out.row_sum.erase(drop);
+    }
+    if (!persistent) {
+        v.out.per_rank.erase("persistent_requests");
+        v.out.row_max.erase("persistent_requests");
+        v.out.row_sum.erase("persistent_requests");
+    }
+}
+
+// ---- routed ------------------------------------------------------------------------
+
+void count_routed(context_view& v) {
+    const int P = v.ranks();
+    process_grid grid = make_process_grid(P, v.options.route_dims, "exchange.route_dims", v.options.route_budget);
+    std::string problem = budget_problem(grid, v.options.route_budget);
+    if (!problem.empty()) throw user_error("exchange.route_budget = " + std::to_string(v.options.route_budget) + ": " + problem);
+    const double capacity = double(v.options.route_budget / grid.buckets());
+    const bool per_pair = P <= 4096;
+    enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
+    tally t(v.out,
+            {"items_sent", "spikes_sent", "spikes_received", "hops", "forwarded", "messages_sent", "bytes_sent",
+             "rounds"},
+            v.sampled());
+    std::unordered_map<std::uint64_t, std::uint32_t> pair_items;
+    for (const auto& row: v.rows) {
+        pair_items.clear();
+        for (const auto& sp: row) {
+            for (auto k: v.part.receivers(sp.gid)) t.add(received, k, 1);
+            const int me = v.rank_of(sp.gid);
+            const int k = v.part.sample_index(me);
+            if (k < 0) continue;
+            t.add(sent, k, 1);
+            for (int target: v.part.target_ranks(sp.gid)) {
+                t.add(items, k, 1);
+                for (int at = me; at != target;) {
+                    route_hop hop = next_hop(grid, at, target);
+                    int x = v.part.sample_index(at);
+                    if (x >= 0) {
+                        t.add(hops, x, 1);
+                        t.add(bytes, x, routed_item_bytes);
+                        if (per_pair) ++pair_items[static_cast<std::uint64_t>(at) * P + hop.rank];
+                    }
+                    if (hop.rank != target) {
+                        int y = v.part.sample_index(hop.rank);
+                        if (y >= 0) t.add(forwarded, y, 1);
+                    }
+                    at = hop.rank;
+                }
+            }
+        }
+        // Lower bound of messages: every (rank, next hop) pair with traffic sends at least
+        // ceil(items / bucket capacity) buckets in the interval.
+        for (const auto& [key, n]: pair_items) {
+            t.add(messages, v.part.sample_index(static_cast<int>(key / P)), std::ceil(n / capacity));
+        }
+        t.add_all(rounds, 1); // at least one termination wave per interval
+        t.end_row();
+    }
+    v.out.properties["route_dimensions"] = grid.dimensions();
+    for (int i = 0; i < grid.dimensions(); ++i) v.out.properties["route_dim_" + std::to_string(i)] = grid.dim(i);
+    v.out.properties["route_ragged"] = grid.ragged();
+    v.out.properties["route_bucket_capacity"] = capacity;
+    v.out.properties["route_max_hops"] = grid.max_hops();
+    v.out.properties["partners"] = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
+    v.out.properties["messages_lower_bound"] = per_pair;
+    v.out.properties["forwarded_exact"] = v.part.all_ranks();
+}
+
+} // namespace
+
+exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
+                               const exchange_options& options, std::uint32_t seed,
+                               const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
+                               const std::vector<step_type>& stops) {
+    if (gids.size() != steps.size()) throw user_error("spike train: gids and steps differ in length");
+    const bool subinterval_method = method == "multisend" || method == "persistent" || method == "rma";
+    const int k = subinterval_method ? options.subintervals : 1;
+    if (k != 1 && k != 2) throw user_error("exchange.subintervals = " + std::to_string(k) + ": must be 1 or 2");
+    const step_type m = partition.min_delay();
+    if (k == 2 && m < 2) throw user_error("exchange.subintervals = 2 needs an interval of at least 2 steps");
+
+    exchange_counts out;
+    out.method = method;
+    out.rows = sync_rows(stops, m, k);
+    context_view v{partition, options, seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()), out};
+    if (method == "allgather") count_allgather(v);
+    else if (method == "alltoall") count_directed(v, true);
+    else if (method == "alltoallv") count_directed(v, false);
+    else if (method == "multisend" || method == "persistent" || method == "rma") count_point_to_point(v, method);
+    else if (method == "routed") count_routed(v);
+    else make_exchange(method); // throws the registry's "must be one of" error
+    if (out.per_rank.empty()) throw user_error("exchange.method = \"" + method + "\": no dry-run counting rules");
+    out.properties["ranks"] = partition.ranks();
+    out.properties["sampled_ranks"] = double(partition.sampled().size());
+    out.properties["steps_per_interval"] = double(m);
+    out.properties["subintervals"] = k;
+    return out;
+}
+
+} // namespace spikex

@@ -1,0 +1,68 @@
+#pragma once
+// dryrun: what each exchange method would do, per rank and per (sub-)interval, for a
+// virtual rank count — counted exactly from the partitioned network (virtual_partition)
+// and a spike train, with the counting rules of the method files themselves
+// (cpp/spikex/exchange/*.cpp):
+//   allgather   fixed block of 4 + S e bytes per rank per interval (e = 2 compressed, 8
+//               full), an Allgatherv round when any rank emitted more than S spikes;
+//   alltoall    sections of S + 1 records, S adapting (grow to the largest fill, shrink
+//               by 1/8), a second round of exactly the overflow when some fill exceeded S;
+//   alltoallv   a count Alltoall plus an Alltoallv of exactly the needed entries;
+//   multisend   one 16-byte message per (spike, remote target rank); two phases: the
+//               source sends to the relays (connections/relay_plan.cpp split_relay_groups,
+//               the same Philox draw), each relay forwards to its group;
+//   persistent  the messages of multisend, plus a persistent request per (cell, remote
+//               target rank) once the cell has fired;
+//   rma         puts as multisend, ring deferrals when a cell fires more often than
+//               rma_slot_spikes between two ends, window slots scanned at every round;
+//   routed      one 12-byte item per (spike, target rank), hop by hop along the
+//               dimension-ordered route (route/route_table.hpp next_hop).
+// Spikes are the same for every rank count and method (a design invariant checked by the
+// test suite), so one spike train — e.g. from a 1-rank run — is the input for any P.
+// Counts that depend on timing in a real run are not predicted: conservation iterations
+// (multisend family) and how the routed exchange splits a bucket into messages (given as
+// a lower bound: every (rank, next hop) pair sends at least ceil(items / bucket capacity)
+// messages per interval).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spikex/dryrun/virtual_partition.hpp"
+#include "spikex/exchange/spike_exchange.hpp"
+
+namespace spikex {
+
+// One exchange synchronisation of the engine (an interval or sub-interval end, or the
+// end of the run).
+struct sync_row {
+    step_type step; // the engine's step when it synchronises
+    step_type due;  // spikes emitted before this step have arrived
+};
+
+// The engine's synchronisation points for a run made of run_until(stop) calls, one per
+// element of `stops` (ascending): the Python API simulates in chunks of whole intervals.
+std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type steps_per_interval, int subintervals);
+
+struct exchange_counts {
+    std::string method;
+    std::vector<sync_row> rows;
+    // Per sampled rank (index into virtual_partition::sampled()): run totals with the
+    // counter names of the real exchange (summary.json "exchange").
+    std::map<std::string, std::vector<double>> per_rank;
+    // Per row: maximum and sum over the sampled ranks.
+    std::map<std::string, std::vector<double>> row_max, row_sum;
+    // Per cell of a sampled rank that has remote targets: fan-out distributions
+    // (remote_target_ranks; two phases: phase_one_ranks, and relay_group per relay group).
+    std::map<std::string, std::vector<double>> per_cell;
+    // Set-up facts: buffer sizes, grid, bucket capacity, whether global values are exact.
+    std::map<std::string, double> properties;
+};
+
+// `gids`, `steps`: the spike train (any order). `stops`: the run_until calls (steps).
+exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
+                               const exchange_options& options, std::uint32_t seed,
+                               const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
+                               const std::vector<step_type>& stops);
+
+} // namespace spikex

@@ -1,0 +1,103 @@
+#include <algorithm>
+#include <bit>
+
+#include "spikex/connections/connection_table.hpp"
+#include "spikex/connections/relay_plan.hpp"
+#include "spikex/dryrun/memory_model.hpp"
+#include "spikex/route/process_grid.hpp"
+
+namespace spikex {
+namespace {
+
+// Capacity of a vector filled by push_back from empty (libstdc++ doubles from 1).
+double grown(double n) { return n <= 0 ? 0.0 : double(std::bit_ceil(static_cast<std::uint64_t>(n))); }
+
+double lookup_bytes(const std::string& kind, double sources, double cells) {
+    if (kind == "hash") return 2.0 * sizeof(std::uint32_t) * grown(std::max(16.0, 2 * sources));
+    if (kind == "sorted") return sources * sizeof(gid_type);
+    return cells * sizeof(std::uint32_t); // dense
+}
+
+double value(const exchange_counts& c, const char* name, std::size_t k) {
+    auto it = c.per_rank.find(name);
+    return it == c.per_rank.end() ? 0.0 : it->second[k];
+}
+
+} // namespace
+
+std::map<std::string, std::vector<double>> memory_model(const virtual_partition& part, const exchange_counts& counts,
+                                                        const exchange_options& options) {
+    const std::string& method = counts.method;
+    const bool directed = method == "alltoall" || method == "alltoallv";
+    const bool p2p = method == "multisend" || method == "persistent" || method == "rma";
+    const bool sorted = part.sorted() || !directed;
+    const double P = part.ranks();
+    const double N = part.cells().cells();
+    std::map<std::string, std::vector<double>> out;
+    for (std::size_t k = 0; k < part.sampled().size(); ++k) {
+        const int me = part.sampled()[k];
+        const auto& side = part.receive(k);
+        const double n = double(side.total_connections);
+        const double slots = double(side.sources.size());
+        const double cells = part.cells().count(me);
+
+        // Postsynaptic tier (connection_table.hpp).
+        double connections, sources;
+        if (sorted) {
+            connections = n * (sizeof(local_index) + sizeof(double)) + grown(slots + 1) * sizeof(std::uint32_t) +
+                          grown(side.delay_groups + 1) * sizeof(delay_group);
+            if (side.mixed_delays) connections += n * sizeof(std::uint32_t) + slots;
+            sources = grown(slots) * sizeof(gid_type);
+        } else { // creation order: every array filled by push_back
+            connections = grown(n) * (sizeof(local_index) + sizeof(double) + sizeof(std::uint32_t));
+            sources = grown(n) * sizeof(gid_type);
+        }
+        out["connections"].push_back(connections);
+        out["sources"].push_back(sources);
+
+        // Presynaptic side and buffers.
+        double targets = 0, lookup = 0, receive = 0, exchange = 0;
+        double entries = 0; // (cell, target rank) pairs
+        for (gid_type g: part.cells().gids_of(me)) entries += double(part.target_ranks(g).size());
+        const double target_ranks_bytes = (cells + 1) * 4 + entries * 8 + 2 * P * 4;
+        if (directed) {
+            targets = (cells + 1) * sizeof(std::uint32_t) + value(counts, "target_entries", k) * sizeof(std::uint64_t);
+            receive = value(counts, "receive_buffer_bytes", k);
+            exchange = value(counts, "send_buffer_bytes", k) + value(counts, "pending_buffer_bytes", k);
+        } else if (method == "allgather") {
+            lookup = lookup_bytes(options.source_lookup, slots, N);
+            receive = value(counts, "receive_buffer_bytes", k);
+            exchange = value(counts, "send_buffer_bytes", k);
+        } else if (p2p) {
+            lookup = lookup_bytes(options.source_lookup, slots, N) +
+                     (options.source_lookup == "sorted" ? slots * sizeof(gid_type) : 0.0);
+            // target_ranks + remote offsets, local slots, remote ranks (reserved for every
+            // target-rank entry: exchange/point_to_point.cpp)
+            targets = target_ranks_bytes + (cells + 1) * 4 + cells * 4 + entries * 4;
+            if (options.phases == 2) {
+                targets += (cells + 1) * 4 + (slots + 1) * 4 + grown(value(counts, "phase_one_entries", k)) * 4 +
+                           value(counts, "phase_two_entries", k) * 4;
+            }
+            if (method == "rma" && P > 1) {
+                double remote_sources = 0;
+                for (gid_type g: side.sources) remote_sources += part.cells().rank_of(g) != me;
+                out["window"].push_back(remote_sources * 16.0 * options.rma_slot_spikes);
+            }
+        } else if (method == "routed") {
+            process_grid grid = make_process_grid(part.ranks(), options.route_dims, "exchange.route_dims",
+                                                  options.route_budget);
+            const double partners = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
+            lookup = lookup_bytes(options.source_lookup, slots, N) + 2 * P + 2 * grown(partners) * sizeof(int);
+            targets = target_ranks_bytes;
+        }
+        out["lookup_tables"].push_back(lookup);
+        if (method != "allgather") out["targets"].push_back(targets);
+        if (directed || method == "allgather") {
+            out["receive_buffers"].push_back(receive);
+            out["exchange_buffers"].push_back(exchange);
+        }
+    }
+    return out;
+}
+
+} // namespace spikex

@@ -1,0 +1,49 @@
+#pragma once
+// The plastic synapses of one rank: presynaptic traces per plastic delay group, spike
+// histories of the local neurons that have plastic inputs, and the rule parameters per
+// synapse type. Threads may call weights() and post_spike() at once for targets they own
+// (every structure touched is per target); advance() runs on one thread after a step's
+// deliveries.
+#include <cstdint>
+#include <vector>
+
+#include "spikex/connections/connection_table.hpp"
+#include "spikex/network/network_spec.hpp"
+#include "spikex/synapses/stdp_pl_synapse_hom.hpp"
+
+namespace spikex {
+
+// Synapse type names, index 0 first; user_error for unknown names or parameters.
+const std::vector<std::string>& synapse_names();
+void validate_synapse(const synapse_spec& synapse);
+
+class plasticity {
+public:
+    plasticity() = default;
+    plasticity(const network_spec& spec, const std::vector<gid_type>& local_gids, const connection_table& table);
+
+    bool active() const { return !pre_.empty(); }
+    bool plastic(const delay_group& g) const { return g.synapse != 0; }
+
+    // New weights of connections [begin, end) of plastic group g for its spike arriving at
+    // step n (the spike was emitted at n - delay).
+    void update_weights(connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end,
+                        step_type n);
+    // Once per spike of group g, after every thread has updated its weights.
+    void advance(const connection_table& table, std::uint32_t g, step_type n);
+    // A local neuron fired at step n.
+    void post_spike(local_index cell, step_type n);
+
+    std::size_t bytes() const;
+
+private:
+    double dt_ms_ = 0.1;
+    step_type max_delay_ = 0;
+    std::vector<stdp_pl_parameters> rule_; // per synapse type (index 0 unused)
+    std::vector<stdp_pre_state> pre_;      // per delay group
+    std::vector<post_history> post_;       // per local cell
+    std::vector<double> tau_minus_;        // per local cell, ms
+    std::vector<std::uint32_t> incoming_;  // plastic connections per local cell
+};
+
+} // namespace spikex

@@ -1,0 +1,201 @@
+#pragma once
+// iaf_psc_alpha: leaky integrate-and-fire neuron with alpha-shaped synaptic currents and
+// exact integration (Rotter & Diesmann 1999), the same update as NEST 3.10's
+// iaf_psc_alpha (docs/models/iaf_psc_alpha.md).
+//
+//  State per neuron: V (membrane potential relative to E_L, NEST's y3), I_ex, dI_ex,
+//  I_in, dI_in, refractory counter r; inputs of the step summed in ex_sum (w > 0) and
+//  in_sum (w <= 0), in pA.
+//  end_step(n), per neuron:
+//   1. r == 0: V = P30*I_e + P31_ex*dI_ex + P32_ex*I_ex + P31_in*dI_in + P32_in*I_in
+//                  + expm1(-h/tau_m)*V + V;                  else --r (V clamped)
+//   2. I_ex = P21_ex*dI_ex + P22_ex*I_ex; dI_ex *= P11_ex; dI_ex += e/tau_syn_ex * ex_sum
+//      (the same for the inhibitory channel): input of step n acts on V from step n+1
+//   3. V >= V_th - E_L: r = t_ref in steps (rounded up, as NEST), V = V_reset - E_L,
+//      spike at step n
+//  A spike at step n is NEST's spike at time (n+1)*h: NEST stamps the end of the step.
+//
+//  Own Poisson input (poisson_rate_hz, poisson_weight): k_n ~ Poisson(rate*h/1000) per
+//  step, added as k_n*poisson_weight after the synaptic input of the step. Draw of step n
+//  of cell gid: Philox block floor(n/2) (sub-stream n >> 33) of stream (seed, gid,
+//  external_input), words (x0, x1) for even n and (x2, x3) for odd n as one 53-bit
+//  uniform u (random.hpp); k_n = smallest k with u < F(k), F the Poisson CDF tabulated
+//  once per population (inversion, see poisson_table). Means above max_poisson_mean are
+//  refused.
+//  Initial V: V_m, or when V_m_sd > 0, V_m + V_m_sd*z with z standard normal by
+//  Box-Muller from block 0 of stream (seed, gid, initial_state):
+//  u1 = uniform(x0, x1), u2 = uniform(x2, x3), z = sqrt(-2 ln(1 - u1)) cos(2 pi u2).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spikex/core/random.hpp"
+#include "spikex/models/cell_group.hpp"
+#include "spikex/network/network_spec.hpp"
+
+namespace spikex::iaf_psc_alpha {
+
+// NEST's names, units and defaults (mV, pF, ms, pA), plus ours: V_m_sd, poisson_*.
+struct parameters {
+    double E_L = -70.0;        // resting potential [mV]
+    double C_m = 250.0;        // membrane capacitance [pF]
+    double tau_m = 10.0;       // membrane time constant [ms]
+    double t_ref = 2.0;        // absolute refractory period [ms]
+    double V_th = -55.0;       // threshold [mV]
+    double V_reset = -70.0;    // reset potential [mV]
+    double tau_syn_ex = 2.0;   // rise time of the excitatory alpha current [ms]
+    double tau_syn_in = 2.0;   // rise time of the inhibitory alpha current [ms]
+    double I_e = 0.0;          // constant input current [pA]
+    double V_m = -70.0;        // initial membrane potential [mV] (= E_L when not given)
+    double V_m_sd = 0.0;       // sd of the initial membrane potential [mV]
+    double tau_minus = 20.0;   // STDP depression time constant [ms] (used by synapses)
+    double poisson_rate_hz = 0.0; // rate of the cell's own Poisson input [Hz]
+    double poisson_weight = 0.0;  // weight of each of its events [pA]
+};
+
+// Largest mean number of Poisson events per step accepted (rate * h / 1000).
+inline constexpr double max_poisson_mean = 500.0;
+
+const std::vector<std::string>& parameter_names();
+
+// Parameters of one population, defaults filled in (V_m = E_L when not given), every
+// value validated: user_error naming the parameter and what is allowed.
+parameters parse_parameters(const population_spec& pop);
+
+// Propagators of one step h (NEST's names).
+struct propagators {
+    double P11_ex, P21_ex, P22_ex, P31_ex, P32_ex;
+    double P11_in, P21_in, P22_in, P31_in, P32_in;
+    double P30;          // I_e -> V
+    double expm1_tau_m;  // P33 - 1 = expm1(-h/tau_m)
+    double psc_ex, psc_in; // e/tau_syn: dI jump per pA of input
+    std::int32_t refractory_steps; // t_ref in steps (refractory_steps())
+};
+
+// P31 (dI -> V) and P32 (I -> V) of one alpha channel: NEST's IAFPropagatorAlpha,
+// including its fall-backs when tau_m is (numerically) equal to tau_syn:
+//   beta = tau_syn*tau_m/(tau_m - tau_syn), gamma = beta/C, x = expm1(h/tau_syn - h/tau_m)
+//   P32 = gamma*exp(-h/tau_syn)*x; when that is not a positive normal number:
+//   P32 = h/C*exp(-h/tau_m)
+//   P31 = gamma*exp(-h/tau_syn)*(beta*x - h) when h > 1e-7*tau_m^2/|tau_m - tau_syn|,
+//   else P31 = h^2/(2C)*exp(-h/tau_m).
+inline std::pair<double, double> alpha_propagators(double tau_syn, double tau_m, double C_m, double h) {
+    // The same operations in the same order as NEST, so that the propagators are bitwise
+    // NEST's: reciprocals first, then products.
+    const double beta = tau_syn * tau_m / (tau_m - tau_syn); // inf when equal
+    const double gamma = beta / C_m;
+    const double inv_tau_syn = 1 / tau_syn, inv_tau_m = 1 / tau_m, inv_C_m = 1 / C_m;
+    const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m); // 0 when equal
+    const double exp_h_tau_syn = std::exp(-h * inv_tau_syn);
+    const double expm1_h_tau = std::expm1(h * inv_beta);
+    const double exp_h_tau_m = std::exp(-h * inv_tau_m);
+    double P32 = gamma * exp_h_tau_syn * expm1_h_tau;
+    if (!(std::isnormal(P32) && P32 > 0)) P32 = h * inv_C_m * exp_h_tau_m;
+    const double h_min_regular = 1e-7 * tau_m * tau_m / std::abs(tau_m - tau_syn);
+    const double P31 = h > h_min_regular ? gamma * exp_h_tau_syn * (beta * expm1_h_tau - h)
+                                         : 0.5 * h * h * inv_C_m * exp_h_tau_m;
+    return {P31, P32};
+}
+
+// Steps of t_ref, as NEST's Time converts it: to whole tics of 1 us (nearest), then up to
+// whole steps. A dt that is not a whole number of tics (NEST refuses those): up to whole
+// steps directly, to within 1e-9 of a step.
+inline std::int64_t refractory_steps(double t_ref, double h) {
+    const double tics_per_step = h * 1000.0;
+    const auto rounded = std::llround(tics_per_step);
+    if (rounded >= 1 && std::abs(tics_per_step - double(rounded)) <= 1e-9 * tics_per_step) {
+        const auto tics = static_cast<std::int64_t>(std::floor(t_ref * 1000.0 + 0.5));
+        return (tics + rounded - 1) / rounded;
+    }
+    return static_cast<std::int64_t>(std::ceil(t_ref / h - 1e-9));
+}
+
+inline propagators compute_propagators(const parameters& p, double h) {
+    propagators q{};
+    q.P11_ex = q.P22_ex = std::exp(-h / p.tau_syn_ex);
+    q.P11_in = q.P22_in = std::exp(-h / p.tau_syn_in);
+    q.expm1_tau_m = std::expm1(-h / p.tau_m);
+    q.P30 = -p.tau_m / p.C_m * std::expm1(-h / p.tau_m);
+    q.P21_ex = h * q.P11_ex;
+    q.P21_in = h * q.P11_in;
+    std::tie(q.P31_ex, q.P32_ex) = alpha_propagators(p.tau_syn_ex, p.tau_m, p.C_m, h);
+    std::tie(q.P31_in, q.P32_in) = alpha_propagators(p.tau_syn_in, p.tau_m, p.C_m, h);
+    q.psc_ex = 1.0 * std::numbers::e / p.tau_syn_ex;
+    q.psc_in = 1.0 * std::numbers::e / p.tau_syn_in;
+    q.refractory_steps = static_cast<std::int32_t>(refractory_steps(p.t_ref, h));
+    return q;
+}
+
+// Poisson(mean) by inversion of one uniform u in [0, 1): cdf[j] = P(K <= j), tabulated by
+// p_0 = exp(-mean), p_k = p_{k-1}*mean/k up to the first k > mean with p_k < 2^-64 (the
+// tail beyond is below the 2^-53 resolution of u); k = number of entries <= u (so a u
+// beyond the last entry, probability < 1e-15, gives the last k + 1).
+class poisson_table {
+public:
+    poisson_table() = default;
+    explicit poisson_table(double mean) {
+        if (!(mean > 0)) return;
+        double p = std::exp(-mean), sum = 0.0;
+        for (std::uint32_t k = 0;; ++k) {
+            if (k > 0) p *= mean / k;
+            sum += p;
+            cdf_.push_back(sum);
+            if (k > mean && p < 0x1.0p-64) break;
+        }
+    }
+    std::uint32_t sample(double u) const {
+        return static_cast<std::uint32_t>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
+    }
+    const std::vector<double>& cdf() const { return cdf_; }
+
+private:
+    std::vector<double> cdf_;
+};
+
+// Words of the Poisson draw of step n of cell gid (see the block comment above).
+inline std::uint64_t poisson_bits_from_block(const random_words& w, step_type n) {
+    return (n & 1) ? (static_cast<std::uint64_t>(w[2]) << 32 | w[3]) : (static_cast<std::uint64_t>(w[0]) << 32 | w[1]);
+}
+inline random_words poisson_block(std::uint32_t seed, gid_type gid, step_type n) {
+    const auto s = static_cast<std::uint64_t>(n);
+    return random_block(seed, gid, purpose::external_input, static_cast<std::uint32_t>(s >> 1),
+                        static_cast<std::uint32_t>(s >> 33));
+}
+inline double poisson_uniform(std::uint32_t seed, gid_type gid, step_type n) {
+    const std::uint64_t bits = poisson_bits_from_block(poisson_block(seed, gid, n), n);
+    return uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
+}
+
+// Initial membrane potential of cell gid (see the block comment above).
+inline double initial_membrane_potential(const parameters& p, std::uint32_t seed, gid_type gid) {
+    if (!(p.V_m_sd > 0)) return p.V_m;
+    const auto w = random_block(seed, gid, purpose::initial_state, 0);
+    const double u1 = uniform_from_words(w[0], w[1]);
+    const double u2 = uniform_from_words(w[2], w[3]);
+    const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    return p.V_m + p.V_m_sd * z;
+}
+
+// The cell group, with read access to the state for tests and recording. Cells are
+// rank-local indices (first_local + i), as in deliver() and emit().
+class group: public cell_group {
+public:
+    virtual double V_m(local_index cell) const = 0;       // absolute membrane potential [mV]
+    virtual double I_syn_ex(local_index cell) const = 0;  // [pA]
+    virtual double I_syn_in(local_index cell) const = 0;  // [pA]
+    // Input summed in the last end_step (synaptic + own Poisson) [pA], NEST's
+    // weighted_spikes_ex / weighted_spikes_in.
+    virtual double weighted_spikes_ex(local_index cell) const = 0;
+    virtual double weighted_spikes_in(local_index cell) const = 0;
+    virtual std::int32_t refractory_count(local_index cell) const = 0;
+};
+
+std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                                  local_index first_local = 0);
+
+} // namespace spikex::iaf_psc_alpha

@@ -1,0 +1,298 @@
+"""``docs/scaling.md``: the dry run, the time model and their validation, as Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..results.published import PUBLISHED
+from .validation import HINES_CELLS, NEST_CELLS_PER_RANK, NEST_INDEGREE, SAMPLE_RANKS
+
+HINES_ROWS_1K = [row for row in PUBLISHED["hines2011_table1"].rows if row[2] == "1k"]
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f}"
+
+
+def _bytes(value) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def local_section(local: dict, profile_name: str) -> list[str]:
+    lines = [
+        "## 1. Predictions against runs on this machine (P = 1-16)",
+        "",
+        "Network (every method, 100 ms):",
+        "",
+        "```toml",
+        local["config"],
+        "```",
+        "",
+        "For each P, one SPMD job ran every method through the Python API (the code path of "
+        "`spikex run`), and `spikex model dryrun` counted the same network for the same P "
+        "from a one-rank spike train. **Counts**: every counter the dry run predicts is "
+        "compared with the summed counters of the run (`summary.json` `exchange`). "
+        f"**Time**: exchange time over the run predicted with `profiles/{profile_name}.toml` "
+        "against the measured `time_s.exchange` (+ `send` for the point-to-point methods), "
+        "both the maximum over ranks. The machine has 2 cores shared with other users; runs "
+        "with P > 2 are oversubscribed, so measured times include waiting for a core.",
+        "",
+        "| P | method | counters compared | differing | predicted s | measured s | ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    ratios = []
+    for ranks, entry in local["ranks"].items():
+        for label, row in entry["variants"].items():
+            predicted, measured = row.get("predicted_s"), row["measured_s"]
+            ratio = predicted / measured if predicted and measured else None
+            if ratio:
+                ratios.append((int(ranks), ratio))
+            lines.append(
+                f"| {ranks} | {label} | {len(row['compared'])} | {', '.join(row['differ']) or 'none'} | "
+                f"{predicted:.4f} | {measured:.4f} | {'-' if ratio is None else f'{ratio:.2f}'} |"
+            )
+    two = [r for p, r in ratios if p == 2]
+    many = [r for p, r in ratios if p > 2]
+    lines += [""]
+    if two:
+        lines.append(
+            f"Time, P = 2 (a core per rank): predicted / measured between {min(two):.2f} and "
+            f"{max(two):.2f}. On one rank there is no MPI: the model predicts no exchange time "
+            "and the runs measure well under a millisecond."
+        )
+    if many:
+        lines.append(
+            f"Time, P > 2 (oversubscribed): between {min(many):.2f} and {max(many):.2f} — the "
+            "model assumes a core per rank; here ranks wait for one, which the model does not "
+            "describe. The stated error of the time model on this machine is the P = 2 range. "
+            "The collective costs of the profile were measured with 0.5 ms of computation "
+            "between calls on a machine shared with other users' builds; the same run's "
+            "exchange time changes by an order of magnitude between two runs minutes apart."
+        )
+    lines += ["", "Memory per structure (largest rank), model against measured:", ""]
+    lines += ["| P | method | structure | model bytes | measured bytes |", "|---|---|---|---|---|"]
+    for ranks, entry in local["ranks"].items():
+        if int(ranks) > 4:
+            continue
+        for label, row in entry["variants"].items():
+            for name, m in row["memory"].items():
+                lines.append(f"| {ranks} | {label} | {name} | {_bytes(m['model'])} | {_bytes(m['measured'])} |")
+    return lines + [""]
+
+
+def hines_section(papers: dict) -> list[str]:
+    rows = papers["hines_table1"]
+    if not rows:
+        return []
+    labels = [k for k in rows[0] if isinstance(rows[0][k], dict)]
+    lines = [
+        "## 2. Hines et al. 2011, Table 1: where multisend overtakes Allgather",
+        "",
+        "Table 1 is strong scaling of 2 M cells with 1,000 inputs on 8 K-64 K BG/P cores "
+        f"(256 down to 32 cells per core). Here: the paper's rank counts and 1,000 inputs per "
+        f"cell — so a cell's fan-out (about 1,000 of P ranks) and the Allgather buffer (P "
+        f"blocks) are the paper's — with {HINES_CELLS:,} cells (16 times fewer: 16 down to 2 "
+        "cells per rank, so per-rank spike traffic is 16 times lower than the paper's). "
+        f"{SAMPLE_RANKS} ranks counted per P. Interval_fire cells with zero weights ignore "
+        "their inputs, so the spike train comes from the same cells simulated without "
+        "connections (the test suite checks the spikes are identical). Predicted exchange "
+        "time per 1 ms interval with `profiles/bgp.toml` (µs, slowest sampled rank):",
+        "",
+        "| P | cells/rank | " + " | ".join(labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
+    for row in rows:
+        cells = " | ".join(_us(row[k]["exchange_s_per_interval"]) for k in labels)
+        lines.append(f"| {row['ranks']:,} | {row['cells_per_rank']:.0f} | {cells} |")
+    lines += [
+        "",
+        "Fan-out and buffers behind it (largest rank):",
+        "",
+        "| dry-run P | Allgather receive bytes / run | multisend messages / run | cell fan-out (ranks) |",
+        "|---|---|---|---|",
+    ]
+    for row in rows:
+        ag, ms = row.get("allgather", {}), row.get("multisend", {})
+        lines.append(
+            f"| {row['ranks']:,} | {_bytes(ag.get('bytes_received_max'))} | {_bytes(ms.get('messages_max'))} | "
+            f"{_bytes(ms.get('fanout_max'))} |"
+        )
+    lines += [
+        "",
+        "Published (seconds of run time, 1k connections):",
+        "",
+        "| cores | Allgather | MPI_ISEND | DCMF_Multicast | Record-Replay |",
+        "|---|---|---|---|---|",
+    ]
+    for row in HINES_ROWS_1K:
+        lines.append(f"| {row[0]} | {row[4]} | {row[6]} | {row[8]} | {row[10]} |")
+    crossover = _crossover(rows, "allgather", "multisend:phases=2")
+    one_phase = _crossover(rows, "allgather", "multisend")
+    growth = _growth(rows, "allgather")
+    lines += [
+        "",
+        "Trend and crossover: in the paper Allgather's run time stops falling at 32 K cores and "
+        "rises at 64 K, while the multisend methods keep halving; MPI_ISEND (two-phase) "
+        "overtakes Allgather between 32 K and 64 K cores. Predicted: Allgather's exchange "
+        f"grows {growth:.1f}x over the range while the multisend methods' falls; "
+        + (
+            f"two-phase multisend's exchange is below Allgather's from P = {crossover:,} on "
+            "(earlier than the paper's crossover, as these ranks hold 16 times fewer cells)"
+            if crossover
+            else "two-phase multisend does not overtake Allgather inside the dry-run range"
+        )
+        + (
+            f"; one-phase multisend (and persistent) from P = {one_phase:,} on." if one_phase else "."
+        ),
+        "",
+    ]
+    return lines
+
+
+
+def _crossover(rows: list[dict], a: str, b: str) -> int | None:
+    for row in rows:
+        if a in row and b in row and row[b]["exchange_s_per_interval"] < row[a]["exchange_s_per_interval"]:
+            return row["ranks"]
+    return None
+
+
+def _growth(rows: list[dict], label: str) -> float:
+    first, last = rows[0][label]["exchange_s_per_interval"], rows[-1][label]["exchange_s_per_interval"]
+    return last / first if first else float("nan")
+
+
+def nest_section(papers: dict, figure1: list[dict]) -> list[str]:
+    rows = papers["nest_weak"]
+    lines = [
+        "## 3. NEST (Jordan et al. 2018): Allgather (4g) against directed Alltoall (5g)",
+        "",
+        f"Weak scaling with a fixed number of cells per rank (here {NEST_CELLS_PER_RANK}, "
+        f"{NEST_INDEGREE} inputs each); predicted "
+        "exchange time per interval with `profiles/bgp.toml` and the receive buffer per rank:",
+        "",
+        "| P | cells | allgather µs | alltoall µs | alltoallv µs | allgather receive buffer | "
+        "alltoall receive buffer | alltoallv receive buffer |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ag, aa, av = row["allgather"], row["alltoall"], row["alltoallv"]
+        lines.append(
+            f"| {row['ranks']:,} | {row['cells']:,} | {_us(ag['exchange_s_per_interval'])} | "
+            f"{_us(aa['exchange_s_per_interval'])} | {_us(av['exchange_s_per_interval'])} | "
+            f"{_bytes(ag['receive_buffer_bytes'])} | {_bytes(aa['receive_buffer_bytes'])} | "
+            f"{_bytes(av['receive_buffer_bytes'])} |"
+        )
+    if len(rows) >= 2:
+        first, last = rows[0], rows[-1]
+        factor = last["ranks"] // first["ranks"]
+
+        def grows(label: str, key: str) -> float:
+            return last[label][key] / first[label][key] if first[label][key] else float("nan")
+
+        lines += [
+            "",
+            f"From P = {first['ranks']:,} to {last['ranks']:,} ({factor}x): Allgather's time grows "
+            f"{grows('allgather', 'exchange_s_per_interval'):.1f}x and its receive buffer "
+            f"{grows('allgather', 'receive_buffer_bytes'):.1f}x — linear in P, as the paper "
+            "reports for 4g beyond 2,048 processes. Alltoall's time grows "
+            f"{grows('alltoall', 'exchange_s_per_interval'):.1f}x and its buffer "
+            f"{grows('alltoall', 'receive_buffer_bytes'):.1f}x: with {NEST_CELLS_PER_RANK} cells per "
+            "rank a rank has less than one entry for most others, so the P sections of at "
+            "least `alltoall_min_entries` records dominate; NEST's constant buffer holds where "
+            "entries per rank far exceed P (18,000 neurons per node). Alltoallv's receive "
+            f"buffer, exactly the entries needed, grows {grows('alltoallv', 'receive_buffer_bytes'):.1f}x.",
+        ]
+    lines += [
+        "",
+        "### NEST Figure 1: targets of a neuron on a random rank",
+        "",
+        "![NEST Figure 1](scaling/nest_figure1.png)",
+        "",
+        "Closed form (K = 10^4): the number of a neuron's targets on one rank is Binomial(K, 1/M). "
+        "Measured on our real connectivity (4,096 cells, 500 inputs each, fraction of (cell, "
+        "rank) pairs), next to the closed form with K = 500:",
+        "",
+        "| M | 0 measured | 0 closed | 1 measured | 1 closed | >1 measured | >1 closed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in figure1:
+        lines.append(
+            f"| {row['ranks']:,} | {row['zero']:.3f} | {row['closed_zero']:.3f} | {row['one']:.3f} | "
+            f"{row['closed_one']:.3f} | {row['more']:.3f} | {row['closed_more']:.3f} |"
+        )
+    lines += [
+        "",
+        "With few cells per rank the measured curve is the finite-network form "
+        "(1 - K/(N-1))^(N/M) rather than (1 - 1/M)^K: targets are drawn per target cell.",
+        "",
+    ]
+    return lines
+
+
+def garg_section(table2: list[dict], table3: list[dict]) -> list[str]:
+    lines = [
+        "## 4. Garg & Sabharwal: GUPS bottlenecks and bucket size",
+        "",
+        "Table 2 computed from the sparsest-cut bound (python/spikex/scaling/analytic.py):",
+        "",
+        "| N | torus | alpha/C | CPU GUPS | paper | network GUPS | paper | bottleneck |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in table2:
+        lines.append(
+            f"| {r['nodes']:,} | {r['dims']} | {r['alpha']:g} | {r['cpu']} | {r['cpu_paper']} | "
+            f"{r['network']} | {r['network_paper']} | {r['bottleneck']} |"
+        )
+    lines += [
+        "",
+        "Table 3, mean bucket size of the baseline code (simulated here, 1,024 pending updates):",
+        "",
+        "![Garg Table 3](scaling/garg_table3.png)",
+        "",
+        "| P | simulated | paper | 1024 / P |",
+        "|---|---|---|---|",
+    ]
+    for r in table3:
+        lines.append(f"| {r['ranks']:,} | {r['simulated']} | {r['paper']} | {r['budget_over_ranks']} |")
+    lines += [
+        "",
+        "The simulation reproduces the published column within 3 %. The bucket size falls as "
+        "1/P while P << 1,024 — at about 2 x 1,024 / P, because the bucket sent is the fullest "
+        "of P - 1, about twice the mean fill 1,024 / P — and tends to one update per message "
+        "for P >> 1,024.",
+    ]
+    return lines + [""]
+
+
+def write_report(path: Path, data: dict) -> None:
+    lines = [
+        "# Scaling beyond this machine: dry runs and the time model",
+        "",
+        "Generated by `make scaling` (`python -m spikex.scaling`), also run by `make results`; "
+        f"{data['machine']}.",
+        "",
+        "**How the counts are exact.** `spikex model dryrun CONFIG --np P` partitions the real "
+        "network for P ranks with the real cell distribution and connection rules (the C++ "
+        "code the ranks of a run use, `cpp/spikex/dryrun/`), without simulating on P ranks. "
+        "The spikes of a network are identical for every rank count and method (a design "
+        "invariant the test suite checks), so one spike train — simulated on one rank, or "
+        "read from any run's `spikes.h5` — determines exactly, per virtual rank and per "
+        "interval, what each method sends and receives. Counts that depend on timing in a real "
+        "run are not predicted: conservation iterations of the multisend family, and how the "
+        "routed exchange splits a bucket into messages (a lower bound is given). Above "
+        "`--sample-ranks` ranks a sample of ranks is counted (stated in the output).",
+        "",
+        "**The time model** (`python/spikex/scaling/time_model.py`) charges, per interval and "
+        "for the slowest rank, latency-bandwidth costs per message, per-stage / per-partner "
+        "costs of each collective algorithm, and per-spike / per-entry CPU costs; parameters "
+        "come from a machine profile: `profiles/local.toml` fitted here by "
+        "`bench/fit_profile.py`, `profiles/bgp.toml` with Blue Gene/P-like numbers.",
+        "",
+    ]
+    lines += local_section(data["local"], "local")
+    lines += hines_section(data["papers"])
+    lines += nest_section(data["papers"], data["figure1_measured"])
+    lines += garg_section(data["garg_table2"], data["garg_table3"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,188 @@
+"""Analytic time model: dry-run counts -> predicted exchange time per interval per method.
+
+A machine profile (TOML, ``profiles/*.toml``) gives latency-bandwidth parameters of one
+message, per-stage or per-partner costs of each collective algorithm, and CPU costs of
+handling one spike, scanning one buffer entry and routing one item. Per interval (one
+row of the dry run), with the maximum over ranks of each count (the slowest rank sets the
+pace of a collective or a conservation loop):
+
+    allgather   (1 + overflow) * allgather_stage_s * ceil(log2 P)     recursive doubling
+                + bytes received / bandwidth + spikes received * scan_entry_s
+    alltoall,   the cheaper of pairwise exchange, rounds * alltoall_partner_s * (P - 1)
+    alltoallv   + bytes received / bandwidth, and Bruck's algorithm (what MPI libraries use
+                for small blocks), rounds * allgather_stage_s * ceil(log2 P) + bytes
+                received * ceil(log2 P) / 2 / bandwidth; + entries received *
+                spike_handling_s (alltoallv: 2 rounds, counts then entries)
+    multisend,  messages sent * send_overhead_s + spikes received * (receive_overhead_s +
+    persistent  spike_handling_s) + rounds * allreduce(P) + latency_s
+    rma         puts * send_overhead_s + rounds * (allreduce(P) + barrier(P))
+                + slots scanned * scan_entry_s + spikes received * spike_handling_s + latency_s
+    routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
+                + bytes / bandwidth + rounds * allreduce(P) + max hops * latency_s
+    allreduce(P) = allreduce_s + allreduce_stage_s * ceil(log2 P); barrier(P) =
+    barrier_stage_s * ceil(log2 P); both 0 for P = 1 (no MPI).
+
+Point-to-point sends happen during computation in a real run (they overlap it); the
+model charges them to the exchange, like the counters do. Cell computation is the same
+for every method and is not part of the prediction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserInputError
+
+PARAMETERS = {
+    "point_to_point": ("latency_s", "bandwidth_bytes_per_s", "send_overhead_s", "receive_overhead_s"),
+    "collectives": (
+        "allgather_stage_s", "alltoall_partner_s", "allreduce_s", "allreduce_stage_s", "barrier_stage_s",
+    ),
+    "cpu": ("spike_handling_s", "scan_entry_s", "route_hop_s"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named machine: where its numbers come from and the parameters (seconds, bytes/s)."""
+
+    name: str
+    description: str
+    values: dict[str, float]
+
+    def __getattr__(self, key: str) -> float:
+        try:
+            return self.__dict__["values"][key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and check a profile TOML: every parameter present, a positive number."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserInputError(f"--profile = {path}: file not found") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserInputError(f"--profile = {path}: invalid TOML: {error}") from None
+    machine = raw.get("machine", {})
+    sections = sorted(set(raw) - set(PARAMETERS) - {"machine"})
+    if sections:
+        raise UserInputError(f"{path}: [{sections[0]}] is unknown; sections: machine, {', '.join(PARAMETERS)}")
+    for section, names in PARAMETERS.items():
+        unknown = sorted(set(raw.get(section, {})) - set(names))
+        if unknown:
+            raise UserInputError(
+                f"{path}: [{section}] {unknown[0]} is unknown; allowed: {', '.join(names)}"
+            )
+    values = {}
+    for section, names in PARAMETERS.items():
+        table = raw.get(section, {})
+        for name in names:
+            value = table.get(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise UserInputError(f"{path}: [{section}] {name} = {value!r}: must be a number >= 0")
+            values[name] = float(value)
+    if values["bandwidth_bytes_per_s"] <= 0:
+        raise UserInputError(f"{path}: [point_to_point] bandwidth_bytes_per_s must be > 0")
+    return Profile(str(machine.get("name", path.stem)), str(machine.get("description", "")), values)
+
+
+def _stages(ranks: int) -> int:
+    return math.ceil(math.log2(ranks)) if ranks > 1 else 0
+
+
+def interval_times(method: dict, ranks: int, machine: Profile) -> list[float]:
+    """Predicted exchange seconds of every row (interval end) of one method's dry run."""
+    rows = method["rows"]["max"]
+    n = len(method["rows"]["step"])
+    kind = method["method"]
+    props = method["properties"]
+
+    def col(name: str) -> list[float]:
+        return rows.get(name, [0.0] * n)
+
+    bandwidth = machine.bandwidth_bytes_per_s
+    # One rank needs no MPI at all (serial backend): its collectives cost nothing.
+    allreduce = machine.allreduce_s + machine.allreduce_stage_s * _stages(ranks) if ranks > 1 else 0.0
+    barrier = machine.barrier_stage_s * _stages(ranks)
+    out = []
+    for i in range(n):
+        if kind == "allgather":
+            rounds = col("rounds")[i]
+            t = rounds * machine.allgather_stage_s * _stages(ranks)
+            t += col("bytes_received")[i] / bandwidth + col("spikes_received")[i] * machine.scan_entry_s
+        elif kind in ("alltoall", "alltoallv"):
+            received = col("bytes_received")[i]
+            pairwise = col("rounds")[i] * machine.alltoall_partner_s * max(ranks - 1, 0) + received / bandwidth
+            bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
+            bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
+            t = min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s
+        elif kind in ("multisend", "persistent"):
+            t = col("messages_sent")[i] * machine.send_overhead_s
+            t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
+            t += col("rounds")[i] * allreduce + (machine.latency_s if ranks > 1 else 0.0)
+        elif kind == "rma":
+            t = col("messages_sent")[i] * machine.send_overhead_s + col("rounds")[i] * (allreduce + barrier)
+            t += col("slots_scanned")[i] * machine.scan_entry_s
+            t += col("spikes_received")[i] * machine.spike_handling_s + (machine.latency_s if ranks > 1 else 0.0)
+        elif kind == "routed":
+            t = col("hops")[i] * machine.route_hop_s
+            t += col("messages_sent")[i] * (machine.send_overhead_s + machine.receive_overhead_s)
+            t += col("bytes_sent")[i] / bandwidth + col("rounds")[i] * allreduce
+            t += props.get("route_max_hops", 1) * machine.latency_s if ranks > 1 else 0.0
+        else:
+            raise UserInputError(f"time model: no cost formula for method {kind!r}")
+        out.append(t)
+    return out
+
+
+def predict(result: dict, machine: Profile) -> dict:
+    """Per method: predicted exchange seconds per interval (mean, max) and over the run."""
+    out = {}
+    for label, method in result["methods"].items():
+        times = interval_times(method, result["ranks"], machine)
+        out[label] = {
+            "interval_mean_s": sum(times) / len(times) if times else 0.0,
+            "interval_max_s": max(times, default=0.0),
+            "run_s": sum(times),
+            "intervals": len(times),
+        }
+    return {"profile": machine.name, "description": machine.description, "ranks": result["ranks"], "methods": out}
+
+
+def add_predictions(result: dict, machine: Profile) -> None:
+    """Attach the predictions of ``machine`` to a dry-run result (``predictions[name]``)."""
+    result.setdefault("predictions", {})[machine.name] = predict(result, machine)
+
+
+def predict_file(path: str | Path, profile_path: str | Path) -> dict:
+    """Predictions for a dry-run JSON written by ``spikex model dryrun``."""
+    try:
+        result = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserInputError(f"DRYRUN_JSON = {path}: file not found") from None
+    except json.JSONDecodeError as error:
+        raise UserInputError(f"DRYRUN_JSON = {path}: not JSON ({error})") from None
+    if result.get("kind") != "dryrun":
+        raise UserInputError(f"DRYRUN_JSON = {path}: not the output of `spikex model dryrun`")
+    return predict(result, load_profile(profile_path))
+
+
+def format_predictions(prediction: dict) -> str:
+    """One table: method, mean and max seconds per interval, run total."""
+    lines = [
+        f"profile {prediction['profile']}, P = {prediction['ranks']}: predicted exchange time",
+        f"{'method':<34} {'per interval mean':>18} {'max':>12} {'run':>12}",
+    ]
+    for label, p in prediction["methods"].items():
+        lines.append(
+            f"{label:<34} {p['interval_mean_s'] * 1e6:>15.1f} us {p['interval_max_s'] * 1e6:>9.1f} us "
+            f"{p['run_s']:>10.4f} s"
+        )
+    return "\n".join(lines)
