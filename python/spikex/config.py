@@ -286,7 +286,8 @@ REGISTRY: tuple[Key, ...] = (
         "network.weight",
         "float",
         0.0,
-        "Mean connection weight (added to the cell state m; 0 is the paper's benchmark).",
+        "Mean connection weight: added to the cell state m for interval_fire (0 is the paper's "
+        "benchmark), a PSC amplitude in pA for iaf_psc_alpha.",
     ),
     Key(
         "network.weight_spread",
