@@ -22,26 +22,20 @@ from __future__ import annotations
 
 import numpy as np
 
-RESOLUTION_MS = 0.1
+import hpc_params  # same folder: on sys.path for both sides
+
+RESOLUTION_MS = hpc_params.RESOLUTION_MS
 DELAY_MS = 1.5
 JE_PA = 45.6096  # 0.14 mV PSP peak, as in the hpc_benchmark
-G = -5.0
+G = hpc_params.G
 EXCITATORY_FRACTION = 0.8
 
-# The hpc_benchmark's iaf_psc_alpha parameters (NEST names and units: mV, pF, ms, pA).
-NEURON_PARAMS = {
-    "E_L": 0.0,
-    "C_m": 250.0,
-    "tau_m": 10.0,
-    "t_ref": 0.5,
-    "V_th": 20.0,
-    "V_reset": 0.0,
-    "tau_syn_ex": 0.32582722403722841,
-    "tau_syn_in": 0.32582722403722841,
-}
+# The hpc_benchmark's iaf_psc_alpha parameters (NEST names and units: mV, pF, ms, pA);
+# tau_minus belongs to the STDP case.
+NEURON_PARAMS = {name: value for name, value in hpc_params.NEURON.items() if name != "tau_minus"}
 # --stdp: E→E synapses are stdp_pl_synapse_hom with the hpc_benchmark's parameters.
-STDP_PARAMS = {"alpha": 0.0513, "lambda": 0.1, "mu": 0.4, "tau_plus": 15.0}
-TAU_MINUS_MS = 30.0
+STDP_PARAMS = dict(hpc_params.STDP)
+TAU_MINUS_MS = hpc_params.NEURON["tau_minus"]
 RHEOBASE_PA = NEURON_PARAMS["C_m"] * NEURON_PARAMS["V_th"] / NEURON_PARAMS["tau_m"]
 
 
