@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup setup-nest build demo test test-cpp test-sanitize test-python bench bench-cpp bench-nest clean results scaling
+.PHONY: all setup setup-nest build demo test test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -49,6 +49,11 @@ bench-nest: build setup-nest
 	$(PY) bench/nest/run_exact.py
 	$(PY) bench/nest/compare_statistics.py
 	$(PY) bench/vs_nest.py
+
+# STDP hpc_benchmark over several seeds on both simulators (about 2 hours: NEST's runaway
+# blocks are slow); docs/validation/nest.md, section "STDP runaway".
+bench-nest-stdp: build setup-nest
+	$(PY) bench/nest/stdp_runaway.py --indegree 3750 --seeds 1,2,3,4 --nest-seeds 1,2,3 --tsim 1500
 
 # The papers' experiments (examples/papers/experiments.toml) measured here, written to
 # docs/results.md and docs/results/ (tens of minutes; not part of `make test`).

@@ -95,5 +95,36 @@ def sizes(scale: float, k: int) -> dict:
     return {"NE": ne, "NI": ni, "N": ne + ni, "CE": ce, "CI": k - ce, "K": k}
 
 
+def add_block_arguments(parser) -> None:
+    """Options of both benchmark scripts for running the measured time in blocks."""
+    parser.add_argument(
+        "--block-ms", type=float, default=0.0, help="report the rate every this many ms [0: once]"
+    )
+    parser.add_argument(
+        "--block-weights", action="store_true", help="also the mean E→E weight per block"
+    )
+    parser.add_argument(
+        "--stop-above-hz", type=float, default=0.0, help="stop after a block above this rate [0: never]"
+    )
+
+
+def block_lengths(tsim_ms: float, block_ms: float) -> list[float]:
+    """tsim split into blocks of block_ms (the last one shorter); one block if block_ms <= 0."""
+    if block_ms <= 0.0 or block_ms >= tsim_ms:
+        return [tsim_ms]
+    count = int(math.floor(tsim_ms / block_ms + 1e-9))
+    lengths = [block_ms] * count
+    rest = tsim_ms - count * block_ms
+    return lengths + ([rest] if rest > 1e-9 else [])
+
+
+def block_entry(t_end_ms: float, spikes: int, n: int, length_ms: float) -> dict:
+    return {"t_end_ms": t_end_ms, "spikes": spikes, "rate_hz": spikes / n / (length_ms / 1000.0)}
+
+
+def ran_away(block: dict, stop_above_hz: float) -> bool:
+    return stop_above_hz > 0.0 and block["rate_hz"] > stop_above_hz
+
+
 if __name__ == "__main__":
     print(f"JE = {je_pa():.4f} pA, Poisson rate = {poisson_rate_hz():.1f} Hz")

@@ -70,6 +70,7 @@ def main() -> int:
     parser.add_argument(
         "--plain-synapses", action="store_true", help="static_synapse / stdp_pl_synapse_hom"
     )
+    hp.add_block_arguments(parser)
     parser.add_argument(
         "-o", "--output", required=True, help="output stem (writes STEM.json, STEM.npz)"
     )
@@ -125,10 +126,30 @@ def main() -> int:
     timers_before = {k: nest.GetKernelStatus(k) for k in TIMERS if k in nest.GetKernelStatus()}
     recorder.n_events = 0
 
-    t2 = time.perf_counter()
-    nest.Simulate(args.tsim)
-    sim_s = time.perf_counter() - t2
-    spikes_after = int(nest.GetKernelStatus("local_spike_counter"))
+    def ee_weights():
+        sample = excitatory[: min(args.weight_sample, size["NE"])]
+        connections = nest.GetConnections(source=excitatory, target=sample, synapse_model=stdp_model)
+        return np.asarray(connections.get("weight"), dtype=np.float64)
+
+    # The measured time runs in blocks (one block unless --block-ms): each block's rate
+    # (and with --block-weights the mean E→E weight) is printed and kept; a run whose
+    # rate exceeds --stop-above-hz stops there (a runaway needs hours to finish).
+    blocks, sim_s, spikes_after, simulated = [], 0.0, 0, 0.0
+    for length in hp.block_lengths(args.tsim, args.block_ms):
+        t2 = time.perf_counter()
+        nest.Simulate(length)
+        sim_s += time.perf_counter() - t2
+        simulated += length
+        # local_spike_counter counts the spikes of the latest Simulate call only.
+        block_spikes = int(nest.GetKernelStatus("local_spike_counter"))
+        spikes_after += block_spikes
+        block = hp.block_entry(args.presim + simulated, block_spikes, size["N"], length)
+        if args.plastic and args.block_weights:
+            block["ee_weight_mean"] = float(ee_weights().mean())
+        blocks.append(block)
+        print(json.dumps(block), flush=True)
+        if hp.ran_away(block, args.stop_above_hz):
+            break
     status = nest.GetKernelStatus()
     timers = {
         k: _seconds(status[k]) - _seconds(timers_before.get(k, 0.0)) for k in TIMERS if k in status
@@ -143,13 +164,7 @@ def main() -> int:
 
     weights = {}
     if args.plastic:
-        sample = excitatory[: min(args.weight_sample, size["NE"])]
-        w = np.asarray(
-            nest.GetConnections(source=excitatory, target=sample, synapse_model=stdp_model).get(
-                "weight"
-            ),
-            dtype=np.float64,
-        )
+        w = ee_weights()
         weights = {
             "ee_weight_before_mean": je,
             "ee_weight_after_mean": float(w.mean()),
@@ -159,7 +174,6 @@ def main() -> int:
         }
         np.save(Path(args.output + "_ee_weights.npy"), w.astype(np.float32))
 
-    # local_spike_counter counts the spikes of the latest Simulate call only.
     spikes = spikes_after
     mean_outdegree = size["K"]  # N·K recurrent connections from N neurons
     report = {
@@ -172,6 +186,9 @@ def main() -> int:
         "ranks": 1,
         "presim_ms": args.presim,
         "tsim_ms": args.tsim,
+        "simulated_ms": simulated,
+        "stopped_early": simulated < args.tsim - 1e-9,
+        "blocks": blocks,
         "seed": args.seed,
         "synapse_models": [static_model] + ([stdp_model] if args.plastic else []),
         **size,
@@ -191,7 +208,7 @@ def main() -> int:
         "peak_rss_mb": peak_rss_mb(),
         "spikes_total": spikes,
         "spikes_presim": spikes_before,
-        "mean_rate_hz": spikes / size["N"] / (args.tsim / 1000.0),
+        "mean_rate_hz": spikes / size["N"] / (simulated / 1000.0),
         # NEST does not count deliveries; each spike reaches on average K targets.
         "events_delivered_estimate": int(spikes * mean_outdegree),
         "recorded": {"excitatory": nrec, "inhibitory": nrec_i},

@@ -22,6 +22,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 NEST_PYTHON = HERE / ".venv" / "bin" / "python"
+# With STDP the hpc_benchmark runs away after a few hundred ms in both simulators
+# (bench/nest/stdp_runaway.py); statistics and timings of a runaway compare two different
+# activity levels, so STDP runs are compared over the first STDP_TSIM_MS after the presim.
+STDP_TSIM_MS = 300.0
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class Run:
     tsim: float = 1000.0
     seed: int = 1
     weights: bool = False  # spikex: read E→E weights after the run (NEST always does)
+    block_ms: float = 0.0  # > 0: rate (and with block_weights the mean E→E weight) per block
+    block_weights: bool = False
+    stop_above_hz: float = 0.0  # > 0: stop after a block above this rate (runaway)
 
     @property
     def name(self) -> str:
@@ -43,6 +50,7 @@ class Run:
         return (
             f"{self.simulator}_s{self.scale:g}_k{self.indegree}_{kind}_r{self.ranks}t{self.threads}"
             f"_p{self.presim:g}_t{self.tsim:g}_seed{self.seed}"
+            + (f"_b{self.block_ms:g}" if self.block_ms > 0 else "")
         )
 
     def arguments(self) -> list[str]:
@@ -55,6 +63,9 @@ class Run:
             args.append("--plastic")
         if self.weights and self.simulator == "spikex":
             args.append("--weights")
+        if self.block_ms > 0:
+            args += ["--block-ms", str(self.block_ms), "--stop-above-hz", str(self.stop_above_hz)]
+            args += ["--block-weights"] if self.block_weights else []
         return args
 
 

@@ -64,6 +64,7 @@ def main() -> int:
     parser.add_argument("--nrec", type=int, default=1000)
     parser.add_argument("--weights", action="store_true", help="read E→E weights after the run")
     parser.add_argument("--weight-sample", type=int, default=200)
+    hp.add_block_arguments(parser)
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
 
@@ -80,9 +81,25 @@ def main() -> int:
     spikes_before = int(presim.summary["spikes_total"])
     events_before = int(presim.summary["events_delivered"])
     sim_before = float(presim.summary["time_s"]["simulate"])
-    t1 = time.perf_counter()
-    result = net.simulate(args.tsim)
-    sim_wall = time.perf_counter() - t1
+    # Blocks as on the NEST side (one block unless --block-ms); spikes_total adds up.
+    blocks, sim_wall, simulated, spikes_so_far = [], 0.0, 0.0, spikes_before
+    for length in hp.block_lengths(args.tsim, args.block_ms):
+        t1 = time.perf_counter()
+        result = net.simulate(length)
+        sim_wall += time.perf_counter() - t1
+        simulated += length
+        spikes_now = int(result.summary["spikes_total"])
+        block = hp.block_entry(args.presim + simulated, spikes_now - spikes_so_far, size["N"], length)
+        spikes_so_far = spikes_now
+        if args.plastic and args.block_weights:
+            block["ee_weight_mean"] = _ee_weights(net, size, args.weight_sample, None)[
+                "ee_weight_after_mean"
+            ]
+        blocks.append(block)
+        if rank == 0:
+            print(json.dumps(block), flush=True)
+        if hp.ran_away(block, args.stop_above_hz):
+            break
     summary = result.summary
     peak = summary["peak_rss_mb"]
     peaks = [float(peak["mean"])] * ranks if ranks > 1 else [float(peak["max"])]
@@ -117,6 +134,9 @@ def main() -> int:
         "ranks": ranks,
         "presim_ms": args.presim,
         "tsim_ms": args.tsim,
+        "simulated_ms": simulated,
+        "stopped_early": simulated < args.tsim - 1e-9,
+        "blocks": blocks,
         "seed": args.seed,
         **size,
         "je_pa": hp.je_pa(),
@@ -140,7 +160,7 @@ def main() -> int:
         "memory_bytes": summary.get("memory_bytes"),
         "spikes_total": spikes,
         "spikes_in_window_recorded": all_window,
-        "mean_rate_hz": spikes / size["N"] / (args.tsim / 1000.0),
+        "mean_rate_hz": spikes / size["N"] / (simulated / 1000.0),
         "events_delivered": int(summary["events_delivered"]) - events_before,
         "recorded": {"excitatory": nrec, "inhibitory": nrec_i},
         "summary": {k: v for k, v in summary.items() if k not in ("config", "timeline")},
