@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import ConfigError
-from .output import CONFIG_POPULATION, SPIKES_FILE, read_sonata_spikes
+from .output import SPIKES_FILE, read_sonata_spikes
 from .run import execute_run, plan_run
 
 DEMO_CONFIG = Path("examples") / "hines2011_demo.toml"
@@ -101,7 +101,7 @@ def save_raster(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    gids, times_ms = read_sonata_spikes(spikes_path, CONFIG_POPULATION)
+    gids, times_ms = read_sonata_spikes(spikes_path)
     shown = gids < cells
     figure, axes = plt.subplots(figsize=(8, 5), dpi=150)
     axes.scatter(times_ms[shown], gids[shown], s=4.0, marker=".", color="black", linewidths=0)

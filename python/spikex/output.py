@@ -13,8 +13,6 @@ from pathlib import Path
 
 import numpy as np
 
-# SONATA population name of the spikes of configuration runs (one population).
-CONFIG_POPULATION = "interval_fire"
 SUMMARY_FILE = "summary.json"
 SPIKES_FILE = "spikes.h5"
 
@@ -126,10 +124,31 @@ def write_sonata_spikes(
         temporary.unlink(missing_ok=True)
 
 
-def read_sonata_spikes(path: str | Path, population: str) -> tuple[np.ndarray, np.ndarray]:
-    """Read ``(node_ids, timestamps_ms)`` of one population of a SONATA spike file."""
+def spikes_population(config: dict) -> str:
+    """SONATA population name of a configuration run's spikes: its ``network.model``
+    (``interval_fire``, ``iaf_psc_alpha``, ``hpc_benchmark``; one population per run)."""
+    return str(config.get("network", {}).get("model", "interval_fire"))
+
+
+def sonata_population(path: str | Path) -> str:
+    """The one population of a SONATA spike file (an error names them if there are more)."""
     import h5py
 
+    with h5py.File(path, "r") as spikes_file:
+        names = sorted(spikes_file.get("spikes", {}).keys())
+    if len(names) != 1:
+        raise ValueError(f"{path}: expected one spike population, found {names or 'none'}")
+    return names[0]
+
+
+def read_sonata_spikes(
+    path: str | Path, population: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``(node_ids, timestamps_ms)`` of one population of a SONATA spike file
+    (``population=None``: the file's only population)."""
+    import h5py
+
+    population = sonata_population(path) if population is None else population
     with h5py.File(path, "r") as spikes_file:
         group = spikes_file[f"spikes/{population}"]
         return np.asarray(group["node_ids"][:]), np.asarray(group["timestamps"][:])

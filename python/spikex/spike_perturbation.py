@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from .output import (
-    CONFIG_POPULATION,
     SPIKES_FILE,
     SUMMARY_FILE,
     read_sonata_spikes,
+    sonata_population,
     spikes_sha256,
     write_sonata_spikes,
     write_summary,
@@ -51,12 +51,13 @@ def drop_last_spike(outdir: Path, summary: dict) -> dict:
         The summary with ``spikes_total`` and ``spikes_sha256`` of the remaining spikes
         and ``test_dropped_spikes = 1`` (written back to ``summary.json``).
     """
-    gids, times_ms = read_sonata_spikes(outdir / SPIKES_FILE, CONFIG_POPULATION)
+    population = sonata_population(outdir / SPIKES_FILE)
+    gids, times_ms = read_sonata_spikes(outdir / SPIKES_FILE, population)
     if gids.size == 0:
         return summary
     gids, times_ms = gids[:-1], times_ms[:-1]
     steps = np.rint(times_ms / float(summary["dt_ms"])).astype(np.int64)
-    write_sonata_spikes(outdir / SPIKES_FILE, CONFIG_POPULATION, gids, times_ms)
+    write_sonata_spikes(outdir / SPIKES_FILE, population, gids, times_ms)
     summary = {
         **summary,
         "spikes_total": int(gids.size),

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         progress = _progress_callback(rank, workdir)
         result = network.simulate(network.config["simulation"]["tstop_ms"], progress=progress)
         if rank == 0:
-            _write_outputs(result, workdir, Path(args.outdir))
+            _write_outputs(result, network.config, workdir, Path(args.outdir))
     except KeyboardInterrupt:
         return 130
     except ValueError as error:
@@ -92,17 +92,17 @@ def _progress_callback(rank: int, workdir: Path):
     return report
 
 
-def _write_outputs(result, workdir: Path, outdir: Path) -> None:
+def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
     from .output import (
-        CONFIG_POPULATION,
         SPIKES_FILE,
         SUMMARY_FILE,
         write_sonata_spikes,
+        spikes_population,
         write_summary,
     )
 
     gids, times_ms = result.spikes
-    write_sonata_spikes(workdir / SPIKES_FILE, CONFIG_POPULATION, gids, times_ms)
+    write_sonata_spikes(workdir / SPIKES_FILE, spikes_population(config), gids, times_ms)
     files = [SPIKES_FILE]
     if result.timeline is not None:
         from .timeline import TIMELINE_FILE, write_timeline

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from conftest import run_config, write_config
 from spikex.output import (
-    CONFIG_POPULATION,
     read_sonata_spikes,
+    sonata_population,
     spikes_sha256,
     write_sonata_spikes,
     write_summary,
@@ -50,6 +50,29 @@ def test_sonata_layout(tmp_path):
     gids, times = read_sonata_spikes(path, "cells")
     assert gids.tolist() == [4, 2] and times.tolist() == [0.5, 0.75]
     assert [entry.name for entry in tmp_path.iterdir()] == ["spikes.h5"]
+    assert sonata_population(path) == "cells"
+    assert read_sonata_spikes(path)[0].tolist() == [4, 2]  # the only population
+
+
+def test_reading_a_file_with_several_populations_needs_a_name(tmp_path):
+    path = tmp_path / "spikes.h5"
+    write_sonata_spikes(path, "a", np.array([1]), np.array([0.5]))
+    with h5py.File(path, "a") as spikes:
+        spikes.create_group("spikes/b")
+    with pytest.raises(ValueError, match=r"expected one spike population, found \['a', 'b'\]"):
+        read_sonata_spikes(path)
+    assert read_sonata_spikes(path, "a")[0].tolist() == [1]
+
+
+def test_spike_population_is_named_after_the_network_model(tmp_path):
+    config = write_config(tmp_path)
+    sets = (
+        "network.model=hpc_benchmark", "network.scale=0.02", "network.indegree_e=40",
+        "network.indegree_i=10", "simulation.tstop_ms=20",
+    )  # fmt: skip
+    summary = run_config(config, tmp_path / "out", 1, sets)
+    assert sonata_population(tmp_path / "out" / "spikes.h5") == "hpc_benchmark"
+    assert read_sonata_spikes(tmp_path / "out" / "spikes.h5")[0].size == summary["spikes_total"]
 
 
 def test_summary_write_is_atomic_and_leaves_no_temporary(tmp_path):
@@ -75,7 +98,7 @@ def test_run_writes_every_contract_field_and_a_matching_spike_file(tmp_path, ran
     assert {"messages_sent", "bytes_sent", "rounds"} <= set(summary["exchange"])
     assert summary["connections"] > 0 and summary["events_delivered"] > 0
 
-    gids, times = read_sonata_spikes(tmp_path / "out" / "spikes.h5", CONFIG_POPULATION)
+    gids, times = read_sonata_spikes(tmp_path / "out" / "spikes.h5", "interval_fire")
     assert gids.size == summary["spikes_total"] > 0
     assert np.all(np.diff(times) >= 0), "sorting = by_time"
     steps = np.rint(times / summary["config"]["simulation"]["dt_ms"]).astype(np.int64)

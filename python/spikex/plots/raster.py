@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..output import CONFIG_POPULATION, read_sonata_spikes
+from ..output import read_sonata_spikes
 from .figure_files import new_figure, save_figure
 from .sources import PlotSource
 
@@ -37,7 +37,7 @@ def plot_raster(source: PlotSource, outdir: Path) -> list[Path]:
     cells = int(summary.get("cells", network.get("cells", 0)))
     groups = int(network.get("burst", {}).get("groups", 0))
     tstop_ms = float(summary.get("simulated_ms", config.get("simulation", {}).get("tstop_ms", 0)))
-    gids, times_ms = read_sonata_spikes(run.spikes_path, CONFIG_POPULATION)
+    gids, times_ms = read_sonata_spikes(run.spikes_path)
     shown = shown_cells(cells, groups)
     row_of_gid = np.full(max(cells, 1), -1, dtype=np.int64)
     row_of_gid[shown] = np.arange(shown.size)

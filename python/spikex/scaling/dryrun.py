@@ -22,7 +22,7 @@ import numpy as np
 from ..config import get, resolved_config
 from ..errors import ConfigError, UserInputError
 from ..method_variants import MethodVariant, parse_method_variants
-from ..output import CONFIG_POPULATION, read_sonata_spikes, spikes_sha256, write_summary
+from ..output import read_sonata_spikes, spikes_sha256, write_summary
 from ..version import __version__
 from .statistics import over_ranks
 
@@ -108,7 +108,7 @@ def spike_train(config: dict, spikes_path: Path | None) -> tuple[np.ndarray, np.
     """
     dt_ms = get(config, "simulation.dt_ms")
     if spikes_path is not None:
-        gids, times_ms = read_sonata_spikes(spikes_path, CONFIG_POPULATION)
+        gids, times_ms = read_sonata_spikes(spikes_path)
         source = str(spikes_path)
     else:
         from ..network import Network
