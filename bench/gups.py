@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -37,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from spikex.scaling.analytic import GARG_TABLE3, simulate_bucket_size
+from spikex_runs import machine, spikex_command
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPOSITORY / "bench" / "results" / "gups.json"
@@ -65,12 +64,6 @@ def parse_arguments() -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="result JSON")
     return parser.parse_args()
-
-
-def spikex_command() -> list[str]:
-    """The ``spikex`` next to this Python (same venv), else ``python -m spikex``."""
-    script = Path(sys.executable).with_name("spikex")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "spikex"]
 
 
 def run_gups(args, ranks: int, algorithm: str, dims: str | None) -> dict:
@@ -160,11 +153,7 @@ def main() -> int:
     result = {
         "question": QUESTION,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cores": os.cpu_count(),
-        },
+        "machine": machine(),
         "parameters": {
             "log2_table": args.log2_table,
             "updates": 4 * 2**args.log2_table,

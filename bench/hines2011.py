@@ -24,12 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+
+from spikex_runs import machine, spikex_run
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 CONFIG = REPOSITORY / "examples" / "hines2011_demo.toml"
@@ -56,12 +56,6 @@ def parse_arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def spikex_command() -> list[str]:
-    """The ``spikex`` next to this Python (same venv), else ``python -m spikex``."""
-    script = Path(sys.executable).with_name("spikex")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "spikex"]
-
-
 def run_once(args: argparse.Namespace, ranks: int, outdir: Path) -> dict:
     """One ``spikex run``; returns its summary."""
     overrides = [
@@ -71,14 +65,7 @@ def run_once(args: argparse.Namespace, ranks: int, outdir: Path) -> dict:
         f"simulation.tstop_ms={args.tstop_ms}",
         *args.overrides,
     ]
-    command = [*spikex_command(), "run", str(CONFIG), "--np", str(ranks), "-o", str(outdir)]
-    for override in overrides:
-        command += ["--set", override]
-    print(f"np={ranks}: {' '.join(command)}", file=sys.stderr, flush=True)
-    completed = subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
-    if completed.returncode != 0:
-        sys.exit(f"bench: spikex run --np {ranks} failed with exit status {completed.returncode}")
-    return json.loads((outdir / "summary.json").read_text(encoding="utf-8"))
+    return spikex_run(CONFIG, ranks, outdir, overrides)
 
 
 def run_record(summary: dict) -> dict:
@@ -102,15 +89,6 @@ def run_record(summary: dict) -> dict:
         "peak_rss_mb_max": summary["peak_rss_mb"]["max"],
         "exchange_bytes": summary["exchange"]["bytes_sent"],
         "spikes_sha256": summary["spikes_sha256"],
-    }
-
-
-def machine() -> dict:
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
     }
 
 

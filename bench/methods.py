@@ -30,12 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+
+from spikex_runs import machine, spikex_run
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 CONFIG = REPOSITORY / "examples" / "hines2011_demo.toml"
@@ -81,12 +81,6 @@ def parse_arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def spikex_command() -> list[str]:
-    """The ``spikex`` next to this Python (same venv), else ``python -m spikex``."""
-    script = Path(sys.executable).with_name("spikex")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "spikex"]
-
-
 def run_once(args, network: str, variant: str, ranks: int, outdir: Path) -> dict:
     overrides = [
         f"network.cells={args.cells}",
@@ -95,15 +89,7 @@ def run_once(args, network: str, variant: str, ranks: int, outdir: Path) -> dict
         *VARIANTS[variant],
         *args.overrides,
     ]
-    command = [*spikex_command(), "run", str(CONFIG), "--np", str(ranks), "-o", str(outdir)]
-    for override in overrides:
-        command += ["--set", override]
-    completed = subprocess.run(
-        command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    if completed.returncode != 0:
-        sys.exit(f"bench: {' '.join(command)} failed:\n{completed.stderr}")
-    return json.loads((outdir / "summary.json").read_text(encoding="utf-8"))
+    return spikex_run(CONFIG, ranks, outdir, overrides)
 
 
 def record(network: str, variant: str, summary: dict) -> dict:
@@ -127,15 +113,6 @@ def record(network: str, variant: str, summary: dict) -> dict:
         "spikes": summary["spikes_total"],
         "events_delivered": summary["events_delivered"],
         "spikes_sha256": summary["spikes_sha256"],
-    }
-
-
-def machine() -> dict:
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
     }
 
 
