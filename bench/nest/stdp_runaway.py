@@ -16,12 +16,15 @@ weight (onto the first 200 excitatory neurons) per block, and compares
     python bench/nest/stdp_runaway.py --indegree 11250 --seeds 1 --threads 2 --no-block-weights
 
 Writes bench/results/nest_stdp_runaway_k<K>.json and the "stdp_runaway_k<K>" section of
-docs/validation/nest.md. Runs are cached in bench/nest/data/ (``--rerun`` to repeat).
+docs/validation/nest.md. Runs are cached in bench/nest/data/ (``--rerun`` to repeat), and
+the results file accumulates: runs of (simulator, seed) pairs not asked for this time are
+kept from it when their settings are the same, so seeds can be added one call at a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -76,6 +79,20 @@ def drift_slope(rows: list[dict]) -> dict:
     }
 
 
+# Settings that make two runs comparable (the rest only say which runs to make).
+SAME_SETTINGS = ("scale", "indegree", "threads", "presim", "tsim", "block_ms", "no_block_weights", "stop_above_hz")
+
+
+def earlier_runs(path: Path, settings: dict, made: set[tuple[str, int]]) -> list[dict]:
+    """Runs of an earlier call with the same settings, except the (simulator, seed) made now."""
+    if not path.exists():
+        return []
+    earlier = json.loads(path.read_text())
+    if any(earlier.get("settings", {}).get(k) != settings[k] for k in SAME_SETTINGS):
+        return []
+    return [r for r in earlier.get("runs", []) if (r["simulator"], r["seed"]) not in made]
+
+
 def table(runs: list[dict], tsim_end_ms: float) -> str:
     lines = [
         "| simulator | seed | rate per 100 ms (Hz) | runaway at (ms) | E→E weight at end (pA) |",
@@ -111,13 +128,14 @@ def main() -> int:
     parser.add_argument("--runaway-factor", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=7200.0, help="seconds per run")
     parser.add_argument("--rerun", action="store_true")
+    parser.add_argument("--report-only", action="store_true", help="run nothing: rewrite the report from the results file")
     args = parser.parse_args()
 
     seeds = {name: [int(s) for s in args.seeds.split(",")] for name in ("nest", "spikex")}
     if args.nest_seeds:
         seeds["nest"] = [int(s) for s in args.nest_seeds.split(",")]
     runs = []
-    for simulator in args.simulators.split(","):
+    for simulator in [] if args.report_only else args.simulators.split(","):
         for seed in seeds[simulator]:
             run = Run(
                 simulator, args.scale, args.indegree, True, 1, args.threads, args.presim,
@@ -139,9 +157,20 @@ def main() -> int:
                 }
             )
 
+    path = RESULTS / f"nest_stdp_runaway_k{args.indegree}.json"
+    settings = {
+        k: v for k, v in vars(args).items() if k not in ("rerun", "report_only", "seeds", "nest_seeds", "simulators")
+    }
+    made = {(r["simulator"], r["seed"]) for r in runs}
+    runs = sorted(runs + earlier_runs(path, settings, made), key=lambda r: (r["simulator"], r["seed"]))
+    simulators = sorted({r["simulator"] for r in runs})
+    for r in runs:  # the runaway criterion may have changed since an earlier call
+        r["runaway_ms"] = runaway_ms(r["blocks"], args.runaway_factor)
+        r["drift"] = drift_per_100ms(r["blocks"], r["runaway_ms"], args.presim)
+
     end_ms = args.presim + args.tsim
     summary = {}
-    for simulator in args.simulators.split(","):
+    for simulator in simulators:
         mine = [r for r in runs if r["simulator"] == simulator]
         onsets = [r["runaway_ms"] for r in mine if r["runaway_ms"] is not None]
         summary[simulator] = {
@@ -153,17 +182,17 @@ def main() -> int:
     result = {
         "question": "STDP hpc_benchmark: time of runaway and weight drift vs rate, NEST and spikex",
         "machine": machine(),
-        "settings": {k: v for k, v in vars(args).items() if k != "rerun"},
+        "settings": settings,
         "summary": summary,
         "runs": runs,
     }
-    write_json(RESULTS / f"nest_stdp_runaway_k{args.indegree}.json", result)
+    write_json(path, result)
 
     lines = [
         f"### STDP runaway, K = {args.indegree:,} (scale {args.scale:g}, {args.threads} thread(s), "
         f"presim {args.presim:g} ms + {args.tsim:g} ms in {args.block_ms:g} ms blocks)",
         "",
-        f"Measured {result['machine']['date_utc']} UTC by `bench/nest/stdp_runaway.py`; runaway = first "
+        f"Written {result['machine']['date_utc']} UTC by `bench/nest/stdp_runaway.py` (runs accumulate over calls); runaway = first "
         f"block above {args.runaway_factor:g}× the first block's rate; runs stop after a block above "
         f"{args.stop_above_hz:g} Hz.",
         "",

@@ -25,11 +25,12 @@ connection_table numbered(std::vector<built_connection>& conns) {
 void expect_grouped(const connection_table& t, const std::vector<built_connection>& conns) {
     ASSERT_EQ(t.size(), conns.size());
 
-    // Reference: a stable sort of creation order by (source, delay).
+    // Reference: a stable sort of creation order by (source, delay, synapse).
     std::vector<std::size_t> order(conns.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::tie(conns[a].source, conns[a].delay) < std::tie(conns[b].source, conns[b].delay);
+        return std::tie(conns[a].source, conns[a].delay, conns[a].synapse) <
+               std::tie(conns[b].source, conns[b].delay, conns[b].synapse);
     });
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
         ASSERT_EQ(t.weights()[pos], double(order[pos])) << "position " << pos;
@@ -43,24 +44,27 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     EXPECT_EQ(t.source_count(), distinct.size());
 
     // Groups: slot s owns [group_begin(s), group_begin(s+1)); each group is the maximal
-    // run of one (source, delay), delays ascending within a source; groups tile [0, size).
-    std::set<std::pair<gid_type, std::uint32_t>> keys;
-    for (auto& c: conns) keys.insert({c.source, c.delay});
+    // run of one (source, delay, synapse), (delay, synapse) ascending within a source;
+    // groups tile [0, size).
+    std::set<std::tuple<gid_type, std::uint32_t, std::uint16_t>> keys;
+    for (auto& c: conns) keys.insert({c.source, c.delay, c.synapse});
     EXPECT_EQ(t.group_count(), keys.size());
     std::uint32_t expected_begin = 0;
     std::uint32_t g_expected = 0;
     for (std::uint32_t s = 0; s < t.source_count(); ++s) {
         ASSERT_EQ(t.group_begin(s), g_expected);
-        std::uint32_t last_delay = 0;
+        std::pair<std::uint32_t, std::uint16_t> last_key{0, 0};
         for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g, ++g_expected) {
             ASSERT_EQ(t.group(g).begin, expected_begin);
             ASSERT_LT(t.group(g).begin, t.group_end_connection(g)) << "empty group";
-            if (g > t.group_begin(s)) EXPECT_GT(t.group(g).delay, last_delay);
-            last_delay = t.group(g).delay;
+            const std::pair<std::uint32_t, std::uint16_t> key{t.group(g).delay, t.group(g).synapse};
+            if (g > t.group_begin(s)) EXPECT_GT(key, last_key);
+            last_key = key;
             for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) {
                 const auto& orig = conns[std::size_t(t.weights()[c])];
                 EXPECT_EQ(orig.source, t.sources()[s]);
                 EXPECT_EQ(orig.delay, t.group(g).delay);
+                EXPECT_EQ(orig.synapse, t.group(g).synapse);
             }
             expected_begin = t.group_end_connection(g);
         }
@@ -193,11 +197,13 @@ TEST(connection_table, random_tables_match_a_stable_sort) {
         const std::uint32_t n = 1 + rng() % 3000;
         const std::uint32_t sources = 1 + rng() % 200, targets = 1 + rng() % 50;
         const std::uint32_t delays = round % 4 == 0 ? 1 : 1 + rng() % 6;
+        const std::uint32_t synapses = round % 3 == 0 ? 1 : 1 + rng() % 3;
         std::vector<built_connection> conns(n);
         for (auto& c: conns) {
             c.source = rng() % sources * 997; // spread over the gid range
             c.target = rng() % targets;
             c.delay = 10 + rng() % delays;
+            c.synapse = static_cast<std::uint16_t>(rng() % synapses);
         }
         SCOPED_TRACE(testing::Message() << "round " << round);
         auto t = numbered(conns);
@@ -227,6 +233,7 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
         c.source = rng() % 40;
         c.target = rng() % 30;
         c.delay = 5 + rng() % 2;
+        c.synapse = static_cast<std::uint16_t>(rng() % 2);
     }
     for (std::size_t i = 0; i < conns.size(); ++i) conns[i].weight = double(i);
     connection_table one(conns);

@@ -9,7 +9,8 @@ namespace spikex {
 namespace {
 
 constexpr std::uint64_t no_key = ~std::uint64_t{0};
-constexpr std::uint64_t mixed_key = no_key - 1;
+// Keys use 48 bits; a key word with this bit set names a source's list of keys instead.
+constexpr std::uint64_t several_keys = std::uint64_t{1} << 63;
 
 // Groups are ordered by delay, then synapse type, inside a source run.
 std::uint64_t group_key(const built_connection& c) { return (std::uint64_t{c.delay} << 16) | c.synapse; }
@@ -35,6 +36,83 @@ void permute(std::vector<T>& v, std::uint32_t begin, const std::vector<std::uint
     for (std::size_t i = 0; i < order.size(); ++i) scratch[i] = v[begin + order[i]];
     std::copy(scratch.begin(), scratch.end(), v.begin() + begin);
 }
+
+// Where the placing pass puts each connection. Most sources have one (delay, synapse)
+// key: one counter per source, turned into a cursor. A source with several keys (an
+// excitatory source with plastic E->E and static E->I synapses) gets a short list of
+// (key, counter) instead, so that its groups come out in key order and in creation order
+// within each, without a per-connection key or a sort.
+class placement {
+public:
+    explicit placement(std::uint32_t space): cursor_(space, 0), key_(space, no_key) {}
+
+    // Counting pass.
+    void count(const built_connection& c) {
+        const std::uint32_t s = c.source;
+        const std::uint64_t k = group_key(c);
+        ++cursor_[s];
+        std::uint64_t& sk = key_[s];
+        if (sk == no_key) sk = k;
+        if (sk == k) return;
+        if (!(sk & several_keys)) { // a second key: every earlier connection had the first
+            lists_.push_back({{sk, cursor_[s] - 1}});
+            sk = several_keys | (lists_.size() - 1);
+        }
+        auto& list = lists_[sk & ~several_keys];
+        auto it = std::find_if(list.begin(), list.end(), [k](const key_counter& e) { return e.key == k; });
+        if (it == list.end()) list.push_back({k, 1});
+        else ++it->counter;
+    }
+
+    // Turns counters into first positions, source by source in gid order, and reports
+    // every slot (source gid) and group (key, first position) in table order.
+    template <typename Slot, typename Group>
+    std::uint64_t lay_out(Slot&& slot, Group&& group) {
+        std::uint64_t position = 0;
+        for (std::uint32_t s = 0; s < cursor_.size(); ++s) {
+            if (cursor_[s] == 0) continue;
+            slot(s);
+            if (!(key_[s] & several_keys)) {
+                group(key_[s], position);
+                const std::uint32_t count = cursor_[s];
+                cursor_[s] = static_cast<std::uint32_t>(position);
+                position += count;
+                continue;
+            }
+            auto& list = lists_[key_[s] & ~several_keys];
+            std::sort(list.begin(), list.end(), [](const key_counter& a, const key_counter& b) { return a.key < b.key; });
+            for (auto& e: list) {
+                group(e.key, position);
+                const std::uint32_t count = e.counter;
+                e.counter = static_cast<std::uint32_t>(position);
+                position += count;
+            }
+        }
+        return position;
+    }
+
+    // Placing pass: the position of the next connection (after lay_out).
+    std::uint32_t take(const built_connection& c) {
+        const std::uint64_t sk = key_[c.source];
+        if (!(sk & several_keys)) return cursor_[c.source]++;
+        const std::uint64_t k = group_key(c);
+        for (auto& e: lists_[sk & ~several_keys]) {
+            if (e.key == k) return e.counter++;
+        }
+        throw internal_error("connection table: a connection's key was not counted");
+    }
+
+    bool any_several_keys() const { return !lists_.empty(); }
+
+private:
+    struct key_counter {
+        std::uint64_t key;
+        std::uint32_t counter;
+    };
+    std::vector<std::uint32_t> cursor_; // per source: count, then next position
+    std::vector<std::uint64_t> key_;    // per source: its key, or several_keys | list
+    std::vector<std::vector<key_counter>> lists_;
+};
 
 } // namespace
 
@@ -71,25 +149,16 @@ connection_table::connection_table(const connection_producer& produce, const tab
 }
 
 void connection_table::build_sorted(const connection_producer& produce, const table_shape& shape) {
-    // Pass 1: connections per source, and whether all of a source's connections share one
-    // (delay, synapse) key (one group) or not.
+    // Pass 1: connections per source and (delay, synapse) key.
     const std::uint32_t space = shape.source_space;
-    std::vector<std::uint32_t> next(space, 0);
-    std::vector<std::uint64_t> source_key(space, no_key);
-    std::vector<std::uint64_t> keys; // distinct keys (few)
-    std::uint64_t last_key = no_key, n = 0;
+    placement place(space);
+    std::uint64_t n = 0;
     local_index targets_end = 0;
     min_delay_ = std::numeric_limits<std::uint32_t>::max();
     max_delay_ = 0;
     produce([&](const built_connection& c) {
         if (c.source >= space) throw internal_error("connection source outside the table's source space");
-        ++next[c.source];
-        const std::uint64_t k = group_key(c);
-        auto& sk = source_key[c.source];
-        if (sk == no_key) sk = k;
-        else if (sk != k) sk = mixed_key;
-        if (k != last_key && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-        last_key = k;
+        place.count(c);
         min_delay_ = std::min(min_delay_, c.delay);
         max_delay_ = std::max(max_delay_, c.delay);
         has_plastic_ = has_plastic_ || c.synapse != 0;
@@ -101,84 +170,39 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         throw user_error("one rank would hold " + std::to_string(n) +
                          " connections; at most 4,294,967,294 fit: use more ranks");
     }
-    if (keys.size() > 0xffff) {
-        throw user_error("more than 65,535 distinct (delay, synapse) combinations on one rank");
-    }
-    std::sort(keys.begin(), keys.end());
 
-    // Slots, their connection ranges, and where the next connection of each source goes.
-    std::vector<std::uint32_t> slot_begin;
-    std::vector<std::uint64_t> slot_key;
-    bool any_mixed = false;
-    std::uint32_t position = 0;
-    for (std::uint32_t s = 0; s < space; ++s) {
-        if (next[s] == 0) continue;
-        slot_source_.push_back(s);
-        slot_begin.push_back(position);
-        slot_key.push_back(source_key[s]);
-        any_mixed = any_mixed || source_key[s] == mixed_key;
-        std::uint32_t count = next[s];
-        next[s] = position;
-        position += count;
-    }
-    slot_begin.push_back(position);
-    free_vector(source_key);
-
-    // Pass 2: place every connection; creation order survives within each source.
-    target_.resize(n);
-    weight_.resize(n);
-    std::vector<std::uint16_t> key_id;
-    std::vector<std::uint32_t> seen;
-    if (any_mixed) {
-        key_id.resize(n);
-        connection_index_.resize(n);
-        seen.assign(targets_end, 0);
-    }
-    produce([&](const built_connection& c) {
-        const std::uint32_t p = next[c.source]++;
-        target_[p] = c.target;
-        weight_[p] = c.weight;
-        if (any_mixed) {
-            key_id[p] = static_cast<std::uint16_t>(std::lower_bound(keys.begin(), keys.end(), group_key(c)) -
-                                                   keys.begin());
-            connection_index_[p] = seen[c.target]++;
-        }
-    });
-    free_vector(next);
-    free_vector(seen);
-
-    for (std::uint32_t slot = 0; slot < slot_source_.size(); ++slot) {
-        group_slot(slot, slot_begin[slot], slot_begin[slot + 1], slot_key[slot], key_id, keys);
-    }
+    // Slots and groups in table order; the counters become cursors.
+    place.lay_out(
+        [&](std::uint32_t source) {
+            slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
+            slot_source_.push_back(source);
+        },
+        [&](std::uint64_t key, std::uint64_t begin) {
+            const auto slot = static_cast<std::uint32_t>(slot_source_.size() - 1);
+            groups_.push_back({key_delay(key), static_cast<std::uint32_t>(begin), slot, key_synapse(key)});
+        });
     slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(slot_source_.size()), 0});
-    free_vector(key_id);
 
-    find_shared_targets();
+    // Pass 2: place every connection; creation order survives within each group. A copy
+    // of the cursors is kept for pass 3, which only runs if connection indices are needed.
+    const placement start = place.any_several_keys() ? place : placement(0);
+    target_.resize(n);
+    weight_.resize(n);
+    produce([&](const built_connection& c) {
+        const std::uint32_t p = place.take(c);
+        target_[p] = c.target;
+        weight_[p] = c.weight;
+    });
+
+    if (find_shared_targets()) {
+        // Pass 3: each connection's index among its target's inputs, in creation order.
+        placement again = start;
+        connection_index_.resize(n);
+        std::vector<std::uint32_t> seen(targets_end, 0);
+        produce([&](const built_connection& c) { connection_index_[again.take(c)] = seen[c.target]++; });
+    }
     if (threads_ > 1) split_by_thread(shape.thread_first);
-}
-
-void connection_table::group_slot(std::uint32_t slot, std::uint32_t begin, std::uint32_t end, std::uint64_t key,
-                                  std::vector<std::uint16_t>& key_id, const std::vector<std::uint64_t>& keys) {
-    slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
-    if (key != mixed_key) {
-        groups_.push_back({key_delay(key), begin, slot, key_synapse(key)});
-        return;
-    }
-    // Several keys: a stable sort by key keeps creation order inside each group.
-    std::vector<std::uint32_t> order(end - begin);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return key_id[begin + a] < key_id[begin + b]; });
-    permute_range(begin, order);
-    std::vector<std::uint16_t> id_scratch;
-    permute(key_id, begin, order, id_scratch);
-    for (std::uint32_t c = begin; c < end; ++c) {
-        if (c == begin || key_id[c] != key_id[c - 1]) {
-            const std::uint64_t k = keys[key_id[c]];
-            groups_.push_back({key_delay(k), c, slot, key_synapse(k)});
-        }
-    }
 }
 
 void connection_table::permute_range(std::uint32_t begin, const std::vector<std::uint32_t>& order) {
@@ -190,14 +214,11 @@ void connection_table::permute_range(std::uint32_t begin, const std::vector<std:
     permute(connection_index_, begin, order, i);
 }
 
-void connection_table::find_shared_targets() {
+bool connection_table::find_shared_targets() {
     // Only sources with several groups can have groups meeting one target in one step.
     bool several = false;
     for (std::size_t s = 0; s + 1 < slot_groups_.size() && !several; ++s) several = slot_groups_[s + 1] - slot_groups_[s] > 1;
-    if (!several) {
-        free_vector(connection_index_);
-        return;
-    }
+    if (!several) return false;
     local_index targets_end = 0;
     for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
@@ -219,10 +240,8 @@ void connection_table::find_shared_targets() {
         }
         any = any || slot_shares_[s];
     }
-    if (!any) {
-        free_vector(connection_index_);
-        free_vector(slot_shares_);
-    }
+    if (!any) free_vector(slot_shares_);
+    return any;
 }
 
 void connection_table::split_by_thread(const std::vector<local_index>& thread_first) {

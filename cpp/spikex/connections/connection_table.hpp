@@ -26,9 +26,10 @@
 // step's connections by (source, position).
 //
 // Building (sorted) makes two passes over the connections, which the builder produces
-// twice in the same order: one to count per source, one to place each connection where
-// it belongs. Peak memory is the final 12 bytes per connection (plus 6 while sources
-// with several groups are sorted) instead of a copy of every built connection.
+// twice in the same order: one to count per (source, delay, synapse), one to place each
+// connection where it belongs (a third, for connection indices, only when groups of one
+// source share a target). Peak memory is the final 12 bytes per connection instead of a
+// copy of every built connection.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -124,10 +125,8 @@ public:
 private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
-    void group_slot(std::uint32_t slot, std::uint32_t begin, std::uint32_t end, std::uint64_t key,
-                    std::vector<std::uint16_t>& key_id, const std::vector<std::uint64_t>& keys);
     void split_by_thread(const std::vector<local_index>& thread_first);
-    void find_shared_targets();
+    bool find_shared_targets(); // sets slot_shares_; whether any slot shares a target
     void permute_range(std::uint32_t begin, const std::vector<std::uint32_t>& order);
 
     bool sorted_ = true;
