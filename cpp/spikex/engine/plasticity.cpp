@@ -25,7 +25,9 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
     dt_ms_(spec.dt_ms), max_delay_(table.max_delay()) {
     if (!table.has_plastic()) return;
     rule_.resize(spec.synapses.size());
-    for (std::size_t s = 1; s < spec.synapses.size(); ++s) rule_[s] = parse_stdp_pl_parameters(spec.synapses[s].params);
+    for (std::size_t s = 1; s < spec.synapses.size(); ++s) {
+        rule_[s] = stdp_pl_rule(parse_stdp_pl_parameters(spec.synapses[s].params), spec.dt_ms);
+    }
     pre_.assign(table.group_count(), {});
     post_.resize(local_gids.size());
     incoming_.assign(local_gids.size(), 0);
@@ -54,18 +56,18 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const delay_group& group = table.group(g);
     const step_type delay = group.delay;
     const step_type stamp = n - delay + 1; // emitted at n - delay
-    const stdp_pl_parameters& rule = rule_[group.synapse];
+    const stdp_pl_rule& rule = rule_[group.synapse];
     const local_index* targets = table.targets();
     double* weights = table.mutable_weights();
     for (auto c = begin; c < end; ++c) {
         const local_index i = targets[c];
-        weights[c] = stdp_pl_weight(weights[c], pre_[g], stamp, delay, post_[i], rule, dt_ms_, tau_minus_[i]);
+        weights[c] = stdp_pl_weight(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
     }
 }
 
 void plasticity::advance(const connection_table& table, std::uint32_t g, step_type n) {
     const delay_group& group = table.group(g);
-    stdp_pl_advance(pre_[g], n - step_type(group.delay) + 1, rule_[group.synapse], dt_ms_);
+    stdp_pl_advance(pre_[g], n - step_type(group.delay) + 1, rule_[group.synapse]);
 }
 
 void plasticity::post_spike(local_index cell, step_type n) {
@@ -76,7 +78,8 @@ void plasticity::post_spike(local_index cell, step_type n) {
 std::size_t plasticity::bytes() const {
     std::size_t total = pre_.capacity() * sizeof(stdp_pre_state) + post_.capacity() * sizeof(post_history) +
                         tau_minus_.capacity() * sizeof(double) + incoming_.capacity() * sizeof(std::uint32_t) +
-                        rule_.capacity() * sizeof(stdp_pl_parameters);
+                        rule_.capacity() * sizeof(stdp_pl_rule);
+    for (const auto& r: rule_) total += r.plus_decay.bytes();
     for (const auto& h: post_) total += h.bytes();
     return total;
 }

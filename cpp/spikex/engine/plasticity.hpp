@@ -39,7 +39,7 @@ public:
 private:
     double dt_ms_ = 0.1;
     step_type max_delay_ = 0;
-    std::vector<stdp_pl_parameters> rule_; // per synapse type (index 0 unused)
+    std::vector<stdp_pl_rule> rule_;       // per synapse type (index 0 unused)
     std::vector<stdp_pre_state> pre_;      // per delay group
     std::vector<post_history> post_;       // per local cell
     std::vector<double> tau_minus_;        // per local cell, ms

@@ -61,18 +61,8 @@ double post_history::k_minus_before(step_type t, double dt_ms, double tau_minus)
     return answer_;
 }
 
-double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                      const stdp_pl_parameters& p, double dt_ms, double tau_minus) {
-    post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
-        const double minus_dt = double(pre.last_stamp - (t_j + delay)) * dt_ms;
-        w += p.lambda * std::pow(w, p.mu) * pre.k_plus * std::exp(minus_dt / p.tau_plus);
-    });
-    w -= p.lambda * p.alpha * w * post.k_minus_before(stamp - delay, dt_ms, tau_minus);
-    return w > 0.0 ? w : 0.0;
-}
-
-void stdp_pl_advance(stdp_pre_state& pre, step_type stamp, const stdp_pl_parameters& p, double dt_ms) {
-    pre.k_plus = pre.k_plus * std::exp(double(pre.last_stamp - stamp) * dt_ms / p.tau_plus) + 1.0;
+void stdp_pl_advance(stdp_pre_state& pre, step_type stamp, const stdp_pl_rule& rule) {
+    pre.k_plus = pre.k_plus * std::exp(double(pre.last_stamp - stamp) * rule.dt_ms / rule.parameters.tau_plus) + 1.0;
     pre.last_stamp = stamp;
 }
 

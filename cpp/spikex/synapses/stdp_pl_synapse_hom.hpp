@@ -15,6 +15,7 @@
 //   4. K+ = K+ * exp((t_last - t) / tau_plus) + 1; t_last = t
 // K+ and t_last depend only on the presynaptic spike times, so all synapses of one source
 // and delay share them (stdp_pre_state per delay group, not per synapse as in NEST).
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,35 @@ struct stdp_pl_parameters {
 stdp_pl_parameters parse_stdp_pl_parameters(const std::map<std::string, double>& params);
 const std::vector<std::string>& stdp_pl_parameter_names();
 
+// exp(-k*dt/tau) for whole steps k >= 0: a table for the first `size` steps (entries are
+// computed by the same expression, so they are the same bits as computing it), computed
+// beyond.
+class step_decay {
+public:
+    step_decay() = default;
+    step_decay(double dt_ms, double tau_ms, step_type size): dt_ms_(dt_ms), tau_ms_(tau_ms) {
+        for (step_type k = 0; k < size; ++k) table_.push_back(compute(k));
+    }
+    double operator()(step_type k) const {
+        return k < static_cast<step_type>(table_.size()) ? table_[static_cast<std::size_t>(k)] : compute(k);
+    }
+    std::size_t bytes() const { return table_.capacity() * sizeof(double); }
+
+private:
+    double compute(step_type k) const { return std::exp(double(-k) * dt_ms_ / tau_ms_); }
+    double dt_ms_ = 1.0, tau_ms_ = 1.0;
+    std::vector<double> table_;
+};
+
+// The rule at one resolution: its parameters and the facilitation decay exp(-k*dt/tau_plus).
+struct stdp_pl_rule {
+    stdp_pl_rule() = default;
+    stdp_pl_rule(const stdp_pl_parameters& p, double dt): parameters(p), dt_ms(dt), plus_decay(dt, p.tau_plus, 2048) {}
+    stdp_pl_parameters parameters;
+    double dt_ms = 0.1;
+    step_decay plus_decay; // 2,048 steps: a presynaptic interval of 205 ms at dt = 0.1 ms
+};
+
 // Spike history of one postsynaptic neuron: stamps and K- just after each spike. An entry
 // goes once every plastic input has read it and a later spike is more than the maximum
 // delay older than the newest one (so K- lookups still find their predecessor), as NEST's
@@ -45,11 +75,13 @@ public:
     void record(step_type stamp, double dt_ms, double tau_minus, std::uint32_t incoming, step_type max_delay);
 
     // Calls f(stamp) for each spike with stamp in (t1, t2], oldest first, counting the read.
+    // Windows end near the newest spike (t2 = now - delay): the start is found from there
+    // backwards, in as many steps as the window has spikes, not the history.
     template <typename F>
     void read_window(step_type t1, step_type t2, F&& f) {
-        for (std::size_t i = first_; i < entries_.size(); ++i) {
-            if (entries_[i].stamp <= t1) continue;
-            if (entries_[i].stamp > t2) break;
+        std::size_t i = entries_.size();
+        while (i > first_ && entries_[i - 1].stamp > t1) --i;
+        for (; i < entries_.size() && entries_[i].stamp <= t2; ++i) {
             ++entries_[i].reads;
             f(entries_[i].stamp);
         }
@@ -83,11 +115,21 @@ struct stdp_pre_state {
     step_type last_stamp = 0;
 };
 
-// Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`.
-double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                      const stdp_pl_parameters& p, double dt_ms, double tau_minus);
+// Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`
+// (inline: the engine calls it for every plastic connection a spike reaches).
+inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay,
+                             post_history& post, const stdp_pl_rule& rule, double tau_minus) {
+    const stdp_pl_parameters& p = rule.parameters;
+    post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
+        // exp((t_last - (t_j + d)) * dt / tau_plus), t_j + d > t_last
+        const double decay = rule.plus_decay(t_j + delay - pre.last_stamp);
+        w += p.lambda * std::pow(w, p.mu) * pre.k_plus * decay;
+    });
+    w -= p.lambda * p.alpha * w * post.k_minus_before(stamp - delay, rule.dt_ms, tau_minus);
+    return w > 0.0 ? w : 0.0;
+}
 
 // Step 4, once per presynaptic spike of the group.
-void stdp_pl_advance(stdp_pre_state& pre, step_type stamp, const stdp_pl_parameters& p, double dt_ms);
+void stdp_pl_advance(stdp_pre_state& pre, step_type stamp, const stdp_pl_rule& rule);
 
 } // namespace spikex
