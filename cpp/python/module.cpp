@@ -411,6 +411,7 @@ NB_MODULE(_core, m) {
         return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
     });
     m.def("exchange_methods", &exchange_methods);
+    m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"));
     m.def("gups_run", &gups_run, nb::arg("options"));
 

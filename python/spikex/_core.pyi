@@ -25,6 +25,7 @@ def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
     """Concatenation of every rank's array, rank order (sizes may differ per rank)."""
 def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
+def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts ([] if unknown)
 
 # ---- route library and GUPS (cpp/spikex/route, cpp/spikex/gups) --------------
 def route_plan(ranks: int, dims: str | list[int], budget: int) -> dict[str, object]:
