@@ -2,7 +2,7 @@
 
 Question: at equal cores, how do spikex's simulate time and memory per synapse compare
 with NEST's on the same network (scale 1: N = 11,250, K = 11,250, 126.6 M synapses;
-100 ms presim, then 1 s measured static and 300 ms with STDP on E→E — with STDP both
+100 ms presim, then 1 s measured static and 100 ms with STDP on E→E — with STDP both
 simulators run away after a few hundred ms, see bench/nest/stdp_runaway.py)?
 
 Runs, one at a time: NEST with 1 and 2 threads; spikex with 1 rank × 1 thread, 1 × 2 and

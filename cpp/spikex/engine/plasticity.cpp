@@ -59,7 +59,11 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const stdp_pl_rule& rule = rule_[group.synapse];
     const local_index* targets = table.targets();
     double* weights = table.mutable_weights();
+    // Targets ascend within a group, so post_ is walked in order; the histories' storage
+    // is not, and is fetched a few connections ahead.
+    constexpr std::uint32_t ahead = 8;
     for (auto c = begin; c < end; ++c) {
+        if (c + ahead < end) post_[targets[c + ahead]].prefetch();
         const local_index i = targets[c];
         weights[c] = stdp_pl_weight(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
     }

@@ -47,8 +47,7 @@ void post_history::record(step_type stamp, double dt_ms, double tau_minus, std::
     asked_ = -1; // a new spike can change the answer for later stamps
 }
 
-double post_history::k_minus_before(step_type t, double dt_ms, double tau_minus) {
-    if (t == asked_) return answer_;
+void post_history::answer(step_type t, double dt_ms, double tau_minus) {
     asked_ = t;
     answer_ = 0.0;
     for (std::size_t i = entries_.size(); i > first_; --i) {
@@ -58,7 +57,6 @@ double post_history::k_minus_before(step_type t, double dt_ms, double tau_minus)
             break;
         }
     }
-    return answer_;
 }
 
 void stdp_pl_advance(stdp_pre_state& pre, step_type stamp, const stdp_pl_rule& rule) {

@@ -90,12 +90,22 @@ public:
     // K- at stamp t: of the last spike strictly before t, decayed to t; 0 if none. All
     // plastic inputs arriving in one step over one delay ask for the same t: the last
     // answer is kept (one exp per neuron and step instead of one per synapse).
-    double k_minus_before(step_type t, double dt_ms, double tau_minus);
+    double k_minus_before(step_type t, double dt_ms, double tau_minus) {
+        if (t != asked_) answer(t, dt_ms, tau_minus);
+        return answer_;
+    }
+
+    // Brings the newest spike, where window searches start, towards the cache.
+    void prefetch() const {
+        if (!entries_.empty()) __builtin_prefetch(&entries_.back());
+    }
 
     std::size_t size() const { return entries_.size() - first_; }
     std::size_t bytes() const { return entries_.capacity() * sizeof(entry); }
 
 private:
+    void answer(step_type t, double dt_ms, double tau_minus);
+
     struct entry {
         step_type stamp;
         double k_minus;
