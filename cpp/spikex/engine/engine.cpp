@@ -224,16 +224,20 @@ void engine::run_steps(step_type from, step_type to) {
             failed.store(true);
         }
     };
+    // Two barriers per step: after the threads' work, and after one thread has finished
+    // the step and prepared the next (the implicit one of `single`).
+    prepare_step(from);
 #pragma omp parallel num_threads(threads)
     {
         const auto t = static_cast<unsigned>(omp_get_thread_num());
         for (step_type n = from; n < to; ++n) {
-#pragma omp single
-            guarded([&] { prepare_step(n); });
             guarded([&] { thread_step(parts_[t], t, n); });
 #pragma omp barrier
 #pragma omp single
-            guarded([&] { finish_step(n); });
+            guarded([&] {
+                finish_step(n);
+                if (n + 1 < to) prepare_step(n + 1);
+            });
         }
     }
     if (error) std::rethrow_exception(error);

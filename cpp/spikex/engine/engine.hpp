@@ -14,7 +14,8 @@
 //                                  -> cells.deliver (may fire)    -> t's emitted spikes
 //         cells.end_step(n)        time-driven update (may fire)  -> t's emitted spikes
 //       barrier; one thread: advance plastic groups' traces, empty the bucket, hand the
-//         emitted spikes of threads 0..T-1 to exchange.spike_emitted, exchange.poll(sink)
+//         emitted spikes of threads 0..T-1 to exchange.spike_emitted, exchange.poll(sink),
+//         then sort and cut the next step's bucket (barrier)
 //     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
 //
 //   Threads never write the same cell, connection or history (each owns a block of cells
