@@ -75,3 +75,4 @@ bench-cpp: setup
 	cmake --build build/bench
 	mkdir -p bench/results
 	build/bench/cpp/bench_source_lookup > bench/results/source_lookup.json
+	build/bench/cpp/bench_input_buffers > bench/results/input_buffers.json
