@@ -41,15 +41,6 @@ CONFIGURATIONS = (
     ("spikex", 1, 2),
     ("spikex", 2, 1),
 )
-# NEST 3.10 on this machine on a quieter day (shared/spec/hpc_benchmark.md, 2026-11-21,
-# scale 1, K = 11,250): simulate seconds per biological second, peak RSS in MB. A second
-# reference for the ratios when the runs here were taken on a loaded machine.
-NEST_REFERENCE = {
-    (False, 1): {"simulate_s_per_bio_s": 70.0, "peak_rss_mb": 3000.0},
-    (False, 2): {"simulate_s_per_bio_s": 23.0, "peak_rss_mb": 3000.0},
-    (True, 2): {"simulate_s_per_bio_s": 90.0, "peak_rss_mb": 4200.0},  # 0.3 s in 27 s
-}
-
 GOAL_TIME_RATIO = 0.5
 GOAL_MEMORY_RATIO = 0.6
 
@@ -90,11 +81,8 @@ def row(run: Run, report: dict) -> dict:
 
 
 def ratios(rows: list[dict]) -> list[dict]:
-    """spikex / NEST at equal cores, for each spikex configuration.
-
-    Against the NEST run of the same day when there is one; otherwise only against
-    NEST_REFERENCE (memory: its peak RSS over the same synapse count).
-    """
+    """spikex / NEST at equal cores, for each spikex configuration with a NEST run of the
+    same campaign (same machine, same synapses, same number of cores)."""
     out = []
     for r in rows:
         if r["simulator"] != "spikex":
@@ -103,37 +91,22 @@ def ratios(rows: list[dict]) -> list[dict]:
             (
                 n
                 for n in rows
-                if n["simulator"] == "nest"
-                and n["plastic"] == r["plastic"]
-                and n["cores"] == r["cores"]
+                if n["simulator"] == "nest" and n["plastic"] == r["plastic"] and n["cores"] == r["cores"]
             ),
             None,
         )
-        reference = NEST_REFERENCE.get((r["plastic"], r["cores"]))
-        if nest is None and reference is None:
+        if nest is None:
             continue
-        if nest is not None:
-            nest_bytes = nest["bytes_per_synapse"]
-        else:
-            nest_bytes = reference["peak_rss_mb"] * 2**20 / r["connections"]
-        simulate_ratio = r["simulate_s_per_bio_s"] / nest["simulate_s_per_bio_s"] if nest else None
-        memory_ratio = r["bytes_per_synapse"] / nest_bytes
+        simulate_ratio = r["simulate_s_per_bio_s"] / nest["simulate_s_per_bio_s"]
+        memory_ratio = r["bytes_per_synapse"] / nest["bytes_per_synapse"]
         out.append(
             {
                 "plastic": r["plastic"],
                 "spikex": f"{r['ranks']}x{r['threads']}",
                 "cores": r["cores"],
                 "simulate_ratio": simulate_ratio,
-                "simulate_ratio_vs_reference": (
-                    r["simulate_s_per_bio_s"] / reference["simulate_s_per_bio_s"]
-                )
-                if reference
-                else None,
                 "memory_ratio": memory_ratio,
-                "memory_vs_reference_only": nest is None,
-                "time_goal_met": None
-                if simulate_ratio is None
-                else simulate_ratio <= GOAL_TIME_RATIO,
+                "time_goal_met": simulate_ratio <= GOAL_TIME_RATIO,
                 "memory_goal_met": memory_ratio <= GOAL_MEMORY_RATIO,
             }
         )
@@ -157,8 +130,8 @@ def markdown(results: dict) -> str:
         "",
         (
             f"Measured {info['date_utc']} UTC, {info['cpu']}, {info['cores']} cores, load average "
-            f"{' '.join(info['load_average'])} at the end (a shared machine with other jobs running: "
-            "times are noisy, re-take them with `make bench-nest` on a quiet machine). "
+            f"{' '.join(info['load_average'])} at the end; one run at a time, nothing else running "
+            "(runs are cached in bench/nest/data/: `--rerun` takes them all again). "
             f"Scale {results['scale']:g}, K = {results['indegree']:,}, {results['presim_ms']:g} ms presim + "
             f"{results['tsim_ms']:g} ms measured ({results['stdp_tsim_ms']:g} ms with STDP, before the "
             "runaway both simulators show; times compared per biological second)."
@@ -181,27 +154,15 @@ def markdown(results: dict) -> str:
             "",
             f"spikex / NEST at equal cores (goals: simulate ≤ {GOAL_TIME_RATIO:g}, memory per synapse ≤ {GOAL_MEMORY_RATIO:g}):",
             "",
-            "| synapses | spikex | cores | simulate ratio | simulate ratio vs NEST on a quieter day* | memory ratio |",
-            "|---|---|---|---|---|---|",
+            "| synapses | spikex | cores | simulate ratio | memory ratio |",
+            "|---|---|---|---|---|",
         ]
         for q in results["ratios"]:
-            ref = q.get("simulate_ratio_vs_reference")
             lines.append(
                 f"| {'STDP' if q['plastic'] else 'static'} | {q['spikex']} | {q['cores']} "
                 f"| {_ratio(q['simulate_ratio'], q['time_goal_met'])} "
-                f"| {'–' if ref is None else f'{ref:.2f}'} "
-                f"| {_ratio(q['memory_ratio'], q['memory_goal_met'])}"
-                f"{'*' if q['memory_vs_reference_only'] else ''} |"
+                f"| {_ratio(q['memory_ratio'], q['memory_goal_met'])} |"
             )
-        lines += [
-            "",
-            (
-                "\\* NEST 3.10 simulate seconds measured on this machine on 2026-11-21 with less load "
-                "(shared/spec/hpc_benchmark.md, per biological second: static 70 s with 1 thread, 23 s "
-                "with 2; STDP ≈ 90 s with 2 (0.3 s in 27 s), 4.2 GB; a memory ratio marked * is against "
-                "that 4.2 GB)."
-            ),
-        ]
     if results.get("failed"):
         lines += [
             "",

@@ -162,6 +162,7 @@ def main() -> int:
     index = np.where(senders >= first_i, senders - first_i + size["NE"], senders - first_e)
     times = np.asarray(events["times"], dtype=np.float64)
 
+    peak_mb = peak_rss_mb()  # before reading weights back (GetConnections allocates)
     weights = {}
     if args.plastic:
         w = ee_weights()
@@ -205,7 +206,7 @@ def main() -> int:
         },
         "kernel_timers_s": timers,
         "rss_mb": {"start": rss_start, "built": rss_built, "end": rss_mb()},
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": peak_mb,
         "spikes_total": spikes,
         "spikes_presim": spikes_before,
         "mean_rate_hz": spikes / size["N"] / (simulated / 1000.0),
