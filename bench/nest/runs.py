@@ -71,8 +71,13 @@ class Run:
         return args
 
 
-def _environment(nest: bool) -> dict:
+def _environment(run: Run) -> dict:
+    nest = run.simulator == "nest"
     env = dict(os.environ)
+    if not nest:
+        from spikex.launcher import thread_wait_policy
+
+        env.setdefault("OMP_WAIT_POLICY", thread_wait_policy(run.ranks, run.threads))
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     if nest:
@@ -115,7 +120,7 @@ def execute(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=_environment(run.simulator == "nest"),
+        env=_environment(run),
         stdin=subprocess.DEVNULL,
         check=False,
     )

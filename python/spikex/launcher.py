@@ -81,15 +81,35 @@ def worker_command(config_json: Path, outdir: Path, workdir: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def child_environment(environment: Mapping[str, str] | None = None) -> dict[str, str]:
+def thread_wait_policy(ranks: int, threads: int) -> str:
+    """OMP_WAIT_POLICY for a job of ``ranks`` x ``threads`` on this machine.
+
+    Threads meet at two barriers per time step. Spinning ("active") answers fastest when
+    every thread has a core of its own; when the job over-subscribes the cores a spinning
+    thread holds a core its partner needs ("passive" then). Measured by
+    bench/thread_wait.py (K = 3,750, 300 ms, 2 cores): 1 x 2 0.56 s active vs 0.65 s
+    passive; 4 x 2 42.6 s active vs 0.77 s passive.
+    """
+    return "active" if ranks * threads <= len(os.sched_getaffinity(0)) else "passive"
+
+
+def child_environment(
+    environment: Mapping[str, str] | None = None, *, ranks: int | None = None, threads: int = 1
+) -> dict[str, str]:
     """Environment for a launched job: ours, minus the variables of an enclosing MPI job.
 
     Parameters
     ----------
     environment : mapping, optional
         Base environment (default ``os.environ``).
+    ranks, threads : int, optional
+        The job's layout, when known: sets OMP_WAIT_POLICY (``thread_wait_policy``)
+        unless the environment already has it (otherwise the ranks keep the package's
+        safe default, passive).
     """
     environment = dict(os.environ if environment is None else environment)
+    if ranks is not None:
+        environment.setdefault("OMP_WAIT_POLICY", thread_wait_policy(ranks, threads))
     if not any(marker in environment for marker in _LAUNCHED_JOB_MARKERS):
         return environment
     return {

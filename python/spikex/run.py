@@ -170,13 +170,18 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: s
         # A session of its own: a terminal Ctrl-C reaches only us, and we stop the job.
         process = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=child_environment(), start_new_session=True,
+            env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
+            start_new_session=True,
         )  # fmt: skip
         try:
             return _wait(process, workdir / PROGRESS_FILE, plan.tstop_ms, show_progress, label)
         except KeyboardInterrupt:
             _stop(process)
             raise RunError("run interrupted by the user; all ranks were stopped") from None
+
+
+def _threads(config: dict) -> int:
+    return int(config.get("simulation", {}).get("threads", 1))
 
 
 def _wait(process, progress_path: Path, total_ms: float, show_progress: bool, label: str) -> int:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
 import pytest
-from spikex.launcher import MPIEXEC_FLAGS, child_environment, mpiexec_command
+from spikex.launcher import MPIEXEC_FLAGS, child_environment, mpiexec_command, thread_wait_policy
 from spikex.network import _chunk_ends, _contiguous_runs
 from spikex.population import Population
 
@@ -33,6 +34,18 @@ def test_child_environment_drops_the_enclosing_job():
     assert child_environment(inside) == {"PATH": "/bin", "HOME": "/root"}
     outside = {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
     assert child_environment(outside) == outside
+
+
+def test_threads_spin_only_when_the_job_fits_the_cores():
+    cores = len(os.sched_getaffinity(0))
+    assert thread_wait_policy(1, cores) == "active"
+    assert thread_wait_policy(2, cores) == "passive"
+    assert thread_wait_policy(cores + 1, 1) == "passive"
+    assert child_environment({}, ranks=cores + 1, threads=2)["OMP_WAIT_POLICY"] == "passive"
+    assert child_environment({}, ranks=1, threads=1)["OMP_WAIT_POLICY"] == "active"
+    # The user's choice wins; without a layout nothing is set.
+    assert child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
+    assert "OMP_WAIT_POLICY" not in child_environment({})
 
 
 @pytest.mark.parametrize(
