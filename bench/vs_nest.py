@@ -31,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "nest"))
-from report import RESULTS, machine, update_section, write_json
+from report import RESULTS, machine, measured_on, update_section, write_json
 from runs import STDP_TSIM_MS, Run, execute
 
 CONFIGURATIONS = (
@@ -129,9 +129,7 @@ def markdown(results: dict) -> str:
         "### hpc_benchmark: spikex vs NEST 3.10 (item 7)",
         "",
         (
-            f"Measured {info['date_utc']} UTC, {info['cpu']}, {info['cores']} cores, load average "
-            f"{' '.join(info['load_average'])} at the end; one run at a time, nothing else running "
-            "(runs are cached in bench/nest/data/: `--rerun` takes them all again). "
+            f"{measured_on(info)}; runs are cached in bench/nest/data/ (`--rerun` takes them all again). "
             f"Scale {results['scale']:g}, K = {results['indegree']:,}, {results['presim_ms']:g} ms presim + "
             f"{results['tsim_ms']:g} ms measured ({results['stdp_tsim_ms']:g} ms with STDP, before the "
             "runaway both simulators show; times compared per biological second)."

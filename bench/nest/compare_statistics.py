@@ -29,7 +29,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from report import RESULTS, machine, update_section, write_json
+from report import RESULTS, machine, measured_on, update_section, write_json
 from runs import DATA, STDP_TSIM_MS, NotMeasured, Run, execute
 
 BOOTSTRAP = 400
@@ -132,8 +132,8 @@ def ks_two_sample(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return d, float(min(max(p, 0.0), 1.0))
 
 
-def histogram(rates: np.ndarray, top: float) -> list[float]:
-    edges = np.arange(0.0, top + HIST_BIN_HZ, HIST_BIN_HZ)
+def histogram(rates: np.ndarray, top: float, bin_hz: float) -> list[float]:
+    edges = np.arange(0.0, top + bin_hz, bin_hz)
     counts, _ = np.histogram(np.minimum(rates, edges[-1] - 1e-9), bins=edges)
     return (counts / max(rates.size, 1)).tolist()
 
@@ -148,12 +148,12 @@ def compare(nest_runs: list[tuple[Run, dict]], sx: tuple[Run, dict], seed: int =
     nest_stats = [statistics(load_sample(run, rep), rng) for run, rep in nest_runs]
     sx_stats = statistics(load_sample(*sx), rng)
     ref = nest_stats[0]
-    top = (
-        max(np.percentile(ref["rates"], 99.5), np.percentile(sx_stats["rates"], 99.5)) + HIST_BIN_HZ
-    )
-    # Rates are spike counts per second (integers): the KS test needs continuous values,
-    # so each count is spread uniformly over its unit bin (fixed seed).
     tsim_s = nest_runs[0][0].tsim / 1000.0
+    # Rates come in steps of one spike per window (10 Hz in a 100 ms window): no finer bins.
+    bin_hz = max(HIST_BIN_HZ, 1.0 / tsim_s)
+    top = max(np.percentile(ref["rates"], 99.5), np.percentile(sx_stats["rates"], 99.5)) + bin_hz
+    # Rates are spike counts per window: the KS test needs continuous values,
+    # so each count is spread uniformly over its one-count bin (fixed seed).
     ra = ref["rates"] + rng.uniform(-0.5, 0.5, ref["rates"].size) / tsim_s
     rb = sx_stats["rates"] + rng.uniform(-0.5, 0.5, sx_stats["rates"].size) / tsim_s
     d, p = ks_two_sample(ra, rb)
@@ -175,21 +175,21 @@ def compare(nest_runs: list[tuple[Run, dict]], sx: tuple[Run, dict], seed: int =
             sx_stats["mean_rate_hz"],
             sx_stats["mean_rate_se"],
         ),
+        # None when a side has no neuron with MIN_SPIKES_FOR_CV spikes (short STDP window)
         "cv_z": z_score(
-            ref["mean_cv"] or 0,
-            ref["mean_cv_se"] or 0,
-            sx_stats["mean_cv"] or 0,
-            sx_stats["mean_cv_se"] or 0,
-        ),
+            ref["mean_cv"], ref["mean_cv_se"], sx_stats["mean_cv"], sx_stats["mean_cv_se"]
+        )
+        if ref["mean_cv"] is not None and sx_stats["mean_cv"] is not None
+        else None,
         "ks_rates": {"D": d, "p": p},
         "ks_shape": {"D": d_shape, "p": p_shape},
         "rate_sd_z": z_score(
             ref["rate_sd_hz"], ref["rate_sd_se"], sx_stats["rate_sd_hz"], sx_stats["rate_sd_se"]
         ),
         "histogram": {
-            "bin_hz": HIST_BIN_HZ,
-            "nest": histogram(ref["rates"], top),
-            "spikex": histogram(sx_stats["rates"], top),
+            "bin_hz": bin_hz,
+            "nest": histogram(ref["rates"], top, bin_hz),
+            "spikex": histogram(sx_stats["rates"], top, bin_hz),
         },
     }
     if len(nest_stats) > 1:
@@ -206,12 +206,14 @@ def compare(nest_runs: list[tuple[Run, dict]], sx: tuple[Run, dict], seed: int =
     if nest_plastic:
         out["weights"] = {
             "nest": [
-                _weight_summary(rep, DATA / f"{r.name}_ee_weights.npy") for r, rep in nest_runs
+                _weight_summary(r, rep, DATA / f"{r.name}_ee_weights.npy") for r, rep in nest_runs
             ],
-            "spikex": _weight_summary(sx[1], DATA / f"{sx[0].name}_ee_weights.npy"),
+            "spikex": _weight_summary(sx[0], sx[1], DATA / f"{sx[0].name}_ee_weights.npy"),
         }
     out["agree"] = bool(
-        abs(out["rate_z"]) < 3 and abs(out["cv_z"]) < 3 and out["ks_shape"]["p"] > 0.001
+        abs(out["rate_z"]) < 3
+        and (out["cv_z"] is None or abs(out["cv_z"]) < 3)
+        and out["ks_shape"]["p"] > 0.001
     )
     return out
 
@@ -223,10 +225,11 @@ def _network_rate(report: dict) -> float | None:
     return report["mean_rate_hz"]
 
 
-def _weight_summary(report: dict, path: Path) -> dict:
+def _weight_summary(run: Run, report: dict, path: Path) -> dict:
     if "ee_weight_after_mean" not in report:
         return {}
     summary = {
+        "layout": f"{run.ranks} × {run.threads}",
         "before_pa": report["ee_weight_before_mean"],
         "after_pa": report["ee_weight_after_mean"],
         "drift_rel": report["ee_weight_drift_rel"],
@@ -250,8 +253,7 @@ def markdown(results: dict, info: dict) -> str:
         "### hpc_benchmark statistics (item 6b)",
         "",
         (
-            f"Measured {info['date_utc']} UTC on {info['cpu']} ({info['cores']} cores, load average "
-            f"{' '.join(info['load_average'])} at the end: shared, busy machine), scale {results['scale']:g} "
+            f"{measured_on(info)}, scale {results['scale']:g} "
             f"(N = {results['N']:,}), {results['presim_ms']:g} ms presim then {results['tsim_ms']:g} ms measured "
             f"(with STDP the first {results.get('stdp_tsim_ms', results['tsim_ms']):g} ms: later both simulators' "
             "networks run away, see the STDP runaway sections). "
@@ -260,7 +262,8 @@ def markdown(results: dict, info: dict) -> str:
             "KS: two-sample Kolmogorov-Smirnov test of the per-neuron rates (counts spread over their "
             "one-count bin), of their shape (centred on the sample mean; the verdict uses this one: a "
             "network-wide rate fluctuation shifts all neurons together) and of the raw rates. "
-            "Agree: |z| < 3 for rate and CV and KS-shape p > 0.001."
+            "Agree: |z| < 3 for rate and CV (where defined: neurons with at least "
+            f"{MIN_SPIKES_FOR_CV} spikes) and KS-shape p > 0.001."
         ),
         "",
         "| K | synapses | NEST rate [Hz] | spikex rate [Hz] | z | NEST CV | spikex CV | z | rate sd NEST / spikex [Hz] | KS shape D (p) | KS rates D (p) | NEST↔NEST z | agree |",
@@ -274,7 +277,7 @@ def markdown(results: dict, info: dict) -> str:
             f"| {case['indegree']:,} | {'STDP E→E' if case['plastic'] else 'static'} "
             f"| {_fmt(n0['mean_rate_hz'], n0['mean_rate_se'])} | {_fmt(s['mean_rate_hz'], s['mean_rate_se'])} "
             f"| {c['rate_z']:+.1f} | {_fmt(n0['mean_cv'], n0['mean_cv_se'], 3)} | {_fmt(s['mean_cv'], s['mean_cv_se'], 3)} "
-            f"| {c['cv_z']:+.1f} | {n0['rate_sd_hz']:.2f} / {s['rate_sd_hz']:.2f} (z {c['rate_sd_z']:+.1f}) "
+            f"| {'–' if c['cv_z'] is None else format(c['cv_z'], '+.1f')} | {n0['rate_sd_hz']:.2f} / {s['rate_sd_hz']:.2f} (z {c['rate_sd_z']:+.1f}) "
             f"| {c['ks_shape']['D']:.3f} ({c['ks_shape']['p']:.2g}) | {c['ks_rates']['D']:.3f} ({c['ks_rates']['p']:.2g}) "
             f"| {'–' if nn is None else f'{nn:+.1f}'} | {'yes' if c['agree'] else '**no**'} |"
         )
@@ -283,25 +286,27 @@ def markdown(results: dict, info: dict) -> str:
         lines += [
             "",
             (
-                "Mean E→E weight under STDP (initial JE = 45.61 pA; sample: all E→E synapses onto the "
-                "first 200 excitatory neurons; ± standard error of the mean):"
+                "Mean E→E weight under STDP at the end of the measured time (initial JE = 45.61 pA; "
+                "sample: all E→E synapses onto the first 200 excitatory neurons; ± standard error "
+                "of the mean; sd: spread of the sampled weights):"
             ),
             "",
-            "| K | NEST after [pA] | NEST drift | spikex after [pA] | spikex drift |",
-            "|---|---|---|---|---|",
+            "| K | simulator | ranks × threads | after [pA] | sd [pA] | drift |",
+            "|---|---|---|---|---|---|",
         ]
         for case in weights:
             w = case["comparison"]["weights"]
-            n0, s = w["nest"][0], w["spikex"]
-            lines.append(
-                f"| {case['indegree']:,} | {_fmt(n0.get('after_pa'), n0.get('after_se_pa'), 3)} "
-                f"| {100 * n0.get('drift_rel', float('nan')):+.3f} % "
-                f"| {_fmt(s.get('after_pa'), s.get('after_se_pa'), 3)} | "
-                f"{100 * s.get('drift_rel', float('nan')):+.3f} % |"
-            )
+            rows = [("nest", n) for n in w["nest"]] + [("spikex", w["spikex"])]
+            for simulator, run in rows:
+                lines.append(
+                    f"| {case['indegree']:,} | {simulator} | {run.get('layout', '–')} "
+                    f"| {_fmt(run.get('after_pa'), run.get('after_se_pa'), 4)} "
+                    f"| {_fmt(run.get('after_std_pa'), None, 3)} "
+                    f"| {100 * run.get('drift_rel', float('nan')):+.3f} % |"
+                )
     if results.get("missing"):
         lines += ["", "Not measured: " + "; ".join(results["missing"])]
-    lines += ["", "Rate histograms (fraction of sampled neurons per 2 Hz bin, NEST / spikex):", ""]
+    lines += ["", "Rate histograms (fraction of sampled neurons per bin, lower edge in Hz: NEST / spikex):", ""]
     for case in results["cases"]:
         h = case["comparison"]["histogram"]
         pairs = " ".join(
@@ -310,7 +315,8 @@ def markdown(results: dict, info: dict) -> str:
             if a or b
         )
         lines.append(
-            f"* K = {case['indegree']:,} {'STDP' if case['plastic'] else 'static'}: {pairs}"
+            f"* K = {case['indegree']:,} {'STDP' if case['plastic'] else 'static'} "
+            f"({h['bin_hz']:g} Hz bins): {pairs}"
         )
     return "\n".join(lines)
 

@@ -68,3 +68,11 @@ def machine() -> dict:
         "load_average": load,
         "commit": commit,
     }
+
+
+def measured_on(info: dict) -> str:
+    """Where and when, for a report's first sentence (the load includes the runs' own threads)."""
+    return (
+        f"Measured {info['date_utc']} UTC on {info['cpu']} ({info['cores']} cores, load average "
+        f"{' '.join(info['load_average'])} at the end, the runs' own threads included; one run at a time)"
+    )
