@@ -77,6 +77,7 @@ def row(run: Run, report: dict) -> dict:
         "events_per_s": (events / float(times["simulate"])) if events else None,
         "mean_rate_hz": report["mean_rate_hz"],
         "run": run.name,
+        "measured": report["measured"],
     }
 
 
@@ -129,7 +130,8 @@ def markdown(results: dict) -> str:
         "### hpc_benchmark: spikex vs NEST 3.10 (item 7)",
         "",
         (
-            f"{measured_on(info)}; runs are cached in bench/nest/data/ (`--rerun` takes them all again). "
+            f"{measured_on(info, [r['measured'] for r in results['rows']])}; runs are cached in "
+            "bench/nest/data/ (`--rerun` takes them all again). "
             f"Scale {results['scale']:g}, K = {results['indegree']:,}, {results['presim_ms']:g} ms presim + "
             f"{results['tsim_ms']:g} ms measured ({results['stdp_tsim_ms']:g} ms with STDP, before the "
             "runaway both simulators show; times compared per biological second)."

@@ -164,11 +164,11 @@ def compare(nest_runs: list[tuple[Run, dict]], sx: tuple[Run, dict], seed: int =
     out = {
         "nest": [
             {k: v for k, v in s.items() if k != "rates"}
-            | {"run": r.name, "network_rate_hz": _network_rate(rep)}
+            | {"run": r.name, "network_rate_hz": _network_rate(rep), "measured": rep["measured"]}
             for s, (r, rep) in zip(nest_stats, nest_runs)
         ],
         "spikex": {k: v for k, v in sx_stats.items() if k != "rates"}
-        | {"run": sx[0].name, "network_rate_hz": sx[1]["mean_rate_hz"]},
+        | {"run": sx[0].name, "network_rate_hz": sx[1]["mean_rate_hz"], "measured": sx[1]["measured"]},
         "rate_z": z_score(
             ref["mean_rate_hz"],
             ref["mean_rate_se"],
@@ -249,11 +249,16 @@ def _fmt(value, se=None, digits=2) -> str:
 
 
 def markdown(results: dict, info: dict) -> str:
+    stamps = [
+        side["measured"]
+        for case in results["cases"]
+        for side in case["comparison"]["nest"] + [case["comparison"]["spikex"]]
+    ]
     lines = [
         "### hpc_benchmark statistics (item 6b)",
         "",
         (
-            f"{measured_on(info)}, scale {results['scale']:g} "
+            f"{measured_on(info, stamps)}, scale {results['scale']:g} "
             f"(N = {results['N']:,}), {results['presim_ms']:g} ms presim then {results['tsim_ms']:g} ms measured "
             f"(with STDP the first {results.get('stdp_tsim_ms', results['tsim_ms']):g} ms: later both simulators' "
             "networks run away, see the STDP runaway sections). "

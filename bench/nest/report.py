@@ -70,9 +70,27 @@ def machine() -> dict:
     }
 
 
-def measured_on(info: dict) -> str:
-    """Where and when, for a report's first sentence (the load includes the runs' own threads)."""
-    return (
-        f"Measured {info['date_utc']} UTC on {info['cpu']} ({info['cores']} cores, load average "
-        f"{' '.join(info['load_average'])} at the end, the runs' own threads included; one run at a time)"
+def run_stamp() -> dict:
+    """When a run ended and the 1-minute load average then (its own threads included)."""
+    info = machine()
+    load = info["load_average"]
+    return {"date_utc": info["date_utc"], "load_1min": float(load[0]) if load else None}
+
+
+def file_stamp(path: Path) -> dict:
+    """The stamp of a run cached before runs were stamped: its file's time, load unknown."""
+    when = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M")
+    return {"date_utc": when, "load_1min": None}
+
+
+def measured_on(info: dict, stamps: list[dict]) -> str:
+    """Where and when the runs of a report were taken, for its first sentence."""
+    dates = sorted(s["date_utc"] for s in stamps) or [info["date_utc"]]
+    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    loads = [s["load_1min"] for s in stamps if s.get("load_1min") is not None]
+    load = (
+        f"; load average at the end of a run {min(loads):.1f}–{max(loads):.1f}, its own threads included"
+        if loads
+        else ""
     )
+    return f"Runs measured {when} UTC on {info['cpu']} ({info['cores']} cores{load}; one run at a time)"

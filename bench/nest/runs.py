@@ -20,6 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from report import file_stamp, run_stamp
+
 DATA = HERE / "data"
 NEST_PYTHON = HERE / ".venv" / "bin" / "python"
 # With STDP the hpc_benchmark runs away after a few hundred ms in both simulators
@@ -110,7 +113,9 @@ def execute(
     """The run's JSON report (cached); raises RuntimeError when the run fails."""
     path = DATA / f"{run.name}.json"
     if path.exists() and not rerun:
-        return json.loads(path.read_text())
+        report = json.loads(path.read_text())
+        report.setdefault("measured", file_stamp(path))
+        return report
     if cached_only:
         raise NotMeasured(f"{run.name}: not measured yet (run without --cached-only)")
     DATA.mkdir(parents=True, exist_ok=True)
@@ -129,6 +134,7 @@ def execute(
         raise RuntimeError(f"{run.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     report = json.loads(path.read_text())
     report["run"] = asdict(run)
+    report["measured"] = run_stamp()
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"[runs] {run.name}: {done.stdout.strip().splitlines()[-1]}", file=sys.stderr, flush=True)
     return report
