@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -75,12 +74,11 @@ class Run:
 
 
 def _environment(run: Run) -> dict:
-    nest = run.simulator == "nest"
-    env = dict(os.environ)
-    if not nest:
-        from spikex.launcher import thread_wait_policy
+    from spikex.launcher import child_environment
 
-        env.setdefault("OMP_WAIT_POLICY", thread_wait_policy(run.ranks, run.threads))
+    nest = run.simulator == "nest"
+    # Both simulators' threads wait alike: they spin when the run fits the cores.
+    env = child_environment(ranks=run.ranks, threads=run.threads)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     if nest:

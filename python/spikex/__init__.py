@@ -22,10 +22,13 @@ import sys
 # whenever ranks x threads exceed the free cores (bench/thread_wait.py: 4 x 2 on 2 cores,
 # 42.6 s spinning vs 0.77 s sleeping), and saves ~15 % when they do not. `spikex run`
 # knows the layout and sets the policy for its ranks (launcher.thread_wait_policy); a
-# script imported here does not, so it gets the safe one. The OpenMP runtime reads this
-# when the extension is loaded, just below.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-
+# script imported here does not, so it gets the safe one. The OpenMP runtime reads the
+# variable once, when the extension loads it; the package's default is taken out of the
+# environment again afterwards, so that it is not mistaken for the user's choice by the
+# jobs this process launches.
+_package_wait_policy = "OMP_WAIT_POLICY" not in os.environ
+if _package_wait_policy:
+    os.environ["OMP_WAIT_POLICY"] = "passive"
 try:
     # import_module, not "from . import": its error names the missing module plainly.
     _core = importlib.import_module("spikex._core")
@@ -34,6 +37,9 @@ except ImportError as _error:  # pragma: no cover - depends on the build
         "spikex: the compiled extension spikex._core is missing or cannot be loaded "
         f"({_error}). Build and install the package first: `make build` or `pip install .`"
     ) from _error
+finally:
+    if _package_wait_policy:
+        del os.environ["OMP_WAIT_POLICY"]
 
 from .version import __version__
 

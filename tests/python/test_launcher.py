@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -46,6 +47,23 @@ def test_threads_spin_only_when_the_job_fits_the_cores():
     # The user's choice wins; without a layout nothing is set.
     assert child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
     assert "OMP_WAIT_POLICY" not in child_environment({})
+
+
+def test_the_packages_wait_policy_is_not_taken_for_the_users():
+    # Importing spikex loads the extension with "passive" unless the user chose; the
+    # default must not stay in the environment, or every job launched from this process
+    # would inherit it in place of the layout's policy.
+    script = (
+        "import os, spikex\n"
+        "from spikex.launcher import child_environment\n"
+        "print('OMP_WAIT_POLICY' in os.environ, child_environment(ranks=1)['OMP_WAIT_POLICY'])"
+    )
+    clean = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", script], env=clean, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "active"]
+    chosen = dict(clean, OMP_WAIT_POLICY="passive")
+    out = subprocess.run([sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "passive"]
 
 
 @pytest.mark.parametrize(
