@@ -44,13 +44,14 @@ bench: build
 	$(PY) bench/hines2011.py
 
 # Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
-# bench/results/nest_*.json, bench/results/vs_nest.json). Long: about an hour on 2 cores.
+# bench/results/nest_*.json, bench/results/vs_nest.json). About 10 minutes on 2 idle cores
+# (runs are cached in bench/nest/data/; far longer on a loaded machine).
 bench-nest: build setup-nest
 	$(PY) bench/nest/run_exact.py
 	$(PY) bench/nest/compare_statistics.py
 	$(PY) bench/vs_nest.py
 
-# STDP hpc_benchmark over several seeds on both simulators (about 2 hours: NEST's runaway
+# STDP hpc_benchmark over several seeds on both simulators (about 40 minutes: NEST's runaway
 # blocks are slow); docs/validation/nest.md, section "STDP runaway".
 bench-nest-stdp: build setup-nest
 	$(PY) bench/nest/stdp_runaway.py --indegree 3750 --seeds 1,2,3,4 --nest-seeds 1,2,3 --tsim 1500
