@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/core/errors.hpp"
 
 using namespace spikex;
 
@@ -268,4 +269,17 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
             }
         }
     }
+}
+
+TEST(connection_table, an_error_on_one_thread_ends_the_build) {
+    // The producer runs on every thread at once; what one thread throws reaches the caller.
+    table_shape shape{4, {0, 2, 4}};
+    connection_producer produce = [](const connection_visitor& visit, unsigned thread) {
+        if (thread == 1) throw user_error("bad connection on thread 1");
+        visit({1, 0, 1.0, 3, 0});
+    };
+    EXPECT_THROW(connection_table(produce, shape, true), user_error);
+    // A producer that hands a thread a target of another thread is caught.
+    connection_producer wrong = [](const connection_visitor& visit, unsigned) { visit({1, 3, 1.0, 3, 0}); };
+    EXPECT_THROW(connection_table(wrong, shape, true), internal_error);
 }

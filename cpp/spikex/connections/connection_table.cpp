@@ -4,6 +4,7 @@
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/for_each_thread.hpp"
 
 namespace spikex {
 namespace {
@@ -25,16 +26,6 @@ std::size_t capacity_bytes(const std::vector<T>& v) {
 template <typename T>
 void free_vector(std::vector<T>& v) {
     std::vector<T>().swap(v);
-}
-
-// Reorders v[begin, begin + order.size()) so that position i holds old position order[i].
-template <typename T>
-void permute(std::vector<T>& v, std::uint32_t begin, const std::vector<std::uint32_t>& order,
-             std::vector<T>& scratch) {
-    if (v.empty()) return;
-    scratch.resize(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) scratch[i] = v[begin + order[i]];
-    std::copy(scratch.begin(), scratch.end(), v.begin() + begin);
 }
 
 // Where the placing pass puts each connection. Most sources have one (delay, synapse)
@@ -64,34 +55,40 @@ public:
         else ++it->counter;
     }
 
-    // Turns counters into first positions, source by source in gid order, and reports
-    // every slot (source gid) and group (key, first position) in table order.
-    template <typename Slot, typename Group>
-    std::uint64_t lay_out(Slot&& slot, Group&& group) {
-        std::uint64_t position = 0;
-        for (std::uint32_t s = 0; s < cursor_.size(); ++s) {
-            if (cursor_[s] == 0) continue;
-            slot(s);
-            if (!(key_[s] & several_keys)) {
-                group(key_[s], position);
-                const std::uint32_t count = cursor_[s];
-                cursor_[s] = static_cast<std::uint32_t>(position);
-                position += count;
-                continue;
-            }
-            auto& list = lists_[key_[s] & ~several_keys];
-            std::sort(list.begin(), list.end(), [](const key_counter& a, const key_counter& b) { return a.key < b.key; });
-            for (auto& e: list) {
-                group(e.key, position);
-                const std::uint32_t count = e.counter;
-                e.counter = static_cast<std::uint32_t>(position);
-                position += count;
-            }
+    bool has(std::uint32_t s) const { return key_[s] != no_key; }
+
+    // Appends the keys counted for source s.
+    void keys(std::uint32_t s, std::vector<std::uint64_t>& out) const {
+        const std::uint64_t sk = key_[s];
+        if (sk == no_key) return;
+        if (!(sk & several_keys)) {
+            out.push_back(sk);
+            return;
         }
-        return position;
+        for (const auto& e: lists_[sk & ~several_keys]) out.push_back(e.key);
     }
 
-    // Placing pass: the position of the next connection (after lay_out).
+    // Turns the counter of (source s, key k) into the position of its first connection;
+    // returns the count (0 when none was counted here).
+    std::uint32_t start(std::uint32_t s, std::uint64_t k, std::uint64_t position) {
+        const std::uint64_t sk = key_[s];
+        if (sk == no_key) return 0;
+        if (!(sk & several_keys)) {
+            if (sk != k) return 0;
+            const std::uint32_t count = cursor_[s];
+            cursor_[s] = static_cast<std::uint32_t>(position);
+            return count;
+        }
+        for (auto& e: lists_[sk & ~several_keys]) {
+            if (e.key != k) continue;
+            const std::uint32_t count = e.counter;
+            e.counter = static_cast<std::uint32_t>(position);
+            return count;
+        }
+        return 0;
+    }
+
+    // Placing pass: the position of the next connection (after start).
     std::uint32_t take(const built_connection& c) {
         const std::uint64_t sk = key_[c.source];
         if (!(sk & several_keys)) return cursor_[c.source]++;
@@ -114,6 +111,59 @@ private:
     std::vector<std::vector<key_counter>> lists_;
 };
 
+// Lays the table out from the threads' counts: sources in gid order, keys in order within
+// a source, and within each group the threads' runs in thread order; the counters become
+// cursors. Reports every slot (source gid) and group (key, where each thread's run begins,
+// then where the group ends) in table order.
+template <typename Slot, typename Group>
+void lay_out(std::vector<placement>& parts, std::uint32_t space, Slot&& slot, Group&& group) {
+    std::uint64_t position = 0;
+    std::vector<std::uint64_t> keys;
+    std::vector<std::uint32_t> runs(parts.size() + 1);
+    for (std::uint32_t s = 0; s < space; ++s) {
+        keys.clear();
+        for (const auto& part: parts) part.keys(s, keys);
+        if (keys.empty()) continue;
+        if (keys.size() > 1) {
+            std::sort(keys.begin(), keys.end());
+            keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        }
+        slot(s);
+        for (auto k: keys) {
+            for (std::size_t t = 0; t < parts.size(); ++t) {
+                runs[t] = static_cast<std::uint32_t>(position);
+                position += parts[t].start(s, k, position);
+            }
+            runs.back() = static_cast<std::uint32_t>(position);
+            group(k, runs);
+        }
+    }
+}
+
+// What the counting pass learns besides the counts, per thread, then for the rank.
+struct pass_summary {
+    std::uint64_t connections = 0;
+    std::uint32_t min_delay = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t max_delay = 0;
+    bool plastic = false;
+    local_index targets_end = 0;
+
+    void add(const built_connection& c) {
+        ++connections;
+        min_delay = std::min(min_delay, c.delay);
+        max_delay = std::max(max_delay, c.delay);
+        plastic = plastic || c.synapse != 0;
+        targets_end = std::max<local_index>(targets_end, c.target + 1);
+    }
+    void add(const pass_summary& other) {
+        connections += other.connections;
+        min_delay = std::min(min_delay, other.min_delay);
+        max_delay = std::max(max_delay, other.max_delay);
+        plastic = plastic || other.plastic;
+        targets_end = std::max(targets_end, other.targets_end);
+    }
+};
+
 } // namespace
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
@@ -126,8 +176,14 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     }
-    connection_producer produce = [&](const connection_visitor& visit) {
+    const table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
+    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
+        const auto& first = shape.thread_first;
         for (built_connection c: conns) {
+            if (thread != every_thread && !first.empty() &&
+                (c.target < first[thread] || c.target >= first[thread + 1])) {
+                continue;
+            }
             if (sort_by_source) {
                 c.source = static_cast<gid_type>(std::lower_bound(distinct.begin(), distinct.end(), c.source) -
                                                  distinct.begin());
@@ -135,8 +191,7 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
             visit(c);
         }
     };
-    *this = connection_table(produce, {static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)},
-                             sort_by_source);
+    *this = connection_table(produce, shape, sort_by_source);
     for (auto& s: slot_source_) s = distinct[s];
 }
 
@@ -149,69 +204,81 @@ connection_table::connection_table(const connection_producer& produce, const tab
 }
 
 void connection_table::build_sorted(const connection_producer& produce, const table_shape& shape) {
-    // Pass 1: connections per source and (delay, synapse) key.
+    // Every pass runs on the rank's threads, each over the connections of its own targets:
+    // a thread places them into its own run of each group, so no two threads write to one
+    // place, and the table is the same whatever the number of threads.
     const std::uint32_t space = shape.source_space;
-    placement place(space);
-    std::uint64_t n = 0;
-    local_index targets_end = 0;
-    min_delay_ = std::numeric_limits<std::uint32_t>::max();
-    max_delay_ = 0;
-    produce([&](const built_connection& c) {
-        if (c.source >= space) throw internal_error("connection source outside the table's source space");
-        place.count(c);
-        min_delay_ = std::min(min_delay_, c.delay);
-        max_delay_ = std::max(max_delay_, c.delay);
-        has_plastic_ = has_plastic_ || c.synapse != 0;
-        targets_end = std::max<local_index>(targets_end, c.target + 1);
-        ++n;
+    const unsigned T = threads_;
+
+    // Pass 1: connections per source and (delay, synapse) key.
+    std::vector<placement> parts(T, placement(space));
+    std::vector<pass_summary> seen_by(T);
+    for_each_thread(T, [&](unsigned t) {
+        const local_index first = T > 1 ? shape.thread_first[t] : 0;
+        const local_index end = T > 1 ? shape.thread_first[t + 1] : std::numeric_limits<local_index>::max();
+        produce(
+            [&](const built_connection& c) {
+                if (c.source >= space) throw internal_error("connection source outside the table's source space");
+                if (c.target < first || c.target >= end) throw internal_error("connection target of another thread");
+                parts[t].count(c);
+                seen_by[t].add(c);
+            },
+            t);
     });
-    if (n == 0) min_delay_ = 0;
+    pass_summary all;
+    for (const auto& part: seen_by) all.add(part);
+    const std::uint64_t n = all.connections;
     if (n >= std::numeric_limits<std::uint32_t>::max()) {
         throw user_error("one rank would hold " + std::to_string(n) +
                          " connections; at most 4,294,967,294 fit: use more ranks");
     }
+    min_delay_ = n == 0 ? 0 : all.min_delay;
+    max_delay_ = all.max_delay;
+    has_plastic_ = all.plastic;
 
     // Slots and groups in table order; the counters become cursors.
-    place.lay_out(
+    lay_out(
+        parts, space,
         [&](std::uint32_t source) {
             slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
             slot_source_.push_back(source);
         },
-        [&](std::uint64_t key, std::uint64_t begin) {
+        [&](std::uint64_t key, const std::vector<std::uint32_t>& runs) {
             const auto slot = static_cast<std::uint32_t>(slot_source_.size() - 1);
-            groups_.push_back({key_delay(key), static_cast<std::uint32_t>(begin), slot, key_synapse(key)});
+            groups_.push_back({key_delay(key), runs.front(), slot, key_synapse(key)});
+            if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
         });
     slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(slot_source_.size()), 0});
+    if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
 
-    // Pass 2: place every connection; creation order survives within each group. A copy
-    // of the cursors is kept for pass 3, which only runs if connection indices are needed.
-    const placement start = place.any_several_keys() ? place : placement(0);
+    // Pass 2: place every connection; creation order survives within each thread's run. A
+    // copy of the cursors is kept for pass 3, which only runs if connection indices are needed.
+    const bool several_keys =
+        std::any_of(parts.begin(), parts.end(), [](const placement& p) { return p.any_several_keys(); });
+    std::vector<placement> starts = several_keys ? parts : std::vector<placement>{};
     target_.resize(n);
     weight_.resize(n);
-    produce([&](const built_connection& c) {
-        const std::uint32_t p = place.take(c);
-        target_[p] = c.target;
-        weight_[p] = c.weight;
+    for_each_thread(T, [&](unsigned t) {
+        produce(
+            [&](const built_connection& c) {
+                const std::uint32_t p = parts[t].take(c);
+                target_[p] = c.target;
+                weight_[p] = c.weight;
+            },
+            t);
     });
 
     if (find_shared_targets()) {
-        // Pass 3: each connection's index among its target's inputs, in creation order.
-        placement again = start;
+        // Pass 3: each connection's index among its target's inputs, in creation order (all
+        // inputs of a target come from the thread that owns it).
         connection_index_.resize(n);
-        std::vector<std::uint32_t> seen(targets_end, 0);
-        produce([&](const built_connection& c) { connection_index_[again.take(c)] = seen[c.target]++; });
+        std::vector<std::uint32_t> inputs_so_far(all.targets_end, 0);
+        for_each_thread(T, [&](unsigned t) {
+            produce([&](const built_connection& c) { connection_index_[starts[t].take(c)] = inputs_so_far[c.target]++; },
+                    t);
+        });
     }
-    if (threads_ > 1) split_by_thread(shape.thread_first);
-}
-
-void connection_table::permute_range(std::uint32_t begin, const std::vector<std::uint32_t>& order) {
-    std::vector<local_index> t;
-    std::vector<double> w;
-    std::vector<std::uint32_t> i;
-    permute(target_, begin, order, t);
-    permute(weight_, begin, order, w);
-    permute(connection_index_, begin, order, i);
 }
 
 bool connection_table::find_shared_targets() {
@@ -244,38 +311,11 @@ bool connection_table::find_shared_targets() {
     return any;
 }
 
-void connection_table::split_by_thread(const std::vector<local_index>& thread_first) {
-    // Stable counting sort of each group by the thread owning the target: creation order
-    // (and so the canonical order of each target) survives inside every thread's run.
-    const unsigned T = threads_;
-    thread_begin_.assign((group_count() + 1) * (T + 1), 0);
-    std::vector<std::uint32_t> order, count(T + 1);
-    std::vector<unsigned> owner;
-    for (std::uint32_t g = 0; g < group_count(); ++g) {
-        const std::uint32_t begin = groups_[g].begin, end = group_end_connection(g);
-        owner.resize(end - begin);
-        std::fill(count.begin(), count.end(), 0u);
-        for (std::uint32_t c = begin; c < end; ++c) {
-            unsigned t = static_cast<unsigned>(
-                std::upper_bound(thread_first.begin(), thread_first.end(), target_[c]) - thread_first.begin() - 1);
-            owner[c - begin] = t;
-            ++count[t + 1];
-        }
-        for (unsigned t = 0; t < T; ++t) count[t + 1] += count[t];
-        for (unsigned t = 0; t <= T; ++t) thread_begin_[std::size_t(g) * (T + 1) + t] = begin + count[t];
-        bool in_order = std::is_sorted(owner.begin(), owner.end());
-        if (in_order) continue;
-        order.resize(end - begin);
-        for (std::uint32_t i = 0; i < end - begin; ++i) order[count[owner[i]]++] = i;
-        permute_range(begin, order);
-    }
-    for (unsigned t = 0; t <= T; ++t) thread_begin_[group_count() * (T + 1) + t] = static_cast<std::uint32_t>(size());
-}
-
 void connection_table::build_creation_order(const connection_producer& produce) {
+    // One pass over all targets, in creation order (the engine filters by thread).
     min_delay_ = std::numeric_limits<std::uint32_t>::max();
     max_delay_ = 0;
-    produce([&](const built_connection& c) {
+    const connection_visitor append = [&](const built_connection& c) {
         if (c.synapse != 0) {
             throw user_error("connections.sort_by_source = false: plastic synapses need the sorted "
                              "connection layout (sort_by_source = true)");
@@ -286,7 +326,8 @@ void connection_table::build_creation_order(const connection_producer& produce) 
         connection_delay_.push_back(c.delay);
         min_delay_ = std::min(min_delay_, c.delay);
         max_delay_ = std::max(max_delay_, c.delay);
-    });
+    };
+    produce(append, every_thread);
     if (target_.empty()) min_delay_ = 0;
 }
 

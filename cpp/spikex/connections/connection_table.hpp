@@ -10,8 +10,9 @@
 //    source; a "delay group" is the run with one source, one delay and one synapse type.
 //    An arriving spike becomes one delivery batch per delay group (as NEURON enqueues the
 //    source object once). The source table is one gid per slot. With T threads each group
-//    is further split, stably, into T runs by the thread that owns the target (the NEST
-//    paper's connection tables per thread, as sub-ranges of one array).
+//    is further split into T runs by the thread that owns the target, creation order kept
+//    within each (the NEST paper's connection tables per thread, as sub-ranges of one
+//    array).
 //  creation order (NEST's 5g-nosort, connections.sort_by_source = false): arrays in the
 //    order the connections were created, each with its own delay; the source table is one
 //    gid per connection. Only target-addressed exchanges use it (one target entry, and one
@@ -29,7 +30,8 @@
 // twice in the same order: one to count per (source, delay, synapse), one to place each
 // connection where it belongs (a third, for connection indices, only when groups of one
 // source share a target). Peak memory is the final 12 bytes per connection instead of a
-// copy of every built connection.
+// copy of every built connection. With T threads every pass runs on T threads, each over
+// the connections of its own targets, counting and placing into its own runs.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -47,10 +49,12 @@ struct built_connection {
     std::uint16_t synapse = 0; // index into network_spec::synapses (0 = static)
 };
 
-// Calls `visit` for every connection of the rank in creation order; called once per build
-// pass and must produce the same sequence every time.
+// Calls `visit` for every connection of the rank whose target belongs to `thread` (all of
+// them for every_thread), in creation order; called once per build pass and thread, for
+// different threads at the same time, and must produce the same sequence every time.
 using connection_visitor = std::function<void(const built_connection&)>;
-using connection_producer = std::function<void(const connection_visitor&)>;
+using connection_producer = std::function<void(const connection_visitor&, unsigned thread)>;
+inline constexpr unsigned every_thread = ~0u;
 
 struct delay_group {
     std::uint32_t delay;       // steps
@@ -125,9 +129,7 @@ public:
 private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
-    void split_by_thread(const std::vector<local_index>& thread_first);
     bool find_shared_targets(); // sets slot_shares_; whether any slot shares a target
-    void permute_range(std::uint32_t begin, const std::vector<std::uint32_t>& order);
 
     bool sorted_ = true;
     bool sources_released_ = false;

@@ -100,8 +100,17 @@ void engine::build_connections() {
 
     // Creation order: connection sets in order; within a rule, targets in local order and
     // each target's draws in order. The table asks for this sequence twice (count, place),
-    // so the rules' connections are drawn twice instead of being held in a list.
-    connection_producer produce = [&](const connection_visitor& visit) {
+    // so the rules' connections are drawn twice instead of being held in a list; each
+    // thread asks for its own cells' inputs.
+    table_shape shape{n_cells, {}};
+    if (parts_.size() > 1) {
+        for (const auto& part: parts_) shape.thread_first.push_back(part.first);
+        shape.thread_first.push_back(parts_.back().end);
+    }
+    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
+        const bool one_part = thread == every_thread || shape.thread_first.empty();
+        const local_index first = one_part ? 0 : shape.thread_first[thread];
+        const local_index end = one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
         std::uint32_t rule_index = 0;
         std::vector<std::uint64_t> scratch;
         std::vector<incoming_connection> incoming;
@@ -109,7 +118,7 @@ void engine::build_connections() {
             if (set.is_rule) {
                 const auto& rule = set.rule;
                 const std::uint32_t delay = delay_of(rule.delay_ms);
-                for (local_index i = 0; i < local_gids_.size(); ++i) {
+                for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
                     if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
                     incoming.clear();
@@ -121,19 +130,15 @@ void engine::build_connections() {
                 const auto& a = set.arrays;
                 for (std::size_t k = 0; k < a.target.size(); ++k) {
                     if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
-                    visit({a.source[k], cells_->local_of(a.target[k]), a.weight[k], delay_of(a.delay_ms[k]),
-                           set.synapse});
+                    const local_index i = cells_->local_of(a.target[k]);
+                    if (i < first || i >= end) continue;
+                    visit({a.source[k], i, a.weight[k], delay_of(a.delay_ms[k]), set.synapse});
                 }
             }
         }
     };
     // Source-addressed exchanges find connections by source: they need the sorted layout.
     bool sort = options_.sort_by_source || !exchange_->target_addressed();
-    table_shape shape{n_cells, {}};
-    if (parts_.size() > 1) {
-        for (const auto& part: parts_) shape.thread_first.push_back(part.first);
-        shape.thread_first.push_back(parts_.back().end);
-    }
     table_ = connection_table(produce, shape, sort);
 }
 
