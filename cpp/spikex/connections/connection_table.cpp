@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <limits>
-#include <numeric>
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
@@ -28,7 +27,8 @@ void free_vector(std::vector<T>& v) {
     std::vector<T>().swap(v);
 }
 
-// Where the placing pass puts each connection. Most sources have one (delay, synapse)
+// Where one thread's placing pass puts each of its connections (one placement per
+// thread: the counts of its own targets' inputs). Most sources have one (delay, synapse)
 // key: one counter per source, turned into a cursor. A source with several keys (an
 // excitatory source with plastic E->E and static E->I synapses) gets a short list of
 // (key, counter) instead, so that its groups come out in key order and in creation order
@@ -54,8 +54,6 @@ public:
         if (it == list.end()) list.push_back({k, 1});
         else ++it->counter;
     }
-
-    bool has(std::uint32_t s) const { return key_[s] != no_key; }
 
     // Appends the keys counted for source s.
     void keys(std::uint32_t s, std::vector<std::uint64_t>& out) const {

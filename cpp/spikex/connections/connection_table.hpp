@@ -31,7 +31,8 @@
 // connection where it belongs (a third, for connection indices, only when groups of one
 // source share a target). Peak memory is the final 12 bytes per connection instead of a
 // copy of every built connection. With T threads every pass runs on T threads, each over
-// the connections of its own targets, counting and placing into its own runs.
+// the connections of its own targets, counting and placing into its own runs (the counts
+// take 12 bytes per source gid and thread while the table is built).
 #include <cstdint>
 #include <functional>
 #include <vector>
