@@ -66,8 +66,8 @@ def local_section(local: dict, profile_name: str) -> list[str]:
             "model assumes a core per rank; here ranks wait for one, which the model does not "
             "describe. The stated error of the time model on this machine is the P = 2 range. "
             "The collective costs of the profile were measured with 0.5 ms of computation "
-            "between calls on a machine shared with other users' builds; the same run's "
-            "exchange time changes by an order of magnitude between two runs minutes apart."
+            "between calls; on a machine busy with other work (see the load above) the same "
+            "run's exchange time changes by an order of magnitude between two runs minutes apart."
         )
     lines += ["", "Memory per structure (largest rank), model against measured:", ""]
     lines += ["| P | method | structure | model bytes | measured bytes |", "|---|---|---|---|---|"]
