@@ -5,8 +5,8 @@ Runs the micro-benchmark bench/cpp/model_parameters.cpp on 2 MPI ranks (build it
 ``spikex model dryrun --profile profiles/local.toml``: latency and bandwidth by ping-pong,
 send / receive overhead of a 16-byte message, one Allgather stage, one Alltoall partner,
 Allreduce, Barrier, and the CPU costs of handling a spike, skipping a buffer entry and one
-routing hop. The machine is shared and has 2 cores: the numbers are those of a loaded
-machine, and the profile says so.
+routing hop. The profile records the load average when the fit started: on a machine busy
+with other work the numbers are those of a loaded machine.
 
 Usage: python bench/fit_profile.py [--binary build/bench/cpp/bench_model_parameters]
                                    [--output profiles/local.toml]
@@ -51,12 +51,13 @@ def profile_text(values: dict, machine) -> str:
         "# Machine profile of this machine for the spikex time model, fitted by",
         f"# bench/fit_profile.py ({stamp}) from bench/cpp/model_parameters.cpp on {values['ranks']} ranks.",
         f"# {machine.cpu}, {machine.cores} cores, {machine.mpi}; load average {machine.load_average}.",
-        "# The machine is shared by several users and has 2 cores: these are timings of a loaded",
-        "# machine, and Allgather / Alltoall per-stage numbers come from 2 ranks only.",
+        "# A 1-minute load at or above the core count means other work shared the cores: then",
+        "# these are timings of a loaded machine. Allgather / Alltoall per-stage numbers come",
+        "# from 2 ranks only.",
         "",
         "[machine]",
         'name = "local"',
-        f'description = "this machine ({machine.cores} cores, loaded), fitted {stamp}"',
+        f'description = "this machine ({machine.cores} cores, load {machine.load_average}), fitted {stamp}"',
         "",
         "[point_to_point]",
         f"latency_s = {values['latency_s']:.4e}",
