@@ -23,6 +23,7 @@ from . import _core, hpc_benchmark
 from .collective import gather_spikes
 from .config import KEYS, get, resolved_config
 from .errors import format_value
+from .launcher import thread_limit_problem
 from .models import CONNECTION_RULES, MODEL_PARAMETERS, SYNAPSES
 from .output import canonical_order, spikes_sha256
 from .population import Population
@@ -106,6 +107,9 @@ class Network:
         )
         self._engine.set_connection_options(self.sort_by_source, self.keep_sources)
         self.threads = _check("Network", "threads", "simulation.threads", threads)
+        problem = thread_limit_problem(self.threads)
+        if problem:
+            raise ValueError(f"Network: threads = {self.threads}: {problem}")
         self._engine.set_threads(self.threads)
         self._cells_total = 0
         self._rules: list[dict] = []

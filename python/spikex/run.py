@@ -27,6 +27,7 @@ from .launcher import (
     child_environment,
     find_mpiexec,
     mpiexec_command,
+    thread_limit_problem,
     worker_command,
 )
 from .output import SPIKES_FILE, SUMMARY_FILE
@@ -95,6 +96,9 @@ def plan_run(
         except LauncherNotFound as error:
             raise ConfigError("--np", ranks, str(error)) from None
     config = resolved_config(config_path, tuple(overrides), ranks=ranks)
+    problem = thread_limit_problem(_threads(config))
+    if problem:
+        raise ConfigError("simulation.threads", _threads(config), problem)
     outdir = Path(outdir) if outdir is not None else default_outdir(config_path)
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")

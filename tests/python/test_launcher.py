@@ -8,9 +8,17 @@ import sys
 
 import numpy as np
 import pytest
-from spikex.launcher import MPIEXEC_FLAGS, child_environment, mpiexec_command, thread_wait_policy
+from spikex.launcher import (
+    MPIEXEC_FLAGS,
+    child_environment,
+    mpiexec_command,
+    thread_limit_problem,
+    thread_wait_policy,
+)
 from spikex.network import _chunk_ends, _contiguous_runs
 from spikex.population import Population
+
+from conftest import write_config
 
 
 def test_one_rank_runs_without_launcher():
@@ -64,6 +72,44 @@ def test_the_packages_wait_policy_is_not_taken_for_the_users():
     chosen = dict(clean, OMP_WAIT_POLICY="passive")
     out = subprocess.run([sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "passive"]
+
+
+def test_a_thread_limit_below_the_threads_is_refused_before_the_run(tmp_path):
+    assert thread_limit_problem(2, {}) is None
+    assert thread_limit_problem(2, {"OMP_THREAD_LIMIT": "2"}) is None
+    assert thread_limit_problem(2, {"OMP_THREAD_LIMIT": "many"}) is None  # OpenMP ignores it
+    assert "OMP_THREAD_LIMIT=1" in thread_limit_problem(2, {"OMP_THREAD_LIMIT": "1"})
+    config = write_config(tmp_path)
+    outdir = tmp_path / "out"
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "spikex", "run", str(config), "--threads", "2", "-o", str(outdir)],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "simulation.threads = 2" in done.stderr
+    assert "Traceback" not in done.stderr and not outdir.exists()
+
+
+@pytest.mark.parametrize("sort_by_source", [True, False])
+def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
+    # Past the Python check (the limit taken out of os.environ after OpenMP read it), the
+    # core must not run 2 threads' cells on 1 thread: the sorted build checks its team, the
+    # creation-order layout (no threaded build) is caught by the step loop.
+    script = (
+        "import os, spikex\n"
+        "del os.environ['OMP_THREAD_LIMIT']\n"
+        f"net = spikex.Network(dt_ms=0.1, method='alltoall', sort_by_source={sort_by_source}, threads=2)\n"
+        "cells = net.create('interval_fire', 40)\n"
+        "net.connect_rule('random', cells, cells, indegree=5, weight=0.01, delay_ms=1.0)\n"
+        "try:\n"
+        "    net.simulate(5.0)\n"
+        "except RuntimeError as error:\n"
+        "    print('refused:', error)\n"
+    )
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert "refused: OpenMP started 1 threads, not 2" in done.stdout, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(

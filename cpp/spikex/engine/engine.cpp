@@ -1,11 +1,10 @@
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <limits>
 
 #include <omp.h>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/thread_team.hpp"
 #include "spikex/connections/target_table.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/instrument/stopwatch.hpp"
@@ -213,39 +212,27 @@ void engine::run_steps(step_type from, step_type to) {
         return;
     }
     // Every thread runs every iteration and meets every barrier: after a failure the rest
-    // of the loop does nothing (an exception must not leave an OpenMP region, and a thread
-    // that left the loop early would leave the others waiting at a barrier).
-    std::exception_ptr error;
-    std::atomic<bool> failed{false};
-    auto guarded = [&](auto&& work) {
-        if (failed.load()) return;
-        try {
-            work();
-        } catch (...) {
-#pragma omp critical(spikex_engine_error)
-            {
-                if (!error) error = std::current_exception();
-            }
-            failed.store(true);
-        }
-    };
+    // of the loop does nothing (a thread that left the loop early would leave the others
+    // waiting at a barrier).
+    first_thread_error error;
     // Two barriers per step: after the threads' work, and after one thread has finished
     // the step and prepared the next (the implicit one of `single`).
     prepare_step(from);
 #pragma omp parallel num_threads(threads)
     {
         const auto t = static_cast<unsigned>(omp_get_thread_num());
+        error.guard([&] { require_team_size(threads); });
         for (step_type n = from; n < to; ++n) {
-            guarded([&] { thread_step(parts_[t], t, n); });
+            error.guard([&] { thread_step(parts_[t], t, n); });
 #pragma omp barrier
 #pragma omp single
-            guarded([&] {
+            error.guard([&] {
                 finish_step(n);
                 if (n + 1 < to) prepare_step(n + 1);
             });
         }
     }
-    if (error) std::rethrow_exception(error);
+    error.rethrow_if_any();
 }
 
 void engine::prepare_step(step_type n) {
