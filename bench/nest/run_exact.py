@@ -21,29 +21,47 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-NEST_PYTHON = HERE / ".venv" / "bin" / "python"
+# The interpreter with NEST 3.10: the venv scripts/setup_nest.sh makes, unless
+# SPIKEX_NEST_PYTHON names another one (a NEST installed elsewhere; the tests use it to
+# check what happens without NEST).
+NEST_PYTHON = Path(os.environ.get("SPIKEX_NEST_PYTHON") or HERE / ".venv" / "bin" / "python")
+NEST_VERSION = "3.10"
 RESULTS = REPO / "bench" / "results"
 
 sys.path.insert(0, str(HERE))
 from exact_network import compare_spikes
 
 
+def _shown(path: Path) -> str:
+    """A path relative to the repository when it is inside, else as given."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
 def nest_unavailable_reason() -> str | None:
-    """None when the NEST venv can import nest, else why not (for skip messages)."""
+    """None when NEST_PYTHON can import nest 3.10, else why not (for skip and fail messages)."""
     if not NEST_PYTHON.exists():
-        return f"{NEST_PYTHON.relative_to(REPO)} does not exist (run `bash scripts/setup_nest.sh`)"
-    probe = subprocess.run(
-        [str(NEST_PYTHON), "-c", "import nest; print(nest.__version__)"],
-        capture_output=True,
-        text=True,
-        env=nest_environment(),
-        stdin=subprocess.DEVNULL,
-        check=False,
-        timeout=120,
-    )
+        return f"{_shown(NEST_PYTHON)} does not exist (run `bash scripts/setup_nest.sh`)"
+    try:
+        probe = subprocess.run(
+            [str(NEST_PYTHON), "-c", "import nest; print(nest.__version__)"],
+            capture_output=True,
+            text=True,
+            env=nest_environment(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{_shown(NEST_PYTHON)} cannot be run: {error}"
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"{NEST_PYTHON.relative_to(REPO)} cannot import nest: {last}"
+        return f"{_shown(NEST_PYTHON)} cannot import nest: {last}"
+    version = (probe.stdout.strip().splitlines() or [""])[-1]
+    if not version.startswith(NEST_VERSION):
+        return f"{_shown(NEST_PYTHON)} has NEST {version or '(unknown version)'}, not {NEST_VERSION}"
     return None
 
 

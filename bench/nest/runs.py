@@ -21,9 +21,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from report import file_stamp, run_stamp
+from run_exact import NEST_PYTHON
 
 DATA = HERE / "data"
-NEST_PYTHON = HERE / ".venv" / "bin" / "python"
 # With STDP the hpc_benchmark runs away after a few hundred ms in both simulators
 # (bench/nest/stdp_runaway.py; at K = 11,250 NEST's seed 1 is at 11, 30, 47, 668 Hz in
 # the 100 ms blocks after the presim); statistics and timings of a runaway compare two
