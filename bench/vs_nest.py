@@ -6,8 +6,11 @@ with NEST's on the same network (scale 1: N = 11,250, K = 11,250, 126.6 M synaps
 simulators run away after a few hundred ms, see bench/nest/stdp_runaway.py)?
 
 Runs, one at a time: NEST with 1 and 2 threads; spikex with 1 rank × 1 thread, 1 × 2 and
-2 × 1. Writes bench/results/vs_nest.json and the "benchmark" section of
-docs/validation/nest.md, prints the table::
+2 × 1. Adds the campaign to bench/results/vs_nest.json (which keeps every campaign in
+``campaigns``, the latest also at the top level; taking the same cached runs again
+replaces their campaign instead of adding one), writes the "benchmark" section of
+docs/validation/nest.md and the README's figures (bench/readme_numbers.py, from all
+campaigns), prints the table::
 
     python bench/vs_nest.py                     # all runs (about half an hour on 2 cores)
     python bench/vs_nest.py --indegree 3750     # the laptop-size variant
@@ -26,11 +29,14 @@ mean out-degree; Poisson input is not counted on either side).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "nest"))
+sys.path.insert(0, str(HERE))
+from readme_numbers import update_readme
 from report import RESULTS, machine, measured_on, update_section, write_json
 from runs import STDP_TSIM_MS, Run, execute
 
@@ -112,6 +118,33 @@ def ratios(rows: list[dict]) -> list[dict]:
             }
         )
     return out
+
+
+def _campaign_key(campaign: dict) -> tuple:
+    """What makes two campaigns the same: the network, the times and the runs' stamps."""
+    return (
+        campaign["scale"],
+        campaign["indegree"],
+        campaign["presim_ms"],
+        campaign["tsim_ms"],
+        campaign.get("stdp_tsim_ms"),
+        tuple(sorted((r["run"], r["measured"]["date_utc"]) for r in campaign["rows"])),
+    )
+
+
+def with_campaign(previous: dict | None, campaign: dict) -> dict:
+    """The JSON to write: every campaign of ``previous`` (a file from before campaigns were
+    kept counts as one) and ``campaign`` last, replacing an earlier copy of itself; the
+    latest campaign's fields also at the top level, as before."""
+    kept = []
+    if previous:
+        kept = previous.get("campaigns") or ([previous] if previous.get("rows") else [])
+    kept = [
+        {k: v for k, v in c.items() if k != "campaigns"}
+        for c in kept
+        if _campaign_key(c) != _campaign_key(campaign)
+    ]
+    return {**campaign, "campaigns": [*kept, campaign]}
 
 
 def _num(value, digits=1) -> str:
@@ -222,10 +255,14 @@ def main() -> int:
         "ratios": ratios(rows),
         "failed": failed,
     }
-    write_json(Path(args.output), results)
+    output = Path(args.output)
+    previous = json.loads(output.read_text(encoding="utf-8")) if output.exists() else None
+    kept = with_campaign(previous, results)
+    write_json(output, kept)
     text = markdown(results)
     if args.scale == 1.0 and args.indegree == 11250:
         update_section("benchmark", text)
+        update_readme(kept)
     print(text)
     return 0
 

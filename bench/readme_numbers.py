@@ -1,0 +1,109 @@
+"""The README's speed and memory figures against NEST, generated from
+bench/results/vs_nest.json (every campaign of ``bench/vs_nest.py`` it keeps).
+
+The figures live in README.md between ``<!-- vs_nest:begin -->`` and
+``<!-- vs_nest:end -->``; ``bench/vs_nest.py`` rewrites the block after each campaign and
+tests/python/test_readme_numbers.py fails when it differs from what this module makes
+of the JSON::
+
+    python bench/readme_numbers.py           # rewrite the block in README.md
+    python bench/readme_numbers.py --check   # exit 1 when README.md's block is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+VS_NEST_JSON = REPO / "bench" / "results" / "vs_nest.json"
+BEGIN = "<!-- vs_nest:begin -->"
+END = "<!-- vs_nest:end -->"
+# The network the README quotes: NEST's hpc_benchmark at scale 1, K = 11,250.
+SCALE, INDEGREE = 1.0, 11250
+
+
+def campaigns(results: dict) -> list[dict]:
+    """Every campaign of a vs_nest.json (a file from before campaigns were kept is one)."""
+    return results.get("campaigns") or [results]
+
+
+def _range(values: list[float]) -> str:
+    low, high = f"{min(values):.2f}", f"{max(values):.2f}"
+    return low if low == high else f"{low}–{high}"
+
+
+def _values(items: list[float]) -> str:
+    return " / ".join(f"{value:g}" for value in sorted(set(items)))
+
+
+def vs_nest_block(results: dict, scale: float = SCALE, indegree: int = INDEGREE) -> str:
+    """The README paragraph for the campaigns at ``scale`` and ``indegree``."""
+    chosen = [c for c in campaigns(results) if c["scale"] == scale and c["indegree"] == indegree]
+    ratios = [q for c in chosen for q in c["ratios"]]
+    if not ratios:
+        return (
+            f"No campaign of `bench/vs_nest.py` at scale {scale:g}, K = {indegree:,} in "
+            "`bench/results/vs_nest.json` yet (`make bench-nest`)."
+        )
+
+    def simulate(plastic: bool, cores: int) -> str:
+        found = [q["simulate_ratio"] for q in ratios if q["plastic"] == plastic and q["cores"] == cores]
+        return _range(found) if found else "–"
+
+    dates = sorted(r["measured"]["date_utc"] for c in chosen for r in c["rows"])
+    machines = sorted({f"{c['machine']['cpu']}, {c['machine']['cores']} cores" for c in chosen})
+    count = f"{len(chosen)} campaign{'s' if len(chosen) > 1 else ''}"
+    return (
+        f"Against NEST 3.10 on {'; '.join(machines)} (scale {scale:g}, K = {indegree:,}; "
+        f"{count} of `make bench-nest`, {dates[0]} to {dates[-1]} UTC, all kept in "
+        "`bench/results/vs_nest.json`; each ratio at equal cores against the NEST run of the "
+        f"same campaign), spikex simulates the static benchmark in {simulate(False, 1)} of "
+        f"NEST's time on one core and {simulate(False, 2)} on two, with STDP in "
+        f"{simulate(True, 1)} and {simulate(True, 2)}, with "
+        f"{_range([q['memory_ratio'] for q in ratios])} of NEST's memory per synapse. "
+        f"Static times are over {_values([c['tsim_ms'] for c in chosen])} ms of biological "
+        f"time; STDP times over the first {_values([c['stdp_tsim_ms'] for c in chosen])} ms "
+        f"after the {_values([c['presim_ms'] for c in chosen])} ms presim (before the "
+        "runaway both simulators show), scaled to one biological second."
+    )
+
+
+def readme_with_block(text: str, block: str) -> str:
+    """``text`` with the part between the markers replaced by ``block``."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
+    return text[: start + len(BEGIN)] + "\n" + block + "\n" + text[end:]
+
+
+def update_readme(results: dict, readme: Path = README) -> bool:
+    """Rewrite README's block from ``results``; whether it changed."""
+    text = readme.read_text(encoding="utf-8")
+    new = readme_with_block(text, vs_nest_block(results))
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only check README.md; exit 1 if stale")
+    parser.add_argument("--results", type=Path, default=VS_NEST_JSON)
+    args = parser.parse_args(argv)
+    results = json.loads(args.results.read_text(encoding="utf-8"))
+    if args.check:
+        text = README.read_text(encoding="utf-8")
+        if readme_with_block(text, vs_nest_block(results)) != text:
+            print("readme_numbers: README.md's vs_nest block is stale; run python bench/readme_numbers.py", file=sys.stderr)
+            return 1
+        return 0
+    print("readme_numbers: README.md " + ("updated" if update_readme(results) else "unchanged"), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
