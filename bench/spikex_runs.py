@@ -33,9 +33,13 @@ def spikex_run(config: Path, ranks: int, outdir: Path, overrides: list[str]) -> 
 
 
 def machine() -> dict:
+    """This machine for a result JSON, with the load average (1, 5, 15 min) when called:
+    the scripts call it after their runs, so that the report can state the load the runs
+    saw instead of assuming it."""
     return {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
+        "load_average": [round(value, 2) for value in os.getloadavg()],
     }

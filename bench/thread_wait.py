@@ -77,7 +77,7 @@ def main() -> int:
     result = {
         "question": "OMP_WAIT_POLICY active vs passive for the per-step barriers, by layout",
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-        "machine": {**machine(), "cores_available": cores, "load_average": os.getloadavg()},
+        "machine": {**machine(), "cores_available": cores},
         "settings": {"config": CONFIG.name, "indegree": args.indegree, "tstop_ms": args.tstop, "repeat": args.repeat},
         "rows": rows,
     }

@@ -124,3 +124,22 @@ def test_zero_weight_spike_train_does_not_depend_on_connections():
         config = {"simulation": {"tstop_ms": 60.0}, "network": {"cells": 600, "indegree": indegree, "indegree_spread": 0}}
         shas.append(Network.from_config(config).simulate(60.0).summary["spikes_sha256"])
     assert shas[0] == shas[1]
+
+
+def test_report_states_the_recorded_load_never_a_shared_machine():
+    from spikex.scaling.report import garg_section, load_sentence, local_section
+
+    assert load_sentence({"machine": "2026-01-01 00:00 UTC, CPU, 2 cores"}) == (
+        "Load average: not recorded for this run."
+    )
+    old = load_sentence({"machine": "2026-01-01 00:00 UTC, CPU, 2 cores, load 0.6, 1.4, 0.9"})
+    assert "0.6, 1.4, 0.9 when the runs started" in old and "not recorded after them" in old
+    new = load_sentence(
+        {"machine": "x", "load_average": {"start": "0.1, 0.2, 0.3", "after_local_runs": "1.5, 0.9, 0.4"}}
+    )
+    assert "0.1, 0.2, 0.3 when the runs started" in new and "1.5, 0.9, 0.4 after the last" in new
+    local = {"config": "", "ranks": {}}
+    text = "\n".join(local_section(local, "local", 4, new))
+    assert new in text and "P > 4 are oversubscribed" in text and "shared" not in text
+    garg = "\n".join(garg_section(garg_table2(), []))
+    assert "calibrated to reproduce the printed columns" in garg

@@ -35,10 +35,15 @@ def describe_machine(repository: Path) -> MachineDescription:
         cores=os.cpu_count() or 0,
         memory_gb=_memory_gb(),
         mpi=_first_line([shutil.which("mpiexec") or "mpiexec", "--version"]) or "MPI unknown",
-        load_average=", ".join(f"{value:.1f}" for value in os.getloadavg()),
+        load_average=load_average_now(),
         spikex_version=__version__,
         commit=_commit(repository),
     )
+
+
+def load_average_now() -> str:
+    """The 1, 5 and 15-minute load averages, e.g. ``"0.6, 1.4, 0.9"``."""
+    return ", ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def _cpu_model() -> str:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..results.machine import describe_machine
+from ..results.machine import describe_machine, load_average_now
 from .analytic import garg_table2, garg_table3, write_figures
 from .report import write_report
 from .time_model import load_profile
@@ -40,9 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     machine = describe_machine(Path.cwd())
     with tempfile.TemporaryDirectory(prefix="spikex-scaling-") as work:
         work = Path(work)
+        local_runs = local_validation(work, (1, 2, 4) if args.quick else (1, 2, 4, 8, 16), local)
         data = {
             "machine": f"{machine.date}, {machine.cpu}, {machine.cores} cores, load {machine.load_average}",
-            "local": local_validation(work, (1, 2, 4) if args.quick else (1, 2, 4, 8, 16), local),
+            "cores": machine.cores,
+            # The load the runs of section 1 saw: when they started and after the last one.
+            "load_average": {"start": machine.load_average, "after_local_runs": load_average_now()},
+            "local": local_runs,
             "papers": paper_sweeps(work, bgp, quick=args.quick),
             "figure1_measured": nest_figure1_measured(work),
             "garg_table2": garg_table2(),
