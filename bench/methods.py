@@ -110,6 +110,10 @@ def record(network: str, variant: str, summary: dict) -> dict:
         "conservation_iterations": exchange.get("conservation_iterations", 0),
         "messages": exchange["messages_sent"],
         "bytes": exchange["bytes_sent"],
+        # allgather's block: 4-byte count + slots x entry bytes (docs/methods/allgather.md)
+        "entry_bytes": exchange.get("entry_bytes"),
+        "compressed": exchange.get("compressed"),
+        "allgather_slots": exchange.get("allgather_slots"),
         "spikes": summary["spikes_total"],
         "events_delivered": summary["events_delivered"],
         "spikes_sha256": summary["spikes_sha256"],

@@ -25,10 +25,11 @@ from run_exact import NEST_PYTHON
 
 DATA = HERE / "data"
 # With STDP the hpc_benchmark runs away after a few hundred ms in both simulators
-# (bench/nest/stdp_runaway.py; at K = 11,250 NEST's seed 1 is at 11, 30, 47, 668 Hz in
-# the 100 ms blocks after the presim); statistics and timings of a runaway compare two
-# different activity levels, so STDP runs are compared over the first STDP_TSIM_MS after
-# the presim, where every run seen so far is still at its initial rate.
+# (bench/nest/stdp_runaway.py; rates per 100 ms block in docs/validation/nest.md,
+# "STDP runaway", and bench/results/nest_stdp_runaway_*.json); statistics and timings of
+# a runaway compare two different activity levels, so STDP runs are compared over the
+# first STDP_TSIM_MS after the presim, where every run seen so far is still at its
+# initial rate.
 STDP_TSIM_MS = 100.0
 
 

@@ -19,8 +19,9 @@ import sys
 
 # Threads of a rank meet at two barriers per time step. Waiting threads sleep instead of
 # spinning unless the environment says otherwise: spinning costs the whole time slice
-# whenever ranks x threads exceed the free cores (bench/thread_wait.py: 4 x 2 on 2 cores,
-# 42.6 s spinning vs 0.77 s sleeping), and saves ~15 % when they do not. `spikex run`
+# whenever ranks x threads exceed the free cores, and is a little faster when they do not
+# (measured by bench/thread_wait.py: bench/results/thread_wait.json, docs/user/cli.md
+# `--threads`). `spikex run`
 # knows the layout and sets the policy for its ranks (launcher.thread_wait_policy); a
 # script imported here does not, so it gets the safe one. The OpenMP runtime reads the
 # variable once, when the extension loads it; the package's default is taken out of the

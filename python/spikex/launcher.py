@@ -87,8 +87,8 @@ def thread_wait_policy(ranks: int, threads: int) -> str:
     Threads meet at two barriers per time step. Spinning ("active") answers fastest when
     every thread has a core of its own; when the job over-subscribes the cores a spinning
     thread holds a core its partner needs ("passive" then). Measured by
-    bench/thread_wait.py (K = 3,750, 300 ms, 2 cores): 1 x 2 0.56 s active vs 0.65 s
-    passive; 4 x 2 42.6 s active vs 0.77 s passive.
+    bench/thread_wait.py; the figures are in bench/results/thread_wait.json and
+    docs/user/cli.md (``--threads``).
     """
     return "active" if ranks * threads <= len(os.sched_getaffinity(0)) else "passive"
 
