@@ -51,7 +51,9 @@ def vs_nest_block(results: dict, scale: float = SCALE, indegree: int = INDEGREE)
         )
 
     def simulate(plastic: bool, cores: int) -> str:
-        found = [q["simulate_ratio"] for q in ratios if q["plastic"] == plastic and q["cores"] == cores]
+        found = [
+            q["simulate_ratio"] for q in ratios if q["plastic"] == plastic and q["cores"] == cores
+        ]
         return _range(found) if found else "–"
 
     dates = sorted(r["measured"]["date_utc"] for c in chosen for r in c["rows"])
@@ -91,17 +93,24 @@ def update_readme(results: dict, readme: Path = README) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only check README.md; exit 1 if stale")
+    parser.add_argument(
+        "--check", action="store_true", help="only check README.md; exit 1 if stale"
+    )
     parser.add_argument("--results", type=Path, default=VS_NEST_JSON)
     args = parser.parse_args(argv)
     results = json.loads(args.results.read_text(encoding="utf-8"))
     if args.check:
         text = README.read_text(encoding="utf-8")
         if readme_with_block(text, vs_nest_block(results)) != text:
-            print("readme_numbers: README.md's vs_nest block is stale; run python bench/readme_numbers.py", file=sys.stderr)
+            print(
+                "readme_numbers: README.md's vs_nest block is stale; "
+                "run python bench/readme_numbers.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
-    print("readme_numbers: README.md " + ("updated" if update_readme(results) else "unchanged"), file=sys.stderr)
+    changed = update_readme(results)
+    print(f"readme_numbers: README.md {'updated' if changed else 'unchanged'}", file=sys.stderr)
     return 0
 
 

@@ -33,7 +33,12 @@ def test_vs_nest_json_keeps_its_campaigns():
 
 def _campaign(date: str, nest_s: float, spikex_s: float) -> dict:
     def row(simulator, seconds):
-        return {"simulator": simulator, "run": f"{simulator}_run", "measured": {"date_utc": date}, "s": seconds}
+        return {
+            "simulator": simulator,
+            "run": f"{simulator}_run",
+            "measured": {"date_utc": date},
+            "s": seconds,
+        }
 
     return {
         "scale": 1.0,
@@ -44,7 +49,12 @@ def _campaign(date: str, nest_s: float, spikex_s: float) -> dict:
         "machine": {"cpu": "CPU", "cores": 2},
         "rows": [row("nest", nest_s), row("spikex", spikex_s)],
         "ratios": [
-            {"plastic": plastic, "cores": cores, "simulate_ratio": spikex_s / nest_s, "memory_ratio": 0.5}
+            {
+                "plastic": plastic,
+                "cores": cores,
+                "simulate_ratio": spikex_s / nest_s,
+                "memory_ratio": 0.5,
+            }
             for plastic in (False, True)
             for cores in (1, 2)
         ],
@@ -57,7 +67,8 @@ def test_campaigns_accumulate_and_the_block_spans_them():
     pytest.importorskip("numpy")
     import vs_nest
 
-    first, second = _campaign("2026-01-01 10:00", 10.0, 1.0), _campaign("2026-01-02 10:00", 10.0, 2.0)
+    first = _campaign("2026-01-01 10:00", 10.0, 1.0)
+    second = _campaign("2026-01-02 10:00", 10.0, 2.0)
     old_format = dict(first)  # a file written before campaigns were kept
     kept = vs_nest.with_campaign(old_format, second)
     assert [c["rows"][0]["measured"]["date_utc"] for c in kept["campaigns"]] == [

@@ -84,9 +84,10 @@ def local_section(local: dict, profile_name: str, cores: int, load: str) -> list
         )
     if many:
         lines.append(
-            f"Time, P > {cores} (oversubscribed): between {min(many):.2f} and {max(many):.2f} — the "
-            "model assumes a core per rank; here ranks wait for one, which the model does not "
-            f"describe. The stated error of the time model on this machine is the {fitting} range. "
+            f"Time, P > {cores} (oversubscribed): between {min(many):.2f} and "
+            f"{max(many):.2f} — the model assumes a core per rank; here ranks wait for one, "
+            "which the model does not describe. The stated error of the time model on this "
+            f"machine is the {fitting} range. "
             "The collective costs of the profile were measured with 0.5 ms of computation "
             "between calls; on a machine busy with other work (see the load above) the same "
             "run's exchange time changes by an order of magnitude between two runs minutes apart."
