@@ -61,7 +61,8 @@ def nest_unavailable_reason() -> str | None:
         return f"{_shown(NEST_PYTHON)} cannot import nest: {last}"
     version = (probe.stdout.strip().splitlines() or [""])[-1]
     if not version.startswith(NEST_VERSION):
-        return f"{_shown(NEST_PYTHON)} has NEST {version or '(unknown version)'}, not {NEST_VERSION}"
+        found = version or "(unknown version)"
+        return f"{_shown(NEST_PYTHON)} has NEST {found}, not {NEST_VERSION}"
     return None
 
 
