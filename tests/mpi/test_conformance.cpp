@@ -28,7 +28,7 @@ namespace {
 // fire every 0.3-0.9 ms with a 2 ms delay, several spikes per cell per interval.
 struct run_result {
     std::vector<spike> spikes;
-    std::int64_t sent = 0, received = 0;
+    std::map<std::string, std::int64_t> counters; // summed over ranks
 };
 
 run_result run(const std::string& method, const option_values& exchange, bool fast, bool sort_by_source = true) {
@@ -48,16 +48,16 @@ run_result run(const std::string& method, const option_values& exchange, bool fa
     options.exchange = exchange;
     options.sort_by_source = sort_by_source;
     engine e(*test_context, spec, options);
-    e.run_until(1000);     // 25 ms
-    e.run_until(1000 + 7); // ends mid-interval: everything must still be delivered
-    e.run_until(1600);
+    e.run_until(400);     // 10 ms
+    e.run_until(400 + 7); // ends mid-interval: everything must still be delivered
+    e.run_until(800);
     run_result r;
     r.spikes = test_context->allgather_vector(e.recorded_spikes());
     std::sort(r.spikes.begin(), r.spikes.end(),
               [](const spike& a, const spike& b) { return std::tie(a.step, a.gid) < std::tie(b.step, b.gid); });
-    auto counters = e.counters();
-    r.sent = test_context->allreduce_sum(static_cast<std::int64_t>(counters["spikes_sent"]));
-    r.received = test_context->allreduce_sum(static_cast<std::int64_t>(counters["spikes_received"]));
+    for (const auto& [name, value]: e.counters()) {
+        r.counters[name] = test_context->allreduce_sum(static_cast<std::int64_t>(value));
+    }
     return r;
 }
 
@@ -75,15 +75,23 @@ std::string label(const method_entry& entry, const option_values& values, bool s
     return out.str();
 }
 
+// Spikes sent = received, in the units the method's family counts: (sent, received).
+std::pair<std::int64_t, std::int64_t> sent_received(const method_capabilities& can, run_result& r) {
+    if (can.broadcast) return {r.counters["spikes_sent"] * test_context->size(), r.counters["spikes_received"]};
+    if (can.presynaptic_targets) return {r.counters["entries_sent"], r.counters["entries_received"]};
+    if (can.process_grid) return {r.counters["items_sent"], r.counters["spikes_received"]};
+    return {r.counters["spikes_sent"], r.counters["spikes_received"]};
+}
+
 // Everything the suite finds wrong with one method (empty: conforms). Collective.
 std::vector<std::string> conformance_failures(const method_entry& entry) {
     std::vector<std::string> failures = entry_problems(entry);
     if (!entry.make) return failures;
     std::vector<option_values> variants = {{}};
     for (const auto& v: entry.variants) variants.push_back(v.values);
-    for (bool fast: {false, true}) {
+    for (bool fast: {true}) { // several spikes per cell per interval: buffers overflow
         const auto reference = run("allgather", {}, fast).spikes;
-        if (reference.size() < 100) failures.push_back("reference run has too few spikes");
+        if (reference.size() < 1000) failures.push_back("reference run has too few spikes");
         for (const auto& values: variants) {
             for (bool sorted: {true, false}) {
                 if (!sorted && !entry.capabilities.target_addressed) continue;
@@ -91,9 +99,10 @@ std::vector<std::string> conformance_failures(const method_entry& entry) {
                 try {
                     run_result r = run(entry.name, values, fast, sorted);
                     if (!same(r.spikes, reference)) failures.push_back(name + ": spikes differ from allgather");
-                    if (!entry.capabilities.broadcast && r.sent != r.received) {
-                        failures.push_back(name + ": " + std::to_string(r.sent) + " spikes sent, " +
-                                           std::to_string(r.received) + " received");
+                    auto [sent, received] = sent_received(entry.capabilities, r);
+                    if (sent == 0 || sent != received) {
+                        failures.push_back(name + ": " + std::to_string(sent) + " sent, " + std::to_string(received) +
+                                           " received");
                     }
                 } catch (const std::exception& e) {
                     failures.push_back(name + ": " + e.what());
