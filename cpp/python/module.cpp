@@ -130,33 +130,80 @@ nb::dict gups_run(const nb::dict& d) {
     return out;
 }
 
-exchange_options parse_exchange_options(const nb::dict& d) {
-    exchange_options o;
+// [exchange] values from Python: bool, int, float, str, or a grid shape given as a list.
+// The registry checks names and values (make_exchange, count_exchange).
+option_values parse_exchange_options(const nb::dict& d) {
+    option_values o;
     for (auto [key, value]: d) {
         std::string k = nb::cast<std::string>(key);
-        if (k == "allgather_slots") o.allgather_slots = nb::cast<int>(value);
-        else if (k == "compress") {
-            if (nb::isinstance<nb::bool_>(value)) o.compress = nb::cast<bool>(value) ? "true" : "false";
-            else o.compress = nb::cast<std::string>(value);
-        } else if (k == "source_lookup") o.source_lookup = nb::cast<std::string>(value);
-        else if (k == "measure_wait") o.measure_wait = nb::cast<bool>(value);
-        else if (k == "alltoall_min_entries") o.alltoall_min_entries = nb::cast<std::uint32_t>(value);
-        else if (k == "alltoall_max_entries") o.alltoall_max_entries = nb::cast<std::uint32_t>(value);
-        else if (k == "max_init_buffer_mb") o.max_init_buffer_mb = nb::cast<double>(value);
-        else if (k == "subintervals") o.subintervals = nb::cast<int>(value);
-        else if (k == "phases") o.phases = nb::cast<int>(value);
-        else if (k == "max_pending_sends") o.max_pending_sends = nb::cast<int>(value);
-        else if (k == "rma_slot_spikes") o.rma_slot_spikes = nb::cast<int>(value);
-        else if (k == "route_dims") o.route_dims = dims_spec(value);
-        else if (k == "route_budget") o.route_budget = nb::cast<std::int64_t>(value);
-        else {
-            throw user_error("exchange option \"" + k +
-                             "\" is unknown: allowed are allgather_slots, compress, source_lookup, measure_wait, "
-                             "alltoall_min_entries, alltoall_max_entries, max_init_buffer_mb, subintervals, phases, "
-                             "max_pending_sends, rma_slot_spikes, route_dims, route_budget");
-        }
+        if (nb::isinstance<nb::bool_>(value)) o[k] = nb::cast<bool>(value);
+        else if (nb::isinstance<nb::int_>(value)) o[k] = nb::cast<std::int64_t>(value);
+        else if (nb::isinstance<nb::float_>(value)) o[k] = nb::cast<double>(value);
+        else if (nb::isinstance<nb::str>(value)) o[k] = nb::cast<std::string>(value);
+        else o[k] = dims_spec(value);
     }
     return o;
+}
+
+// The registry as Python sees it (spikex.exchange_methods builds the method list, the
+// [exchange] configuration keys, the CLI help and docs/user/config.md from it).
+nb::object option_to_python(const option_value& v) {
+    return std::visit([](const auto& x) -> nb::object { return nb::cast(x); }, v);
+}
+
+nb::dict option_to_dict(const option_spec& spec) {
+    static const char* kinds[] = {"bool", "int", "float", "choice", "grid"};
+    nb::dict d;
+    d["name"] = spec.name;
+    d["kind"] = kinds[static_cast<int>(spec.kind)];
+    d["default"] = option_to_python(spec.default_value);
+    d["doc"] = spec.doc;
+    d["minimum"] = spec.minimum ? nb::cast(*spec.minimum) : nb::none();
+    d["maximum"] = spec.maximum ? nb::cast(*spec.maximum) : nb::none();
+    d["exclusive_minimum"] = spec.exclusive_minimum;
+    nb::list choices;
+    for (const auto& c: spec.choices) choices.append(option_to_python(c));
+    d["choices"] = choices;
+    d["variant"] = spec.variant;
+    return d;
+}
+
+nb::list registry_to_python() {
+    nb::list out;
+    for (const auto& entry: exchange_registry()) {
+        nb::dict m;
+        m["name"] = entry.name;
+        m["description"] = entry.description;
+        const auto& c = entry.capabilities;
+        nb::dict caps;
+        caps["broadcast"] = c.broadcast;
+        caps["target_addressed"] = c.target_addressed;
+        caps["point_to_point"] = c.point_to_point;
+        caps["presynaptic_targets"] = c.presynaptic_targets;
+        caps["rma_windows"] = c.rma_windows;
+        caps["persistent_requests"] = c.persistent_requests;
+        caps["process_grid"] = c.process_grid;
+        caps["subintervals"] = entry.has_option("subintervals");
+        caps["phases"] = entry.has_option("phases");
+        m["capabilities"] = caps;
+        nb::list options;
+        for (const auto& spec: entry.options) options.append(option_to_dict(spec));
+        m["options"] = options;
+        nb::list variants;
+        for (const auto& variant: entry.variants) {
+            nb::dict values;
+            for (const auto& [name, value]: variant.values) values[name.c_str()] = option_to_python(value);
+            variants.append(values);
+        }
+        m["variants"] = variants;
+        m["cost_formula"] = entry.cost_formula;
+        m["docs_page"] = entry.docs_page;
+        nb::list problems;
+        for (const auto& p: entry_problems(entry)) problems.append(p);
+        m["problems"] = problems;
+        out.append(m);
+    }
+    return out;
 }
 
 // The engine plus the network description it is built from (until build()).
@@ -318,8 +365,8 @@ public:
 
     nb::dict count(const std::string& method, const nb::dict& exchange, const input1d<std::int64_t>& gids,
                    const input1d<std::int64_t>& steps, const input1d<std::int64_t>& stops) const {
-        exchange_options o = options_.exchange;
-        merge_exchange_options(o, exchange);
+        option_values o = options_.exchange;
+        for (auto& [key, value]: parse_exchange_options(exchange)) o[key] = value;
         std::vector<gid_type> g(gids.data(), gids.data() + gids.shape(0));
         std::vector<step_type> s(steps.data(), steps.data() + steps.shape(0));
         exchange_counts c = count_exchange(part_, method, o, spec_.seed, g, s, to_vector(stops));
@@ -359,23 +406,6 @@ public:
     std::uint64_t connections() const { return part_.connections_drawn(); }
 
 private:
-    static void merge_exchange_options(exchange_options& o, const nb::dict& d) {
-        exchange_options given = parse_exchange_options(d);
-        for (auto [key, value]: d) {
-            std::string k = nb::cast<std::string>(key);
-            if (k == "allgather_slots") o.allgather_slots = given.allgather_slots;
-            else if (k == "compress") o.compress = given.compress;
-            else if (k == "source_lookup") o.source_lookup = given.source_lookup;
-            else if (k == "alltoall_min_entries") o.alltoall_min_entries = given.alltoall_min_entries;
-            else if (k == "alltoall_max_entries") o.alltoall_max_entries = given.alltoall_max_entries;
-            else if (k == "subintervals") o.subintervals = given.subintervals;
-            else if (k == "phases") o.phases = given.phases;
-            else if (k == "max_pending_sends") o.max_pending_sends = given.max_pending_sends;
-            else if (k == "rma_slot_spikes") o.rma_slot_spikes = given.rma_slot_spikes;
-            else if (k == "route_dims") o.route_dims = given.route_dims;
-            else if (k == "route_budget") o.route_budget = given.route_budget;
-        }
-    }
     static nb::dict arrays(std::map<std::string, std::vector<double>>&& values) {
         nb::dict d;
         for (auto& [name, column]: values) d[name.c_str()] = to_numpy(std::move(column));
@@ -411,6 +441,12 @@ NB_MODULE(_core, m) {
         return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
     });
     m.def("exchange_methods", &exchange_methods);
+    m.def("exchange_registry", &registry_to_python);
+    m.def("common_exchange_options", [] {
+        nb::list out;
+        for (const auto& spec: common_exchange_options()) out.append(option_to_dict(spec));
+        return out;
+    });
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"));
     m.def("gups_run", &gups_run, nb::arg("options"));

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, format_value
-from .methods import EXCHANGE_METHODS
+from .methods import EXCHANGE_METHODS, EXCHANGE_OPTIONS, METHODS
 from .models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS
 
 UINT32_MAX = 2**32 - 1
@@ -462,7 +462,7 @@ REGISTRY: tuple[Key, ...] = (
         "random_shuffle: a seeded permutation, N/P cells per rank.",
         choices=("round_robin", "consecutive", "random_shuffle"),
     ),
-    # [exchange]
+    # [exchange]: generated from the C++ method registry (spikex.methods)
     Key(
         "exchange.method",
         "choice",
@@ -470,117 +470,18 @@ REGISTRY: tuple[Key, ...] = (
         "Spike-exchange method.",
         choices=tuple(EXCHANGE_METHODS),
     ),
-    Key(
-        "exchange.allgather_slots",
-        "int",
-        10,
-        "Spike slots per rank in the fixed-size MPI_Allgather; more spikes go in an "
-        "overflow MPI_Allgatherv.",
-        minimum=1,
-    ),
-    Key(
-        "exchange.compress",
-        "choice",
-        "auto",
-        "2-byte spike entries (local cell byte + step byte): auto uses them when every rank "
-        "has <= 256 cells and an interval <= 256 steps.",
-        choices=("auto", True, False),
-    ),
-    Key(
-        "exchange.source_lookup",
-        "choice",
-        "dense",
-        "Table that finds whether a received source gid has local targets.",
-        choices=("dense", "hash", "sorted"),
-    ),
-    Key(
-        "exchange.measure_wait",
-        "bool",
-        True,
-        "Call MPI_Barrier before each collective (or conservation loop) so that waiting for "
-        "the slowest rank and the exchange itself are timed separately.",
-    ),
-    Key(
-        "exchange.alltoall_min_entries",
-        "int",
-        16,
-        "alltoall: smallest section size (entries per destination rank per round); the "
-        "section adapts between this and alltoall_max_entries.",
-        minimum=1,
-        maximum=UINT32_MAX,
-    ),
-    Key(
-        "exchange.alltoall_max_entries",
-        "int",
-        1048576,
-        "alltoall: largest section size; an interval with more entries for one rank takes "
-        "further rounds.",
-        minimum=1,
-        maximum=UINT32_MAX,
-    ),
-    Key(
-        "exchange.max_init_buffer_mb",
-        "float",
-        128.0,
-        "alltoall, alltoallv: bound in MB of the MPI buffer of one round of target-table "
-        "construction during init (NEST's default is 128 MB); more data takes more rounds.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "exchange.subintervals",
-        "int",
-        1,
-        "multisend, persistent, rma: 2 cuts each min-delay interval into sub-intervals A and "
-        "B with a conservation check at each end; a spike sent in A need only arrive by the "
-        "end of B (Hines et al. 2011).",
-        minimum=1,
-        maximum=2,
-    ),
-    Key(
-        "exchange.phases",
-        "int",
-        1,
-        "multisend: 2 sends each spike to ~sqrt(Nt) relay ranks, which forward it to the "
-        "rest of the cell's Nt target ranks (two-phase multisend).",
-        minimum=1,
-        maximum=2,
-    ),
-    Key(
-        "exchange.max_pending_sends",
-        "int",
-        1024,
-        "multisend, persistent: most MPI_Isend requests in flight per rank; a full pool "
-        "completes old sends before new ones start.",
-        minimum=1,
-        maximum=2**31 - 1,
-    ),
-    Key(
-        "exchange.rma_slot_spikes",
-        "int",
-        2,
-        "rma: spikes one source's slot in a target's window holds between two interval "
-        "ends; more are written in the conservation loop.",
-        minimum=1,
-        maximum=2**16,
-    ),
-    Key(
-        "exchange.route_dims",
-        "grid",
-        "auto",
-        "routed: logical process grid, dimension 0 varying fastest; only the last dimension "
-        "may be incomplete. auto: least modelled cost per spike item (docs/methods/routed.md): "
-        "direct ([P]) up to 128 ranks with budget 1024, then balanced, e.g. [16, 16]; "
-        "hypercube: all 2 (power-of-two ranks).",
-    ),
-    Key(
-        "exchange.route_budget",
-        "int",
-        1024,
-        "routed: spike items a rank may buffer (send buckets + receive buffers); each bucket "
-        "holds budget / (sum of dims) items (Garg & Sabharwal's 1024 / (X + Y + Z)).",
-        minimum=1,
-        maximum=2**31 - 1,
+    *(
+        Key(
+            f"exchange.{option.name}",
+            option.spec["kind"],
+            option.spec["default"],
+            (", ".join(option.owners) + ": " if option.owners else "") + option.spec["doc"],
+            minimum=option.spec["minimum"],
+            maximum=option.spec["maximum"],
+            exclusive_minimum=option.spec["exclusive_minimum"],
+            choices=tuple(option.spec["choices"]),
+        )
+        for option in EXCHANGE_OPTIONS.values()
     ),
     # [connections]
     Key(
@@ -632,20 +533,16 @@ CROSS_RULES: tuple[str, ...] = (
     "`exchange.max_init_buffer_mb` holds at least two 16-byte records per rank.",
     "`connections.keep_sources = false` needs `connections.sort_by_source = true`.",
     (
-        "`exchange.subintervals = 2` needs `exchange.method` = multisend, persistent or rma, "
-        "and at least 2 steps per interval (delay_ms/dt_ms)."
+        "A variant option (`exchange.subintervals`, `exchange.phases`) other than its default "
+        "needs a method that has it (the methods named in its description)."
     ),
-    '`exchange.phases = 2` needs `exchange.method = "multisend"`.',
+    "`exchange.subintervals = 2` needs at least 2 steps per interval (delay_ms/dt_ms).",
     (
         "routed: `exchange.route_dims` must fit the rank count (all planes full but the last) "
         "and `exchange.route_budget` >= the number of buckets (sum of dims, + 1 if ragged)."
     ),
 )
 
-# Point-to-point methods that accept exchange.subintervals = 2 / exchange.phases = 2
-# (the C++ methods refuse the others: cpp/spikex/exchange/point_to_point.hpp).
-SUBINTERVAL_METHODS: tuple[str, ...] = ("multisend", "persistent", "rma")
-TWO_PHASE_METHODS: tuple[str, ...] = ("multisend",)
 
 
 # ---- reading -----------------------------------------------------------------------
@@ -1002,16 +899,19 @@ def _check_keep_sources(config: dict, ranks: int) -> None:
     )
 
 
-def _check_point_to_point(config: dict, ranks: int) -> None:
+def _check_variant_options(config: dict, ranks: int) -> None:
+    # The registry's rule (C++ foreign_option_problem), checked before a launch.
     method = get(config, "exchange.method")
-    if get(config, "exchange.subintervals") == 2:
-        if method not in SUBINTERVAL_METHODS:
+    for option in EXCHANGE_OPTIONS.values():
+        value = get(config, f"exchange.{option.name}")
+        if option.variant and method not in option.owners and value != option.spec["default"]:
             raise ConfigError(
-                "exchange.subintervals",
-                2,
-                f"needs exchange.method = one of {', '.join(SUBINTERVAL_METHODS)} "
-                f"(exchange.method = {method!r} exchanges once per interval); use 1",
+                f"exchange.{option.name}",
+                value,
+                f"a variant of {', '.join(option.owners)}; exchange.method = {method!r} does not "
+                f"have it (use {format_value(option.spec['default'])})",
             )
+    if get(config, "exchange.subintervals") == 2:
         steps = math.floor(network_delay_ms(config) / get(config, "simulation.dt_ms") + 0.5)
         if steps < 2:
             raise ConfigError(
@@ -1020,17 +920,10 @@ def _check_point_to_point(config: dict, ranks: int) -> None:
                 f"needs at least 2 steps per interval, this run has {steps} "
                 "(network.delay_ms / simulation.dt_ms); use 1",
             )
-    if get(config, "exchange.phases") == 2 and method not in TWO_PHASE_METHODS:
-        raise ConfigError(
-            "exchange.phases",
-            2,
-            f'the two-phase relay is a variant of exchange.method = "multisend", not {method!r}; '
-            "use 1",
-        )
 
 
 def _check_route(config: dict, ranks: int) -> None:
-    if get(config, "exchange.method") != "routed":
+    if not METHODS[get(config, "exchange.method")]["capabilities"]["process_grid"]:
         return
     from . import _core  # the route library decides what fits; one implementation
 
@@ -1052,7 +945,7 @@ _CROSS_CHECKS = (
     _check_alltoall_sections,
     _check_init_buffer,
     _check_keep_sources,
-    _check_point_to_point,
+    _check_variant_options,
     _check_route,
 )
 

@@ -1,41 +1,85 @@
-"""Registry of spike-exchange methods, by the name used in C++, TOML, CLI and Python.
+"""The spike-exchange methods, as the C++ registry declares them.
 
-A new method adds one line here (and its C++ file); the configuration registry, the
-``--help`` text, the generated docs and all error messages pick it up from this table.
+The registry (``cpp/spikex/exchange/method_registry.hpp``; one line per method in
+``exchange_registry.cpp``) is the one source of truth: each entry has the method's name,
+sentence, capabilities, options (type, default, range, doc sentence), declared variants,
+dry-run counting rule, cost formula and docs page. This module turns it into what the
+Python side needs: the method list (``EXCHANGE_METHODS``), capability queries, and the
+merged ``[exchange]`` options from which ``spikex.config`` makes its keys, the CLI its help
+and ``docs/user/config.md`` its table. A new method needs no change here.
 """
 
 from __future__ import annotations
 
-EXCHANGE_METHODS: dict[str, str] = {
-    "allgather": (
-        "MPI_Allgather of a fixed number of spike slots per rank each min-delay interval, "
-        "overflow in a following MPI_Allgatherv (Hines et al. 2011, section Allgather)"
-    ),
-    "alltoall": (
-        "directed exchange over NEST's two-tier connection store: MPI_Alltoall of equal "
-        "per-destination sections, a second round only on overflow (Jordan et al. 2018)"
-    ),
-    "alltoallv": (
-        "directed exchange: per-destination counts by MPI_Alltoall, then exactly the needed "
-        "entries by MPI_Alltoallv (Jordan et al. 2018, section 4)"
-    ),
-    "multisend": (
-        "each spike sent at once with MPI_Isend to the ranks holding its targets, conservation "
-        "loop of MPI_Allreduce per (sub-)interval; one or two sub-intervals, one or two phases "
-        "(Hines et al. 2011, sections Multisend, MPI point-to-point)"
-    ),
-    "persistent": (
-        "multisend with persistent requests: MPI_Send_init per target rank on a cell's first "
-        "spike, MPI_Start afterwards (the paper's Record-Replay)"
-    ),
-    "rma": (
-        "one-sided MPI_Put of each spike into its source's slot in the target ranks' windows, "
-        "flush + barrier + scan and an MPI_Allreduce count check per (sub-)interval (the DMA "
-        "analogue)"
-    ),
-    "routed": (
-        "aggregation and dimension-ordered software routing over a logical process grid: "
-        "spikes travel in buckets through at most d routers, a counting termination wave per "
-        "interval (Garg & Sabharwal, section 4)"
-    ),
-}
+from dataclasses import dataclass
+
+from . import _core
+
+#: Every registered method, in registration order (dicts as _core.exchange_registry()).
+REGISTRY: tuple[dict, ...] = tuple(_core.exchange_registry())
+METHODS: dict[str, dict] = {entry["name"]: entry for entry in REGISTRY}
+#: name -> one-line description
+EXCHANGE_METHODS: dict[str, str] = {name: entry["description"] for name, entry in METHODS.items()}
+
+
+def capability(method: str, name: str) -> bool:
+    """Whether ``method`` has capability ``name`` (e.g. ``"point_to_point"``)."""
+    return bool(METHODS[method]["capabilities"][name])
+
+
+def methods_with(name: str) -> tuple[str, ...]:
+    """The methods that have capability ``name``."""
+    return tuple(method for method in METHODS if capability(method, name))
+
+
+@dataclass(frozen=True)
+class ExchangeOption:
+    """One key of ``[exchange]``: its spec (as the C++ declares it) and the methods that own
+    it (empty for the options every method has)."""
+
+    spec: dict
+    owners: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.spec["name"]
+
+    @property
+    def variant(self) -> bool:
+        """A variant option must keep its default for methods that do not own it."""
+        return bool(self.spec["variant"])
+
+
+def _merged_options() -> dict[str, ExchangeOption]:
+    options: dict[str, ExchangeOption] = {}
+    for entry in REGISTRY:
+        for spec in entry["options"]:
+            known = options.get(spec["name"])
+            if known is not None and known.spec != spec:
+                raise RuntimeError(
+                    f"exchange option {spec['name']!r} is declared differently by "
+                    f"{known.owners[0]} and {entry['name']} (cpp/spikex/exchange)"
+                )
+            owners = (known.owners if known else ()) + (entry["name"],)
+            options[spec["name"]] = ExchangeOption(spec, owners)
+    for spec in _core.common_exchange_options():
+        options[spec["name"]] = ExchangeOption(spec, ())
+    return options
+
+
+#: option name -> ExchangeOption, in registry order (common options last)
+EXCHANGE_OPTIONS: dict[str, ExchangeOption] = _merged_options()
+
+
+def variant_label(method: str, values: dict) -> str:
+    """``multisend:phases=2:subintervals=2`` (the ``spikex compare --methods`` form)."""
+    parts = [method]
+    for key, value in sorted(values.items()):
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        parts.append(f"{key}={text}")
+    return ":".join(parts)
+
+
+def declared_variants(method: str) -> tuple[dict, ...]:
+    """The option sets the conformance suite runs for ``method``: defaults first."""
+    return ({},) + tuple(dict(values) for values in METHODS[method]["variants"])

@@ -98,25 +98,26 @@ TEST(dryrun, every_method_conserves_what_it_sends) {
         for (double v: c.per_rank.at(name)) sum += v;
         return sum;
     };
-    exchange_options options;
-    for (const char* method: {"allgather", "alltoall", "alltoallv", "multisend", "persistent", "rma", "routed"}) {
+    option_values options;
+    for (const auto& entry: exchange_registry()) {
+        const std::string& method = entry.name;
+        const auto& can = entry.capabilities;
         auto c = count_exchange(part, method, options, 3, gids, steps, {100});
         EXPECT_EQ(c.rows.size(), 10u) << method;
-        if (std::string(method) == "alltoall" || std::string(method) == "alltoallv") {
+        if (can.presynaptic_targets) {
             EXPECT_EQ(total(c, "entries_sent"), total(c, "entries_received")) << method;
-        } else if (std::string(method) == "routed") {
+        } else if (can.process_grid) {
             EXPECT_EQ(total(c, "items_sent"), total(c, "spikes_received"));
-        } else if (std::string(method) != "allgather") {
+        } else if (!can.broadcast) {
             EXPECT_EQ(total(c, "messages_sent"), total(c, "spikes_received")) << method;
         } else {
             EXPECT_EQ(total(c, "spikes_sent"), double(gids.size()));
         }
     }
-    options.phases = 2;
+    options["phases"] = std::int64_t{2};
     auto two = count_exchange(part, "multisend", options, 3, gids, steps, {50, 100});
     EXPECT_EQ(total(two, "messages_sent"), total(two, "spikes_received"));
     EXPECT_GT(total(two, "phase_two_sent"), 0.0);
-    options.route_dims = "hypercube";
-    auto routed = count_exchange(part, "routed", options, 3, gids, steps, {100});
+    auto routed = count_exchange(part, "routed", {{"route_dims", std::string("hypercube")}}, 3, gids, steps, {100});
     EXPECT_GT(total(routed, "forwarded"), 0.0);
 }

@@ -113,34 +113,22 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
     return out;
 }
 
-struct context_view {
-    const virtual_partition& part;
-    const exchange_options& options;
-    std::uint32_t seed;
-    std::vector<std::vector<spike>> rows;
-    exchange_counts& out;
-
-    std::size_t sampled() const { return part.sampled().size(); }
-    int ranks() const { return part.ranks(); }
-    int rank_of(gid_type g) const { return part.cells().rank_of(g); }
-    int index_of(gid_type g) const { return part.sample_index(rank_of(g)); }
-};
 
 // ---- allgather ---------------------------------------------------------------------
 
-void count_allgather(context_view& v) {
+} // namespace
+
+void count_allgather(count_view& v) {
     const int P = v.ranks();
     const auto m = static_cast<std::uint32_t>(v.part.min_delay());
-    const int slots = v.options.allgather_slots;
-    if (slots < 1) throw user_error("exchange.allgather_slots = " + std::to_string(slots) + ": must be >= 1");
+    const int slots = static_cast<int>(v.options.integer("allgather_slots"));
+    const std::string compress = v.options.text("compress");
     const bool possible = v.part.cells().max_count() <= 256 && m <= 256;
     bool compressed = false;
-    if (v.options.compress == "auto") compressed = possible;
-    else if (v.options.compress == "true") {
+    if (compress == "auto") compressed = possible;
+    else if (compress == "true") {
         if (!possible) throw user_error("exchange.compress = true: needs at most 256 cells per rank and 256 steps per interval");
         compressed = true;
-    } else if (v.options.compress != "false") {
-        throw user_error("exchange.compress = \"" + v.options.compress + "\": must be \"auto\", true or false");
     }
     const double e = compressed ? 2 : 8;
     const double block = allgather_header + slots * e;
@@ -193,9 +181,14 @@ void count_allgather(context_view& v) {
     v.out.properties["partners"] = P - 1;
 }
 
+namespace {
+
 // ---- alltoall, alltoallv -----------------------------------------------------------
 
-void count_directed(context_view& v, bool fixed_sections) {
+void count_directed(count_view& v, bool fixed_sections) {
+    // alltoall's section bounds (alltoallv has none).
+    const auto min_entries = static_cast<std::uint32_t>(fixed_sections ? v.options.integer("alltoall_min_entries") : 1);
+    const auto max_entries = static_cast<std::uint32_t>(fixed_sections ? v.options.integer("alltoall_max_entries") : 1);
     const int P = v.ranks();
     const bool sorted = v.part.sorted();
     auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
@@ -205,14 +198,12 @@ void count_directed(context_view& v, bool fixed_sections) {
     if (fixed_sections) {
         names.push_back("overflow_rounds");
         names.push_back("section_entries");
-        const auto& o = v.options;
-        if (o.alltoall_min_entries < 1) throw user_error("exchange.alltoall_min_entries = 0: must be >= 1");
-        if (o.alltoall_max_entries < o.alltoall_min_entries) {
+        if (max_entries < min_entries) {
             throw user_error("exchange.alltoall_max_entries must be >= exchange.alltoall_min_entries");
         }
     }
     tally t(v.out, names, v.sampled());
-    std::uint32_t s = v.options.alltoall_min_entries;
+    std::uint32_t s = min_entries;
     std::uint32_t largest_ever = 0;
     std::uint64_t most_records = 0;
     std::vector<double> fill(P, 0.0);
@@ -263,7 +254,7 @@ void count_directed(context_view& v, bool fixed_sections) {
             if (shared.size < (s + 1.0) * P) shared.resize((s + 1.0) * P);
             if (big > s) {
                 std::uint32_t left = big - s;
-                std::uint32_t s2 = std::min(left, v.options.alltoall_max_entries);
+                std::uint32_t s2 = std::min(left, max_entries);
                 most_records = std::max<std::uint64_t>(most_records, s2);
                 if (shared.size < double(s2) * P) shared.resize(double(s2) * P);
                 overflow = (left + s2 - 1) / s2;
@@ -277,8 +268,8 @@ void count_directed(context_view& v, bool fixed_sections) {
             t.add_all(received_bytes, records * P * directed_bytes);
             t.add_all(section, s);
             largest_ever = std::max(largest_ever, big);
-            if (big > s) s = std::min(big, v.options.alltoall_max_entries);
-            else if (2 * big < s) s = std::max({v.options.alltoall_min_entries, big, s - s / 8});
+            if (big > s) s = std::min(big, max_entries);
+            else if (2 * big < s) s = std::max({min_entries, big, s - s / 8});
         } else {
             t.add_all(messages, 2);
             t.add_all(rounds, 2);
@@ -342,13 +333,20 @@ void count_directed(context_view& v, bool fixed_sections) {
     v.out.properties["section_exact"] = v.part.all_ranks();
 }
 
+} // namespace
+
+void count_alltoall(count_view& v) { count_directed(v, true); }
+void count_alltoallv(count_view& v) { count_directed(v, false); }
+
+namespace {
+
 // ---- multisend, persistent, rma ----------------------------------------------------
 
 std::size_t remote_count(std::span<const int> ranks, int me) {
     return ranks.size() - (std::binary_search(ranks.begin(), ranks.end(), me) ? 1 : 0);
 }
 
-void static_point_to_point(context_view& v, int phases, std::unordered_map<gid_type, std::vector<relay_group>>& plans) {
+void static_point_to_point(count_view& v, int phases, std::unordered_map<gid_type, std::vector<relay_group>>& plans) {
     auto& entries = v.out.per_rank["target_rank_entries"];
     auto& one = v.out.per_rank["phase_one_entries"];
     auto& two = v.out.per_rank["phase_two_entries"];
@@ -390,16 +388,13 @@ void static_point_to_point(context_view& v, int phases, std::unordered_map<gid_t
     }
 }
 
-void count_point_to_point(context_view& v, const std::string& method) {
-    const bool rma = method == "rma";
-    const bool persistent = method == "persistent";
-    const int phases = v.options.phases;
-    if (phases != 1 && phases != 2) throw user_error("exchange.phases = " + std::to_string(phases) + ": must be 1 or 2");
-    if (phases == 2 && method != "multisend") {
-        throw user_error("exchange.phases = 2: the two-phase relay is a variant of exchange.method = \"multisend\"");
-    }
-    const int slot_spikes = v.options.rma_slot_spikes;
-    if (rma && slot_spikes < 1) throw user_error("exchange.rma_slot_spikes must be >= 1");
+} // namespace
+
+void count_point_to_point(count_view& v) {
+    const bool rma = v.method.capabilities.rma_windows;
+    const bool persistent = v.method.capabilities.persistent_requests;
+    const int phases = v.method.has_option("phases") ? static_cast<int>(v.options.integer("phases")) : 1;
+    const int slot_spikes = rma ? static_cast<int>(v.options.integer("rma_slot_spikes")) : 0;
     enum { messages, bytes, rounds, sent, received, matched, local, phase_two, relayed, requests, deferrals, scanned,
            iterations };
     std::vector<std::string> names = {"messages_sent",   "bytes_sent",     "rounds",          "spikes_sent",
@@ -507,12 +502,13 @@ void count_point_to_point(context_view& v, const std::string& method) {
 
 // ---- routed ------------------------------------------------------------------------
 
-void count_routed(context_view& v) {
+void count_routed(count_view& v) {
     const int P = v.ranks();
-    process_grid grid = make_process_grid(P, v.options.route_dims, "exchange.route_dims", v.options.route_budget);
-    std::string problem = budget_problem(grid, v.options.route_budget);
-    if (!problem.empty()) throw user_error("exchange.route_budget = " + std::to_string(v.options.route_budget) + ": " + problem);
-    const double capacity = double(v.options.route_budget / grid.buckets());
+    const std::int64_t budget = v.options.integer("route_budget");
+    process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
+    std::string problem = budget_problem(grid, budget);
+    if (!problem.empty()) throw user_error("exchange.route_budget = " + std::to_string(budget) + ": " + problem);
+    const double capacity = double(budget / grid.buckets());
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
@@ -564,29 +560,25 @@ void count_routed(context_view& v) {
     v.out.properties["forwarded_exact"] = v.part.all_ranks();
 }
 
-} // namespace
 
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
-                               const exchange_options& options, std::uint32_t seed,
+                               const option_values& options, std::uint32_t seed,
                                const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
                                const std::vector<step_type>& stops) {
     if (gids.size() != steps.size()) throw user_error("spike train: gids and steps differ in length");
-    const bool subinterval_method = method == "multisend" || method == "persistent" || method == "rma";
-    const int k = subinterval_method ? options.subintervals : 1;
-    if (k != 1 && k != 2) throw user_error("exchange.subintervals = " + std::to_string(k) + ": must be 1 or 2");
+    const method_entry& entry = find_exchange_method(method);
+    if (std::string problem = foreign_option_problem(method, options); !problem.empty()) throw user_error(problem);
+    option_reader reader(entry.options, options);
+    const int k = entry.has_option("subintervals") ? static_cast<int>(reader.integer("subintervals")) : 1;
     const step_type m = partition.min_delay();
     if (k == 2 && m < 2) throw user_error("exchange.subintervals = 2 needs an interval of at least 2 steps");
 
     exchange_counts out;
     out.method = method;
     out.rows = sync_rows(stops, m, k);
-    context_view v{partition, options, seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()), out};
-    if (method == "allgather") count_allgather(v);
-    else if (method == "alltoall") count_directed(v, true);
-    else if (method == "alltoallv") count_directed(v, false);
-    else if (method == "multisend" || method == "persistent" || method == "rma") count_point_to_point(v, method);
-    else if (method == "routed") count_routed(v);
-    else make_exchange(method); // throws the registry's "must be one of" error
+    count_view v{partition, entry, std::move(reader), seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()),
+                 out};
+    entry.count(v);
     if (out.per_rank.empty()) throw user_error("exchange.method = \"" + method + "\": no dry-run counting rules");
     out.properties["ranks"] = partition.ranks();
     out.properties["sampled_ranks"] = double(partition.sampled().size());

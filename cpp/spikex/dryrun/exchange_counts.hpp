@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "spikex/dryrun/virtual_partition.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 
 namespace spikex {
 
@@ -59,9 +59,33 @@ struct exchange_counts {
     std::map<std::string, double> properties;
 };
 
+// What a method's counting rule (method_entry::count) sees: the partition, the method and
+// its options, the spike train cut into the rows' emission windows, and the result to fill.
+struct count_view {
+    const virtual_partition& part;
+    const method_entry& method;
+    option_reader options;
+    std::uint32_t seed;
+    std::vector<std::vector<spike>> rows; // row i: spikes emitted in [rows[i-1].step, rows[i].step)
+    exchange_counts& out;
+
+    std::size_t sampled() const { return part.sampled().size(); }
+    int ranks() const { return part.ranks(); }
+    int rank_of(gid_type g) const { return part.cells().rank_of(g); }
+    int index_of(gid_type g) const { return part.sample_index(rank_of(g)); }
+};
+
+// The counting rules of the registered methods (each entry names its own).
+void count_allgather(count_view& view);
+void count_alltoall(count_view& view);
+void count_alltoallv(count_view& view);
+void count_point_to_point(count_view& view); // multisend, persistent, rma
+void count_routed(count_view& view);
+
 // `gids`, `steps`: the spike train (any order). `stops`: the run_until calls (steps).
+// `options`: the [exchange] values given (defaults for the rest).
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
-                               const exchange_options& options, std::uint32_t seed,
+                               const option_values& options, std::uint32_t seed,
                                const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
                                const std::vector<step_type>& stops);
 

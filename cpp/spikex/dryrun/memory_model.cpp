@@ -26,10 +26,15 @@ double value(const exchange_counts& c, const char* name, std::size_t k) {
 } // namespace
 
 std::map<std::string, std::vector<double>> memory_model(const virtual_partition& part, const exchange_counts& counts,
-                                                        const exchange_options& options) {
-    const std::string& method = counts.method;
-    const bool directed = method == "alltoall" || method == "alltoallv";
-    const bool p2p = method == "multisend" || method == "persistent" || method == "rma";
+                                                        const option_values& given) {
+    const method_entry& method = find_exchange_method(counts.method);
+    const option_reader options(method.options, given);
+    const auto& can = method.capabilities;
+    const bool directed = can.presynaptic_targets;
+    const bool p2p = can.point_to_point;
+    const bool allgather = can.broadcast;
+    const std::string lookup_kind = method.has_option("source_lookup") ? options.text("source_lookup") : "";
+    const int phases = method.has_option("phases") ? static_cast<int>(options.integer("phases")) : 1;
     const bool sorted = part.sorted() || !directed;
     const double P = part.ranks();
     const double N = part.cells().cells();
@@ -64,35 +69,34 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
             targets = (cells + 1) * sizeof(std::uint32_t) + value(counts, "target_entries", k) * sizeof(std::uint64_t);
             receive = value(counts, "receive_buffer_bytes", k);
             exchange = value(counts, "send_buffer_bytes", k) + value(counts, "pending_buffer_bytes", k);
-        } else if (method == "allgather") {
-            lookup = lookup_bytes(options.source_lookup, slots, N);
+        } else if (allgather) {
+            lookup = lookup_bytes(lookup_kind, slots, N);
             receive = value(counts, "receive_buffer_bytes", k);
             exchange = value(counts, "send_buffer_bytes", k);
         } else if (p2p) {
-            lookup = lookup_bytes(options.source_lookup, slots, N) +
-                     (options.source_lookup == "sorted" ? slots * sizeof(gid_type) : 0.0);
+            lookup = lookup_bytes(lookup_kind, slots, N) + (lookup_kind == "sorted" ? slots * sizeof(gid_type) : 0.0);
             // target_ranks + remote offsets, local slots, remote ranks (reserved for every
             // target-rank entry: exchange/point_to_point.cpp)
             targets = target_ranks_bytes + (cells + 1) * 4 + cells * 4 + entries * 4;
-            if (options.phases == 2) {
+            if (phases == 2) {
                 targets += (cells + 1) * 4 + (slots + 1) * 4 + grown(value(counts, "phase_one_entries", k)) * 4 +
                            value(counts, "phase_two_entries", k) * 4;
             }
-            if (method == "rma" && P > 1) {
+            if (can.rma_windows && P > 1) {
                 double remote_sources = 0;
                 for (gid_type g: side.sources) remote_sources += part.cells().rank_of(g) != me;
-                out["window"].push_back(remote_sources * 16.0 * options.rma_slot_spikes);
+                out["window"].push_back(remote_sources * 16.0 * double(options.integer("rma_slot_spikes")));
             }
-        } else if (method == "routed") {
-            process_grid grid = make_process_grid(part.ranks(), options.route_dims, "exchange.route_dims",
-                                                  options.route_budget);
+        } else if (can.process_grid) {
+            process_grid grid = make_process_grid(part.ranks(), options.text("route_dims"), "exchange.route_dims",
+                                                  options.integer("route_budget"));
             const double partners = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
-            lookup = lookup_bytes(options.source_lookup, slots, N) + 2 * P + 2 * grown(partners) * sizeof(int);
+            lookup = lookup_bytes(lookup_kind, slots, N) + 2 * P + 2 * grown(partners) * sizeof(int);
             targets = target_ranks_bytes;
         }
         out["lookup_tables"].push_back(lookup);
-        if (method != "allgather") out["targets"].push_back(targets);
-        if (directed || method == "allgather") {
+        if (!allgather) out["targets"].push_back(targets);
+        if (directed || allgather) {
             out["receive_buffers"].push_back(receive);
             out["exchange_buffers"].push_back(exchange);
         }

@@ -32,6 +32,6 @@ namespace spikex {
 // (buffer capacities reached during the run).
 std::map<std::string, std::vector<double>> memory_model(const virtual_partition& partition,
                                                         const exchange_counts& counts,
-                                                        const exchange_options& options);
+                                                        const option_values& options);
 
 } // namespace spikex

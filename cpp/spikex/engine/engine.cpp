@@ -15,7 +15,7 @@ namespace spikex {
 engine::engine(context& comm, network_spec spec, engine_options options):
     comm_(comm), spec_(std::move(spec)), options_(std::move(options)) {
     parse_distribution_scheme(options_.distribution); // fail early on a bad name
-    exchange_ = make_exchange(options_.method);
+    exchange_ = make_exchange(options_.method, options_.exchange);
 }
 
 engine::~engine() = default;
@@ -152,7 +152,8 @@ void engine::init() {
     if (d_min == none) d_min = std::max<std::int64_t>(1, delay_steps(1.0, spec_.dt_ms)); // no connections
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
-    exchange_->setup({comm_, *cells_, table_, steps_per_interval_, options_.exchange, spec_.seed});
+    const bool measure_wait = option_reader(common_exchange_options(), options_.exchange).boolean("measure_wait");
+    exchange_->setup({comm_, *cells_, table_, steps_per_interval_, measure_wait, spec_.seed});
     if (!options_.keep_sources) table_.release_sources();
     subintervals_ = exchange_->subintervals();
     if (subintervals_ < 1 || subintervals_ > 2 || (subintervals_ == 2 && steps_per_interval_ < 2)) {

@@ -36,7 +36,7 @@
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/engine/plasticity.hpp"
 #include "spikex/engine/thread_part.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/timeline.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/network/distribution.hpp"
@@ -47,7 +47,7 @@ namespace spikex {
 struct engine_options {
     std::string method = "allgather";
     std::string distribution = "round_robin";
-    exchange_options exchange;
+    option_values exchange; // [exchange] keys given (the method's own; defaults for the rest)
     bool sort_by_source = true; // connections.sort_by_source (target-addressed methods)
     bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
     unsigned threads = 1;       // threads per rank

@@ -19,7 +19,7 @@
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/spike_codec.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
@@ -27,29 +27,32 @@ namespace {
 
 constexpr std::size_t header_bytes = 4; // spike count of the rank, uint32
 
+struct allgather_options {
+    int slots = 10;               // exchange.allgather_slots
+    std::string compress = "auto"; // exchange.compress: "auto" | "true" | "false"
+    std::string source_lookup = "dense";
+};
+
 class allgather_exchange final: public spike_exchange {
 public:
+    explicit allgather_exchange(allgather_options options): options_(std::move(options)) {}
     std::string name() const override { return "allgather"; }
 
     void setup(const exchange_setup& s) override {
         comm_ = &s.comm;
         cells_ = &s.cells;
         ranks_ = s.comm.size();
-        slots_ = s.options.allgather_slots;
-        if (slots_ < 1) {
-            throw user_error("exchange.allgather_slots = " + std::to_string(slots_) + ": must be >= 1");
-        }
+        slots_ = options_.slots;
         bool possible = s.cells.max_count() <= 256 && s.steps_per_interval <= 256;
-        if (s.options.compress == "auto") compressed_ = possible;
-        else if (s.options.compress == "true") {
+        if (options_.compress == "auto") compressed_ = possible;
+        else if (options_.compress == "true") {
             if (!possible) {
                 throw user_error("exchange.compress = true: needs at most 256 cells per rank (a rank holds " +
                                  std::to_string(s.cells.max_count()) + ") and at most 256 steps per interval (" +
                                  std::to_string(s.steps_per_interval) + ")");
             }
             compressed_ = true;
-        } else if (s.options.compress == "false") compressed_ = false;
-        else throw user_error("exchange.compress = \"" + s.options.compress + "\": must be \"auto\", true or false");
+        } else compressed_ = false;
 
         entry_bytes_ = compressed_ ? compressed_codec::entry_bytes : full_codec::entry_bytes;
         block_bytes_ = header_bytes + slots_ * entry_bytes_;
@@ -58,8 +61,8 @@ public:
         counts_.assign(ranks_, 0);
         overflow_counts_.assign(ranks_, 0);
         overflow_displs_.assign(ranks_, 0);
-        lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
-        measure_wait_ = s.options.measure_wait;
+        lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
+        measure_wait_ = s.measure_wait;
         steps_per_interval_ = s.steps_per_interval;
     }
 
@@ -193,6 +196,7 @@ private:
         }
     }
 
+    allgather_options options_;
     context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
     int ranks_ = 1;
@@ -215,6 +219,44 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_allgather_exchange() { return std::make_unique<allgather_exchange>(); }
+void count_allgather(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry allgather_method() {
+    return {
+        .name = "allgather",
+        .description = "MPI_Allgather of a fixed number of spike slots per rank each min-delay interval, overflow in a "
+                       "following MPI_Allgatherv (Hines et al. 2011, section Allgather)",
+        .capabilities = {.broadcast = true},
+        .options =
+            {
+                {.name = "allgather_slots",
+                 .kind = option_kind::integer,
+                 .default_value = std::int64_t{10},
+                 .doc = "Spike slots per rank in the fixed-size MPI_Allgather; more spikes go in an overflow "
+                        "MPI_Allgatherv.",
+                 .minimum = 1,
+                 .maximum = 2147483647},
+                {.name = "compress",
+                 .kind = option_kind::choice,
+                 .default_value = std::string("auto"),
+                 .doc = "2-byte spike entries (local cell byte + step byte): auto uses them when every rank has <= "
+                        "256 cells and an interval <= 256 steps.",
+                 .choices = {std::string("auto"), true, false}},
+                source_lookup_option(),
+            },
+        .variants = {{{{"allgather_slots", std::int64_t{1}}}},
+                     {{{"compress", false}}},
+                     {{{"source_lookup", std::string("hash")}}},
+                     {{{"source_lookup", std::string("sorted")}}}},
+        .make =
+            [](const option_reader& o) {
+                return std::make_unique<allgather_exchange>(allgather_options{
+                    static_cast<int>(o.integer("allgather_slots")), o.text("compress"), o.text("source_lookup")});
+            },
+        .count = count_allgather,
+        .cost_formula = "allgather",
+        .docs_page = "allgather",
+    };
+}
 
 } // namespace spikex

@@ -32,13 +32,19 @@
 namespace spikex {
 namespace {
 
+struct alltoall_options {
+    std::uint32_t alltoall_min_entries = 16; // section size bounds, in entries
+    std::uint32_t alltoall_max_entries = 1u << 20;
+};
+
 class alltoall_exchange final: public directed_exchange {
 public:
+    alltoall_exchange(double max_init_buffer_mb, alltoall_options options):
+        directed_exchange(max_init_buffer_mb), options_(options) {}
     std::string name() const override { return "alltoall"; }
 
     void setup(const exchange_setup& s) override {
-        const auto& o = s.options;
-        if (o.alltoall_min_entries < 1) throw user_error("exchange.alltoall_min_entries = 0: must be >= 1");
+        const auto& o = options_;
         if (o.alltoall_max_entries < o.alltoall_min_entries) {
             throw user_error("exchange.alltoall_max_entries = " + std::to_string(o.alltoall_max_entries) +
                              ": must be >= exchange.alltoall_min_entries = " + std::to_string(o.alltoall_min_entries));
@@ -142,6 +148,7 @@ private:
     std::size_t buffer_bytes() const override { return send_.capacity() * sizeof(directed_entry); }
     std::size_t receive_buffer_bytes() const override { return receive_.capacity() * sizeof(directed_entry); }
 
+    alltoall_options options_;
     std::uint32_t section_ = 16;
     std::uint32_t largest_section_ = 0;
     std::vector<directed_entry> send_, receive_;
@@ -151,6 +158,41 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_alltoall_exchange() { return std::make_unique<alltoall_exchange>(); }
+void count_alltoall(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry alltoall_method() {
+    return {
+        .name = "alltoall",
+        .description = "directed exchange over NEST's two-tier connection store: MPI_Alltoall of equal "
+                       "per-destination sections, a second round only on overflow (Jordan et al. 2018)",
+        .capabilities = directed_capabilities(),
+        .options = {{.name = "alltoall_min_entries",
+                     .kind = option_kind::integer,
+                     .default_value = std::int64_t{16},
+                     .doc = "Smallest section size (entries per destination rank per round); the section adapts "
+                            "between this and alltoall_max_entries.",
+                     .minimum = 1,
+                     .maximum = 4294967295.0},
+                    {.name = "alltoall_max_entries",
+                     .kind = option_kind::integer,
+                     .default_value = std::int64_t{1048576},
+                     .doc = "Largest section size; an interval with more entries for one rank takes further rounds.",
+                     .minimum = 1,
+                     .maximum = 4294967295.0},
+                    max_init_buffer_option()},
+        .variants = {{{{"alltoall_min_entries", std::int64_t{1}}, {"alltoall_max_entries", std::int64_t{1}}}},
+                     {{{"max_init_buffer_mb", 0.001}}}},
+        .make =
+            [](const option_reader& o) {
+                return std::make_unique<alltoall_exchange>(
+                    o.real("max_init_buffer_mb"),
+                    alltoall_options{static_cast<std::uint32_t>(o.integer("alltoall_min_entries")),
+                                     static_cast<std::uint32_t>(o.integer("alltoall_max_entries"))});
+            },
+        .count = count_alltoall,
+        .cost_formula = "directed",
+        .docs_page = "alltoall",
+    };
+}
 
 } // namespace spikex

@@ -16,6 +16,7 @@ namespace {
 
 class alltoallv_exchange final: public directed_exchange {
 public:
+    using directed_exchange::directed_exchange;
     std::string name() const override { return "alltoallv"; }
 
     void setup(const exchange_setup& s) override {
@@ -68,6 +69,21 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_alltoallv_exchange() { return std::make_unique<alltoallv_exchange>(); }
+void count_alltoallv(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry alltoallv_method() {
+    return {
+        .name = "alltoallv",
+        .description = "directed exchange: per-destination counts by MPI_Alltoall, then exactly the needed entries by "
+                       "MPI_Alltoallv (Jordan et al. 2018, section 4)",
+        .capabilities = directed_capabilities(),
+        .options = {max_init_buffer_option()},
+        .variants = {{{{"max_init_buffer_mb", 0.001}}}},
+        .make = [](const option_reader& o) { return std::make_unique<alltoallv_exchange>(o.real("max_init_buffer_mb")); },
+        .count = count_alltoallv,
+        .cost_formula = "directed",
+        .docs_page = "alltoall",
+    };
+}
 
 } // namespace spikex

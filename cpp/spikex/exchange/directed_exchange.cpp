@@ -6,22 +6,30 @@
 
 namespace spikex {
 
+option_spec max_init_buffer_option() {
+    return {.name = "max_init_buffer_mb",
+            .kind = option_kind::real,
+            .default_value = 128.0,
+            .doc = "Bound in MB of the MPI buffer of one round of target-table construction during init (NEST's "
+                   "default is 128 MB); more data takes more rounds.",
+            .minimum = 0.0,
+            .exclusive_minimum = true};
+}
+
+method_capabilities directed_capabilities() { return {.target_addressed = true, .presynaptic_targets = true}; }
+
 void directed_exchange::setup(const exchange_setup& s) {
     comm_ = &s.comm;
     cells_ = &s.cells;
     ranks_ = s.comm.size();
-    options_ = s.options;
+    measure_wait_ = s.measure_wait;
     sorted_ = s.table.sorted();
     steps_per_interval_ = s.steps_per_interval;
     if (s.steps_per_interval > 0xffff) {
         throw user_error(name() + ": an interval of " + std::to_string(s.steps_per_interval) +
                          " steps does not fit the 16-bit lag of a spike entry (at most 65535 steps)");
     }
-    if (!(options_.max_init_buffer_mb > 0)) {
-        throw user_error("exchange.max_init_buffer_mb = " + std::to_string(options_.max_init_buffer_mb) +
-                         ": must be > 0");
-    }
-    auto limit = static_cast<std::size_t>(options_.max_init_buffer_mb * 1048576.0);
+    auto limit = static_cast<std::size_t>(max_init_buffer_mb_ * 1048576.0);
     targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
     pending_.assign(ranks_, {});
 }
@@ -40,7 +48,7 @@ void directed_exchange::spike_emitted(gid_type gid, step_type step) {
 }
 
 void directed_exchange::synchronize(step_type step, step_type, spike_sink& sink) {
-    if (options_.measure_wait) {
+    if (measure_wait_) {
         scoped_timer t(wait_s_);
         comm_->barrier();
     }

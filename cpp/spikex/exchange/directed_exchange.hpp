@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "spikex/connections/target_table.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 
 namespace spikex {
 
@@ -22,8 +22,13 @@ struct directed_entry {
 };
 static_assert(sizeof(directed_entry) == 8);
 
+// The option both directed exchanges have, and their capabilities.
+option_spec max_init_buffer_option();
+method_capabilities directed_capabilities();
+
 class directed_exchange: public spike_exchange {
 public:
+    explicit directed_exchange(double max_init_buffer_mb): max_init_buffer_mb_(max_init_buffer_mb) {}
     bool target_addressed() const override { return true; }
     void setup(const exchange_setup& s) override;
     void spike_emitted(gid_type gid, step_type step) override;
@@ -49,7 +54,8 @@ protected:
 
     context* comm_ = nullptr;
     int ranks_ = 1;
-    exchange_options options_;
+    double max_init_buffer_mb_ = 128.0; // exchange.max_init_buffer_mb
+    bool measure_wait_ = true;
     std::vector<std::vector<directed_entry>> pending_; // per destination rank
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0;
 

@@ -30,11 +30,37 @@ namespace {
 
 class multisend_exchange final: public message_exchange {
 public:
+    using message_exchange::message_exchange;
     std::string name() const override { return "multisend"; }
 };
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_multisend_exchange() { return std::make_unique<multisend_exchange>(); }
+void count_point_to_point(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry multisend_method() {
+    return {
+        .name = "multisend",
+        .description = "each spike sent at once with MPI_Isend to the ranks holding its targets, conservation loop of "
+                       "MPI_Allreduce per (sub-)interval; one or two sub-intervals, one or two phases (Hines et al. "
+                       "2011, sections Multisend, MPI point-to-point)",
+        .capabilities = point_to_point_capabilities(),
+        .options = {subintervals_option(), phases_option(), max_pending_sends_option(), source_lookup_option()},
+        .variants = {{{{"subintervals", std::int64_t{2}}}},
+                     {{{"phases", std::int64_t{2}}}},
+                     {{{"subintervals", std::int64_t{2}}, {"phases", std::int64_t{2}}}},
+                     {{{"max_pending_sends", std::int64_t{1}}}}},
+        .make =
+            [](const option_reader& o) {
+                point_to_point_options p = read_point_to_point_options(o);
+                p.phases = static_cast<int>(o.integer("phases"));
+                p.max_pending_sends = static_cast<int>(o.integer("max_pending_sends"));
+                return std::make_unique<multisend_exchange>(p);
+            },
+        .count = count_point_to_point,
+        .cost_formula = "point_to_point",
+        .docs_page = "multisend",
+    };
+}
 
 } // namespace spikex

@@ -28,6 +28,7 @@ namespace {
 
 class persistent_exchange final: public message_exchange {
 public:
+    using message_exchange::message_exchange;
     std::string name() const override { return "persistent"; }
 
     ~persistent_exchange() override {
@@ -124,6 +125,28 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_persistent_exchange() { return std::make_unique<persistent_exchange>(); }
+void count_point_to_point(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry persistent_method() {
+    method_capabilities capabilities = point_to_point_capabilities();
+    capabilities.persistent_requests = true;
+    return {
+        .name = "persistent",
+        .description = "multisend with persistent requests: MPI_Send_init per target rank on a cell's first spike, "
+                       "MPI_Start afterwards (the paper's Record-Replay)",
+        .capabilities = capabilities,
+        .options = {subintervals_option(), max_pending_sends_option(), source_lookup_option()},
+        .variants = {{{{"subintervals", std::int64_t{2}}}}, {{{"max_pending_sends", std::int64_t{1}}}}},
+        .make =
+            [](const option_reader& o) {
+                point_to_point_options p = read_point_to_point_options(o);
+                p.max_pending_sends = static_cast<int>(o.integer("max_pending_sends"));
+                return std::make_unique<persistent_exchange>(p);
+            },
+        .count = count_point_to_point,
+        .cost_formula = "point_to_point",
+        .docs_page = "persistent",
+    };
+}
 
 } // namespace spikex

@@ -9,6 +9,48 @@
 
 namespace spikex {
 
+// --- the family's options ------------------------------------------------------------
+
+option_spec subintervals_option() {
+    return {.name = "subintervals",
+            .kind = option_kind::integer,
+            .default_value = std::int64_t{1},
+            .doc = "2 cuts each min-delay interval into sub-intervals A and B with a conservation check at each "
+                   "end; a spike sent in A need only arrive by the end of B (Hines et al. 2011).",
+            .minimum = 1,
+            .maximum = 2,
+            .variant = true};
+}
+
+option_spec phases_option() {
+    return {.name = "phases",
+            .kind = option_kind::integer,
+            .default_value = std::int64_t{1},
+            .doc = "2 sends each spike to ~sqrt(Nt) relay ranks, which forward it to the rest of the cell's Nt "
+                   "target ranks (two-phase multisend).",
+            .minimum = 1,
+            .maximum = 2,
+            .variant = true};
+}
+
+option_spec max_pending_sends_option() {
+    return {.name = "max_pending_sends",
+            .kind = option_kind::integer,
+            .default_value = std::int64_t{1024},
+            .doc = "Most send requests in flight per rank; a full pool completes old sends before new ones start.",
+            .minimum = 1,
+            .maximum = 2147483647};
+}
+
+method_capabilities point_to_point_capabilities() { return {.point_to_point = true}; }
+
+point_to_point_options read_point_to_point_options(const option_reader& o) {
+    point_to_point_options p;
+    p.subintervals = static_cast<int>(o.integer("subintervals"));
+    p.source_lookup = o.text("source_lookup");
+    return p;
+}
+
 // --- point_to_point_base -------------------------------------------------------------
 
 void point_to_point_base::setup_common(const exchange_setup& s) {
@@ -18,9 +60,9 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
     ranks_ = s.comm.size();
     m_ = s.steps_per_interval;
     half_ = std::max<step_type>(1, m_ / 2);
-    k_ = s.options.subintervals;
-    phases_ = s.options.phases;
-    measure_wait_ = s.options.measure_wait;
+    k_ = options_.subintervals;
+    phases_ = options_.phases;
+    measure_wait_ = s.measure_wait;
     if (k_ != 1 && k_ != 2) {
         throw user_error("exchange.subintervals = " + std::to_string(k_) + ": must be 1 or 2");
     }
@@ -31,11 +73,11 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
     if (phases_ != 1 && phases_ != 2) {
         throw user_error("exchange.phases = " + std::to_string(phases_) + ": must be 1 or 2");
     }
-    if (s.options.source_lookup == "sorted") {
+    if (options_.source_lookup == "sorted") {
         sources_copy_ = s.table.sources();
-        lookup_ = make_source_lookup(s.options.source_lookup, sources_copy_, s.cells.cells());
+        lookup_ = make_source_lookup(options_.source_lookup, sources_copy_, s.cells.cells());
     } else {
-        lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
+        lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
     }
 
     targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
@@ -112,12 +154,8 @@ message_exchange::~message_exchange() {
 
 void message_exchange::setup(const exchange_setup& s) {
     setup_common(s);
-    if (s.options.max_pending_sends < 1) {
-        throw user_error("exchange.max_pending_sends = " + std::to_string(s.options.max_pending_sends) +
-                         ": must be >= 1");
-    }
     if (phases_ == 2) plan_ = relay_plan::build(s.comm, s.cells, targets_, s.table.sources(), s.seed);
-    pool_.assign(static_cast<std::size_t>(s.options.max_pending_sends), {});
+    pool_.assign(static_cast<std::size_t>(options_.max_pending_sends), {});
     free_.clear();
     for (std::size_t e = pool_.size(); e-- > 0;) free_.push_back(static_cast<std::uint32_t>(e));
     active_.clear();

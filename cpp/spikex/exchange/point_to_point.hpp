@@ -37,7 +37,7 @@
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/connections/target_ranks.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 
 namespace spikex {
 
@@ -54,8 +54,24 @@ static_assert(sizeof(spike_message) == 16);
 
 inline constexpr int spike_message_tag = 4241;
 
+// The family's options; each method declares (and reads) the ones it has.
+struct point_to_point_options {
+    int subintervals = 1;         // exchange.subintervals: 1 | 2
+    int phases = 1;               // exchange.phases (multisend): 1 | 2
+    int max_pending_sends = 1024; // exchange.max_pending_sends (multisend, persistent)
+    int rma_slot_spikes = 2;      // exchange.rma_slot_spikes (rma)
+    std::string source_lookup = "dense";
+};
+option_spec subintervals_option();
+option_spec phases_option();
+option_spec max_pending_sends_option();
+// The family's capabilities and the options all its members read.
+method_capabilities point_to_point_capabilities();
+point_to_point_options read_point_to_point_options(const option_reader& options);
+
 class point_to_point_base: public spike_exchange {
 public:
+    explicit point_to_point_base(point_to_point_options options): options_(std::move(options)) {}
     int subintervals() const override { return k_; }
 
 protected:
@@ -94,6 +110,7 @@ protected:
         step_type step;
     };
 
+    point_to_point_options options_;
     context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
     int me_ = 0, ranks_ = 1;
@@ -123,6 +140,7 @@ protected:
 // multisend and persistent.
 class message_exchange: public point_to_point_base {
 public:
+    using point_to_point_base::point_to_point_base;
     ~message_exchange() override;
 
     void setup(const exchange_setup& s) override;

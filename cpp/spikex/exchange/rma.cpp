@@ -44,6 +44,7 @@ static_assert(sizeof(rma_entry) == 16);
 
 class rma_exchange final: public point_to_point_base {
 public:
+    using point_to_point_base::point_to_point_base;
     std::string name() const override { return "rma"; }
 
     ~rma_exchange() override {
@@ -62,10 +63,7 @@ public:
                              ": the two-phase relay is a variant of exchange.method = \"multisend\"; "
                              "\"rma\" puts every spike into its target ranks' windows itself (use phases = 1)");
         }
-        slot_spikes_ = s.options.rma_slot_spikes;
-        if (slot_spikes_ < 1) {
-            throw user_error("exchange.rma_slot_spikes = " + std::to_string(slot_spikes_) + ": must be >= 1");
-        }
+        slot_spikes_ = options_.rma_slot_spikes;
         slot_bytes_ = static_cast<std::uint64_t>(slot_spikes_) * sizeof(rma_entry);
 
         // Receive side: one slot per remote source, grouped by source rank in request order.
@@ -286,6 +284,36 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_rma_exchange() { return std::make_unique<rma_exchange>(); }
+void count_point_to_point(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry rma_method() {
+    method_capabilities capabilities = point_to_point_capabilities();
+    capabilities.rma_windows = true;
+    return {
+        .name = "rma",
+        .description = "one-sided MPI_Put of each spike into its source's slot in the target ranks' windows, flush + "
+                       "barrier + scan and an MPI_Allreduce count check per (sub-)interval (the DMA analogue)",
+        .capabilities = capabilities,
+        .options = {subintervals_option(),
+                    {.name = "rma_slot_spikes",
+                     .kind = option_kind::integer,
+                     .default_value = std::int64_t{2},
+                     .doc = "Spikes one source's slot in a target's window holds between two interval ends; more are "
+                            "written in the conservation loop.",
+                     .minimum = 1,
+                     .maximum = 65536},
+                    source_lookup_option()},
+        .variants = {{{{"subintervals", std::int64_t{2}}}}, {{{"rma_slot_spikes", std::int64_t{1}}}}},
+        .make =
+            [](const option_reader& o) {
+                point_to_point_options p = read_point_to_point_options(o);
+                p.rma_slot_spikes = static_cast<int>(o.integer("rma_slot_spikes"));
+                return std::make_unique<rma_exchange>(p);
+            },
+        .count = count_point_to_point,
+        .cost_formula = "rma",
+        .docs_page = "rma",
+    };
+}
 
 } // namespace spikex

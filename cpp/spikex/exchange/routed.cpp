@@ -23,7 +23,7 @@
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/connections/target_ranks.hpp"
 #include "spikex/core/errors.hpp"
-#include "spikex/exchange/spike_exchange.hpp"
+#include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
 
@@ -35,8 +35,15 @@ namespace {
 constexpr std::size_t item_bytes = 12;
 constexpr int route_tag = 21000;
 
+struct routed_options {
+    std::string route_dims = "auto"; // "auto" | "hypercube" | "[4, 2]"
+    std::int64_t route_budget = 1024; // items buffered per rank
+    std::string source_lookup = "dense";
+};
+
 class routed_exchange final: public spike_exchange {
 public:
+    explicit routed_exchange(routed_options options): options_(std::move(options)) {}
     std::string name() const override { return "routed"; }
 
     void setup(const exchange_setup& s) override {
@@ -44,15 +51,15 @@ public:
         cells_ = &s.cells;
         me_ = s.comm.rank();
         // Checked identically on every rank before the first collective.
-        grid_ = make_process_grid(s.comm.size(), s.options.route_dims, "exchange.route_dims", s.options.route_budget);
-        std::string problem = budget_problem(grid_, s.options.route_budget);
+        grid_ = make_process_grid(s.comm.size(), options_.route_dims, "exchange.route_dims", options_.route_budget);
+        std::string problem = budget_problem(grid_, options_.route_budget);
         if (!problem.empty()) {
-            throw user_error("exchange.route_budget = " + std::to_string(s.options.route_budget) + ": " + problem);
+            throw user_error("exchange.route_budget = " + std::to_string(options_.route_budget) + ": " + problem);
         }
-        budget_ = s.options.route_budget;
-        measure_wait_ = s.options.measure_wait;
+        budget_ = options_.route_budget;
+        measure_wait_ = s.measure_wait;
         targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
-        lookup_ = make_source_lookup(s.options.source_lookup, s.table.sources(), s.cells.cells());
+        lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
         sent_to_.assign(s.comm.size(), 0);
         router_ = std::make_unique<router>(
             s.comm, grid_, router_options{item_bytes, budget_, route_tag},
@@ -177,6 +184,7 @@ private:
 
     context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
+    routed_options options_;
     int me_ = 0;
     process_grid grid_;
     std::int64_t budget_ = 1024;
@@ -197,6 +205,40 @@ private:
 
 } // namespace
 
-std::unique_ptr<spike_exchange> make_routed_exchange() { return std::make_unique<routed_exchange>(); }
+void count_routed(count_view& view); // dryrun/exchange_counts.cpp
+
+method_entry routed_method() {
+    return {
+        .name = "routed",
+        .description = "aggregation and dimension-ordered software routing over a logical process grid: spikes "
+                       "travel in buckets through at most d routers, a counting termination wave per interval (Garg "
+                       "& Sabharwal, section 4)",
+        .capabilities = {.process_grid = true},
+        .options = {{.name = "route_dims",
+                     .kind = option_kind::grid,
+                     .default_value = std::string("auto"),
+                     .doc = "Logical process grid, dimension 0 varying fastest; only the last dimension may be "
+                            "incomplete. auto: least modelled cost per spike item (docs/methods/routed.md): direct "
+                            "([P]) up to 128 ranks with budget 1024, then balanced, e.g. [16, 16]; hypercube: all 2 "
+                            "(power-of-two ranks)."},
+                    {.name = "route_budget",
+                     .kind = option_kind::integer,
+                     .default_value = std::int64_t{1024},
+                     .doc = "Spike items a rank may buffer (send buckets + receive buffers); each bucket holds budget "
+                            "/ (sum of dims) items (Garg & Sabharwal's 1024 / (X + Y + Z)).",
+                     .minimum = 1,
+                     .maximum = 2147483647},
+                    source_lookup_option()},
+        .variants = {{{{"route_budget", std::int64_t{8}}}}},
+        .make =
+            [](const option_reader& o) {
+                return std::make_unique<routed_exchange>(
+                    routed_options{o.text("route_dims"), o.integer("route_budget"), o.text("source_lookup")});
+            },
+        .count = count_routed,
+        .cost_formula = "routed",
+        .docs_page = "routed",
+    };
+}
 
 } // namespace spikex

@@ -1,7 +1,8 @@
 #pragma once
 // The exchange interface: how spikes emitted on one rank reach the ranks that hold their
 // targets. Each method is one file behind this interface, chosen by name from the
-// registry (exchange_registry.cpp); the same name is used in C++, TOML, CLI and Python.
+// registry (method_registry.hpp, exchange_registry.cpp), which also holds each method's own
+// options; the same name is used in C++, TOML, CLI and Python.
 //
 // Life cycle. M = steps per interval (min delay / dt); an interval has k = subintervals()
 // sub-intervals (1, or 2 as the multisend methods allow), the first of floor(M/k) steps.
@@ -33,24 +34,6 @@
 
 namespace spikex {
 
-struct exchange_options {
-    int allgather_slots = 10;
-    std::string compress = "auto";       // "auto" | "true" | "false"
-    std::string source_lookup = "dense"; // "dense" | "hash" | "sorted"
-    bool measure_wait = true;            // barrier before the collective: wait vs exchange time
-    // directed exchanges (alltoall, alltoallv)
-    std::uint32_t alltoall_min_entries = 16;      // section size bounds, in entries
-    std::uint32_t alltoall_max_entries = 1u << 20;
-    double max_init_buffer_mb = 128.0;            // bound of one target-table construction round
-    // point-to-point family (multisend, persistent, rma)
-    int subintervals = 1;          // 1 | 2: a spike of sub-interval A may arrive by the end of B
-    int phases = 1;                // multisend: 1 | 2 (two-phase relay through ~sqrt(Nt) ranks)
-    int max_pending_sends = 1024;  // multisend: bound of in-flight MPI_Isend requests per rank
-    int rma_slot_spikes = 2;       // rma: spike entries per (source, target rank) slot
-    // routed (route library): grid "auto" | "hypercube" | "[4, 2]"; items buffered per rank
-    std::string route_dims = "auto";
-    std::int64_t route_budget = 1024;
-};
 
 // Receives spikes that have targets on this rank; `step` is the step the spike was
 // emitted at. Source-addressed methods name the source run (`slot`, the source's index in
@@ -68,7 +51,7 @@ struct exchange_setup {
     const distribution& cells;
     const connection_table& table;
     std::uint32_t steps_per_interval;
-    exchange_options options;
+    bool measure_wait = true; // exchange.measure_wait (common_exchange_options)
     std::uint32_t seed = 1; // simulation.seed, for methods that draw at set-up (relay choice)
 };
 
@@ -117,8 +100,6 @@ protected:
     double send_s_ = 0.0;
 };
 
-// Unknown name -> user_error listing the known ones.
-std::unique_ptr<spike_exchange> make_exchange(const std::string& method);
-std::vector<std::string> exchange_methods();
+// Methods are made by name from the registry (method_registry.hpp).
 
 } // namespace spikex

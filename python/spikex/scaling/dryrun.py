@@ -22,6 +22,7 @@ import numpy as np
 from ..config import get, resolved_config
 from ..errors import ConfigError, UserInputError
 from ..method_variants import MethodVariant, parse_method_variants
+from ..methods import capability
 from ..output import read_sonata_spikes, spikes_sha256, write_summary
 from ..version import __version__
 from .statistics import over_ranks
@@ -232,7 +233,7 @@ def summarise(counts: dict, variant: MethodVariant, sampled: list[int], seconds:
         "seconds": round(seconds, 3),
     }
     sums = out["sums"]
-    if variant.method == "routed" and sums.get("messages_sent"):
+    if capability(variant.method, "process_grid") and sums.get("messages_sent"):
         # items per bucket sent; messages are a lower bound, so this is an upper bound
         out["properties"]["bucket_fill_upper_bound"] = round(sums["hops"] / sums["messages_sent"], 3)
     return out

@@ -97,49 +97,71 @@ def _stages(ranks: int) -> int:
     return math.ceil(math.log2(ranks)) if ranks > 1 else 0
 
 
+def _allgather(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
+    t = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
+    return t + col("bytes_received")[i] / machine.bandwidth_bytes_per_s + col("spikes_received")[i] * machine.scan_entry_s
+
+
+def _directed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
+    bandwidth = machine.bandwidth_bytes_per_s
+    received = col("bytes_received")[i]
+    pairwise = col("rounds")[i] * machine.alltoall_partner_s * max(ranks - 1, 0) + received / bandwidth
+    bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
+    bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
+    return min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s
+
+
+def _allreduce(ranks: int, machine: Profile) -> float:
+    # One rank needs no MPI at all (serial backend): its collectives cost nothing.
+    return machine.allreduce_s + machine.allreduce_stage_s * _stages(ranks) if ranks > 1 else 0.0
+
+
+def _point_to_point(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
+    t = col("messages_sent")[i] * machine.send_overhead_s
+    t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
+    return t + col("rounds")[i] * _allreduce(ranks, machine) + (machine.latency_s if ranks > 1 else 0.0)
+
+
+def _rma(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
+    barrier = machine.barrier_stage_s * _stages(ranks)
+    t = col("messages_sent")[i] * machine.send_overhead_s + col("rounds")[i] * (_allreduce(ranks, machine) + barrier)
+    t += col("slots_scanned")[i] * machine.scan_entry_s
+    return t + col("spikes_received")[i] * machine.spike_handling_s + (machine.latency_s if ranks > 1 else 0.0)
+
+
+def _routed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
+    t = col("hops")[i] * machine.route_hop_s
+    t += col("messages_sent")[i] * (machine.send_overhead_s + machine.receive_overhead_s)
+    t += col("bytes_sent")[i] / machine.bandwidth_bytes_per_s + col("rounds")[i] * _allreduce(ranks, machine)
+    return t + (props.get("route_max_hops", 1) * machine.latency_s if ranks > 1 else 0.0)
+
+
+#: Cost formulas by the name a registry entry gives (method_entry::cost_formula): seconds of
+#: one row (interval end) from the row's counters (maximum over ranks).
+COST_FORMULAS = {
+    "allgather": _allgather,
+    "directed": _directed,
+    "point_to_point": _point_to_point,
+    "rma": _rma,
+    "routed": _routed,
+}
+
+
 def interval_times(method: dict, ranks: int, machine: Profile) -> list[float]:
     """Predicted exchange seconds of every row (interval end) of one method's dry run."""
+    from ..methods import METHODS
+
     rows = method["rows"]["max"]
     n = len(method["rows"]["step"])
     kind = method["method"]
-    props = method["properties"]
+    formula = COST_FORMULAS.get(METHODS[kind]["cost_formula"]) if kind in METHODS else None
+    if formula is None:
+        raise UserInputError(f"time model: no cost formula for method {kind!r}")
 
     def col(name: str) -> list[float]:
         return rows.get(name, [0.0] * n)
 
-    bandwidth = machine.bandwidth_bytes_per_s
-    # One rank needs no MPI at all (serial backend): its collectives cost nothing.
-    allreduce = machine.allreduce_s + machine.allreduce_stage_s * _stages(ranks) if ranks > 1 else 0.0
-    barrier = machine.barrier_stage_s * _stages(ranks)
-    out = []
-    for i in range(n):
-        if kind == "allgather":
-            rounds = col("rounds")[i]
-            t = rounds * machine.allgather_stage_s * _stages(ranks)
-            t += col("bytes_received")[i] / bandwidth + col("spikes_received")[i] * machine.scan_entry_s
-        elif kind in ("alltoall", "alltoallv"):
-            received = col("bytes_received")[i]
-            pairwise = col("rounds")[i] * machine.alltoall_partner_s * max(ranks - 1, 0) + received / bandwidth
-            bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
-            bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
-            t = min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s
-        elif kind in ("multisend", "persistent"):
-            t = col("messages_sent")[i] * machine.send_overhead_s
-            t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
-            t += col("rounds")[i] * allreduce + (machine.latency_s if ranks > 1 else 0.0)
-        elif kind == "rma":
-            t = col("messages_sent")[i] * machine.send_overhead_s + col("rounds")[i] * (allreduce + barrier)
-            t += col("slots_scanned")[i] * machine.scan_entry_s
-            t += col("spikes_received")[i] * machine.spike_handling_s + (machine.latency_s if ranks > 1 else 0.0)
-        elif kind == "routed":
-            t = col("hops")[i] * machine.route_hop_s
-            t += col("messages_sent")[i] * (machine.send_overhead_s + machine.receive_overhead_s)
-            t += col("bytes_sent")[i] / bandwidth + col("rounds")[i] * allreduce
-            t += props.get("route_max_hops", 1) * machine.latency_s if ranks > 1 else 0.0
-        else:
-            raise UserInputError(f"time model: no cost formula for method {kind!r}")
-        out.append(t)
-    return out
+    return [formula(col, i, ranks, machine, method["properties"]) for i in range(n)]
 
 
 def predict(result: dict, machine: Profile) -> dict:

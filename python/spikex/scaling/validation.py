@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from ..launcher import child_environment, mpiexec_command
+from ..methods import EXCHANGE_METHODS, capability
 from .analytic import targets_on_rank
 from .dryrun import execute_dryrun, plan_dryrun
 from .time_model import interval_times
@@ -34,9 +35,8 @@ EXACT_COUNTERS = (
     "spikes_local", "phase_two_sent", "relayed_spikes", "target_rank_entries", "items_sent",
     "hops", "forwarded", "persistent_requests", "slots_scanned",
 )  # fmt: skip
-MEASURED_VARIANTS = (
-    "allgather", "alltoall", "alltoallv", "multisend", "multisend:phases=2", "persistent", "rma", "routed",
-)  # fmt: skip
+# Every registered method with its defaults, and the two-phase relay (Hines et al. 2011).
+MEASURED_VARIANTS = (*EXCHANGE_METHODS, "multisend:phases=2")
 MEASURED_NETWORK = """
 [simulation]
 tstop_ms = 100.0
@@ -103,7 +103,7 @@ def measured_seconds(entry: dict, method: str) -> float:
     """Measured exchange time of a run (max over ranks); point-to-point methods add the
     send initiation the model charges to the exchange."""
     t = entry["time_s"]
-    return t["exchange"] + (t.get("send", 0.0) if method in ("multisend", "persistent", "rma") else 0.0)
+    return t["exchange"] + (t.get("send", 0.0) if capability(method, "point_to_point") else 0.0)
 
 
 def local_validation(workdir: Path, ranks_list=(1, 2, 4, 8, 16), profile=None) -> dict:
