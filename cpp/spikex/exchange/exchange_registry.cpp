@@ -20,11 +20,11 @@ namespace {
 std::vector<method_entry>& registry() {
     static std::vector<method_entry> methods = {
         allgather_method(),
+        alltoall_method(),
+        alltoallv_method(),
         multisend_method(),
         persistent_method(),
         rma_method(),
-        alltoall_method(),
-        alltoallv_method(),
         routed_method(),
     };
     return methods;
