@@ -20,6 +20,7 @@
 #include "spikex/dryrun/memory_model.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/gups/gups.hpp"
+#include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/router.hpp"
 
 namespace nb = nanobind;
@@ -427,6 +428,7 @@ NB_MODULE(_core, m) {
     m.def("comm_backend", [] { return comm().backend(); });
     m.def("comm_rank", [] { return comm().rank(); });
     m.def("comm_size", [] { return comm().size(); });
+    m.def("comm_thread_level", [] { return thread_level_name(comm().threads_provided()); });
     m.def("comm_barrier", [] { comm().barrier(); });
     m.def("comm_abort", [](int code) {
         if (process_context) process_context->abort(code);
@@ -445,6 +447,20 @@ NB_MODULE(_core, m) {
     m.def("common_exchange_options", [] {
         nb::list out;
         for (const auto& spec: common_exchange_options()) out.append(option_to_dict(spec));
+        return out;
+    });
+    m.def("counter_names", [] {
+        // instrument/counter_names.hpp: the names exchanges and the dry run report.
+        nb::dict out;
+        auto list = [](const auto& names) {
+            nb::list l;
+            for (const char* n: names) l.append(n);
+            return l;
+        };
+        out["counters"] = list(counter::all_counters);
+        out["properties"] = list(counter::all_properties);
+        out["dry_run"] = list(counter::all_dry_run);
+        out["route_dim_prefix"] = counter::route_dim_prefix;
         return out;
     });
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));

@@ -66,7 +66,12 @@ def _install_abort_on_uncaught_exception() -> None:
     sys.excepthook = abort_job
 
 
-_core.comm_init()
+try:
+    _core.comm_init()
+except RuntimeError as _error:  # MPI unusable as spikex needs it (e.g. its thread level)
+    # Every rank finds the same: each ends with status 3 (an internal/MPI failure).
+    print(f"spikex: cannot start MPI: {_error}", file=sys.stderr, flush=True)
+    _core.comm_abort(3)
 atexit.register(_core.comm_finalize)
 if _core.comm_size() > 1:
     _install_abort_on_uncaught_exception()

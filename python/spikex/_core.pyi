@@ -17,6 +17,9 @@ def comm_init() -> None:
 def comm_backend() -> str: ...          # "mpi" or "serial"
 def comm_rank() -> int: ...
 def comm_size() -> int: ...
+def comm_thread_level() -> str:
+    """MPI's thread support as provided ("MPI_THREAD_SERIALIZED" or higher; the serial
+    backend says "MPI_THREAD_MULTIPLE"). A lower level is refused at comm_init."""
 def comm_barrier() -> None: ...
 def comm_abort(code: int) -> None:      # MPI_Abort (or os._exit in serial); never returns
     ...
@@ -26,6 +29,10 @@ def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
 def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
 def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts ([] if unknown)
+def counter_names() -> dict[str, object]:
+    """The names exchanges report (cpp/spikex/instrument/counter_names.hpp):
+    {"counters": [...], "properties": [...], "dry_run": [...], "route_dim_prefix": "route_dim_"}.
+    Counters are per rank (summed over ranks); properties describe the set-up."""
 
 # ---- route library and GUPS (cpp/spikex/route, cpp/spikex/gups) --------------
 def route_plan(ranks: int, dims: str | list[int], budget: int) -> dict[str, object]:

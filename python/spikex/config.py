@@ -917,8 +917,9 @@ def _check_variant_options(config: dict, ranks: int) -> None:
             raise ConfigError(
                 "exchange.subintervals",
                 2,
-                f"needs at least 2 steps per interval, this run has {steps} "
-                "(network.delay_ms / simulation.dt_ms); use 1",
+                # the wording of cpp/spikex/engine/interval_schedule.hpp (checked there
+                # again, once the minimum delay is known)
+                f"needs at least 2 steps per interval (min delay / dt), this run has {steps}; use 1",
             )
 
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <mpi.h>
+
 #include "mpi_context_fixture.hpp"
 #include "spikex/core/errors.hpp"
 
@@ -14,6 +16,19 @@ TEST(mpi_context, backend_and_ranks) {
     EXPECT_EQ(test_context->backend(), "mpi");
     EXPECT_GE(test_context->size(), 1);
     EXPECT_LT(test_context->rank(), test_context->size());
+}
+
+// The engine calls the exchange (MPI_Isend, MPI_Iprobe, MPI_Recv, MPI_Test, MPI_Start)
+// from whichever OpenMP thread runs a step's `omp single` section: MPI must be serialized
+// at least (docs/dev/architecture.md, Threads). Fails if the context asks for less or does
+// not check what MPI provides.
+TEST(mpi_context, provides_at_least_serialized_threads) {
+    EXPECT_GE(static_cast<int>(test_context->threads_provided()), static_cast<int>(thread_level::serialized))
+        << thread_level_name(test_context->threads_provided());
+    EXPECT_EQ(required_thread_level, thread_level::serialized);
+    int provided = -1;
+    MPI_Query_thread(&provided);
+    EXPECT_GE(provided, MPI_THREAD_SERIALIZED);
 }
 
 TEST(mpi_context, allgather_places_blocks_in_rank_order) {

@@ -32,6 +32,14 @@ struct window {
     std::size_t bytes = 0;
 };
 
+// MPI's thread support levels (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE), in order.
+// The engine makes its exchange calls from whichever thread of the OpenMP team runs a
+// step's `omp single` section, one thread at a time: MPI must provide at least
+// `serialized` (docs/dev/architecture.md, Threads).
+enum class thread_level { single = 0, funneled = 1, serialized = 2, multiple = 3 };
+inline constexpr thread_level required_thread_level = thread_level::serialized;
+std::string thread_level_name(thread_level level); // "MPI_THREAD_SERIALIZED", ...
+
 inline constexpr int any_source = -1;
 inline constexpr int any_tag = -1;
 
@@ -49,6 +57,8 @@ public:
     virtual std::string backend() const = 0;
     virtual int rank() const = 0;
     virtual int size() const = 0;
+    // The thread support the backend runs with (serial: any thread may call, `multiple`).
+    virtual thread_level threads_provided() const = 0;
 
     virtual void barrier() = 0;
 
@@ -121,7 +131,9 @@ protected:
 };
 
 std::unique_ptr<context> make_serial_context();
-std::unique_ptr<context> make_mpi_context(); // initialises MPI if needed
+// Initialises MPI if needed, asking for MPI_THREAD_SERIALIZED; throws comm_error when MPI
+// provides less (or was initialised by someone else with less).
+std::unique_ptr<context> make_mpi_context();
 
 // True when this process was started by an MPI launcher (mpiexec / mpirun).
 bool launched_by_mpi();

@@ -25,11 +25,24 @@ void check(int code, const char* what) {
 class mpi_context final: public context {
 public:
     mpi_context() {
-        int initialized = 0;
+        // Calls come from any thread of the team, one at a time (engine::run_steps:
+        // finish_step inside `omp single`): MPI_THREAD_SERIALIZED, checked, not assumed.
+        int initialized = 0, provided = MPI_THREAD_SINGLE;
         MPI_Initialized(&initialized);
         if (!initialized) {
-            int provided = 0;
-            check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+            check(MPI_Init_thread(nullptr, nullptr, requested_level(), &provided), "MPI_Init_thread");
+        } else {
+            check(MPI_Query_thread(&provided), "MPI_Query_thread");
+        }
+        provided_ = provided >= MPI_THREAD_MULTIPLE    ? thread_level::multiple
+                    : provided >= MPI_THREAD_SERIALIZED ? thread_level::serialized
+                    : provided >= MPI_THREAD_FUNNELED   ? thread_level::funneled
+                                                        : thread_level::single;
+        if (provided_ < required_thread_level) {
+            throw comm_error("MPI provides " + thread_level_name(provided_) + ", spikex needs " +
+                             thread_level_name(required_thread_level) +
+                             " (exchange calls come from any thread of the OpenMP team, one at a time); "
+                             "use an MPI library built with thread support");
         }
         check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -38,6 +51,7 @@ public:
     }
 
     std::string backend() const override { return "mpi"; }
+    thread_level threads_provided() const override { return provided_; }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
 
@@ -252,6 +266,15 @@ private:
         return out;
     }
 
+    // The level asked for: MPI_THREAD_SERIALIZED. Test hook: SPIKEX_TEST_MPI_THREAD_LEVEL=
+    // funneled asks for MPI_THREAD_FUNNELED, to show that a lower level is refused.
+    static int requested_level() {
+        const char* level = std::getenv("SPIKEX_TEST_MPI_THREAD_LEVEL");
+        if (level && std::string(level) == "funneled") return MPI_THREAD_FUNNELED;
+        return MPI_THREAD_SERIALIZED;
+    }
+
+    thread_level provided_ = thread_level::single;
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0;
     int size_ = 1;
@@ -260,6 +283,16 @@ private:
 } // namespace
 
 std::unique_ptr<context> make_mpi_context() { return std::make_unique<mpi_context>(); }
+
+std::string thread_level_name(thread_level level) {
+    switch (level) {
+    case thread_level::single: return "MPI_THREAD_SINGLE";
+    case thread_level::funneled: return "MPI_THREAD_FUNNELED";
+    case thread_level::serialized: return "MPI_THREAD_SERIALIZED";
+    case thread_level::multiple: return "MPI_THREAD_MULTIPLE";
+    }
+    return "?";
+}
 
 bool launched_by_mpi() {
     for (const char* var: {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"}) {

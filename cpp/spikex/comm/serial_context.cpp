@@ -15,6 +15,7 @@ namespace {
 class serial_context final: public context {
 public:
     std::string backend() const override { return "serial"; }
+    thread_level threads_provided() const override { return thread_level::multiple; }
     int rank() const override { return 0; }
     int size() const override { return 1; }
     void barrier() override { ++counters_.collectives; }

@@ -5,26 +5,27 @@
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/dryrun/exchange_counts.hpp"
+#include "spikex/engine/interval_schedule.hpp"
+#include "spikex/exchange/alltoall_sections.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
 #include "spikex/route/router.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
 std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m, int subintervals) {
-    // engine::run_until, once per stop: boundaries every m steps (and at m/2 with two
-    // sub-intervals); a call ending before what is due synchronises once more.
+    // engine::run_until, once per stop: a synchronisation at every boundary of the
+    // interval rule; a call ending before what is due synchronises once more.
+    const interval_schedule schedule(m, subintervals);
     std::vector<sync_row> rows;
-    const step_type half = m / 2;
     step_type step = 0, exchanged = 0;
     for (step_type stop: stops) {
         while (step < stop) {
-            const step_type start = (step / m) * m;
-            const step_type boundary = (subintervals == 2 && step < start + half) ? start + half : start + m;
+            const step_type boundary = schedule.next_boundary(step);
             step = std::min(boundary, stop);
             if (step == boundary) {
-                step_type due = step;
-                if (subintervals == 2) due = (step % m == 0) ? step - (m - half) : step - half;
+                const step_type due = schedule.due(step);
                 rows.push_back({step, due});
                 exchanged = due;
             }
@@ -134,8 +135,8 @@ void count_allgather(count_view& v) {
     const double block = allgather_header + slots * e;
     enum { messages, bytes, received_bytes, rounds, overflow_rounds, sent, received, matched };
     tally t(v.out,
-            {"messages_sent", "bytes_sent", "bytes_received", "rounds", "overflow_rounds", "spikes_sent",
-             "spikes_received", "spikes_matched"},
+            {counter::messages_sent, counter::bytes_sent, counter::bytes_received, counter::rounds, counter::overflow_rounds, counter::spikes_sent,
+             counter::spikes_received, counter::spikes_matched},
             v.sampled());
     std::vector<std::uint32_t> count(P, 0);
     std::vector<int> touched;
@@ -168,17 +169,17 @@ void count_allgather(count_view& v) {
         for (int r: touched) count[r] = 0;
         t.end_row();
     }
-    auto& send_capacity = v.out.per_rank["send_buffer_bytes"];
-    auto& receive_capacity = v.out.per_rank["receive_buffer_bytes"];
+    auto& send_capacity = v.out.per_rank[counter::send_buffer_bytes];
+    auto& receive_capacity = v.out.per_rank[counter::receive_buffer_bytes];
     for (std::size_t k = 0; k < v.sampled(); ++k) {
         send_capacity.push_back(block + overflow_send[k].capacity + pending[k].capacity * sizeof(spike));
         receive_capacity.push_back(P * block + overflow_receive[k].capacity);
     }
-    v.out.properties["compressed"] = compressed;
-    v.out.properties["entry_bytes"] = e;
-    v.out.properties["allgather_slots"] = slots;
-    v.out.properties["receive_buffer_bytes"] = P * block;
-    v.out.properties["partners"] = P - 1;
+    v.out.properties[counter::compressed] = compressed;
+    v.out.properties[counter::entry_bytes] = e;
+    v.out.properties[counter::allgather_slots] = slots;
+    v.out.properties[counter::receive_buffer_bytes] = P * block;
+    v.out.properties[counter::partners] = P - 1;
 }
 
 namespace {
@@ -193,17 +194,17 @@ void count_directed(count_view& v, bool fixed_sections) {
     const bool sorted = v.part.sorted();
     auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
     enum { messages, bytes, received_bytes, rounds, sent, entries_sent, entries_received, overflow_rounds, section };
-    std::vector<std::string> names = {"messages_sent", "bytes_sent",       "bytes_received", "rounds",
-                                      "spikes_sent",   "entries_sent",     "entries_received"};
+    std::vector<std::string> names = {counter::messages_sent, counter::bytes_sent,       counter::bytes_received, counter::rounds,
+                                      counter::spikes_sent,   counter::entries_sent,     counter::entries_received};
     if (fixed_sections) {
-        names.push_back("overflow_rounds");
-        names.push_back("section_entries");
+        names.push_back(counter::overflow_rounds);
+        names.push_back(counter::section_entries);
         if (max_entries < min_entries) {
             throw user_error("exchange.alltoall_max_entries must be >= exchange.alltoall_min_entries");
         }
     }
     tally t(v.out, names, v.sampled());
-    std::uint32_t s = min_entries;
+    alltoall_sections sections(min_entries, max_entries);
     std::uint32_t largest_ever = 0;
     std::uint64_t most_records = 0;
     std::vector<double> fill(P, 0.0);
@@ -249,15 +250,15 @@ void count_directed(count_view& v, bool fixed_sections) {
             // alltoall.cpp transfer(): round 1 of S + 1 records per section, then exactly
             // the overflow, then adapt S.
             const auto big = static_cast<std::uint32_t>(largest);
-            double n_rounds = 1, records = s + 1.0, overflow = 0;
-            most_records = std::max<std::uint64_t>(most_records, s + 1);
-            if (shared.size < (s + 1.0) * P) shared.resize((s + 1.0) * P);
-            if (big > s) {
-                std::uint32_t left = big - s;
-                std::uint32_t s2 = std::min(left, max_entries);
+            const std::uint32_t s = sections.entries();
+            const alltoall_rounds plan = sections.rounds(big);
+            double n_rounds = 1, records = plan.first_records, overflow = plan.overflow_rounds;
+            most_records = std::max<std::uint64_t>(most_records, plan.first_records);
+            if (shared.size < double(plan.first_records) * P) shared.resize(double(plan.first_records) * P);
+            if (plan.overflow_rounds > 0) {
+                const std::uint32_t s2 = plan.overflow_records;
                 most_records = std::max<std::uint64_t>(most_records, s2);
                 if (shared.size < double(s2) * P) shared.resize(double(s2) * P);
-                overflow = (left + s2 - 1) / s2;
                 n_rounds += overflow;
                 records += overflow * s2;
             }
@@ -268,8 +269,7 @@ void count_directed(count_view& v, bool fixed_sections) {
             t.add_all(received_bytes, records * P * directed_bytes);
             t.add_all(section, s);
             largest_ever = std::max(largest_ever, big);
-            if (big > s) s = std::min(big, max_entries);
-            else if (2 * big < s) s = std::max({min_entries, big, s - s / 8});
+            sections.adapt(big);
         } else {
             t.add_all(messages, 2);
             t.add_all(rounds, 2);
@@ -282,7 +282,7 @@ void count_directed(count_view& v, bool fixed_sections) {
         }
         t.end_row();
         if (!fixed_sections) {
-            const auto& total = v.out.per_rank["entries_received"];
+            const auto& total = v.out.per_rank[counter::entries_received];
             for (std::size_t k = 0; k < v.sampled(); ++k) {
                 receive_buffer[k].resize(total[k] - received_before[k]);
                 received_before[k] = total[k];
@@ -290,29 +290,29 @@ void count_directed(count_view& v, bool fixed_sections) {
         }
     }
     if (!fixed_sections) {
-        auto& received = v.out.per_rank["bytes_received"];
-        const auto& entries = v.out.per_rank["entries_received"];
+        auto& received = v.out.per_rank[counter::bytes_received];
+        const auto& entries = v.out.per_rank[counter::entries_received];
         for (std::size_t k = 0; k < received.size(); ++k) received[k] += entries[k] * directed_bytes;
         for (std::size_t i = 0; i < v.rows.size(); ++i) {
             // per-row receive bytes: counts + entries (max / sum over ranks)
-            v.out.row_max["bytes_received"][i] += v.out.row_max["entries_received"][i] * directed_bytes;
-            v.out.row_sum["bytes_received"][i] += v.out.row_sum["entries_received"][i] * directed_bytes;
+            v.out.row_max[counter::bytes_received][i] += v.out.row_max[counter::entries_received][i] * directed_bytes;
+            v.out.row_sum[counter::bytes_received][i] += v.out.row_sum[counter::entries_received][i] * directed_bytes;
         }
-        auto& send_capacity = v.out.per_rank["send_buffer_bytes"];
-        auto& receive_capacity = v.out.per_rank["receive_buffer_bytes"];
+        auto& send_capacity = v.out.per_rank[counter::send_buffer_bytes];
+        auto& receive_capacity = v.out.per_rank[counter::receive_buffer_bytes];
         for (std::size_t k = 0; k < v.sampled(); ++k) {
             send_capacity.push_back(send_buffer[k].capacity * directed_bytes);
             receive_capacity.push_back(receive_buffer[k].capacity * directed_bytes);
         }
     } else {
-        v.out.per_rank["send_buffer_bytes"].assign(v.sampled(), shared.capacity * directed_bytes);
-        v.out.per_rank["receive_buffer_bytes"].assign(v.sampled(), shared.capacity * directed_bytes);
-        v.out.properties["final_section_entries"] = s;
-        v.out.properties["largest_section_entries"] = largest_ever;
-        v.out.properties["receive_buffer_bytes"] = double(most_records) * P * directed_bytes;
+        v.out.per_rank[counter::send_buffer_bytes].assign(v.sampled(), shared.capacity * directed_bytes);
+        v.out.per_rank[counter::receive_buffer_bytes].assign(v.sampled(), shared.capacity * directed_bytes);
+        v.out.properties[counter::final_section_entries] = sections.entries();
+        v.out.properties[counter::largest_section_entries] = largest_ever;
+        v.out.properties[counter::receive_buffer_bytes] = double(most_records) * P * directed_bytes;
     }
     // Target table: one entry per (cell, target rank) sorted, per connection unsorted.
-    auto& targets = v.out.per_rank["target_entries"];
+    auto& targets = v.out.per_rank[counter::target_entries];
     targets.assign(v.sampled(), 0.0);
     for (std::size_t k = 0; k < v.sampled(); ++k) {
         for (gid_type g: v.part.cells().gids_of(v.part.sampled()[k])) {
@@ -320,7 +320,7 @@ void count_directed(count_view& v, bool fixed_sections) {
         }
     }
     // pending_: one list per destination, emptied (not freed) every interval.
-    auto& lists = v.out.per_rank["pending_buffer_bytes"];
+    auto& lists = v.out.per_rank[counter::pending_buffer_bytes];
     lists.assign(v.sampled(), 0.0);
     for (std::size_t k = 0; pair_fills && k < v.sampled(); ++k) {
         for (double f: most_fill[k]) {
@@ -329,8 +329,8 @@ void count_directed(count_view& v, bool fixed_sections) {
             lists[k] += g.capacity * directed_bytes;
         }
     }
-    v.out.properties["partners"] = P - 1;
-    v.out.properties["section_exact"] = v.part.all_ranks();
+    v.out.properties[counter::partners] = P - 1;
+    v.out.properties[counter::section_exact] = v.part.all_ranks();
 }
 
 } // namespace
@@ -347,15 +347,15 @@ std::size_t remote_count(std::span<const int> ranks, int me) {
 }
 
 void static_point_to_point(count_view& v, int phases, std::unordered_map<gid_type, std::vector<relay_group>>& plans) {
-    auto& entries = v.out.per_rank["target_rank_entries"];
-    auto& one = v.out.per_rank["phase_one_entries"];
-    auto& two = v.out.per_rank["phase_two_entries"];
-    auto& partners = v.out.per_rank["partners"];
+    auto& entries = v.out.per_rank[counter::target_rank_entries];
+    auto& one = v.out.per_rank[counter::phase_one_entries];
+    auto& two = v.out.per_rank[counter::phase_two_entries];
+    auto& partners = v.out.per_rank[counter::partners];
     entries.assign(v.sampled(), 0.0);
     one.assign(v.sampled(), 0.0);
     two.assign(v.sampled(), 0.0);
     partners.assign(v.sampled(), 0.0);
-    auto& fanout = v.out.per_cell["remote_target_ranks"];
+    auto& fanout = v.out.per_cell[counter::remote_target_ranks];
     std::vector<int> remote, partner_list;
     for (std::size_t k = 0; k < v.sampled(); ++k) {
         const int me = v.part.sampled()[k];
@@ -375,9 +375,9 @@ void static_point_to_point(count_view& v, int phases, std::unordered_map<gid_typ
             }
             auto& groups = plans[g] = split_relay_groups(remote, g, v.seed);
             one[k] += double(groups.size());
-            if (!groups.empty()) v.out.per_cell["phase_one_ranks"].push_back(double(groups.size()));
+            if (!groups.empty()) v.out.per_cell[counter::phase_one_ranks].push_back(double(groups.size()));
             for (const auto& grp: groups) {
-                v.out.per_cell["relay_group"].push_back(double(grp.members.size()));
+                v.out.per_cell[counter::relay_group].push_back(double(grp.members.size()));
                 int q = v.part.sample_index(grp.relay);
                 if (q >= 0) two[q] += double(grp.members.size());
                 partner_list.insert(partner_list.end(), grp.members.begin(), grp.members.end());
@@ -397,10 +397,10 @@ void count_point_to_point(count_view& v) {
     const int slot_spikes = rma ? static_cast<int>(v.options.integer("rma_slot_spikes")) : 0;
     enum { messages, bytes, rounds, sent, received, matched, local, phase_two, relayed, requests, deferrals, scanned,
            iterations };
-    std::vector<std::string> names = {"messages_sent",   "bytes_sent",     "rounds",          "spikes_sent",
-                                      "spikes_received", "spikes_matched", "spikes_local",    "phase_two_sent",
-                                      "relayed_spikes",  "persistent_requests", "ring_full_deferrals",
-                                      "slots_scanned",   "conservation_iterations"};
+    std::vector<std::string> names = {counter::messages_sent,   counter::bytes_sent,     counter::rounds,          counter::spikes_sent,
+                                      counter::spikes_received, counter::spikes_matched, counter::spikes_local,    counter::phase_two_sent,
+                                      counter::relayed_spikes,  counter::persistent_requests, counter::ring_full_deferrals,
+                                      counter::slots_scanned,   counter::conservation_iterations};
     tally t(v.out, names, v.sampled());
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
@@ -474,29 +474,29 @@ void count_point_to_point(count_view& v) {
     // Every message is one spike on the wire (multisend counts spikes_sent = messages), and
     // every spike received is one 16-byte message (or put) received.
     for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
-        auto& received_bytes = (*m)["bytes_received"] = (*m)["spikes_received"];
+        auto& received_bytes = (*m)[counter::bytes_received] = (*m)[counter::spikes_received];
         for (auto& b: received_bytes) b *= message_bytes;
     }
-    v.out.per_rank["spikes_sent"] = v.out.per_rank["messages_sent"];
-    v.out.row_max["spikes_sent"] = v.out.row_max["messages_sent"];
-    v.out.row_sum["spikes_sent"] = v.out.row_sum["messages_sent"];
+    v.out.per_rank[counter::spikes_sent] = v.out.per_rank[counter::messages_sent];
+    v.out.row_max[counter::spikes_sent] = v.out.row_max[counter::messages_sent];
+    v.out.row_sum[counter::spikes_sent] = v.out.row_sum[counter::messages_sent];
     if (persistent) {
-        v.out.per_rank["persistent_starts"] = v.out.per_rank["messages_sent"];
+        v.out.per_rank[counter::persistent_starts] = v.out.per_rank[counter::messages_sent];
     }
-    if (rma) v.out.properties["window_bytes_per_slot"] = 16.0 * slot_spikes;
-    v.out.properties["relay_exact"] = v.part.all_ranks() || phases == 1;
-    v.out.properties["rounds_exclude_conservation_iterations"] = !rma;
-    for (const char* drop: rma ? std::vector<const char*>{"phase_two_sent", "relayed_spikes", "persistent_requests"}
-                               : std::vector<const char*>{"ring_full_deferrals", "slots_scanned",
-                                                          "conservation_iterations"}) {
+    if (rma) v.out.properties[counter::window_bytes_per_slot] = 16.0 * slot_spikes;
+    v.out.properties[counter::relay_exact] = v.part.all_ranks() || phases == 1;
+    v.out.properties[counter::rounds_exclude_conservation_iterations] = !rma;
+    for (const char* drop: rma ? std::vector<const char*>{counter::phase_two_sent, counter::relayed_spikes, counter::persistent_requests}
+                               : std::vector<const char*>{counter::ring_full_deferrals, counter::slots_scanned,
+                                                          counter::conservation_iterations}) {
         v.out.per_rank.erase(drop);
         v.out.row_max.erase(drop);
         v.out.row_sum.erase(drop);
     }
     if (!persistent) {
-        v.out.per_rank.erase("persistent_requests");
-        v.out.row_max.erase("persistent_requests");
-        v.out.row_sum.erase("persistent_requests");
+        v.out.per_rank.erase(counter::persistent_requests);
+        v.out.row_max.erase(counter::persistent_requests);
+        v.out.row_sum.erase(counter::persistent_requests);
     }
 }
 
@@ -512,8 +512,8 @@ void count_routed(count_view& v) {
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
-            {"items_sent", "spikes_sent", "spikes_received", "hops", "forwarded", "messages_sent", "bytes_sent",
-             "rounds"},
+            {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded, counter::messages_sent, counter::bytes_sent,
+             counter::rounds},
             v.sampled());
     std::unordered_map<std::uint64_t, std::uint32_t> pair_items;
     for (const auto& row: v.rows) {
@@ -550,14 +550,14 @@ void count_routed(count_view& v) {
         t.add_all(rounds, 1); // at least one termination wave per interval
         t.end_row();
     }
-    v.out.properties["route_dimensions"] = grid.dimensions();
-    for (int i = 0; i < grid.dimensions(); ++i) v.out.properties["route_dim_" + std::to_string(i)] = grid.dim(i);
-    v.out.properties["route_ragged"] = grid.ragged();
-    v.out.properties["route_bucket_capacity"] = capacity;
-    v.out.properties["route_max_hops"] = grid.max_hops();
-    v.out.properties["partners"] = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
-    v.out.properties["messages_lower_bound"] = per_pair;
-    v.out.properties["forwarded_exact"] = v.part.all_ranks();
+    v.out.properties[counter::route_dimensions] = grid.dimensions();
+    for (int i = 0; i < grid.dimensions(); ++i) v.out.properties[counter::route_dim_prefix + std::to_string(i)] = grid.dim(i);
+    v.out.properties[counter::route_ragged] = grid.ragged();
+    v.out.properties[counter::route_bucket_capacity] = capacity;
+    v.out.properties[counter::route_max_hops] = grid.max_hops();
+    v.out.properties[counter::partners] = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
+    v.out.properties[counter::messages_lower_bound] = per_pair;
+    v.out.properties[counter::forwarded_exact] = v.part.all_ranks();
 }
 
 
@@ -571,7 +571,6 @@ exchange_counts count_exchange(const virtual_partition& partition, const std::st
     option_reader reader(entry.options, options);
     const int k = entry.has_option("subintervals") ? static_cast<int>(reader.integer("subintervals")) : 1;
     const step_type m = partition.min_delay();
-    if (k == 2 && m < 2) throw user_error("exchange.subintervals = 2 needs an interval of at least 2 steps");
 
     exchange_counts out;
     out.method = method;
@@ -580,10 +579,10 @@ exchange_counts count_exchange(const virtual_partition& partition, const std::st
                  out};
     entry.count(v);
     if (out.per_rank.empty()) throw user_error("exchange.method = \"" + method + "\": no dry-run counting rules");
-    out.properties["ranks"] = partition.ranks();
-    out.properties["sampled_ranks"] = double(partition.sampled().size());
-    out.properties["steps_per_interval"] = double(m);
-    out.properties["subintervals"] = k;
+    out.properties[counter::ranks] = partition.ranks();
+    out.properties[counter::sampled_ranks] = double(partition.sampled().size());
+    out.properties[counter::steps_per_interval] = double(m);
+    out.properties[counter::subintervals] = k;
     return out;
 }
 

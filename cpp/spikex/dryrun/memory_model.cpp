@@ -5,6 +5,7 @@
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/dryrun/memory_model.hpp"
 #include "spikex/route/process_grid.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -66,21 +67,21 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         for (gid_type g: part.cells().gids_of(me)) entries += double(part.target_ranks(g).size());
         const double target_ranks_bytes = (cells + 1) * 4 + entries * 8 + 2 * P * 4;
         if (directed) {
-            targets = (cells + 1) * sizeof(std::uint32_t) + value(counts, "target_entries", k) * sizeof(std::uint64_t);
-            receive = value(counts, "receive_buffer_bytes", k);
-            exchange = value(counts, "send_buffer_bytes", k) + value(counts, "pending_buffer_bytes", k);
+            targets = (cells + 1) * sizeof(std::uint32_t) + value(counts, counter::target_entries, k) * sizeof(std::uint64_t);
+            receive = value(counts, counter::receive_buffer_bytes, k);
+            exchange = value(counts, counter::send_buffer_bytes, k) + value(counts, counter::pending_buffer_bytes, k);
         } else if (allgather) {
             lookup = lookup_bytes(lookup_kind, slots, N);
-            receive = value(counts, "receive_buffer_bytes", k);
-            exchange = value(counts, "send_buffer_bytes", k);
+            receive = value(counts, counter::receive_buffer_bytes, k);
+            exchange = value(counts, counter::send_buffer_bytes, k);
         } else if (p2p) {
-            lookup = lookup_bytes(lookup_kind, slots, N) + (lookup_kind == "sorted" ? slots * sizeof(gid_type) : 0.0);
+            lookup = lookup_bytes(lookup_kind, slots, N); // "sorted": its one copy of the sources
             // target_ranks + remote offsets, local slots, remote ranks (reserved for every
             // target-rank entry: exchange/point_to_point.cpp)
             targets = target_ranks_bytes + (cells + 1) * 4 + cells * 4 + entries * 4;
             if (phases == 2) {
-                targets += (cells + 1) * 4 + (slots + 1) * 4 + grown(value(counts, "phase_one_entries", k)) * 4 +
-                           value(counts, "phase_two_entries", k) * 4;
+                targets += (cells + 1) * 4 + (slots + 1) * 4 + grown(value(counts, counter::phase_one_entries, k)) * 4 +
+                           value(counts, counter::phase_two_entries, k) * 4;
             }
             if (can.rma_windows && P > 1) {
                 double remote_sources = 0;

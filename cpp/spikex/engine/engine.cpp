@@ -9,6 +9,7 @@
 #include "spikex/engine/engine.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/network/connectivity.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
@@ -155,46 +156,26 @@ void engine::init() {
     const bool measure_wait = option_reader(common_exchange_options(), options_.exchange).boolean("measure_wait");
     exchange_->setup({comm_, *cells_, table_, steps_per_interval_, measure_wait, spec_.seed});
     if (!options_.keep_sources) table_.release_sources();
-    subintervals_ = exchange_->subintervals();
-    if (subintervals_ < 1 || subintervals_ > 2 || (subintervals_ == 2 && steps_per_interval_ < 2)) {
-        throw user_error("exchange.subintervals = " + std::to_string(subintervals_) +
-                         ": needs 1 or 2, and 2 needs an interval of at least 2 steps (min delay " +
-                         std::to_string(steps_per_interval_) + " steps)");
-    }
+    schedule_ = interval_schedule(steps_per_interval_, exchange_->subintervals()); // checks the rule
     initialized_ = true;
 }
 
 // --- simulation loop ----------------------------------------------------------------
 
-step_type engine::next_boundary(step_type step) const {
-    const step_type m = steps_per_interval_;
-    const step_type start = (step / m) * m;
-    if (subintervals_ == 2 && step < start + m / 2) return start + m / 2;
-    return start + m;
-}
-
 void engine::run_until(step_type stop) {
     init();
     timeline_.start_run();
-    const step_type half = steps_per_interval_ / 2;
     while (step_ < stop) {
-        step_type boundary = next_boundary(step_);
-        step_type chunk_end = std::min(boundary, stop);
+        const step_type boundary = schedule_.next_boundary(step_);
+        const step_type chunk_end = std::min(boundary, stop);
         {
             scoped_timer timer(compute_s_);
             run_steps(step_, chunk_end);
         }
         step_ = chunk_end;
-        if (step_ == boundary) {
-            // With two sub-intervals, spikes of the sub-interval that just ended may still
-            // be in flight: only those of the one before must have arrived.
-            step_type due = step_;
-            if (subintervals_ == 2) {
-                step_type m = steps_per_interval_;
-                due = (step_ % m == 0) ? step_ - (m - half) : step_ - half;
-            }
-            synchronize_exchange(due);
-        }
+        // With two sub-intervals, spikes of the sub-interval that just ended may still be
+        // in flight: only those of the one before must have arrived (interval_schedule).
+        if (step_ == boundary) synchronize_exchange(schedule_.due(step_));
     }
     // A run that ends mid-interval still delivers what it emitted, so that every recorded
     // spike has been exchanged when the run returns.
@@ -439,14 +420,14 @@ std::vector<std::int64_t> engine::location_sources() const {
 
 std::map<std::string, double> engine::counters() const {
     std::map<std::string, double> out = exchange_->counters();
-    out["events_delivered"] = double(events_delivered_);
-    out["spikes_emitted"] = double(spikes_emitted_);
+    out[counter::events_delivered] = double(events_delivered_);
+    out[counter::spikes_emitted] = double(spikes_emitted_);
     return out;
 }
 
 std::map<std::string, double> engine::properties() const {
     std::map<std::string, double> out = exchange_->properties();
-    out["steps_per_interval"] = double(steps_per_interval_);
+    out[counter::steps_per_interval] = double(steps_per_interval_);
     return out;
 }
 

@@ -34,6 +34,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/engine/interval_schedule.hpp"
 #include "spikex/engine/plasticity.hpp"
 #include "spikex/engine/thread_part.hpp"
 #include "spikex/exchange/method_registry.hpp"
@@ -105,7 +106,6 @@ private:
     void thread_step(thread_part& part, unsigned t, step_type n);
     void finish_step(step_type n);                // one thread
     void synchronize_exchange(step_type due);
-    step_type next_boundary(step_type step) const; // next sub-interval boundary after step
 
     void emit(local_index cell, step_type step);
     void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
@@ -137,7 +137,7 @@ private:
     std::vector<std::uint32_t> batch_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
-    int subintervals_ = 1;
+    interval_schedule schedule_; // sub-interval boundaries and what is due at each
 
     std::vector<spike> recorded_;
     std::uint64_t events_delivered_ = 0;

@@ -21,6 +21,7 @@
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -68,14 +69,10 @@ public:
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
 
-    void synchronize(step_type step, step_type, spike_sink& sink) override {
+protected:
+    void exchange_interval(step_type step, step_type, spike_sink& sink) override {
         // Every buffered spike lies in the interval that `step` ends (or a run ends in).
         const step_type start = ((step - 1) / steps_per_interval_) * steps_per_interval_;
-        if (measure_wait_) {
-            scoped_timer t(wait_s_);
-            comm_->barrier();
-        }
-        scoped_timer t(exchange_s_);
         pack(start);
         comm_->allgather(send_block_.data(), block_bytes_, receive_blocks_.data());
         ++rounds_;
@@ -94,6 +91,7 @@ public:
         pending_.clear();
     }
 
+public:
     void verify_conservation() override {
         std::int64_t sent_everywhere = comm_->allreduce_sum(static_cast<std::int64_t>(spikes_sent_));
         std::int64_t missing = comm_->allreduce_max(sent_everywhere - static_cast<std::int64_t>(spikes_received_));
@@ -104,20 +102,20 @@ public:
     }
 
     std::map<std::string, double> counters() const override {
-        return {{"messages_sent", double(messages_)},
-                {"bytes_sent", double(bytes_)},
-                {"bytes_received", double(bytes_received_)},
-                {"rounds", double(rounds_)},
-                {"overflow_rounds", double(overflow_rounds_)},
-                {"spikes_sent", double(spikes_sent_)},
-                {"spikes_received", double(spikes_received_)},
-                {"spikes_matched", double(spikes_matched_)}};
+        return {{counter::messages_sent, double(messages_)},
+                {counter::bytes_sent, double(bytes_)},
+                {counter::bytes_received, double(bytes_received_)},
+                {counter::rounds, double(rounds_)},
+                {counter::overflow_rounds, double(overflow_rounds_)},
+                {counter::spikes_sent, double(spikes_sent_)},
+                {counter::spikes_received, double(spikes_received_)},
+                {counter::spikes_matched, double(spikes_matched_)}};
     }
 
     std::map<std::string, double> properties() const override {
-        return {{"compressed", compressed_ ? 1.0 : 0.0},
-                {"entry_bytes", double(entry_bytes_)},
-                {"allgather_slots", double(slots_)}};
+        return {{counter::compressed, compressed_ ? 1.0 : 0.0},
+                {counter::entry_bytes, double(entry_bytes_)},
+                {counter::allgather_slots, double(slots_)}};
     }
 
     std::map<std::string, double> memory_bytes() const override {
@@ -197,12 +195,10 @@ private:
     }
 
     allgather_options options_;
-    context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
     int ranks_ = 1;
     int slots_ = 10;
     bool compressed_ = false;
-    bool measure_wait_ = true;
     step_type steps_per_interval_ = 1;
     std::size_t entry_bytes_ = 8;
     std::size_t block_bytes_ = 0;

@@ -11,7 +11,8 @@
 //   deliver each entry straight to its source run / connection: no lookup.
 // Section size S adapts between intervals: it grows to the largest fill seen when a round
 //   overflowed and shrinks by 1/8 when the largest fill used less than half of it, within
-//   [alltoall_min_entries, alltoall_max_entries].
+//   [alltoall_min_entries, alltoall_max_entries] (the rule: exchange/alltoall_sections.hpp,
+//   shared with the dry run).
 // Why this design, not the paper's multi-round doubling: doubling needs a further
 //   collective round after every overflow until everything is sent (log2 of the overshoot
 //   rounds) and ranks learn only at the end of a round whether another is needed; here
@@ -27,7 +28,9 @@
 #include <cstring>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/exchange/alltoall_sections.hpp"
 #include "spikex/exchange/directed_exchange.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -50,27 +53,27 @@ public:
                              ": must be >= exchange.alltoall_min_entries = " + std::to_string(o.alltoall_min_entries));
         }
         directed_exchange::setup(s);
-        section_ = o.alltoall_min_entries;
+        sections_ = alltoall_sections(o.alltoall_min_entries, o.alltoall_max_entries);
         remaining_.assign(ranks_, 0);
         sent_.assign(ranks_, 0);
     }
 
     std::map<std::string, double> counters() const override {
         auto c = directed_exchange::counters();
-        c["overflow_rounds"] = double(overflow_rounds_);
+        c[counter::overflow_rounds] = double(overflow_rounds_);
         return c;
     }
 
     std::map<std::string, double> properties() const override {
         auto p = directed_exchange::properties();
-        p["final_section_entries"] = double(section_);
-        p["largest_section_entries"] = double(largest_section_);
+        p[counter::final_section_entries] = double(sections_.entries());
+        p[counter::largest_section_entries] = double(largest_section_);
         return p;
     }
 
 private:
     void transfer(step_type start, spike_sink& sink) override {
-        const std::uint32_t s = section_;
+        const std::uint32_t s = sections_.entries();
         std::uint32_t my_largest = 0;
         for (const auto& p: pending_) my_largest = std::max<std::uint32_t>(my_largest, p.size());
 
@@ -97,11 +100,11 @@ private:
         }
 
         // Further rounds only when some section overflowed; everybody knows how many.
-        if (largest > s) {
-            std::uint32_t left = largest - s;
-            std::uint32_t s2 = std::min(left, options_.alltoall_max_entries);
+        const alltoall_rounds plan = sections_.rounds(largest);
+        if (plan.overflow_rounds > 0) {
+            const std::uint32_t s2 = plan.overflow_records;
             resize_buffers(s2);
-            while (left > 0) {
+            for (std::uint32_t extra = 0; extra < plan.overflow_rounds; ++extra) {
                 for (int r = 0; r < ranks_; ++r) {
                     auto n = static_cast<std::uint32_t>(std::min<std::size_t>(pending_[r].size() - sent_[r], s2));
                     std::copy_n(pending_[r].begin() + sent_[r], n, &send_[r * s2]);
@@ -114,10 +117,10 @@ private:
                     for (std::uint32_t k = 0; k < n; ++k) deliver(receive_[r * s2 + k], start, sink);
                     remaining_[r] -= n;
                 }
-                left -= std::min(left, s2);
             }
         }
-        adapt(largest);
+        largest_section_ = std::max(largest_section_, largest);
+        sections_.adapt(largest);
     }
 
     void round(std::uint32_t records) {
@@ -136,20 +139,11 @@ private:
         }
     }
 
-    void adapt(std::uint32_t largest) {
-        largest_section_ = std::max(largest_section_, largest);
-        if (largest > section_) {
-            section_ = std::min(largest, options_.alltoall_max_entries);
-        } else if (2 * largest < section_) {
-            section_ = std::max({options_.alltoall_min_entries, largest, section_ - section_ / 8});
-        }
-    }
-
     std::size_t buffer_bytes() const override { return send_.capacity() * sizeof(directed_entry); }
     std::size_t receive_buffer_bytes() const override { return receive_.capacity() * sizeof(directed_entry); }
 
     alltoall_options options_;
-    std::uint32_t section_ = 16;
+    alltoall_sections sections_; // section size S and its adaptation
     std::uint32_t largest_section_ = 0;
     std::vector<directed_entry> send_, receive_;
     std::vector<std::uint32_t> remaining_, sent_;

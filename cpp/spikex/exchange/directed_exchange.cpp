@@ -3,6 +3,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/directed_exchange.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
@@ -47,12 +48,7 @@ void directed_exchange::spike_emitted(gid_type gid, step_type step) {
     entries_sent_ += targets_.end(local) - targets_.begin(local);
 }
 
-void directed_exchange::synchronize(step_type step, step_type, spike_sink& sink) {
-    if (measure_wait_) {
-        scoped_timer t(wait_s_);
-        comm_->barrier();
-    }
-    scoped_timer t(exchange_s_);
+void directed_exchange::exchange_interval(step_type step, step_type, spike_sink& sink) {
     const step_type start = ((step - 1) / steps_per_interval_) * steps_per_interval_;
     transfer(start, sink);
     for (auto& p: pending_) p.clear();
@@ -68,20 +64,20 @@ void directed_exchange::verify_conservation() {
 }
 
 std::map<std::string, double> directed_exchange::counters() const {
-    return {{"messages_sent", double(messages_)},
-            {"bytes_sent", double(bytes_)},
-            {"bytes_received", double(bytes_received_)},
-            {"rounds", double(rounds_)},
-            {"spikes_sent", double(spikes_sent_)},
-            {"entries_sent", double(entries_sent_)},
-            {"entries_received", double(entries_received_)},
-            {"init_rounds", double(init_stats_.rounds)},
-            {"init_bytes_sent", double(init_stats_.bytes_sent)},
-            {"target_entries", double(targets_.size())}};
+    return {{counter::messages_sent, double(messages_)},
+            {counter::bytes_sent, double(bytes_)},
+            {counter::bytes_received, double(bytes_received_)},
+            {counter::rounds, double(rounds_)},
+            {counter::spikes_sent, double(spikes_sent_)},
+            {counter::entries_sent, double(entries_sent_)},
+            {counter::entries_received, double(entries_received_)},
+            {counter::init_rounds, double(init_stats_.rounds)},
+            {counter::init_bytes_sent, double(init_stats_.bytes_sent)},
+            {counter::target_entries, double(targets_.size())}};
 }
 
 std::map<std::string, double> directed_exchange::properties() const {
-    return {{"sorted_by_source", sorted_ ? 1.0 : 0.0}, {"init_section_entries", double(init_stats_.section_entries)}};
+    return {{counter::sorted_by_source, sorted_ ? 1.0 : 0.0}, {counter::init_section_entries, double(init_stats_.section_entries)}};
 }
 
 std::vector<std::pair<local_index, std::uint64_t>> directed_exchange::target_entries() const {

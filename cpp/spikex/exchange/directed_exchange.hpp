@@ -32,7 +32,6 @@ public:
     bool target_addressed() const override { return true; }
     void setup(const exchange_setup& s) override;
     void spike_emitted(gid_type gid, step_type step) override;
-    void synchronize(step_type step, step_type due, spike_sink& sink) override;
     void verify_conservation() override;
     std::map<std::string, double> counters() const override;
     std::map<std::string, double> memory_bytes() const override;
@@ -40,6 +39,7 @@ public:
     std::vector<std::pair<local_index, std::uint64_t>> target_entries() const override;
 
 protected:
+    void exchange_interval(step_type step, step_type due, spike_sink& sink) override;
     // Moves every pending entry to its destination and delivers what arrives here.
     virtual void transfer(step_type interval_start, spike_sink& sink) = 0;
     virtual std::size_t buffer_bytes() const = 0;         // send side, capacity
@@ -52,10 +52,8 @@ protected:
         else sink.deliver_connection(e.location, step);
     }
 
-    context* comm_ = nullptr;
     int ranks_ = 1;
     double max_init_buffer_mb_ = 128.0; // exchange.max_init_buffer_mb
-    bool measure_wait_ = true;
     std::vector<std::vector<directed_entry>> pending_; // per destination rank
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0;
 

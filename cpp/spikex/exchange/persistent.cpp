@@ -11,6 +11,10 @@
 //   requests ("replay"). A request may be restarted only once its previous send completed:
 //   the rank tests its in-flight cells every step and, if a cell fires again before that,
 //   waits for them (polling incoming messages meanwhile; counted as refill_waits).
+//   exchange.max_pending_sends bounds the started requests still in flight on a rank, as
+//   it bounds multisend's pool: before a start beyond the bound, completed requests are
+//   reclaimed and, if none has completed, the rank polls incoming messages until one has
+//   (counted as sends_blocked).
 // Cost per interval: the messages of multisend (N r T F in total, 16 bytes each; F =
 //   remote target ranks of a cell), k MPI_Allreduce or more; initiation per spike is F
 //   MPI_Start calls instead of F MPI_Isend calls (no request allocation, no descriptor
@@ -22,6 +26,7 @@
 //   multisend variant: exchange.phases = 2 is refused here.
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/point_to_point.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -47,11 +52,6 @@ public:
 
 protected:
     void setup_sends() override {
-        if (phases_ != 1) {
-            throw user_error("exchange.phases = " + std::to_string(phases_) +
-                             ": the two-phase relay is a variant of exchange.method = \"multisend\"; "
-                             "\"persistent\" sends to every target rank itself (use phases = 1)");
-        }
         const auto local = targets_.cells();
         buffers_.assign(local, spike_message{});
         recorded_.assign(local, 0);
@@ -73,16 +73,17 @@ protected:
             ++refill_waits_;
             while (!cell_done(i)) receive_pending();
         }
-        // Replay: refill and start.
+        // Replay: refill and start, at most max_pending_sends requests in flight.
         buffers_[i] = msg;
-        for (std::size_t j = 0; j < ranks.size(); ++j) comm_->start(requests_[first + j]);
+        for (std::size_t j = 0; j < ranks.size(); ++j) {
+            make_room(i);
+            comm_->start(requests_[first + j]);
+            if (requests_[first + j].active) ++requests_in_flight_;
+        }
         starts_ += ranks.size();
         messages_ += ranks.size();
         bytes_ += ranks.size() * sizeof(spike_message);
-        if (!in_flight_[i]) {
-            in_flight_[i] = 1;
-            flying_.push_back(i);
-        }
+        track(i);
     }
 
     void reclaim_sends() override {
@@ -98,9 +99,9 @@ protected:
     bool sends_pending() const override { return !flying_.empty() || !active_.empty(); }
 
     void extra_counters(std::map<std::string, double>& out) const override {
-        out["persistent_requests"] = double(recorded_requests_);
-        out["persistent_starts"] = double(starts_);
-        out["refill_waits"] = double(refill_waits_);
+        out[counter::persistent_requests] = double(recorded_requests_);
+        out[counter::persistent_starts] = double(starts_);
+        out[counter::refill_waits] = double(refill_waits_);
     }
 
     std::size_t extra_memory() const override {
@@ -112,8 +113,37 @@ private:
     // True once every send of cell i's last start has completed (MPI_Test on each).
     bool cell_done(local_index i) {
         bool done = true;
-        for (auto j = remote_begin(i); j < remote_begin(i + 1); ++j) done = comm_->test(requests_[j]) && done;
+        for (auto j = remote_begin(i); j < remote_begin(i + 1); ++j) {
+            if (!requests_[j].active) continue;
+            if (comm_->test(requests_[j])) --requests_in_flight_;
+            else done = false;
+        }
         return done;
+    }
+
+    // Cell i has started requests: reclaim_sends tests it.
+    void track(local_index i) {
+        if (!in_flight_[i]) {
+            in_flight_[i] = 1;
+            flying_.push_back(i);
+        }
+    }
+
+    // Before a start of cell `firing`'s requests: below the bound, or reclaim; still full:
+    // poll incoming messages until a send completes. The firing cell's own requests
+    // started so far count and are tested too.
+    void make_room(local_index firing) {
+        const auto bound = static_cast<std::uint64_t>(pool_.size()); // exchange.max_pending_sends
+        if (requests_in_flight_ < bound) return;
+        track(firing);
+        reclaim_sends();
+        if (requests_in_flight_ < bound) return;
+        ++sends_blocked_;
+        while (requests_in_flight_ >= bound) {
+            track(firing);
+            receive_pending();
+            reclaim_sends();
+        }
     }
 
     std::vector<spike_message> buffers_; // per local cell, fixed addresses (send_init)
@@ -121,6 +151,7 @@ private:
     std::vector<char> recorded_, in_flight_;
     std::vector<local_index> flying_;
     std::uint64_t recorded_requests_ = 0, starts_ = 0, refill_waits_ = 0;
+    std::uint64_t requests_in_flight_ = 0; // started, not yet seen complete (<= max_pending_sends)
 };
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
@@ -58,27 +59,12 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
     cells_ = &s.cells;
     me_ = s.comm.rank();
     ranks_ = s.comm.size();
-    m_ = s.steps_per_interval;
-    half_ = std::max<step_type>(1, m_ / 2);
-    k_ = options_.subintervals;
+    schedule_ = interval_schedule(s.steps_per_interval, options_.subintervals); // checks the rule
     phases_ = options_.phases;
     measure_wait_ = s.measure_wait;
-    if (k_ != 1 && k_ != 2) {
-        throw user_error("exchange.subintervals = " + std::to_string(k_) + ": must be 1 or 2");
-    }
-    if (k_ == 2 && m_ < 2) {
-        throw user_error("exchange.subintervals = 2 needs an interval of at least 2 steps (min delay " +
-                         std::to_string(m_) + " step): use 1, or a longer delay / shorter dt");
-    }
-    if (phases_ != 1 && phases_ != 2) {
-        throw user_error("exchange.phases = " + std::to_string(phases_) + ": must be 1 or 2");
-    }
-    if (options_.source_lookup == "sorted") {
-        sources_copy_ = s.table.sources();
-        lookup_ = make_source_lookup(options_.source_lookup, sources_copy_, s.cells.cells());
-    } else {
-        lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
-    }
+    // Every lookup owns what it needs ("sorted" its one copy of the source list), so the
+    // table may release its sources after set-up (connections.keep_sources = false).
+    lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
 
     targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
     const auto local = static_cast<std::uint32_t>(targets_.cells());
@@ -124,20 +110,20 @@ void point_to_point_base::maybe_sleep() {
 }
 
 std::map<std::string, double> point_to_point_base::common_counters() const {
-    return {{"spikes_local", double(spikes_local_)},
-            {"spikes_matched", double(spikes_matched_)},
-            {"target_rank_entries", double(targets_.entries())}};
+    return {{counter::spikes_local, double(spikes_local_)},
+            {counter::spikes_matched, double(spikes_matched_)},
+            {counter::target_rank_entries, double(targets_.entries())}};
 }
 
 std::map<std::string, double> point_to_point_base::common_properties() const {
-    return {{"subintervals", double(k_)}, {"phases", double(phases_)}, {"max_target_ranks", double(max_fanout_)}};
+    return {{counter::subintervals, double(schedule_.subintervals())}, {counter::phases, double(phases_)}, {counter::max_target_ranks, double(max_fanout_)}};
 }
 
 std::map<std::string, double> point_to_point_base::common_memory() const {
     return {{"targets", double(targets_.bytes() + (remote_offsets_.capacity() + local_slot_.capacity()) *
                                                       sizeof(std::uint32_t) +
                                remote_ranks_.capacity() * sizeof(int))},
-            {"lookup_tables", double((lookup_ ? lookup_->bytes() : 0) + sources_copy_.capacity() * sizeof(gid_type))}};
+            {"lookup_tables", double(lookup_ ? lookup_->bytes() : 0)}};
 }
 
 // --- message_exchange: set-up ----------------------------------------------------------
@@ -176,7 +162,7 @@ void message_exchange::spike_emitted(gid_type gid, step_type step) {
     std::span<const int> ranks = phases_ == 2 ? plan_.phase_one(i) : remote(i);
     if (ranks.empty()) return;
     const std::int64_t sub = sub_of(step);
-    spike_message msg{gid, 1, static_cast<std::uint8_t>(k_ == 2 ? sub & 1 : 0), 0, step};
+    spike_message msg{gid, 1, static_cast<std::uint8_t>(schedule_.subintervals() == 2 ? sub & 1 : 0), 0, step};
     scoped_timer t(send_s_);
     send_phase_one(i, msg, ranks);
     count_sent(sub, ranks.size());
@@ -295,14 +281,10 @@ void message_exchange::poll(spike_sink& sink) {
 
 // --- the conservation loop -------------------------------------------------------------
 
-void message_exchange::synchronize(step_type step, step_type due, spike_sink& sink) {
+void message_exchange::exchange_interval(step_type step, step_type due, spike_sink& sink) {
     const std::int64_t last = due_sub(due);
     if (last >= 0) {
-        if (measure_wait_) {
-            scoped_timer t(wait_s_);
-            comm_->barrier();
-        }
-        scoped_timer t(exchange_s_);
+        // (barrier and timers: spike_exchange::synchronize)
         const std::int64_t limit = std::max(last, current_sub_ - 1);
         for (bool first = true;; first = false) {
             // Everything received is processed (and relayed) before the counts are taken.
@@ -358,24 +340,24 @@ void message_exchange::verify_conservation() {
 
 std::map<std::string, double> message_exchange::counters() const {
     auto out = common_counters();
-    out["messages_sent"] = double(messages_);
-    out["bytes_sent"] = double(bytes_);
-    out["rounds"] = double(rounds_);
-    out["conservation_iterations"] = double(iterations_);
-    out["spikes_sent"] = double(messages_);
-    out["spikes_received"] = double(received_);
-    out["phase_two_sent"] = double(phase_two_sent_);
-    out["relayed_spikes"] = double(relayed_);
-    out["sends_blocked"] = double(sends_blocked_);
-    out["phase_one_entries"] = double(phases_ == 2 ? plan_.phase_one_entries() : remote_ranks_.size());
-    out["phase_two_entries"] = double(plan_.phase_two_entries());
+    out[counter::messages_sent] = double(messages_);
+    out[counter::bytes_sent] = double(bytes_);
+    out[counter::rounds] = double(rounds_);
+    out[counter::conservation_iterations] = double(iterations_);
+    out[counter::spikes_sent] = double(messages_);
+    out[counter::spikes_received] = double(received_);
+    out[counter::phase_two_sent] = double(phase_two_sent_);
+    out[counter::relayed_spikes] = double(relayed_);
+    out[counter::sends_blocked] = double(sends_blocked_);
+    out[counter::phase_one_entries] = double(phases_ == 2 ? plan_.phase_one_entries() : remote_ranks_.size());
+    out[counter::phase_two_entries] = double(plan_.phase_two_entries());
     extra_counters(out);
     return out;
 }
 
 std::map<std::string, double> message_exchange::properties() const {
     auto out = common_properties();
-    out["max_pending_sends"] = double(pool_.size());
+    out[counter::max_pending_sends] = double(pool_.size());
     return out;
 }
 

@@ -37,6 +37,7 @@
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/connections/target_ranks.hpp"
+#include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/method_registry.hpp"
 
 namespace spikex {
@@ -72,18 +73,15 @@ point_to_point_options read_point_to_point_options(const option_reader& options)
 class point_to_point_base: public spike_exchange {
 public:
     explicit point_to_point_base(point_to_point_options options): options_(std::move(options)) {}
-    int subintervals() const override { return k_; }
+    int subintervals() const override { return schedule_.subintervals(); }
 
 protected:
     // Collective.
     void setup_common(const exchange_setup& s);
 
-    std::int64_t sub_of(step_type n) const {
-        if (k_ == 1) return n / m_;
-        return 2 * (n / m_) + ((n % m_) >= half_ ? 1 : 0);
-    }
-    // The last sub-interval whose spikes are due at synchronize(.., due, ..); -1: none.
-    std::int64_t due_sub(step_type due) const { return due > 0 ? sub_of(due - 1) : -1; }
+    // Sub-interval numbering: the interval rule (engine/interval_schedule.hpp).
+    std::int64_t sub_of(step_type n) const { return schedule_.sub_of(n); }
+    std::int64_t due_sub(step_type due) const { return schedule_.due_sub(due); }
 
     std::span<const int> remote(local_index i) const {
         return {remote_ranks_.data() + remote_offsets_[i], remote_ranks_.data() + remote_offsets_[i + 1]};
@@ -111,16 +109,12 @@ protected:
     };
 
     point_to_point_options options_;
-    context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
     int me_ = 0, ranks_ = 1;
-    step_type m_ = 1, half_ = 1;
-    int k_ = 1;
+    interval_schedule schedule_;
     int phases_ = 1;
-    bool measure_wait_ = true;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
 
-    std::vector<gid_type> sources_copy_; // kept only for the "sorted" lookup (it refers to it)
     std::unique_ptr<source_lookup> lookup_;
     target_ranks targets_;
     std::vector<std::uint32_t> local_slot_; // per local cell: table slot of its local targets
@@ -146,7 +140,6 @@ public:
     void setup(const exchange_setup& s) override;
     void spike_emitted(gid_type gid, step_type step) override;
     void poll(spike_sink& sink) override;
-    void synchronize(step_type step, step_type due, spike_sink& sink) override;
     void verify_conservation() override;
     std::map<std::string, double> counters() const override;
     std::map<std::string, double> properties() const override;
@@ -156,6 +149,10 @@ public:
     const relay_plan& relays() const { return plan_; }
 
 protected:
+    // The conservation loop (below), when anything is due; otherwise only delivery.
+    bool collective_due(step_type due) const override { return due_sub(due) >= 0; }
+    void exchange_interval(step_type step, step_type due, spike_sink& sink) override;
+
     // Phase-one send of local cell i's spike to `ranks` (its remote target ranks, or its
     // relays). Default: one pooled MPI_Isend per rank.
     virtual void send_phase_one(local_index i, const spike_message& msg, std::span<const int> ranks);
@@ -177,7 +174,7 @@ protected:
     void process_inbox();
     void forward(std::uint32_t slot, const spike_message& msg);
     void flush_deferred(std::int64_t limit);
-    bool forward_now(std::int64_t sub) const { return k_ == 1 || sub < current_sub_; }
+    bool forward_now(std::int64_t sub) const { return schedule_.subintervals() == 1 || sub < current_sub_; }
     void deliver_arrivals(spike_sink& sink);
 
     void count_sent(std::int64_t sub, std::uint64_t n);

@@ -32,6 +32,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -58,11 +59,6 @@ public:
 
     void setup(const exchange_setup& s) override {
         setup_common(s);
-        if (phases_ != 1) {
-            throw user_error("exchange.phases = " + std::to_string(phases_) +
-                             ": the two-phase relay is a variant of exchange.method = \"multisend\"; "
-                             "\"rma\" puts every spike into its target ranks' windows itself (use phases = 1)");
-        }
         slot_spikes_ = options_.rma_slot_spikes;
         slot_bytes_ = static_cast<std::uint64_t>(slot_spikes_) * sizeof(rma_entry);
 
@@ -120,21 +116,17 @@ public:
         deliver_local(sink);
     }
 
-    void synchronize(step_type step, step_type, spike_sink& sink) override {
+protected:
+    // Every end: my puts complete at their targets, then the barrier (always: it publishes
+    // them), then the scan and the count loop.
+    bool needs_barrier() const override { return true; }
+    void before_barrier(spike_sink& sink) override {
         deliver_local(sink);
-        {
-            scoped_timer t(exchange_s_);
-            if (has_window_) comm_->flush_all(window_);
-            outbox_.clear();
-        }
-        if (measure_wait_) {
-            scoped_timer t(wait_s_);
-            comm_->barrier();
-        } else {
-            scoped_timer t(exchange_s_);
-            comm_->barrier();
-        }
-        scoped_timer t(exchange_s_);
+        if (has_window_) comm_->flush_all(window_);
+        outbox_.clear();
+    }
+
+    void exchange_interval(step_type step, step_type, spike_sink& sink) override {
         for (std::uint64_t round = 0;; ++round) {
             // Everyone flushed before the barrier: all puts so far are in the windows.
             if (has_window_) {
@@ -166,6 +158,7 @@ public:
         slow_pending_ = slow_rank_ >= 0;
     }
 
+public:
     void verify_conservation() override {
         std::int64_t v[3] = {static_cast<std::int64_t>(puts_), static_cast<std::int64_t>(read_),
                              static_cast<std::int64_t>(deferred_.size())};
@@ -178,20 +171,20 @@ public:
 
     std::map<std::string, double> counters() const override {
         auto out = common_counters();
-        out["messages_sent"] = double(puts_);
-        out["bytes_sent"] = double(puts_ * sizeof(rma_entry));
-        out["rounds"] = double(rounds_);
-        out["conservation_iterations"] = double(iterations_);
-        out["spikes_sent"] = double(puts_);
-        out["spikes_received"] = double(read_);
-        out["slots_scanned"] = double(scanned_);
-        out["ring_full_deferrals"] = double(deferrals_);
+        out[counter::messages_sent] = double(puts_);
+        out[counter::bytes_sent] = double(puts_ * sizeof(rma_entry));
+        out[counter::rounds] = double(rounds_);
+        out[counter::conservation_iterations] = double(iterations_);
+        out[counter::spikes_sent] = double(puts_);
+        out[counter::spikes_received] = double(read_);
+        out[counter::slots_scanned] = double(scanned_);
+        out[counter::ring_full_deferrals] = double(deferrals_);
         return out;
     }
 
     std::map<std::string, double> properties() const override {
         auto out = common_properties();
-        out["rma_slot_spikes"] = double(slot_spikes_);
+        out[counter::rma_slot_spikes] = double(slot_spikes_);
         return out;
     }
 

@@ -26,6 +26,7 @@
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
+#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -80,19 +81,16 @@ public:
         sink_ = nullptr;
     }
 
-    void synchronize(step_type step, step_type, spike_sink& sink) override {
+protected:
+    void exchange_interval(step_type step, step_type, spike_sink& sink) override {
         reference_step_ = step;
-        if (measure_wait_) {
-            scoped_timer t(wait_s_);
-            comm_->barrier();
-        }
-        scoped_timer t(exchange_s_);
         sink_ = &sink;
         while (!feed()) router_->progress();
         router_->finish();
         sink_ = nullptr;
     }
 
+public:
     void verify_conservation() override {
         // Items meant for each rank, summed over senders, against what each rank received.
         std::vector<std::int64_t> meant(sent_to_.begin(), sent_to_.end());
@@ -109,32 +107,32 @@ public:
     }
 
     std::map<std::string, double> counters() const override {
-        if (!router_) return {{"messages_sent", 0.0}, {"bytes_sent", 0.0}, {"rounds", 0.0}}; // before set-up
+        if (!router_) return {{counter::messages_sent, 0.0}, {counter::bytes_sent, 0.0}, {counter::rounds, 0.0}}; // before set-up
         const auto& c = router_->counters();
-        return {{"messages_sent", double(c.messages_sent)},
-                {"bytes_sent", double(c.bytes_sent)},
-                {"rounds", double(c.waves)},
-                {"spikes_sent", double(spikes_sent_)},
-                {"items_sent", double(c.items_injected)},
-                {"spikes_received", double(received_)},
-                {"spikes_matched", double(received_)},
-                {"hops", double(c.items_sent)},
-                {"forwarded", double(c.items_forwarded)},
-                {"full_sends", double(c.full_sends)},
-                {"flush_sends", double(c.flush_sends)},
-                {"messages_received", double(c.messages_received)}};
+        return {{counter::messages_sent, double(c.messages_sent)},
+                {counter::bytes_sent, double(c.bytes_sent)},
+                {counter::rounds, double(c.waves)},
+                {counter::spikes_sent, double(spikes_sent_)},
+                {counter::items_sent, double(c.items_injected)},
+                {counter::spikes_received, double(received_)},
+                {counter::spikes_matched, double(received_)},
+                {counter::hops, double(c.items_sent)},
+                {counter::forwarded, double(c.items_forwarded)},
+                {counter::full_sends, double(c.full_sends)},
+                {counter::flush_sends, double(c.flush_sends)},
+                {counter::messages_received, double(c.messages_received)}};
     }
 
     std::map<std::string, double> properties() const override {
         if (!router_) return {};
-        std::map<std::string, double> out = {{"route_dimensions", double(grid_.dimensions())},
-                                             {"route_ragged", grid_.ragged() ? 1.0 : 0.0},
-                                             {"route_budget", double(budget_)},
-                                             {"route_bucket_capacity", double(router_->bucket_capacity())},
-                                             {"route_max_hops", double(grid_.max_hops())},
-                                             {"route_buffer_high_water", double(high_water_)},
-                                             {"entry_bytes", double(item_bytes)}};
-        for (int i = 0; i < grid_.dimensions(); ++i) out["route_dim_" + std::to_string(i)] = double(grid_.dim(i));
+        std::map<std::string, double> out = {{counter::route_dimensions, double(grid_.dimensions())},
+                                             {counter::route_ragged, grid_.ragged() ? 1.0 : 0.0},
+                                             {counter::route_budget, double(budget_)},
+                                             {counter::route_bucket_capacity, double(router_->bucket_capacity())},
+                                             {counter::route_max_hops, double(grid_.max_hops())},
+                                             {counter::route_buffer_high_water, double(high_water_)},
+                                             {counter::entry_bytes, double(item_bytes)}};
+        for (int i = 0; i < grid_.dimensions(); ++i) out[counter::route_dim_prefix + std::to_string(i)] = double(grid_.dim(i));
         return out;
     }
 
@@ -182,13 +180,11 @@ private:
         sink_->deliver_source(slot, step);
     }
 
-    context* comm_ = nullptr;
     const distribution* cells_ = nullptr;
     routed_options options_;
     int me_ = 0;
     process_grid grid_;
     std::int64_t budget_ = 1024;
-    bool measure_wait_ = true;
     target_ranks targets_;
     std::unique_ptr<source_lookup> lookup_;
     std::unique_ptr<router> router_;

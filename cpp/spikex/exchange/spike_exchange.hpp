@@ -14,7 +14,15 @@
 //                              spike emitted at a step < `due` that has targets on this
 //                              rank must have reached the sink when it returns. With k = 1,
 //                              due = step; with k = 2, due = the start of the sub-interval
-//                              that just ended (its spikes may still be in flight).
+//                              that just ended (its spikes may still be in flight); the
+//                              rule is engine/interval_schedule.hpp.
+// synchronize() is the same for every method (not virtual): it checks the call (0 <= due
+// <= step, steps never go back), and when the method has something collective to do
+// (collective_due(due); default: always) it runs before_barrier(sink) and the barrier
+// (exchange.measure_wait: its time is wait_seconds(), the rest exchange_seconds();
+// without measure_wait only methods that need the barrier, needs_barrier(), make it and
+// count it as exchange time), then the method's exchange_interval(step, due, sink), timed
+// as exchange. With nothing collective due, exchange_interval runs untimed.
 // At the end of a run the engine calls synchronize(step, step, sink): everything emitted
 // is delivered, so that every recorded spike has been exchanged when a run returns (a
 // run may end mid-interval). A spike is passed to the sink exactly once.
@@ -67,7 +75,9 @@ public:
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
     virtual int subintervals() const { return 1; }
     virtual void poll(spike_sink&) {}
-    virtual void synchronize(step_type step, step_type due, spike_sink& sink) = 0;
+    // Collective; see the life cycle above. Barrier, timers and the call check are here,
+    // the method's part is exchange_interval().
+    void synchronize(step_type step, step_type due, spike_sink& sink);
 
     // Collective: throws internal_error unless every spike sent was received where the
     // method says it must be ("nothing lost").
@@ -95,9 +105,25 @@ public:
     virtual std::map<std::string, double> memory_bytes() const = 0;
 
 protected:
+    // The method's part of synchronize(): deliver what is due (see the life cycle above).
+    virtual void exchange_interval(step_type step, step_type due, spike_sink& sink) = 0;
+    // Whether synchronize(.., due, ..) has collective work (barrier, timers); default: yes.
+    virtual bool collective_due(step_type) const { return true; }
+    // Work before the barrier, timed as exchange (rma: complete this rank's puts).
+    virtual void before_barrier(spike_sink&) {}
+    // The method's correctness needs the barrier even without exchange.measure_wait.
+    virtual bool needs_barrier() const { return false; }
+
+    // Set by each method's setup(): the communicator and exchange.measure_wait.
+    context* comm_ = nullptr;
+    bool measure_wait_ = true; // barrier before the exchange: wait vs exchange time
+
     double wait_s_ = 0.0;
     double exchange_s_ = 0.0;
     double send_s_ = 0.0;
+
+private:
+    step_type last_step_ = 0; // of the previous synchronize (the call check)
 };
 
 // Methods are made by name from the registry (method_registry.hpp).
