@@ -100,7 +100,8 @@ std::vector<std::string> conformance_failures(const method_entry& entry) {
                     run_result r = run(entry.name, values, fast, sorted);
                     if (!same(r.spikes, reference)) failures.push_back(name + ": spikes differ from allgather");
                     auto [sent, received] = sent_received(entry.capabilities, r);
-                    if (sent == 0 || sent != received) {
+                    // (one rank: point-to-point methods deliver everything locally)
+                    if (sent != received || (sent == 0 && test_context->size() > 1)) {
                         failures.push_back(name + ": " + std::to_string(sent) + " sent, " + std::to_string(received) +
                                            " received");
                     }
@@ -144,11 +145,15 @@ TEST(conformance, incomplete_method_fails) {
             std::unique_ptr<spike_exchange> inner;
             std::uint64_t seen = 0;
             std::string name() const override { return "incomplete_example"; }
-            void setup(const exchange_setup& s) override { inner->setup(s); }
+            void setup(const exchange_setup& s) override {
+                inner->setup(s);
+                comm_ = &s.comm;
+                measure_wait_ = false; // the inner method times itself
+            }
             void spike_emitted(gid_type gid, step_type step) override {
                 if (++seen != 2) inner->spike_emitted(gid, step);
             }
-            void synchronize(step_type step, step_type due, spike_sink& sink) override {
+            void exchange_interval(step_type step, step_type due, spike_sink& sink) override {
                 inner->synchronize(step, due, sink);
             }
             void verify_conservation() override { inner->verify_conservation(); }
