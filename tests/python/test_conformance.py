@@ -30,11 +30,15 @@ tstop_ms = 30.0
 seed = 11
 
 [network]
-cells = 360
-indegree = 40
-indegree_spread = 8
+cells = 600
+indegree = 60
+indegree_spread = 12
 weight = 0.0
 weight_spread = 0.08
+
+[network.interval_fire]
+invl_low_ms = 1.5
+invl_high_ms = 6.0
 """
 TSTOP_MS = 30.0
 
@@ -72,8 +76,9 @@ def test_spikes_sent_equal_spikes_received(runs):
     ranks, real, _ = runs
     for label in LABELS:
         counters = real[label]["exchange"]
-        assert counters["spikes_sent"] > 0, label
         caps = METHODS[label.split(":")[0]]["capabilities"]
+        # one rank: point-to-point methods deliver everything locally, sending nothing
+        assert counters["spikes_sent"] > 0 or (ranks == 1 and not caps["broadcast"]), label
         if caps["broadcast"]:
             # every rank receives every spike
             assert counters["spikes_received"] == counters["spikes_sent"] * ranks, label
