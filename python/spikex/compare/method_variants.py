@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .config import KEYS, parse_override
-from .errors import ConfigError
-from .methods import EXCHANGE_METHODS
+from ..config import KEYS, parse_override
+from ..errors import ConfigError
+from ..methods import EXCHANGE_METHODS
 
 OPTION_SEPARATOR = ":"
 METHOD_SEPARATOR = ","

@@ -74,7 +74,7 @@ def mpiexec_command(
 def worker_command(config_json: Path, outdir: Path, workdir: Path) -> list[str]:
     """The worker program (one rank's process) for ``spikex run``."""
     return [
-        sys.executable, "-m", "spikex.worker",
+        sys.executable, "-m", "spikex.launch.worker",
         "--config", str(config_json),
         "--outdir", str(outdir),
         "--workdir", str(workdir),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
+from .. import _core
 
 
 def gather_int64(values: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""One rank of ``spikex run``: ``python -m spikex.worker`` (under ``mpiexec`` for P > 1).
+"""One rank of ``spikex run``: ``python -m spikex.launch.worker`` (under ``mpiexec`` for P > 1).
 
 Reads the resolved configuration (JSON) the parent wrote, builds the network, simulates
 it and, on rank 0, writes ``spikes.h5`` and ``summary.json`` into the output directory.
@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(args.workdir or args.outdir)
     rank = 0
     try:
-        from . import _core  # initialised by importing the package
-        from .network import Network
+        from .. import _core  # initialised by importing the package
+        from ..api.network import Network
 
         rank = _core.comm_rank()
         config = json.loads(Path(args.config).read_text(encoding="utf-8"))
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m spikex.worker",
+        prog="python -m spikex.launch.worker",
         description="One rank of `spikex run` (internal; use `spikex run`).",
     )
     parser.add_argument("--config", required=True, help="resolved configuration (JSON)")
@@ -93,11 +93,11 @@ def _progress_callback(rank: int, workdir: Path):
 
 
 def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
-    from .output import (
+    from ..io.output import (
         SPIKES_FILE,
         SUMMARY_FILE,
-        write_sonata_spikes,
         spikes_population,
+        write_sonata_spikes,
         write_summary,
     )
 
@@ -105,7 +105,7 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
     write_sonata_spikes(workdir / SPIKES_FILE, spikes_population(config), gids, times_ms)
     files = [SPIKES_FILE]
     if result.timeline is not None:
-        from .timeline import TIMELINE_FILE, write_timeline
+        from ..io.timeline import TIMELINE_FILE, write_timeline
 
         summary = result.summary
         attributes = {
@@ -128,7 +128,7 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
 def _end_job(status: int) -> None:
     """Exit this rank; with several ranks, abort them all (they may be in a collective)."""
     try:
-        from . import _core
+        from .. import _core
 
         if _core.comm_size() > 1:
             sys.stderr.flush()

@@ -10,8 +10,8 @@ slow drift of the machine spreads over all combinations instead of biasing one.
 
 At the end the runs of the same network must all have the same ``spikes_sha256`` (the
 contract: same network and seed, same spikes, whatever the method and rank count; see
-``spikex.spike_agreement``: one network, or one per rank count with ``--per-rank``).
-``compare.json`` holds every run's numbers (``spikex.run_metrics``), the median / min /
+``spikex.compare.spike_agreement``: one network, or one per rank count with ``--per-rank``).
+``compare.json`` holds every run's numbers (``spikex.compare.run_metrics``), the median / min /
 max / spread over repeats of each (method, ranks) combination, and the hash check.
 """
 
@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .config import KEYS, parse_override
-from .errors import ConfigError, RunError, UserInputError
+from ..config import KEYS, parse_override
+from ..errors import ConfigError, RunError, UserInputError
+from ..io.output import write_summary
+from ..launch.run import RunPlan, execute_run, plan_run
+from ..version import __version__
 from .method_variants import METHOD_KEY, MethodVariant, parse_method_variants
-from .output import write_summary
-from .run import RunPlan, execute_run, plan_run
 from .run_metrics import METRICS, repeat_statistics, run_metrics
 from .spike_agreement import mismatch_report, network_groups
 from .spike_perturbation import drop_last_spike, drop_requested
 from .sweep_progress import SweepProgress
-from .version import __version__
 
 COMPARE_FILE = "compare.json"
 RUNS_DIRECTORY = "runs"
@@ -357,7 +357,7 @@ def compare_command(
     """``spikex compare``: plan, run, print the table; 0 if all spikes agree, else 1."""
     from rich.console import Console
 
-    from .compare_table import comparison_table
+    from .table import comparison_table
 
     plan = plan_comparison(
         config_path, methods, ranks, repeat=repeat, overrides=overrides, per_rank=per_rank,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .output import (
+from ..io.output import (
     SPIKES_FILE,
     SUMMARY_FILE,
     read_sonata_spikes,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
+from .. import _core
 from .collective import float64_per_rank, sum_int64
 
 # Wall-clock phases measured in Python around the engine calls.

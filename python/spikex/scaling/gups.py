@@ -11,8 +11,8 @@ and sends the fullest when the budget is reached (the reference code's scheme);
 counts T[i] != i; it passes when at most 1% of the words are wrong.
 
 The timed kernel is C++ (``spikex._core.gups_run``, cpp/spikex/gups/): this module
-validates the arguments, launches the ranks (``python -m spikex.gups`` under ``mpiexec``
-for P > 1, through ``spikex.launcher``), and reports. Exit status: 0 verification passed
+validates the arguments, launches the ranks (``python -m spikex.scaling.gups`` under ``mpiexec``
+for P > 1, through ``spikex.launch.launcher``), and reports. Exit status: 0 verification passed
 (or skipped), 1 verification failed, 2 invalid arguments, 3 a rank failed.
 """
 
@@ -29,9 +29,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, RunError, UserInputError
-from .launcher import LauncherNotFound, child_environment, find_mpiexec, mpiexec_command
-from .version import __version__
+from ..errors import ConfigError, RunError, UserInputError
+from ..launch.launcher import LauncherNotFound, child_environment, find_mpiexec, mpiexec_command
+from ..version import __version__
 
 ALGORITHMS = ("baseline", "routed")
 DEFAULT_LOG2_TABLE = 20
@@ -119,7 +119,7 @@ def plan_gups(
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
     dims = dims or "auto"
     if algorithm == "routed":
-        from . import _core  # the route library decides what fits; one implementation
+        from .. import _core  # the route library decides what fits; one implementation
 
         plan = _core.route_plan(ranks, dims, budget)
         if plan["dims_error"]:
@@ -204,7 +204,7 @@ def execute_gups(plan: GupsPlan) -> dict:
         program = [
             sys.executable,
             "-m",
-            "spikex.gups",
+            "spikex.scaling.gups",
             "--options",
             str(options),
             "--workdir",
@@ -342,9 +342,9 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def worker_main(argv: list[str] | None = None) -> int:
-    """One rank: ``python -m spikex.gups --options FILE --workdir DIR`` (internal)."""
+    """One rank: ``python -m spikex.scaling.gups --options FILE --workdir DIR`` (internal)."""
     parser = argparse.ArgumentParser(
-        prog="python -m spikex.gups", description="One rank of `spikex gups`."
+        prog="python -m spikex.scaling.gups", description="One rank of `spikex gups`."
     )
     parser.add_argument("--options", required=True)
     parser.add_argument("--workdir", required=True)
@@ -352,7 +352,7 @@ def worker_main(argv: list[str] | None = None) -> int:
     workdir = Path(args.workdir)
     rank = 0
     try:
-        from . import _core
+        from .. import _core
 
         rank = _core.comm_rank()
         options = json.loads(Path(args.options).read_text(encoding="utf-8"))
@@ -377,7 +377,7 @@ def worker_main(argv: list[str] | None = None) -> int:
 
 def _end_job(status: int) -> None:
     """Exit this rank; with several ranks abort them all (they may be in a collective)."""
-    from . import _core
+    from .. import _core
 
     if _core.comm_size() > 1:
         sys.stderr.flush()

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .errors import ConfigError, RunError, UserInputError
-from .methods import EXCHANGE_METHODS
+from .. import __version__
+from ..errors import ConfigError, RunError, UserInputError
+from ..methods import EXCHANGE_METHODS
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -134,7 +134,7 @@ def compare(config, methods, ranks, repeat, overrides, per_rank, outdir) -> int:
     computation time (rank 0, mean, max), wait, exchange, messages, bytes, memory.
     Methods:
     """
-    from .compare import compare_command
+    from ..compare.comparison import compare_command
 
     return compare_command(config, methods, ranks, repeat, overrides, per_rank, outdir)
 
@@ -155,7 +155,7 @@ def plot(directory: Path, outdir) -> int:
     (needs record.timeline = true), time per phase, memory per structure. A comparison
     (compare.json) adds run time against ranks per method. Prints the files written.
     """
-    from .plots import plot_command
+    from ..plots import plot_command
 
     return plot_command(directory, outdir)
 
@@ -201,7 +201,7 @@ def gups(
     errors, pass/fail, messages and mean updates per message, and writes them as JSON.
     Exit status 1 when verification fails.
     """
-    from .gups import execute_gups, format_result, plan_gups
+    from ..scaling.gups import execute_gups, format_result, plan_gups
 
     verify = not no_verify
     plan = plan_gups(
@@ -251,8 +251,8 @@ def dryrun(config, ranks, methods, overrides, spikes_path, sample_ranks, profile
     fan-out, relays, hops and memory per structure. Writes JSON (max / mean / distribution
     over ranks) and prints a summary table.
     """
-    from .scaling.dryrun import execute_dryrun, format_dryrun, plan_dryrun, write_dryrun
-    from .scaling.time_model import add_predictions, format_predictions, load_profile
+    from ..scaling.dryrun import execute_dryrun, format_dryrun, plan_dryrun, write_dryrun
+    from ..scaling.time_model import add_predictions, format_predictions, load_profile
 
     plan = plan_dryrun(config, ranks, methods, overrides, spikes_path, sample_ranks)
     machines = [load_profile(path) for path in profiles]
@@ -277,7 +277,7 @@ def dryrun(config, ranks, methods, overrides, spikes_path, sample_ranks, profile
 )  # fmt: skip
 def predict(dryrun_json, profiles) -> int:
     """Predicted time per interval of every method of a dry run's JSON, per machine profile."""
-    from .scaling.time_model import format_predictions, predict_file
+    from ..scaling.time_model import format_predictions, predict_file
 
     for path in profiles:
         click.echo(format_predictions(predict_file(dryrun_json, path)))
@@ -291,7 +291,7 @@ def predict(dryrun_json, profiles) -> int:
 )  # fmt: skip
 def figures(outdir) -> int:
     """The papers' analytic figures: NEST Figure 1, Garg & Sabharwal Tables 2 and 3."""
-    from .scaling.analytic import write_figures
+    from ..scaling.analytic import write_figures
 
     for path in write_figures(outdir):
         click.echo(str(path))

@@ -12,8 +12,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .errors import ConfigError
-from .output import SPIKES_FILE, read_sonata_spikes
+from ..errors import ConfigError
+from ..io.output import SPIKES_FILE, read_sonata_spikes
 from .run import execute_run, plan_run
 
 DEMO_CONFIG = Path("examples") / "hines2011_demo.toml"
@@ -120,7 +120,7 @@ def save_raster(
 
 def _default_config() -> Path:
     """examples/hines2011_demo.toml of the working directory, else of the source tree."""
-    candidates = [DEMO_CONFIG, Path(__file__).resolve().parents[2] / DEMO_CONFIG]
+    candidates = [DEMO_CONFIG, Path(__file__).resolve().parents[3] / DEMO_CONFIG]
     for candidate in candidates:
         if candidate.is_file():
             return candidate

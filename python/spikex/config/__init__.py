@@ -18,9 +18,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, format_value
-from .methods import EXCHANGE_METHODS
-from .models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS
+from ..errors import ConfigError, format_value
+from ..methods import EXCHANGE_METHODS
+from ..models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS
 
 UINT32_MAX = 2**32 - 1
 # Compressed Allgather entries are one byte of local cell index + one byte of step.
@@ -1032,7 +1032,7 @@ def _check_point_to_point(config: dict, ranks: int) -> None:
 def _check_route(config: dict, ranks: int) -> None:
     if get(config, "exchange.method") != "routed":
         return
-    from . import _core  # the route library decides what fits; one implementation
+    from .. import _core  # the route library decides what fits; one implementation
 
     dims, budget = get(config, "exchange.route_dims"), get(config, "exchange.route_budget")
     plan = _core.route_plan(max(ranks, 1), dims, budget)

@@ -19,18 +19,18 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _core, hpc_benchmark
+from .. import _core
+from ..config import KEYS, get, resolved_config
+from ..errors import format_value
+from ..io.output import canonical_order, spikes_sha256
+from ..io.timeline import gather_timeline, timeline_summary
+from ..launch.launcher import thread_limit_problem
+from ..models import CONNECTION_RULES, MODEL_PARAMETERS, SYNAPSES, hpc_benchmark
+from ..version import __version__
 from .collective import gather_spikes
-from .config import KEYS, get, resolved_config
-from .errors import format_value
-from .launcher import thread_limit_problem
-from .models import CONNECTION_RULES, MODEL_PARAMETERS, SYNAPSES
-from .output import canonical_order, spikes_sha256
 from .population import Population
 from .result import Result
 from .summary import build_summary
-from .timeline import gather_timeline, timeline_summary
-from .version import __version__
 
 # Exchange options accepted as keyword arguments of Network (section [exchange]).
 EXCHANGE_OPTIONS = tuple(
@@ -351,7 +351,7 @@ class Network:
         """Record per-interval timings and counts (``record.timeline``).
 
         Every later ``simulate`` result then has ``result.timeline`` (column ->
-        ``(ranks, rows)`` array, see ``spikex.timeline``) and ``summary["timeline"]``.
+        ``(ranks, rows)`` array, see ``spikex.io.timeline``) and ``summary["timeline"]``.
         """
         self._timeline = bool(enabled)
         self._engine.record_timeline(self._timeline)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from .errors import ConfigError
-from .population import Population
+from ..api.population import Population
+from ..errors import ConfigError
 
 TAU_SYN_MS = 0.32582722403722841
 

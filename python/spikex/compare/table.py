@@ -30,7 +30,7 @@ def comparison_table(comparison: dict) -> Table:
     Parameters
     ----------
     comparison : dict
-        From ``spikex.compare.execute_comparison`` (or read from ``compare.json``).
+        From ``spikex.compare.comparison.execute_comparison`` (or read from ``compare.json``).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """The parent side of ``spikex run``: validate, launch the ranks, watch, report.
 
 Everything that can be checked is checked here, before any process is started or any
-file is written. Then the worker (``spikex.worker``) runs on P ranks, directly for
+file is written. Then the worker (``spikex.launch.worker``) runs on P ranks, directly for
 P = 1 and under ``mpiexec`` otherwise, with a private work directory next to the
 output directory. The work directory is removed whatever happens.
 """
@@ -20,8 +20,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import get, resolved_config
-from .errors import ConfigError, RunError, UserInputError
+from ..config import get, resolved_config
+from ..errors import ConfigError, RunError, UserInputError
+from ..io.output import SPIKES_FILE, SUMMARY_FILE
+from ..io.timeline import TIMELINE_FILE
 from .launcher import (
     LauncherNotFound,
     child_environment,
@@ -30,8 +32,6 @@ from .launcher import (
     thread_limit_problem,
     worker_command,
 )
-from .output import SPIKES_FILE, SUMMARY_FILE
-from .timeline import TIMELINE_FILE
 from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
 
 POLL_SECONDS = 0.2

@@ -22,7 +22,7 @@ class Result:
         The ``summary.json`` fields (see the contract).
     timeline : dict or None
         With ``record.timeline``: column -> ``(ranks, rows)`` array, one row per
-        (sub-)interval (``spikex.timeline``); otherwise None.
+        (sub-)interval (``spikex.io.timeline``); otherwise None.
     """
 
     spikes: tuple[np.ndarray, np.ndarray]

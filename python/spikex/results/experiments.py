@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 MANIFEST = Path("examples") / "papers" / "experiments.toml"
 EXPERIMENT_KEYS = {
@@ -144,7 +144,7 @@ class Experiment:
     discussion : str
         What carries over to a small oversubscribed machine (for docs/results.md).
     columns : tuple of str
-        Metrics (``spikex.run_metrics``) per method in the paper-style table.
+        Metrics (``spikex.compare.run_metrics``) per method in the paper-style table.
     figures : tuple of str
         Figures of ``spikex plot`` shown for it.
     figure_variants : tuple of str
@@ -245,7 +245,7 @@ def _experiment(directory: Path, name: str, table: object, quick: bool) -> Exper
 
 
 def _checked_columns(name: str, columns: list) -> list:
-    from .run_metrics import METRIC_NAMES
+    from ..compare.run_metrics import METRIC_NAMES
 
     for column in columns:
         if column not in METRIC_NAMES:
