@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from .markdown import main
 
 sys.exit(main())
