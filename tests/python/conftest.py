@@ -1,7 +1,7 @@
 """Shared helpers for the Python and multi-rank tests.
 
 Multi-rank runs go through `spikex run --np P` (which builds its own mpiexec command) or,
-for SPMD scripts, through `spikex.launcher.mpiexec_command`: the launcher flags live in
+for SPMD scripts, through `spikex.launch.launcher.mpiexec_command`: the launcher flags live in
 one place.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from spikex.launcher import child_environment, mpiexec_command
+from spikex.launch.launcher import child_environment, mpiexec_command
 
 REPO = Path(__file__).resolve().parents[2]
 SPIKEX = str(Path(sys.executable).parent / "spikex")

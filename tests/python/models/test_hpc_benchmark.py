@@ -7,10 +7,8 @@ import math
 
 import numpy as np
 import pytest
-
 from conftest import run_cli, run_config, write_config
-
-from spikex import hpc_benchmark
+from spikex.models import hpc_benchmark
 
 # 450 neurons, 375 inputs each, 150 ms: seconds per run, tens of thousands of spikes.
 SMALL_HPC = """

@@ -8,17 +8,16 @@ import sys
 
 import numpy as np
 import pytest
-from spikex.launcher import (
+from conftest import write_config
+from spikex.api.network import _chunk_ends, _contiguous_runs
+from spikex.api.population import Population
+from spikex.launch.launcher import (
     MPIEXEC_FLAGS,
     child_environment,
     mpiexec_command,
     thread_limit_problem,
     thread_wait_policy,
 )
-from spikex.network import _chunk_ends, _contiguous_runs
-from spikex.population import Population
-
-from conftest import write_config
 
 
 def test_one_rank_runs_without_launcher():
@@ -63,7 +62,7 @@ def test_the_packages_wait_policy_is_not_taken_for_the_users():
     # would inherit it in place of the layout's policy.
     script = (
         "import os, spikex\n"
-        "from spikex.launcher import child_environment\n"
+        "from spikex.launch.launcher import child_environment\n"
         "print('OMP_WAIT_POLICY' in os.environ, child_environment(ranks=1)['OMP_WAIT_POLICY'])"
     )
     clean = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}

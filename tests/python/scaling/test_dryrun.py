@@ -15,8 +15,7 @@ import textwrap
 
 import pytest
 from conftest import run_cli, write_config
-
-from spikex.launcher import child_environment, mpiexec_command
+from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.scaling.dryrun import execute_dryrun, plan_dryrun
 from spikex.scaling.validation import measure_runs
 
@@ -167,8 +166,8 @@ TIMELINE_SPMD = """
     import json, sys
     import numpy as np
     import spikex as sx
-    from spikex.method_variants import parse_method_variant
-    from spikex.timeline import gather_timeline
+    from spikex.compare.method_variants import parse_method_variant
+    from spikex.io.timeline import gather_timeline
     out = {}
     for text in sys.argv[2].split(";"):
         net = sx.Network.from_config(sys.argv[1], overrides=list(parse_method_variant(text).run_overrides()))

@@ -1,8 +1,9 @@
 """examples/papers/: every configuration validates and every experiment is a valid sweep.
 
 Dry checks only (nothing is run): the configurations parse and validate through
-``spikex.config``, and every sweep of the manifest plans through ``spikex.compare``, which
-checks its methods against the registry, its overrides and its rank counts.
+``spikex.config``, and every sweep of the manifest plans through
+``spikex.compare.comparison``, which checks its methods against the registry, its
+overrides and its rank counts.
 """
 
 from __future__ import annotations
@@ -11,15 +12,15 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from spikex.compare import plan_comparison
+from spikex.compare.comparison import plan_comparison
+from spikex.compare.method_variants import parse_method_variants
+from spikex.compare.run_metrics import METRIC_NAMES
 from spikex.config import resolved_config
-from spikex.experiments import load_experiments
-from spikex.method_variants import parse_method_variants
+from spikex.results.experiments import load_experiments
 from spikex.results.machine import MachineDescription
 from spikex.results.published import PUBLISHED
 from spikex.results.report import write_report
 from spikex.results.runner import SweepResult
-from spikex.run_metrics import METRIC_NAMES
 
 PAPERS = REPO / "examples" / "papers"
 MANIFEST = PAPERS / "experiments.toml"

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_cli, write_config
-
 from spikex import _core
+from spikex.api.network import Network
 from spikex.errors import UserInputError
-from spikex.network import Network
 from spikex.scaling.analytic import (
     GARG_TABLE2,
     GARG_TABLE3,

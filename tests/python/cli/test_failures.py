@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-
 from pathlib import Path
 
 from conftest import SPIKEX, run_cli

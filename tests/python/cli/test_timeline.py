@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import run_cli, run_config
-from spikex.timeline import FLOAT_COLUMNS, INTEGER_COLUMNS, TIMELINE_FILE, read_timeline
+from spikex.io.timeline import FLOAT_COLUMNS, INTEGER_COLUMNS, TIMELINE_FILE, read_timeline
 
 CASES = {
     "allgather": (2, ("exchange.method=allgather",)),

@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 from conftest import run_config, write_config
-from spikex.output import (
+from spikex.io.output import (
     read_sonata_spikes,
     sonata_population,
     spikes_sha256,

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli, write_config
-from spikex.compare import COMPARE_FILE, parse_rank_list
+from spikex.compare.comparison import COMPARE_FILE, parse_rank_list
+from spikex.compare.method_variants import parse_method_variants
+from spikex.compare.run_metrics import repeat_statistics
+from spikex.compare.spike_agreement import hash_groups, network_groups
+from spikex.compare.spike_perturbation import DROP_ONE_SPIKE_VARIABLE
 from spikex.errors import ConfigError
-from spikex.method_variants import parse_method_variants
 from spikex.methods import EXCHANGE_METHODS
-from spikex.run_metrics import repeat_statistics
-from spikex.spike_agreement import hash_groups, network_groups
-from spikex.spike_perturbation import DROP_ONE_SPIKE_VARIABLE
 
 SHORT_NETWORK = """
 [simulation]

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import run_cli, run_config, write_config
+from spikex.io.timeline import read_timeline
 from spikex.plots.figure_files import STANDARD_INCHES, pixels
 from spikex.plots.intervals import figure_pixels, interval_series
 from spikex.plots.raster import RASTER_CELLS, shown_cells
-from spikex.timeline import read_timeline
 
 SHORT_NETWORK = """
 [simulation]
