@@ -7,9 +7,7 @@ import json
 
 import numpy as np
 import pytest
-
 import spikex as sx
-
 from conftest import SMALL_NETWORK, run_config, run_spmd, write_config
 
 
@@ -61,6 +59,8 @@ def test_results_of_partial_runs_are_prefixes(config_run):
     np.testing.assert_array_equal(times[: early_times.size], early_times)
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_variable_delays_and_multapses_are_deterministic(tmp_path):
     """Per-connection delays (several delay groups per source) and repeated connections
     go through the engine's merge path; 1 and 3 ranks must agree."""
@@ -89,6 +89,7 @@ def test_variable_delays_and_multapses_are_deterministic(tmp_path):
     assert summaries[0]["events_delivered"] == summaries[1]["events_delivered"]
 
 
+@pytest.mark.mpi
 def test_api_under_mpiexec_gathers_spikes_on_every_rank(tmp_path, config_run):
     config, summary = config_run
     # each rank writes its own file: two ranks' stdout lines may interleave

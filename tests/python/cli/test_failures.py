@@ -7,9 +7,12 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from conftest import SPIKEX, run_cli
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_dead_rank_ends_the_job_with_status_3(small_config, tmp_path):
     outdir = tmp_path / "out"
     env = dict(os.environ, SPIKEX_TEST_KILL_RANK="1", SPIKEX_TEST_KILL_AT_MS="40")

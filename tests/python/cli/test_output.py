@@ -9,7 +9,7 @@ import struct
 import h5py
 import numpy as np
 import pytest
-from conftest import run_config, write_config
+from conftest import marked, run_config, several_ranks, write_config
 from spikex.io.output import (
     read_sonata_spikes,
     sonata_population,
@@ -83,7 +83,7 @@ def test_summary_write_is_atomic_and_leaves_no_temporary(tmp_path):
     assert [entry.name for entry in tmp_path.iterdir()] == ["summary.json"]
 
 
-@pytest.mark.parametrize("ranks", (1, 2))
+@pytest.mark.parametrize("ranks", marked((1, 2), mpi_if=several_ranks, slow_if=several_ranks))
 def test_run_writes_every_contract_field_and_a_matching_spike_file(tmp_path, ranks):
     config = write_config(tmp_path)
     summary = run_config(config, tmp_path / "out", ranks)

@@ -16,6 +16,8 @@ CASES = {
 }
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 @pytest.mark.parametrize("method", tuple(CASES))
 def test_timeline_rows_sum_to_the_run_totals(small_config, tmp_path, method):
     ranks, sets = CASES[method]

@@ -59,6 +59,8 @@ def comparison(config, tmp_path_factory):
     return outdir, done, json.loads((outdir / COMPARE_FILE).read_text())
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_compare_json_has_every_combination(comparison):
     _, _, result = comparison
     combinations = {(item["method"], item["ranks"]) for item in result["combinations"]}
@@ -72,6 +74,8 @@ def test_compare_json_has_every_combination(comparison):
     assert result["ranks"] == list(RANKS)
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_every_run_went_through_spikex_run_and_agrees(comparison):
     outdir, _, result = comparison
     assert result["spikes_agree"] is True
@@ -87,6 +91,8 @@ def test_every_run_went_through_spikex_run_and_agrees(comparison):
         assert run["metrics"]["messages"] == summary["exchange"]["messages_sent"]
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_every_combination_has_the_reported_numbers(comparison):
     _, _, result = comparison
     for combination in result["combinations"]:
@@ -99,6 +105,8 @@ def test_every_combination_has_the_reported_numbers(comparison):
         assert metrics["comp_mean_s"]["median"] <= metrics["comp_max_s"]["median"]
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_table_names_every_method_and_the_agreement(comparison):
     outdir, done, result = comparison
     for method in METHODS:
@@ -108,6 +116,8 @@ def test_table_names_every_method_and_the_agreement(comparison):
     assert str(outdir / COMPARE_FILE) in done.stdout
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_dropped_spike_exits_1_naming_the_mismatching_run(config, tmp_path):
     outdir = tmp_path / "perturbed"
     done = compare(
@@ -140,6 +150,8 @@ def test_repeats_give_median_and_spread(config, tmp_path):
     assert "±" in done.stdout
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_per_rank_scales_the_network_with_the_ranks(config, tmp_path):
     outdir = tmp_path / "weak"
     done = compare(

@@ -65,6 +65,8 @@ def comparison_dir(tmp_path_factory) -> Path:
     return directory / "compare"
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_plot_of_a_run_writes_every_figure(timeline_run):
     done = run_cli(["plot", str(timeline_run)])
     assert done.returncode == 0, done.stderr
@@ -77,12 +79,16 @@ def test_plot_of_a_run_writes_every_figure(timeline_run):
     assert_figure(outdir, "intervals", figure_pixels(1))
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_plot_writes_where_asked(timeline_run, tmp_path):
     done = run_cli(["plot", str(timeline_run), "-o", str(tmp_path / "figures")])
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "figures" / "raster.png").is_file()
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_interval_series_add_up_to_the_run_totals(timeline_run):
     summary = json.loads((timeline_run / "summary.json").read_text())
     timeline = read_timeline(timeline_run / "timeline.h5")
@@ -104,6 +110,8 @@ def test_interval_series_add_up_to_the_run_totals(timeline_run):
     assert series["time_ms"][-1] == pytest.approx(summary["simulated_ms"])
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_plot_of_a_comparison_adds_scaling_and_notes_the_missing_timeline(comparison_dir):
     done = run_cli(["plot", str(comparison_dir)])
     assert done.returncode == 0, done.stderr
@@ -114,6 +122,7 @@ def test_plot_of_a_comparison_adds_scaling_and_notes_the_missing_timeline(compar
     assert "intervals: skipped" in done.stderr and "record.timeline" in done.stderr
 
 
+@pytest.mark.slow
 def test_plot_of_a_directory_without_results_exits_2(tmp_path):
     done = run_cli(["plot", str(tmp_path)])
     assert done.returncode == 2

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from conftest import run_cli, run_config, run_spmd, write_config
+from conftest import marked, run_cli, run_config, run_spmd, several_ranks, write_config
 
 RANKS = (1, 2, 3, 4, 8)
 SORT = {"sort": "connections.sort_by_source=true", "nosort": "connections.sort_by_source=false"}
@@ -32,7 +31,10 @@ CASES = (
 )
 
 
-@pytest.mark.parametrize("method,sort,distribution,ranks", CASES)
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "method,sort,distribution,ranks", marked(CASES, mpi_if=lambda case: case[3] > 1)
+)
 def test_same_spikes_as_allgather(reference, small_config, tmp_path, method, sort, distribution, ranks):
     sets = (f"exchange.method={method}", SORT[sort], f"distribution.scheme={distribution}")
     summary = run_config(small_config, tmp_path / "out", ranks, sets)
@@ -42,6 +44,8 @@ def test_same_spikes_as_allgather(reference, small_config, tmp_path, method, sor
     assert summary["exchange"]["sorted_by_source"] is (sort == "sort")
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ("alltoall", "alltoallv"))
 def test_burst_network(reference, small_config, tmp_path, method):
     sets = (f"exchange.method={method}", "network.burst.groups=4")
@@ -49,6 +53,8 @@ def test_burst_network(reference, small_config, tmp_path, method):
     assert summary["spikes_sha256"] == reference["burst"]["spikes_sha256"]
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_tiny_sections_take_several_rounds(reference, small_config, tmp_path):
     sets = ("exchange.method=alltoall", "exchange.alltoall_min_entries=1", "exchange.alltoall_max_entries=2")
     summary = run_config(small_config, tmp_path / "out", 3, sets)
@@ -60,6 +66,8 @@ def test_tiny_sections_take_several_rounds(reference, small_config, tmp_path):
     assert exchange["rounds"] == 3 * intervals + exchange["overflow_rounds"]
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_large_sections_need_one_round_per_interval(small_config, tmp_path):
     sets = ("exchange.method=alltoall", "exchange.alltoall_min_entries=100000")
     summary = run_config(small_config, tmp_path / "out", 2, sets)
@@ -67,6 +75,8 @@ def test_large_sections_need_one_round_per_interval(small_config, tmp_path):
     assert summary["exchange"]["rounds"] == 2 * 100
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_small_init_buffer_takes_several_rounds(reference, small_config, tmp_path):
     # 16-byte records: 0.001 MB holds 65 records, i.e. 31 entries per rank pair on 2 ranks
     sets = ("exchange.method=alltoall", "exchange.max_init_buffer_mb=0.001")
@@ -93,7 +103,7 @@ WALK_BOTH_TIERS = """
 
 
 @pytest.mark.parametrize("sort", SORT)
-@pytest.mark.parametrize("ranks", (1, 3))
+@pytest.mark.parametrize("ranks", marked((1, 3), mpi_if=several_ranks, slow_if=several_ranks))
 def test_every_connection_reachable_from_exactly_one_target_entry(tmp_path, sort, ranks):
     config = write_config(tmp_path)
     overrides = ["exchange.method=alltoall", SORT[sort]]
@@ -122,6 +132,8 @@ def test_every_connection_reachable_from_exactly_one_target_entry(tmp_path, sort
         assert len(post) <= 400 * ranks  # one location per (source, rank)
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_receive_buffers_do_not_grow_with_ranks(tmp_path):
     """Weak scaling, from counts: 200 cells per rank, 50 inputs each. Allgather's receive
     buffer grows with P; alltoall's (unsorted: one entry per connection) stays flat."""
@@ -146,6 +158,8 @@ weight_spread = 0.02
 """
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_released_sources_cannot_be_queried_but_simulate(tmp_path, reference):
     script = """
         import spikex as sx
@@ -188,6 +202,8 @@ def test_bad_values_exit_2_with_one_line(small_config, tmp_path, setting, key):
     assert not (tmp_path / "out" / "summary.json").exists()
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ("allgather", "alltoall", "alltoallv"))
 def test_memory_is_accounted_per_structure(small_config, tmp_path, method):
     summary = run_config(small_config, tmp_path / "out", 2, (f"exchange.method={method}",))

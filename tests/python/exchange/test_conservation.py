@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from conftest import run_spmd, write_config
+from conftest import marked, run_spmd, write_config
 
 SCRIPT = """
     import json, numpy as np, spikex as sx
@@ -29,8 +28,12 @@ SCRIPT = """
 
 @pytest.mark.parametrize(
     "ranks,overrides",
-    [(1, []), (3, []), (4, ["exchange.allgather_slots=1"]),
-     (2, ["network.connectivity=adjacent", "distribution.scheme=consecutive"])],
+    marked(
+        [(1, []), (3, []), (4, ["exchange.allgather_slots=1"]),
+         (2, ["network.connectivity=adjacent", "distribution.scheme=consecutive"])],
+        mpi_if=lambda case: case[0] > 1,
+        slow_if=lambda case: case[0] > 2,
+    ),
 )
 def test_events_delivered_equal_out_degrees_of_spikes(tmp_path, ranks, overrides):
     config = write_config(tmp_path)

@@ -5,8 +5,10 @@ every input changes the outcome)."""
 from __future__ import annotations
 
 import pytest
+from conftest import marked, run_config
 
-from conftest import run_config
+# Every test here runs simulations of a few seconds (or needs a module fixture that does).
+pytestmark = pytest.mark.slow
 
 RANKS = (1, 2, 3, 4, 8)
 DISTRIBUTIONS = ("round_robin", "consecutive", "random_shuffle")
@@ -40,7 +42,7 @@ CASES = [("random", d, p) for d in DISTRIBUTIONS for p in RANKS] + [
 ]
 
 
-@pytest.mark.parametrize("network,distribution,ranks", CASES)
+@pytest.mark.parametrize("network,distribution,ranks", marked(CASES, mpi_if=lambda case: case[2] > 1))
 def test_same_spikes_on_any_rank_count_and_distribution(
     reference, small_config, tmp_path, network, distribution, ranks
 ):

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_spmd
+from conftest import marked, run_spmd, several_ranks
+
+# Every test here runs simulations of a few seconds (or needs a module fixture that does).
+pytestmark = pytest.mark.slow
 
 TSTOP_MS = 100.0
 # Non-zero weights (mean 0), so that inputs matter; 400 cells, 60 +- 5 inputs.
@@ -136,7 +139,7 @@ def reference(tmp_path_factory) -> dict:
     return {name: case["sha256"] for name, case in results_on(0, tmp_path_factory).items()}
 
 
-@pytest.mark.parametrize("ranks", (1, 2, 3, 4, 8))
+@pytest.mark.parametrize("ranks", marked((1, 2, 3, 4, 8), mpi_if=several_ranks))
 def test_every_variant_gives_the_allgather_spikes(reference, tmp_path_factory, ranks):
     results = results_on(ranks, tmp_path_factory)
     assert set(results) == {name for name, _, _ in _cases(ranks)}
@@ -148,7 +151,7 @@ def test_every_variant_gives_the_allgather_spikes(reference, tmp_path_factory, r
         )
 
 
-@pytest.mark.parametrize("ranks", (1, 2, 3, 4, 8))
+@pytest.mark.parametrize("ranks", marked((1, 2, 3, 4, 8), mpi_if=several_ranks))
 def test_conservation_counts(tmp_path_factory, ranks):
     """Every message sent was received; 16 bytes each; at least one Allreduce per end."""
     for name, case in results_on(ranks, tmp_path_factory).items():
@@ -165,6 +168,7 @@ def test_conservation_counts(tmp_path_factory, ranks):
             assert exchange["messages_sent"] > 0, name
 
 
+@pytest.mark.mpi
 def test_messages_follow_the_target_ranks(tmp_path_factory):
     """One-phase multisend sends each spike once to every remote rank holding a target;
     two-phase sends the same total, part of it from relays (P = 8: groups of ~2)."""
@@ -183,6 +187,7 @@ def test_messages_follow_the_target_ranks(tmp_path_factory):
     assert 0 < persistent["persistent_requests"] <= persistent["phase_one_entries"]
 
 
+@pytest.mark.mpi
 def test_variant_mechanics_are_exercised(tmp_path_factory):
     """The rarely taken paths ran (and gave the same spikes, checked above)."""
     three = results_on(3, tmp_path_factory)
@@ -226,6 +231,7 @@ SLOW_SCRIPT = """
 """
 
 
+@pytest.mark.mpi
 def test_a_slow_rank_changes_nothing(tmp_path):
     """Rank 2 sleeps 3 ms at the start of every sub-interval: its sends are late and the
     messages to it pile up; the conservation loop still settles every interval."""

@@ -13,7 +13,7 @@ import json
 import tomllib
 
 import pytest
-from conftest import SMALL_NETWORK, run_cli, run_config, run_spmd
+from conftest import SMALL_NETWORK, marked, run_cli, run_config, run_spmd, several_ranks
 
 ROUTED = "exchange.method=routed"
 DISTRIBUTIONS = ("round_robin", "consecutive", "random_shuffle")
@@ -57,7 +57,8 @@ def run_cases(ranks: int, cases: list[tuple[str, tuple[str, ...]]], directory) -
     return json.loads((directory / "summaries.json").read_text())
 
 
-@pytest.mark.parametrize("ranks", range(1, 9))
+@pytest.mark.slow
+@pytest.mark.parametrize("ranks", marked(range(1, 9), mpi_if=several_ranks))
 def test_same_spikes_as_allgather(reference, tmp_path, ranks):
     cases = [(d, (ROUTED, f"distribution.scheme={d}")) for d in DISTRIBUTIONS]
     cases += [(name, (ROUTED, *sets)) for name, sets in VARIANTS.get(ranks, [])]
@@ -89,6 +90,8 @@ def test_same_spikes_as_allgather(reference, tmp_path, ranks):
             assert exchange["route_buffer_high_water"] <= 6
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_spikex_run_with_a_ragged_grid(reference, small_config, tmp_path):
     summary = run_config(small_config, tmp_path / "out", 3, (ROUTED, "exchange.route_dims=[2, 2]"))
     assert summary["spikes_sha256"] == reference["spikes_sha256"]

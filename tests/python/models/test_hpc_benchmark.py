@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import run_cli, run_config, write_config
+from conftest import marked, run_cli, run_config, write_config
 from spikex.models import hpc_benchmark
 
 # 450 neurons, 375 inputs each, 150 ms: seconds per run, tens of thousands of spikes.
@@ -39,6 +39,7 @@ def reference(config, tmp_path_factory):
     return {name: run_config(config, directory / name, 1, (flag,)) for name, flag in PLASTICITY.items()}
 
 
+@pytest.mark.slow
 def test_reference_runs_are_alive_and_plasticity_matters(reference):
     static, stdp = reference["static"], reference["stdp"]
     cells = static["cells"]
@@ -51,7 +52,8 @@ def test_reference_runs_are_alive_and_plasticity_matters(reference):
     assert "plasticity" in stdp["memory_bytes"] and "plasticity" not in static["memory_bytes"]
 
 
-@pytest.mark.parametrize("ranks,threads", SPLITS[1:])
+@pytest.mark.slow
+@pytest.mark.parametrize("ranks,threads", marked(SPLITS[1:], mpi_if=lambda case: case[0] > 1))
 @pytest.mark.parametrize("plasticity", PLASTICITY)
 def test_same_spikes_for_every_ranks_threads_split(config, reference, tmp_path, ranks, threads, plasticity):
     sets = (PLASTICITY[plasticity], f"simulation.threads={threads}")
@@ -61,6 +63,8 @@ def test_same_spikes_for_every_ranks_threads_split(config, reference, tmp_path, 
     assert summary["events_delivered"] == reference[plasticity]["events_delivered"]
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS[1:])
 @pytest.mark.parametrize("plasticity", PLASTICITY)
 def test_same_spikes_for_every_exchange_method(config, reference, tmp_path, method, plasticity):

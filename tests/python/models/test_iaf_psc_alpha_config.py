@@ -186,6 +186,8 @@ def test_dc_driven_run_fires_at_the_closed_form_times(tmp_path):
         assert times[gid] == pytest.approx([13.8, 26.8, 39.8], abs=1e-9)
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_recurrent_run_with_poisson_input_is_the_same_on_any_split(tmp_path):
     from conftest import run_config
 

@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import run_cli, write_config
+from conftest import marked, run_cli, several_ranks, write_config
 from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.scaling.dryrun import execute_dryrun, plan_dryrun
 from spikex.scaling.validation import measure_runs
@@ -78,6 +78,8 @@ def runs(request, tmp_path_factory):
     return ranks, real, predicted(config, ranks)
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_dryrun_counts_equal_real_runs(runs):
     ranks, real, dry = runs
     shas = {entry["sha"] for entry in real.values()}
@@ -105,7 +107,9 @@ def test_dryrun_counts_equal_real_runs(runs):
     assert checked > 60
 
 
-@pytest.mark.parametrize("ranks", (1, 2, 4))
+@pytest.mark.parametrize(
+    "ranks", marked((1, 2, 4), mpi_if=several_ranks, slow_if=lambda ranks: ranks > 2)
+)
 def test_memory_model_within_ten_percent(tmp_path, ranks):
     variants = ("allgather", "alltoall", "alltoall:connections.sort_by_source=false", "alltoallv",
                 "multisend", "multisend:phases=2", "rma", "routed")  # fmt: skip
@@ -182,6 +186,8 @@ TIMELINE_SPMD = """
 """
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_dryrun_counts_per_interval_equal_the_timeline(tmp_path):
     # Per interval (a timeline row: an exchange synchronisation), summed over ranks. Only
     # counts that cannot move between rows in a real run are compared: arrivals of

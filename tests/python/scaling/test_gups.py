@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_cli
+from conftest import marked, run_cli, several_ranks
 
 LOG2_TABLE = 12  # 4,096 words, 16,384 updates: quick, yet thousands of messages
 
@@ -22,7 +22,9 @@ def gups(tmp_path, *args: str):
 
 
 @pytest.mark.parametrize("algorithm", ("baseline", "routed"))
-@pytest.mark.parametrize("ranks", (1, 2, 3, 4, 8))
+@pytest.mark.parametrize(
+    "ranks", marked((1, 2, 3, 4, 8), mpi_if=several_ranks, slow_if=lambda ranks: ranks > 2)
+)
 def test_verification_passes(tmp_path, ranks, algorithm):
     done, result = gups(tmp_path, "--np", str(ranks), "--algorithm", algorithm)
     assert done.returncode == 0, done.stderr
@@ -51,6 +53,8 @@ def test_verification_passes(tmp_path, ranks, algorithm):
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_routed_hypercube_and_ragged_grids(tmp_path):
     for ranks, dims in ((8, "hypercube"), (3, "2x2"), (5, "[2,2,2]")):
         done, result = gups(tmp_path, "--np", str(ranks), "--dims", dims, "--budget", "64")
@@ -60,6 +64,8 @@ def test_routed_hypercube_and_ragged_grids(tmp_path):
         assert result["forwarded"] > 0, dims
 
 
+@pytest.mark.mpi
+@pytest.mark.slow
 def test_corrupted_updates_are_caught(tmp_path):
     # A few corrupted updates are counted but stay within HPCC's 1% tolerance...
     done, result = gups(tmp_path, "--np", "2", "--corrupt-updates", "3")

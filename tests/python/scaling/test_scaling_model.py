@@ -107,6 +107,7 @@ def test_time_model_allgather_grows_about_linearly_with_p(tmp_path):
     assert done.returncode == 0 and "allgather" in done.stdout
 
 
+@pytest.mark.slow
 def test_cli_model_figures(tmp_path):
     done = run_cli(["model", "figures", "-o", str(tmp_path)])
     assert done.returncode == 0, done.stderr
