@@ -203,6 +203,21 @@ def test_defaults_fill_every_key():
     assert registry.validate(resolved) == resolved
 
 
+def test_each_section_module_holds_its_own_keys_rules_and_checks():
+    """config/<section>.py is replaceable on its own (exchange.py will be generated)."""
+    from spikex.config.registry import CROSS_CHECKS, SECTION_MODULES
+
+    for module in SECTION_MODULES:
+        sections = set(module.SECTION_DOCS)
+        assert sections, module.__name__
+        assert all(key.section in sections for key in module.REGISTRY), module.__name__
+        assert isinstance(module.CROSS_RULES, tuple) and isinstance(module.CROSS_CHECKS, tuple)
+    assert sum(len(module.REGISTRY) for module in SECTION_MODULES) == len(registry.KEYS)
+    assert len(CROSS_CHECKS) == sum(len(module.CROSS_CHECKS) for module in SECTION_MODULES)
+    exchange = {module.__name__: module for module in SECTION_MODULES}["spikex.config.exchange"]
+    assert {key.section for key in exchange.REGISTRY} == {"exchange"}
+
+
 def test_contract_keys_and_defaults():
     expected = {
         "simulation.tstop_ms": 200.0, "simulation.dt_ms": 0.025, "simulation.seed": 1,
