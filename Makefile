@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup setup-nest build demo test test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: all setup setup-nest build demo test test-fast test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -48,6 +48,11 @@ setup-nest:
 
 test-python: setup-nest
 	$(PY) -m pytest -q tests/python
+
+# While developing: the Python tests not marked slow (pyproject.toml, docs/dev/testing.md),
+# serial and MPI, in under two minutes on 2 cores; `make test` still runs everything.
+test-fast: build
+	$(PY) -m pytest -q -m "not slow" tests/python
 
 bench: build
 	$(PY) bench/hines2011.py

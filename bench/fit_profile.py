@@ -22,7 +22,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from spikex.launcher import child_environment, mpiexec_command
+from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.results.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]

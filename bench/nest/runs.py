@@ -75,7 +75,7 @@ class Run:
 
 
 def _environment(run: Run) -> dict:
-    from spikex.launcher import child_environment
+    from spikex.launch.launcher import child_environment
 
     nest = run.simulator == "nest"
     # Both simulators' threads wait alike: they spin when the run fits the cores.
@@ -97,7 +97,7 @@ def command(run: Run) -> list[str]:
     program = [sys.executable, str(HERE / "spikex_hpc.py"), *run.arguments()]
     if run.ranks == 1:
         return program
-    from spikex.launcher import mpiexec_command
+    from spikex.launch.launcher import mpiexec_command
 
     return mpiexec_command(run.ranks, program)
 

@@ -77,8 +77,8 @@ if _core.comm_size() > 1:
     _install_abort_on_uncaught_exception()
 
 from .errors import ConfigError
-from .population import Population
-from .result import Result
+from .api.population import Population
+from .api.result import Result
 
 __all__ = ["ConfigError", "Network", "Population", "Result", "__version__"]
 
@@ -87,7 +87,7 @@ def __getattr__(name: str):
     # Network is imported on first use so that `python -m spikex.config` can run the
     # configuration module as a script without it being imported twice.
     if name == "Network":
-        from .network import Network
+        from .api.network import Network
 
         return Network
     raise AttributeError(f"module 'spikex' has no attribute {name!r}")

@@ -1,8 +1,12 @@
-"""Shared helpers for the Python and multi-rank tests.
+"""Shared helpers for the Python and multi-rank tests of every topic folder.
 
 Multi-rank runs go through `spikex run --np P` (which builds its own mpiexec command) or,
-for SPMD scripts, through `spikex.launcher.mpiexec_command`: the launcher flags live in
+for SPMD scripts, through `spikex.launch.launcher.mpiexec_command`: the launcher flags live in
 one place.
+
+Markers (pyproject.toml): `mpi` for a test that launches mpiexec (more than one rank),
+`slow` for one that takes more than about 1.5 s here (`make test-fast` leaves those out).
+`marked` puts them on the cases of a parametrized test that need them.
 """
 
 from __future__ import annotations
@@ -15,8 +19,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from spikex.launcher import child_environment, mpiexec_command
+from spikex.launch.launcher import child_environment, mpiexec_command
 
 REPO = Path(__file__).resolve().parents[2]
 SPIKEX = str(Path(sys.executable).parent / "spikex")
@@ -105,3 +108,35 @@ def require_nest(reason: str | None) -> None:
 @pytest.fixture
 def small_config(tmp_path: Path) -> Path:
     return write_config(tmp_path)
+
+
+def marked(cases, mpi_if=None, slow_if=None) -> list:
+    """``parametrize`` values with the ``mpi`` / ``slow`` markers on the cases that need them.
+
+    A case is one parameter value or a tuple of values (several parameters);
+    ``mpi_if(case)`` says whether it runs on more than one rank, ``slow_if(case)`` whether
+    it is slow. Test ids stay those of the plain values.
+    """
+    params = []
+    for case in cases:
+        marks = [pytest.mark.mpi] if mpi_if and mpi_if(case) else []
+        marks += [pytest.mark.slow] if slow_if and slow_if(case) else []
+        values = case if isinstance(case, tuple) else (case,)
+        params.append(pytest.param(*values, marks=marks))
+    return params
+
+
+def several_ranks(ranks: int) -> bool:
+    """``mpi_if`` for a rank-count parameter."""
+    return ranks > 1
+
+
+# Marked here, by file: the NEST exact-match tests run NEST 3.10 and spikex on the same
+# network (about 10 s where NEST is installed; they skip where it is not).
+SLOW_FILES = ("test_nest_exact_match.py",)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)

@@ -55,7 +55,7 @@ def interval_series(timeline: dict, dt_ms: float) -> dict[str, np.ndarray]:
 
 def read_run_series(run: RunOutput) -> dict[str, np.ndarray]:
     """``interval_series`` of one run directory's ``timeline.h5``."""
-    from ..timeline import read_timeline
+    from ..io.timeline import read_timeline
 
     summary = run.summary()
     return interval_series(read_timeline(run.timeline_path), float(summary["dt_ms"]))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..run_metrics import MEBIBYTE
+from ..compare.run_metrics import MEBIBYTE
 from .figure_files import new_figure, save_figure
 from .grouped_bars import grouped_positions, label_groups
 from .sources import PlotSource

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..output import read_sonata_spikes
+from ..io.output import read_sonata_spikes
 from .figure_files import new_figure, save_figure
 from .sources import PlotSource
 

@@ -3,7 +3,7 @@
 A run directory has ``summary.json`` (and ``spikes.h5``, maybe ``timeline.h5``); a
 comparison directory has ``compare.json`` and the run directories it names. Both become a
 ``PlotSource``: a list of (method, ranks) combinations with their statistics
-(``spikex.run_metrics``) and run directories, so every figure is written once.
+(``spikex.compare.run_metrics``) and run directories, so every figure is written once.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..compare import COMPARE_FILE
+from ..compare.comparison import COMPARE_FILE
+from ..compare.run_metrics import METRICS, repeat_statistics, run_metrics
 from ..errors import ConfigError
-from ..output import SPIKES_FILE, SUMMARY_FILE
-from ..run_metrics import METRICS, repeat_statistics, run_metrics
-from ..timeline import TIMELINE_FILE
+from ..io.output import SPIKES_FILE, SUMMARY_FILE
+from ..io.timeline import TIMELINE_FILE
 
 
 @dataclass(frozen=True)

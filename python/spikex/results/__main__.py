@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..experiments import MANIFEST, load_experiments
+from .experiments import MANIFEST, load_experiments
 from .machine import describe_machine
 from .report import write_measurements, write_report
 from .runner import load_experiment, run_experiment

@@ -15,8 +15,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from ..experiments import Experiment
-from ..run_metrics import METRICS
+from ..compare.run_metrics import METRICS
+from .experiments import Experiment
 from .machine import MachineDescription
 from .published import PUBLISHED, PublishedTable
 from .runner import SweepResult

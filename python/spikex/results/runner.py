@@ -1,6 +1,6 @@
 """Run the papers' experiments: every sweep of the manifest through ``spikex compare``.
 
-Each sweep runs through ``spikex.compare`` (the code path of ``spikex compare`` and so
+Each sweep runs through ``spikex.compare.comparison`` (the code path of ``spikex compare`` and so
 of ``spikex run``) into ``WORKDIR/<sweep key>``, is plotted by ``spikex.plots`` and its
 chosen figures are copied as PNG into the documentation's figure directory. A sweep that
 fails (a run error, an invalid configuration) is recorded with its message and the
@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..compare import COMPARE_FILE, execute_comparison, plan_comparison
+from ..compare.comparison import COMPARE_FILE, execute_comparison, plan_comparison
 from ..errors import RunError
-from ..experiments import Experiment, Sweep
 from ..plots import plot_directory
+from .experiments import Experiment, Sweep
 
 
 @dataclass

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compare.method_variants import MethodVariant, parse_method_variants
 from ..config import get, resolved_config
 from ..errors import ConfigError, UserInputError
-from ..method_variants import MethodVariant, parse_method_variants
+from ..io.output import read_sonata_spikes, spikes_sha256, write_summary
 from ..methods import capability
-from ..output import read_sonata_spikes, spikes_sha256, write_summary
 from ..version import __version__
 from .statistics import over_ranks
 
@@ -112,7 +112,7 @@ def spike_train(config: dict, spikes_path: Path | None) -> tuple[np.ndarray, np.
         gids, times_ms = read_sonata_spikes(spikes_path)
         source = str(spikes_path)
     else:
-        from ..network import Network
+        from ..api.network import Network
 
         start = time.perf_counter()
         simulated = copy.deepcopy(config)
@@ -145,7 +145,7 @@ def execute_dryrun(plan: DryRunPlan, train: tuple | None = None) -> dict:
     ``train``: a ``spike_train()`` result to reuse (sweeps over P of one network).
     """
     from .. import _core
-    from ..network import Network, _chunk_ends
+    from ..api.network import Network, _chunk_ends
 
     gids, steps, train = train or spike_train(plan.config, plan.spikes_path)
     sampled = _core.dryrun_sample(plan.ranks, ranks_that_fit(plan))

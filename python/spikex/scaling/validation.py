@@ -23,7 +23,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from ..launcher import child_environment, mpiexec_command
+from ..launch.launcher import child_environment, mpiexec_command
 from ..methods import EXCHANGE_METHODS, capability
 from .analytic import targets_on_rank
 from .dryrun import execute_dryrun, plan_dryrun
@@ -53,7 +53,7 @@ weight_spread = 0.05
 SPMD = """
     import gc, json, sys
     import spikex as sx
-    from spikex.method_variants import parse_method_variant
+    from spikex.compare.method_variants import parse_method_variant
     config, variants, tstop = sys.argv[1], sys.argv[2].split(";"), float(sys.argv[3])
     out = {}
     for text in variants:
@@ -216,7 +216,7 @@ def paper_sweeps(workdir: Path, profile, quick: bool = False) -> dict:
 def nest_figure1_measured(workdir: Path) -> list[dict]:
     """Fractions of (cell, rank) pairs with 0, 1, >1 targets on our real connectivity."""
     from .. import _core
-    from ..network import Network
+    from ..api.network import Network
 
     rows = []
     cells, indegree = 4096, 500

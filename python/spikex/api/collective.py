@@ -1,0 +1,53 @@
+"""Reductions over ranks, all built on the core's two allgathers.
+
+Every rank calls these in the same order with arrays of the same length (except
+``gather_int64``), and every rank gets the same answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+
+
+def gather_int64(values: np.ndarray) -> np.ndarray:
+    """Concatenation over ranks (rank order) of int64 arrays of any length."""
+    return np.asarray(_core.allgather_int64(np.ascontiguousarray(values, dtype=np.int64)))
+
+
+def _per_rank(values: np.ndarray, gather) -> np.ndarray:
+    """Allgather equal-length rows into a (ranks, n) array."""
+    values = np.ascontiguousarray(values).ravel()
+    gathered = np.asarray(gather(values))
+    ranks = _core.comm_size()
+    if gathered.size != ranks * values.size:
+        raise RuntimeError(
+            f"ranks disagree on the number of values to reduce: {gathered.size} gathered "
+            f"from {ranks} ranks, {values.size} on this rank"
+        )
+    return gathered.reshape(ranks, values.size)
+
+
+def float64_per_rank(values) -> np.ndarray:
+    """(ranks, n) array of every rank's float64 values."""
+    return _per_rank(np.asarray(values, dtype=np.float64), _core.allgather_float64)
+
+
+def int64_per_rank(values) -> np.ndarray:
+    """(ranks, n) array of every rank's int64 values."""
+    return _per_rank(np.asarray(values, dtype=np.int64), _core.allgather_int64)
+
+
+def sum_int64(value: int) -> int:
+    """Sum of one integer over ranks."""
+    return int(int64_per_rank([value]).sum())
+
+
+def gather_spikes(steps: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every rank's recorded spikes, on every rank (unsorted, rank order)."""
+    steps = np.asarray(steps, dtype=np.int64)
+    gids = np.asarray(gids, dtype=np.int64)
+    if steps.shape != gids.shape:
+        raise RuntimeError(f"core returned {steps.size} spike steps but {gids.size} gids")
+    return gather_int64(steps), gather_int64(gids)

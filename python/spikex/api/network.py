@@ -1,0 +1,662 @@
+"""The Python API: build a network, simulate it, get spikes and a summary.
+
+SPMD like PyNEST: under ``mpiexec`` every rank runs the same script and makes the same
+calls with the same arguments; each rank keeps the cells and incoming connections it
+owns, and every rank gets the same ``Result``.
+
+Life cycle: ``create`` / ``connect`` / ``connect_rule`` / ``record_spikes`` while the
+network is open; the first ``connections()`` or ``simulate()`` builds it (no
+communication), the first ``simulate()`` also initialises the exchange (collective).
+After that the network can only be simulated further.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..config import KEYS, get, resolved_config
+from ..errors import format_value
+from ..io.output import canonical_order, spikes_sha256
+from ..io.timeline import gather_timeline, timeline_summary
+from ..launch.launcher import thread_limit_problem
+from ..models import CONNECTION_RULES, MODEL_PARAMETERS, SYNAPSES, hpc_benchmark
+from ..version import __version__
+from .collective import gather_spikes
+from .population import Population
+from .result import Result
+from .summary import build_summary
+
+# Exchange options accepted as keyword arguments of Network (section [exchange]).
+EXCHANGE_OPTIONS = tuple(
+    key.name for key in KEYS.values() if key.section == "exchange" and key.name != "method"
+)
+# Number of progress callbacks per simulate() call (chunks are whole intervals).
+PROGRESS_CHUNKS = 100
+# Relative tolerance when comparing a delay with dt (delays are rounded to steps).
+DELAY_TOLERANCE = 1e-9
+
+ProgressCallback = Callable[[float, float], None]
+
+
+class Network:
+    """A spiking network distributed over the MPI ranks of the job.
+
+    Parameters
+    ----------
+    dt_ms : float
+        Time step in ms.
+    seed : int
+        Seed of every random stream, in [0, 2**32 - 1].
+    method : str
+        Spike-exchange method (see ``spikex.methods.EXCHANGE_METHODS``).
+    distribution : str
+        Cell distribution over ranks: ``round_robin``, ``consecutive`` or
+        ``random_shuffle``.
+    sort_by_source : bool
+        Sort each rank's connections by source (NEST 5g-sort); false keeps creation order
+        (5g-nosort, used by target-addressed methods only).
+    keep_sources : bool
+        Keep the source table after initialisation; false frees it (then ``connections()``
+        raises).
+    threads : int
+        Threads per rank (OpenMP): each owns a block of the rank's cells and the
+        connections ending there. Spikes do not depend on it.
+    **exchange_options
+        ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait``, ... (see the
+        ``[exchange]`` section of the configuration reference).
+
+    Raises
+    ------
+    ValueError
+        For any parameter outside its allowed range, naming it and what is allowed.
+    """
+
+    def __init__(
+        self,
+        dt_ms: float = 0.025,
+        seed: int = 1,
+        method: str = "allgather",
+        distribution: str = "round_robin",
+        sort_by_source: bool = True,
+        keep_sources: bool = True,
+        threads: int = 1,
+        **exchange_options: object,
+    ) -> None:
+        self.dt_ms = _check("Network", "dt_ms", "simulation.dt_ms", dt_ms)
+        self.seed = _check("Network", "seed", "simulation.seed", seed)
+        self.method = _check("Network", "method", "exchange.method", method)
+        self.distribution = _check("Network", "distribution", "distribution.scheme", distribution)
+        self.exchange_options = _exchange_options(exchange_options)
+        self.populations: list[Population] = []
+        self.config: dict | None = None
+        self.sort_by_source = _check("Network", "sort_by_source", "connections.sort_by_source", sort_by_source)
+        self.keep_sources = _check("Network", "keep_sources", "connections.keep_sources", keep_sources)
+        if not (self.sort_by_source or self.keep_sources):
+            raise ValueError(
+                "Network: keep_sources = False needs sort_by_source = True (unsorted connections "
+                "need their sources to order the inputs of a step canonically)"
+            )
+        self._engine = _core.Engine(
+            self.dt_ms, self.seed, self.method, self.distribution, dict(self.exchange_options)
+        )
+        self._engine.set_connection_options(self.sort_by_source, self.keep_sources)
+        self.threads = _check("Network", "threads", "simulation.threads", threads)
+        problem = thread_limit_problem(self.threads)
+        if problem:
+            raise ValueError(f"Network: threads = {self.threads}: {problem}")
+        self._engine.set_threads(self.threads)
+        self._cells_total = 0
+        self._rules: list[dict] = []
+        self._explicit_connections = 0
+        self._recorded: list[list[int]] = []
+        self._state = "open"
+        self._wall = {"build": 0.0, "init": 0.0, "simulate": 0.0, "total": 0.0}
+        self._requested_ms = 0.0
+        self._timeline = False
+
+    # ---- construction from a configuration ------------------------------------------
+
+    @classmethod
+    def from_config(
+        cls, source: str | Path | dict, overrides: list[str] | tuple[str, ...] | None = None
+    ) -> Network:
+        """Build the network a configuration describes (the same one ``spikex run`` runs).
+
+        Parameters
+        ----------
+        source : str, Path or dict
+            TOML file, or a (partial) configuration dict.
+        overrides : list of str, optional
+            ``"key=value"`` overrides, as ``--set`` on the command line.
+
+        Returns
+        -------
+        Network
+            With one population (``net.populations[0]``), its connections and, when
+            ``record.spikes`` is true, spike recording; not yet simulated.
+
+        Raises
+        ------
+        spikex.ConfigError
+            (a ``ValueError``) for an invalid configuration.
+        """
+        config = resolved_config(source, tuple(overrides or ()), ranks=_core.comm_size())
+        network = cls(
+            dt_ms=get(config, "simulation.dt_ms"),
+            seed=get(config, "simulation.seed"),
+            method=get(config, "exchange.method"),
+            distribution=get(config, "distribution.scheme"),
+            sort_by_source=get(config, "connections.sort_by_source"),
+            keep_sources=get(config, "connections.keep_sources"),
+            threads=get(config, "simulation.threads"),
+            **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
+        )
+        model = get(config, "network.model")
+        if model == "hpc_benchmark":
+            hpc_benchmark.build(network, config, get)
+            cells = Population(0, network.cells, "iaf_psc_alpha")
+        else:
+            params = {name: get(config, path) for name, path in MODEL_PARAMETERS[model].items()}
+            cells = network.create(model, get(config, "network.cells"), params=params)
+            network.connect_rule(
+                get(config, "network.connectivity"),
+                cells,
+                cells,
+                indegree=get(config, "network.indegree"),
+                indegree_spread=get(config, "network.indegree_spread"),
+                weight=get(config, "network.weight"),
+                weight_spread=get(config, "network.weight_spread"),
+                delay_ms=get(config, "network.delay_ms"),
+            )
+        if get(config, "record.spikes"):
+            network.record_spikes(cells)
+        if get(config, "record.timeline"):
+            network.record_timeline()
+        network.config = config
+        return network
+
+    # ---- building ---------------------------------------------------------------------
+
+    def create(self, model: str, n: int, params: dict[str, float] | None = None) -> Population:
+        """Create ``n`` cells of ``model``; their gids follow those created before.
+
+        Parameters
+        ----------
+        model : str
+            Model name, e.g. ``"interval_fire"``.
+        n : int
+            Number of cells (>= 1).
+        params : dict, optional
+            Model parameters; missing ones take their defaults. ``interval_fire``:
+            ``tau_ms``, ``invl_low_ms``, ``invl_high_ms``, ``burst_groups``,
+            ``burst_factor``, ``burst_period_ms``.
+
+        Returns
+        -------
+        Population
+        """
+        self._require_open("create")
+        where = f"create({format_value(model)})"
+        model = _check("create", "model", "network.model", model)
+        n = _check(where, "n", "network.cells", n)
+        full_params = _model_params(where, model, params or {})
+        first_gid = int(self._engine.add_population(model, n, full_params))
+        population = Population(first_gid=first_gid, size=n, model=model)
+        self.populations.append(population)
+        self._cells_total = population.stop_gid
+        return population
+
+    def connect(
+        self,
+        sources,
+        targets,
+        weight=0.0,
+        delay_ms=1.0,
+        synapse: str = "static",
+        synapse_params: dict[str, float] | None = None,
+    ) -> None:
+        """Connect ``sources[i]`` to ``targets[i]`` for every i.
+
+        Parameters
+        ----------
+        sources, targets : Population, array-like of int, or int
+            Gids. Scalars (and length-1 arrays) are repeated to the common length.
+        weight : float or array-like of float
+            Weight of each connection.
+        delay_ms : float or array-like of float
+            Delay of each connection in ms (>= dt_ms).
+        synapse : str
+            ``"static"`` or ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA; see
+            docs/models/stdp_pl_synapse_hom.md).
+        synapse_params : dict, optional
+            Parameters of a plastic synapse type (``alpha``, ``lambda``, ``mu``,
+            ``tau_plus``); connections with equal type and parameters share them.
+
+        Notes
+        -----
+        Give the same arrays on every rank; each rank keeps the connections whose
+        target it owns.
+        """
+        self._require_open("connect")
+        synapse_params = _synapse_params("connect", synapse, synapse_params)
+        columns = {
+            "sources": self._gid_array("connect", "sources", sources),
+            "targets": self._gid_array("connect", "targets", targets),
+            "weight": _float_array("connect", "weight", weight),
+            "delay_ms": _float_array("connect", "delay_ms", delay_ms),
+        }
+        columns = _broadcast("connect", columns)
+        self._check_delays("connect", columns["delay_ms"])
+        self._engine.connect_arrays(
+            columns["sources"],
+            columns["targets"],
+            columns["weight"],
+            columns["delay_ms"],
+            synapse,
+            synapse_params,
+        )
+        self._explicit_connections += columns["sources"].size
+
+    def connect_rule(
+        self,
+        rule: str,
+        sources: Population,
+        targets: Population,
+        indegree: int,
+        indegree_spread: int = 0,
+        weight: float = 0.0,
+        weight_spread: float = 0.0,
+        delay_ms: float = 1.0,
+        synapse: str = "static",
+        synapse_params: dict[str, float] | None = None,
+    ) -> None:
+        """Connect by a rule; each target's inputs are drawn on the rank that owns it.
+
+        Parameters
+        ----------
+        rule : str
+            ``"random"``: each target gets UniformInt[indegree - spread/2,
+            indegree + spread/2] distinct sources, never itself. ``"adjacent"``: target
+            i gets sources i - indegree/2 .. i + indegree/2 except i, wrapping.
+            ``"fixed_indegree"``: each target gets exactly ``indegree`` sources drawn with
+            replacement (multapses allowed), never itself (NEST's fixed_indegree).
+        sources, targets : Population
+        indegree, indegree_spread : int
+        weight, weight_spread : float
+            Weights uniform in ``weight +- weight_spread/2``.
+        delay_ms : float
+            Delay of every connection (>= dt_ms).
+        synapse, synapse_params
+            As in ``connect``.
+        """
+        self._require_open("connect_rule")
+        where = f"connect_rule({format_value(rule)})"
+        if rule not in CONNECTION_RULES:
+            allowed = ", ".join(format_value(name) for name in CONNECTION_RULES)
+            raise ValueError(f"connect_rule: rule = {format_value(rule)}: must be one of {allowed}")
+        self._check_population(where, "sources", sources)
+        self._check_population(where, "targets", targets)
+        indegree = _check(where, "indegree", "network.indegree", indegree)
+        spread = _check(where, "indegree_spread", "network.indegree_spread", indegree_spread)
+        weight = _check(where, "weight", "network.weight", weight)
+        weight_spread = _check(where, "weight_spread", "network.weight_spread", weight_spread)
+        delay_ms = _check(where, "delay_ms", "network.delay_ms", delay_ms)
+        self._check_delays(where, np.array([delay_ms]))
+        _check_indegree(where, rule, sources, targets, indegree, spread)
+        synapse_params = _synapse_params(where, synapse, synapse_params)
+        self._engine.connect_rule(
+            rule,
+            sources.first_gid,
+            sources.size,
+            targets.first_gid,
+            targets.size,
+            indegree,
+            spread,
+            weight,
+            weight_spread,
+            delay_ms,
+            synapse,
+            synapse_params,
+        )
+        self._rules.append(
+            {
+                "rule": rule,
+                "sources": [sources.first_gid, sources.size],
+                "targets": [targets.first_gid, targets.size],
+                "indegree": indegree,
+                "indegree_spread": spread,
+                "weight": weight,
+                "weight_spread": weight_spread,
+                "delay_ms": delay_ms,
+                "synapse": synapse,
+                **({"synapse_params": synapse_params} if synapse_params else {}),
+            }
+        )
+
+    def record_spikes(self, cells) -> None:
+        """Record the spikes of ``cells`` (a Population or an array of gids)."""
+        self._require_open("record_spikes")
+        gids = np.unique(self._gid_array("record_spikes", "cells", cells))
+        for first, size in _contiguous_runs(gids):
+            self._engine.record(first, size)
+            self._recorded.append([first, size])
+
+    def record_timeline(self, enabled: bool = True) -> None:
+        """Record per-interval timings and counts (``record.timeline``).
+
+        Every later ``simulate`` result then has ``result.timeline`` (column ->
+        ``(ranks, rows)`` array, see ``spikex.io.timeline``) and ``summary["timeline"]``.
+        """
+        self._timeline = bool(enabled)
+        self._engine.record_timeline(self._timeline)
+
+    # ---- inspection -------------------------------------------------------------------
+
+    @property
+    def rank(self) -> int:
+        """This process's MPI rank."""
+        return _core.comm_rank()
+
+    @property
+    def ranks(self) -> int:
+        """Number of MPI ranks."""
+        return _core.comm_size()
+
+    @property
+    def cells(self) -> int:
+        """Number of cells created so far (all ranks)."""
+        return self._cells_total
+
+    def connections(self) -> dict[str, np.ndarray]:
+        """Connections whose target is on this rank (builds the network if needed).
+
+        Returns
+        -------
+        dict
+            ``source`` (int64), ``target`` (int64), ``weight`` (float64),
+            ``delay_ms`` (float64) arrays of equal length.
+        """
+        self._build()
+        return {name: np.asarray(values) for name, values in self._engine.connections().items()}
+
+    # ---- simulation -------------------------------------------------------------------
+
+    def simulate(self, t_ms: float, progress: ProgressCallback | None = None) -> Result:
+        """Advance the simulation by ``t_ms`` (collective: every rank calls it).
+
+        Parameters
+        ----------
+        t_ms : float
+            Time to simulate in ms (>= 0). Calls add up: two calls of 100 ms end at the
+            same step as one call of 200 ms, ``round(total / dt_ms)``.
+        progress : callable, optional
+            Called on every rank as ``progress(simulated_ms, until_ms)`` after each chunk
+            of whole min-delay intervals (about 100 per call).
+
+        Returns
+        -------
+        Result
+            Every spike recorded since the start and the summary, on every rank.
+        """
+        t_ms = _check("simulate", "t_ms", "simulation.tstop_ms", t_ms)
+        self._initialise()
+        call_start = time.perf_counter()
+        self._requested_ms += t_ms
+        target = math.floor(self._requested_ms / self.dt_ms + 0.5)
+        run_start = time.perf_counter()
+        for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
+            self._engine.run_until(step)
+            if progress is not None:
+                progress(step * self.dt_ms, target * self.dt_ms)
+        self._wall["simulate"] += time.perf_counter() - run_start
+        return self._result(call_start)
+
+    # ---- internals --------------------------------------------------------------------
+
+    def _build(self) -> None:
+        if self._state != "open":
+            return
+        if self._cells_total == 0:
+            raise ValueError("the network has no cells: call create() before simulate()")
+        start = time.perf_counter()
+        self._engine.build()
+        self._wall["build"] = time.perf_counter() - start
+        self._wall["total"] += self._wall["build"]
+        self._state = "built"
+
+    def _initialise(self) -> None:
+        self._build()
+        if self._state != "built":
+            return
+        start = time.perf_counter()
+        self._engine.init()
+        self._wall["init"] = time.perf_counter() - start
+        self._wall["total"] += self._wall["init"]
+        self._state = "initialised"
+
+    def _result(self, call_start: float) -> Result:
+        local_steps, local_gids = self._engine.local_spikes()
+        steps, gids = gather_spikes(local_steps, local_gids)
+        order = canonical_order(steps, gids)
+        steps, gids = steps[order], gids[order]
+        sha256 = spikes_sha256(steps, gids)
+        # "total" covers the whole call, gathering included; the summary's own
+        # reductions are the only thing left out.
+        self._wall["total"] += time.perf_counter() - call_start
+        summary = build_summary(
+            self._engine,
+            version=__version__,
+            config=self.config if self.config is not None else self._description(),
+            method=self.method,
+            spike_count=steps.size,
+            spikes_sha256=sha256,
+            wall_seconds=self._wall,
+            dt_ms=self.dt_ms,
+        )
+        timeline = None
+        if self._timeline:
+            timeline = gather_timeline(self._engine)
+            summary["timeline"] = timeline_summary(timeline)
+        return Result(
+            spikes=(gids, steps * self.dt_ms), spike_steps=steps, summary=summary, timeline=timeline
+        )
+
+    def _description(self) -> dict:
+        """What ``summary["config"]`` holds for a network built through the API."""
+        return {
+            "source": "python_api",
+            "simulation": {"dt_ms": self.dt_ms, "seed": self.seed, "threads": self.threads},
+            "distribution": {"scheme": self.distribution},
+            "exchange": {"method": self.method, **self.exchange_options},
+            "connections": {"sort_by_source": self.sort_by_source, "keep_sources": self.keep_sources},
+            "populations": [
+                {"model": pop.model, "first_gid": pop.first_gid, "size": pop.size}
+                for pop in self.populations
+            ],
+            "connect_rules": self._rules,
+            "explicit_connections": self._explicit_connections,
+            "recorded": self._recorded,
+        }
+
+    def _require_open(self, what: str) -> None:
+        if self._state != "open":
+            raise RuntimeError(
+                f"{what}: the network is already built (by simulate() or connections()); "
+                "create, connect and record everything before that"
+            )
+
+    def _gid_array(self, where: str, name: str, values) -> np.ndarray:
+        if isinstance(values, Population):
+            gids = values.gids
+        else:
+            gids = _integer_array(where, name, values)
+        outside = gids[(gids < 0) | (gids >= self._cells_total)]
+        if outside.size:
+            raise ValueError(
+                f"{where}: {name} contains gid {int(outside[0])}, outside "
+                f"0..{self._cells_total - 1} (the network has {self._cells_total} cells)"
+            )
+        return gids
+
+    def _check_population(self, where: str, name: str, population) -> None:
+        if not isinstance(population, Population):
+            raise ValueError(  # noqa: TRY004 - the API reports every bad parameter as ValueError
+                f"{where}: {name} must be a Population (a contiguous gid range), "
+                f"not {type(population).__name__}"
+            )
+        if population.size < 1 or population.stop_gid > self._cells_total:
+            raise ValueError(f"{where}: {name} = {population} is not a population of this network")
+
+    def _check_delays(self, where: str, delays_ms: np.ndarray) -> None:
+        if delays_ms.size and delays_ms.min() < self.dt_ms * (1.0 - DELAY_TOLERANCE):
+            raise ValueError(
+                f"{where}: delay_ms = {float(delays_ms.min())}: delay shorter than dt; "
+                f"must be >= dt_ms = {self.dt_ms}"
+            )
+
+
+# ---- validation helpers ---------------------------------------------------------------
+
+
+def _check(where: str, name: str, key_path: str, value: object) -> object:
+    """Check ``value`` against the registry key that documents it; ValueError if bad."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    key = KEYS[key_path]
+    try:
+        return key.check(value)
+    except ValueError:
+        raise ValueError(f"{where}: {name} = {format_value(value)}: {key.allowed_text()}") from None
+
+
+def _exchange_options(options: dict[str, object]) -> dict[str, object]:
+    unknown = sorted(set(options) - set(EXCHANGE_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"Network: unknown exchange option {unknown[0]!r}; allowed: "
+            + ", ".join(EXCHANGE_OPTIONS)
+        )
+    resolved = {}
+    for name in EXCHANGE_OPTIONS:
+        key = KEYS[f"exchange.{name}"]
+        resolved[name] = _check("Network", name, key.path, options.get(name, key.default))
+    return resolved
+
+
+def _model_params(where: str, model: str, params: dict) -> dict[str, float]:
+    known = MODEL_PARAMETERS[model]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown parameter {unknown[0]!r}; allowed: " + ", ".join(known))
+    values = {
+        name: _check(where, f"params[{name!r}]", path, params.get(name, KEYS[path].default))
+        for name, path in known.items()
+    }
+    if model == "interval_fire" and values["invl_high_ms"] < values["invl_low_ms"]:
+        raise ValueError(
+            f"{where}: params['invl_high_ms'] = {values['invl_high_ms']}: must be >= "
+            f"params['invl_low_ms'] = {values['invl_low_ms']}"
+        )
+    return {name: float(value) for name, value in values.items()}
+
+
+def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, float]:
+    """Checked parameters of a synapse type (the core checks the values)."""
+    if synapse not in SYNAPSES:
+        allowed = ", ".join(format_value(name) for name in SYNAPSES)
+        raise ValueError(f"{where}: synapse = {format_value(synapse)}: must be one of {allowed}")
+    params = dict(params or {})
+    known = SYNAPSES[synapse]
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        allowed = ", ".join(known) if known else "none"
+        raise ValueError(
+            f"{where}: synapse_params[{unknown[0]!r}] is unknown for {format_value(synapse)}; "
+            f"allowed: {allowed}"
+        )
+    return {name: float(params.get(name, default)) for name, default in known.items()}
+
+
+def _check_indegree(where, rule, sources, targets, indegree, spread) -> None:
+    overlap = sources.first_gid < targets.stop_gid and targets.first_gid < sources.stop_gid
+    available = sources.size - (1 if overlap else 0)  # a cell never connects to itself
+    if rule == "fixed_indegree":
+        if indegree > 0 and available < 1:
+            raise ValueError(f"{where}: sources has no cell other than the target itself")
+        return
+    if rule == "random" and spread // 2 > indegree:
+        raise ValueError(
+            f"{where}: indegree_spread = {spread}: must be <= 2 * indegree = {2 * indegree}"
+        )
+    needed = indegree + (spread // 2 if rule == "random" else 0)
+    if needed > available:
+        raise ValueError(
+            f"{where}: indegree = {indegree}: needs up to {needed} distinct sources but only "
+            f"{available} are available (sources has {sources.size} cells)"
+        )
+
+
+def _integer_array(where: str, name: str, values) -> np.ndarray:
+    array = np.atleast_1d(np.asarray(values))
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{where}: {name} must be integer gids, got dtype {array.dtype}")
+    if array.ndim != 1:
+        raise ValueError(f"{where}: {name} must be one-dimensional, got shape {array.shape}")
+    return array.astype(np.int64)
+
+
+def _float_array(where: str, name: str, values) -> np.ndarray:
+    try:
+        array = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: {name} must be a number or an array of numbers") from None
+    if array.ndim != 1:
+        raise ValueError(f"{where}: {name} must be one-dimensional, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{where}: {name} contains a value that is not finite")
+    return array
+
+
+def _broadcast(where: str, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Repeat length-1 columns to the common length; all others must agree."""
+    lengths = {array.size for array in columns.values()} - {1}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{name} has {array.size}" for name, array in columns.items())
+        raise ValueError(
+            f"{where}: {sizes} elements: give arrays of one common length (or scalars)"
+        )
+    length = lengths.pop() if lengths else 1
+    return {
+        name: np.ascontiguousarray(np.broadcast_to(array, (length,)))
+        for name, array in columns.items()
+    }
+
+
+def _contiguous_runs(sorted_gids: np.ndarray) -> list[tuple[int, int]]:
+    """(first, size) of each run of consecutive gids in a sorted unique array."""
+    if sorted_gids.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(sorted_gids) != 1) + 1
+    return [(int(run[0]), int(run.size)) for run in np.split(sorted_gids, breaks)]
+
+
+def _chunk_ends(current: int, target: int, steps_per_interval: int) -> list[int]:
+    """Steps to run to: whole multiples of the chunk size, then exactly ``target``.
+
+    The chunk is a whole number of min-delay intervals, about 1/PROGRESS_CHUNKS of the
+    call, so progress can be reported between chunks.
+    """
+    if target <= current:
+        return []
+    interval = max(int(steps_per_interval), 1)
+    chunk = interval * max(1, -(-(target - current) // (interval * PROGRESS_CHUNKS)))
+    ends = list(range((current // chunk + 1) * chunk, target, chunk))
+    return [*ends, target]

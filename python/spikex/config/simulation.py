@@ -1,0 +1,43 @@
+"""``[simulation]``: time grid, duration, seed and threads of a run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .key import UINT32_MAX, Key
+
+SECTION_DOCS: dict[str, str] = {
+    "simulation": "Time grid, duration and random seed of the run.",
+}
+
+REGISTRY: tuple[Key, ...] = (
+    Key("simulation.tstop_ms", "float", 200.0, "Simulated time in ms.", minimum=0.0),
+    Key(
+        "simulation.dt_ms",
+        "float",
+        0.025,
+        "Fixed time step in ms; every spike lies on a step.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "simulation.seed",
+        "int",
+        1,
+        "Seed of every random stream (Philox key = (seed, gid)); same seed, same spikes.",
+        minimum=0,
+        maximum=UINT32_MAX,
+    ),
+    Key(
+        "simulation.threads",
+        "int",
+        1,
+        "Threads per rank (OpenMP; `spikex run --threads T` sets it). Spikes do not depend on it.",
+        minimum=1,
+        maximum=1024,
+    ),
+)
+
+CROSS_RULES: tuple[str, ...] = ()
+
+CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = ()

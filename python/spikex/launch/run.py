@@ -1,0 +1,306 @@
+"""The parent side of ``spikex run``: validate, launch the ranks, watch, report.
+
+Everything that can be checked is checked here, before any process is started or any
+file is written. Then the worker (``spikex.launch.worker``) runs on P ranks, directly for
+P = 1 and under ``mpiexec`` otherwise, with a private work directory next to the
+output directory. The work directory is removed whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import get, resolved_config
+from ..errors import ConfigError, RunError, UserInputError
+from ..io.output import SPIKES_FILE, SUMMARY_FILE
+from ..io.timeline import TIMELINE_FILE
+from .launcher import (
+    LauncherNotFound,
+    child_environment,
+    find_mpiexec,
+    mpiexec_command,
+    thread_limit_problem,
+    worker_command,
+)
+from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
+
+POLL_SECONDS = 0.2
+TERMINATE_GRACE_SECONDS = 10.0
+WORKER_LOG = "worker.log"
+# Set to print the whole worker log (mpiexec and every rank) when a run fails.
+DEBUG_VARIABLE = "SPIKEX_DEBUG"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A validated run, ready to launch.
+
+    Attributes
+    ----------
+    config : dict
+        Resolved, validated configuration.
+    ranks : int
+        Number of MPI ranks.
+    outdir : Path
+        Output directory (created at the end of a successful run).
+    """
+
+    config: dict
+    ranks: int
+    outdir: Path
+
+    @property
+    def tstop_ms(self) -> float:
+        """Simulated time of the run."""
+        return get(self.config, "simulation.tstop_ms")
+
+
+def default_outdir(config_path: Path) -> Path:
+    """``./spikex-out/<config stem>``."""
+    return Path("spikex-out") / Path(config_path).stem
+
+
+def plan_run(
+    config_path: Path,
+    ranks: int = 1,
+    threads: int | None = None,
+    overrides: tuple[str, ...] | list[str] = (),
+    outdir: Path | None = None,
+) -> RunPlan:
+    """Validate everything about a run without starting it.
+
+    Raises
+    ------
+    ConfigError
+        Invalid configuration, override, rank or thread count (exit status 2).
+    """
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise ConfigError("--np", ranks, "must be an integer >= 1")
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+            raise ConfigError("--threads", threads, "must be an integer between 1 and 1024")
+        overrides = (*overrides, f"simulation.threads={threads}")
+    if ranks > 1:
+        try:
+            find_mpiexec()
+        except LauncherNotFound as error:
+            raise ConfigError("--np", ranks, str(error)) from None
+    config = resolved_config(config_path, tuple(overrides), ranks=ranks)
+    problem = thread_limit_problem(_threads(config))
+    if problem:
+        raise ConfigError("simulation.threads", _threads(config), problem)
+    outdir = Path(outdir) if outdir is not None else default_outdir(config_path)
+    if outdir.exists() and not outdir.is_dir():
+        raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")
+    return RunPlan(config=config, ranks=ranks, outdir=outdir)
+
+
+def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "") -> dict:
+    """Launch the ranks, wait for them and return the summary.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        From ``plan_run``.
+    show_progress : bool, optional
+        Show a progress bar on stderr; default: only when stderr is a terminal.
+    label : str
+        Text in front of the progress bar.
+
+    Returns
+    -------
+    dict
+        The run's ``summary.json``.
+
+    Raises
+    ------
+    UserInputError
+        The core rejected the configuration (exit status 2).
+    RunError
+        A rank failed or the run was interrupted (exit status 3).
+    """
+    if show_progress is None:
+        show_progress = sys.stderr.isatty()
+    try:
+        _remove_previous_results(plan.outdir)
+        workdir = _make_workdir(plan.outdir)
+    except OSError as error:
+        raise UserInputError(
+            f"-o {plan.outdir}: cannot write there: {error.strerror or error}"
+        ) from None
+    try:
+        status = _launch_and_wait(plan, workdir, show_progress, label)
+        summary_path = plan.outdir / SUMMARY_FILE
+        if status == 0 and summary_path.exists():
+            return json.loads(summary_path.read_text(encoding="utf-8"))
+        raise _failure(plan, workdir, status)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _remove_previous_results(outdir: Path) -> None:
+    # Results in OUTDIR must always be those of the last run; a failed run leaves none.
+    for name in (SUMMARY_FILE, SPIKES_FILE, TIMELINE_FILE):
+        (outdir / name).unlink(missing_ok=True)
+
+
+def _make_workdir(outdir: Path) -> Path:
+    # Next to OUTDIR, so that the worker's final renames stay on one filesystem.
+    outdir.absolute().parent.mkdir(parents=True, exist_ok=True)
+    return Path(
+        tempfile.mkdtemp(prefix=f".spikex-tmp-{outdir.name}-", dir=outdir.absolute().parent)
+    )
+
+
+def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: str) -> int:
+    config_json = workdir / "config.json"
+    config_json.write_text(json.dumps(plan.config), encoding="utf-8")
+    program = worker_command(config_json, plan.outdir.absolute(), workdir)
+    try:
+        command = mpiexec_command(plan.ranks, program)
+    except ValueError as error:
+        raise UserInputError(f"--np {plan.ranks}: {error}") from None
+    with open(workdir / WORKER_LOG, "wb") as log:
+        # A session of its own: a terminal Ctrl-C reaches only us, and we stop the job.
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            return _wait(process, workdir / PROGRESS_FILE, plan.tstop_ms, show_progress, label)
+        except KeyboardInterrupt:
+            _stop(process)
+            raise RunError("run interrupted by the user; all ranks were stopped") from None
+
+
+def _threads(config: dict) -> int:
+    return int(config.get("simulation", {}).get("threads", 1))
+
+
+def _wait(process, progress_path: Path, total_ms: float, show_progress: bool, label: str) -> int:
+    if not show_progress:
+        return process.wait()
+    from .progress import ProgressDisplay
+
+    with ProgressDisplay(total_ms, label) as display:
+        while process.poll() is None:
+            display.update(_read_progress(progress_path))
+            time.sleep(POLL_SECONDS)
+        if process.returncode == 0:
+            display.update(total_ms)
+    return process.returncode
+
+
+def _read_progress(path: Path) -> float:
+    try:
+        return float(path.read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Terminate the job (mpiexec forwards SIGTERM to the ranks), then kill it."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=TERMINATE_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
+        pass
+
+
+# ---- failure reports ------------------------------------------------------------------
+
+
+def _failure(plan: RunPlan, workdir: Path, status: int) -> Exception:
+    """The exception that explains why the job failed, from its error files and log."""
+    log = _read_log(workdir)
+    if os.environ.get(DEBUG_VARIABLE):
+        sys.stderr.write(log)
+    config_error = _read_json(workdir / CONFIG_ERROR_FILE)
+    if config_error is not None:
+        return UserInputError(config_error.get("message", "invalid configuration"))
+    rank_errors = sorted(
+        (error for error in map(_read_json, workdir.glob("error.rank*.json")) if error),
+        key=lambda error: error.get("rank", 0),
+    )
+    if rank_errors:
+        first = rank_errors[0]
+        return RunError(f"rank {first.get('rank')} failed: {first.get('message')}")
+    if status == 0:
+        return RunError(
+            f"the run ended without writing {SUMMARY_FILE}: {_last_line(log) or 'no output'}"
+        )
+    return RunError(_describe_dead_job(plan.ranks, status, log))
+
+
+def _describe_dead_job(ranks: int, status: int, log: str) -> str:
+    """Name the rank and cause of a job that died without an error file."""
+    if ranks == 1:
+        return f"rank 0 failed: {_describe_status(status)}" + _suffix(_last_line(log))
+    signalled = re.search(
+        r"process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+)", log
+    )
+    if signalled:
+        rank, number = signalled.groups()
+        return (
+            f"rank {rank} failed: killed by signal {number} ({_signal_name(int(number))}) "
+            f"(mpiexec exit status {status})"
+        )
+    exited = re.search(r"Process name: \[\[\d+,\d+\],(\d+)\]\s+Exit code:\s+(\d+)", log)
+    if exited:
+        rank, code = exited.groups()
+        return f"rank {rank} failed: exited with status {code} (mpiexec exit status {status})"
+    return f"a rank failed (mpiexec exit status {status})" + _suffix(_last_line(log))
+
+
+def _describe_status(status: int) -> str:
+    if status < 0:
+        return f"killed by signal {-status} ({_signal_name(-status)})"
+    return f"exited with status {status}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _suffix(line: str) -> str:
+    return f": {line}" if line else ""
+
+
+def _last_line(log: str) -> str:
+    """Last meaningful line of the worker log (skipping mpiexec's banner rules)."""
+    for line in reversed(log.splitlines()):
+        line = line.strip()
+        if line and not set(line) <= set("-="):
+            return line
+    return ""
+
+
+def _read_log(workdir: Path) -> str:
+    try:
+        return (workdir / WORKER_LOG).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

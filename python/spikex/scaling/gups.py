@@ -1,0 +1,389 @@
+"""``spikex gups``: HPCC MPIRandomAccess (giga-updates per second), two algorithms.
+
+The benchmark Garg & Sabharwal optimised (sections 2, 4 and 6 of their paper): a table of
+N = 2^k 64-bit words spread over P ranks, T[i] = i; the one global HPCC stream of 4 N
+updates split into one contiguous piece per rank; each update a does
+T[a & (N - 1)] ^= a on the rank owning that word; at most ``--budget`` (1024) updates
+looked ahead or buffered per rank. ``--algorithm baseline`` keeps a bucket per destination
+and sends the fullest when the budget is reached (the reference code's scheme);
+``--algorithm routed`` routes updates through the route library's logical grid
+(``--dims``). Verification regenerates the stream, re-applies it bulk-synchronously and
+counts T[i] != i; it passes when at most 1% of the words are wrong.
+
+The timed kernel is C++ (``spikex._core.gups_run``, cpp/spikex/gups/): this module
+validates the arguments, launches the ranks (``python -m spikex.scaling.gups`` under ``mpiexec``
+for P > 1, through ``spikex.launch.launcher``), and reports. Exit status: 0 verification passed
+(or skipped), 1 verification failed, 2 invalid arguments, 3 a rank failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, RunError, UserInputError
+from ..launch.launcher import LauncherNotFound, child_environment, find_mpiexec, mpiexec_command
+from ..version import __version__
+
+ALGORITHMS = ("baseline", "routed")
+DEFAULT_LOG2_TABLE = 20
+DEFAULT_BUDGET = 1024  # the benchmark's look-ahead rule
+MAX_LOG2_TABLE = 40
+PASS_FRACTION = 0.01  # HPCC: at most 1% of the table may be wrong
+RESULT_FILE = "gups-result.json"
+ERROR_FILE = "error.json"
+RANK_ERROR_PATTERN = "error.rank{rank}.json"
+WORKER_LOG = "worker.log"
+
+
+@dataclass(frozen=True)
+class GupsPlan:
+    """A validated ``spikex gups`` run, ready to launch."""
+
+    ranks: int
+    algorithm: str
+    log2_table: int
+    dims: str
+    budget: int
+    verify: bool
+    corrupt_updates: int
+    output: Path
+
+    def kernel_options(self) -> dict:
+        """Options of ``_core.gups_run``."""
+        return {
+            "log2_table": self.log2_table,
+            "algorithm": self.algorithm,
+            "dims": self.dims,
+            "budget": self.budget,
+            "verify": self.verify,
+            "corrupt_updates": self.corrupt_updates,
+        }
+
+
+# ---- validation ------------------------------------------------------------------------
+
+
+def memory_bytes() -> tuple[int, int]:
+    """(total, available) physical memory of this machine in bytes."""
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    available = total
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return total, available
+
+
+def plan_gups(
+    ranks: int = 1,
+    algorithm: str = "routed",
+    log2_table: int | None = None,
+    mem_fraction: float | None = None,
+    dims: str | None = None,
+    budget: int = DEFAULT_BUDGET,
+    verify: bool = True,
+    corrupt_updates: int = 0,
+    output: Path | str = Path("spikex-out/gups.json"),
+) -> GupsPlan:
+    """Check every argument before anything is started.
+
+    Raises
+    ------
+    ConfigError
+        Naming the option, the bad value and what is allowed (exit status 2).
+    """
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise ConfigError("--np", ranks, "must be an integer >= 1")
+    if ranks > 1:
+        try:
+            find_mpiexec()
+        except LauncherNotFound as error:
+            raise ConfigError("--np", ranks, str(error)) from None
+    if algorithm not in ALGORITHMS:
+        raise ConfigError("--algorithm", algorithm, "must be one of " + ", ".join(ALGORITHMS))
+    log2_table = _table_size(ranks, log2_table, mem_fraction)
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ConfigError("--budget", budget, "must be an integer >= 1 (updates buffered per rank)")
+    if algorithm == "baseline" and dims is not None:
+        raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
+    dims = dims or "auto"
+    if algorithm == "routed":
+        from .. import _core  # the route library decides what fits; one implementation
+
+        plan = _core.route_plan(ranks, dims, budget)
+        if plan["dims_error"]:
+            raise ConfigError("--dims", dims, f"on {ranks} rank(s): {plan['dims_error']}")
+        if plan["budget_error"]:
+            raise ConfigError("--budget", budget, plan["budget_error"])
+    if corrupt_updates < 0:
+        raise ConfigError("--corrupt-updates", corrupt_updates, "must be >= 0")
+    output = Path(output)
+    if output.exists() and output.is_dir():
+        raise ConfigError("-o/--output", str(output), "is a directory; give a file name")
+    return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output)
+
+
+def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
+    total, available = memory_bytes()
+    if log2_table is not None and mem_fraction is not None:
+        raise ConfigError(
+            "--mem-fraction", mem_fraction, "give either --log2-table or --mem-fraction"
+        )
+    if mem_fraction is not None:
+        if not (isinstance(mem_fraction, (int, float)) and 0 < mem_fraction <= 1):
+            raise ConfigError("--mem-fraction", mem_fraction, "must be a number > 0 and <= 1")
+        words = mem_fraction * total / 8
+        if words < 1:
+            raise ConfigError("--mem-fraction", mem_fraction, "leaves less than one word")
+        log2_table = math.floor(math.log2(words))
+        if 8 * 2**log2_table > available:
+            raise ConfigError(
+                "--mem-fraction",
+                mem_fraction,
+                f"a table of {_size_text(8 * 2**log2_table)} is more than the "
+                f"{_size_text(available)} of memory available now; use a smaller fraction",
+            )
+    if log2_table is None:
+        log2_table = DEFAULT_LOG2_TABLE
+    smallest = max(0, math.ceil(math.log2(ranks)))
+    if isinstance(log2_table, bool) or not isinstance(log2_table, int):
+        raise ConfigError("--log2-table", log2_table, "must be an integer")
+    if log2_table < smallest or log2_table > MAX_LOG2_TABLE:
+        raise ConfigError(
+            "--log2-table",
+            log2_table,
+            f"must be between {smallest} (one word per rank on {ranks} rank(s)) and {MAX_LOG2_TABLE}",
+        )
+    if 8 * 2**log2_table > available:
+        largest = math.floor(math.log2(available / 8))
+        raise ConfigError(
+            "--log2-table",
+            log2_table,
+            f"the table needs {_size_text(8 * 2**log2_table)}, more than the "
+            f"{_size_text(available)} of memory available; must be <= {largest}",
+        )
+    return log2_table
+
+
+def _size_text(size: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if size < 1024 or unit == "PiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} PiB"
+
+
+# ---- running -------------------------------------------------------------------------
+
+
+def execute_gups(plan: GupsPlan) -> dict:
+    """Launch the ranks, wait, and return (and write) the result.
+
+    Raises
+    ------
+    UserInputError
+        The kernel rejected an argument (exit status 2).
+    RunError
+        A rank failed (exit status 3).
+    """
+    workdir = Path(tempfile.mkdtemp(prefix=".spikex-gups-"))
+    try:
+        options = workdir / "options.json"
+        options.write_text(json.dumps(plan.kernel_options()), encoding="utf-8")
+        program = [
+            sys.executable,
+            "-m",
+            "spikex.scaling.gups",
+            "--options",
+            str(options),
+            "--workdir",
+            str(workdir),
+        ]
+        command = mpiexec_command(plan.ranks, program)
+        with open(workdir / WORKER_LOG, "wb") as log:
+            status = subprocess.run(
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=child_environment(), check=False,
+            ).returncode  # fmt: skip
+        result_path = workdir / RESULT_FILE
+        if status != 0 or not result_path.exists():
+            raise _failure(workdir, status, plan.ranks)
+        kernel = json.loads(result_path.read_text(encoding="utf-8"))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    result = describe_result(plan, kernel)
+    _write_atomically(plan.output, json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def describe_result(plan: GupsPlan, kernel: dict) -> dict:
+    """The JSON of a run: the kernel's counts plus the derived figures."""
+    updates, seconds = kernel["updates"], kernel["seconds"]
+    remote = updates - kernel["local_updates"]
+    gups = updates / seconds / 1e9 if seconds > 0 else 0.0
+    messages = kernel["messages_sent"]
+    tests = kernel["send_tests"]
+    return {
+        "spikex_version": __version__,
+        "benchmark": "HPCC MPIRandomAccess",
+        "algorithm": plan.algorithm,
+        "ranks": kernel["ranks"],
+        "dims": kernel["dims"] if plan.algorithm == "routed" else None,
+        "budget": plan.budget,
+        "bucket_capacity": kernel["bucket_capacity"],
+        "log2_table": plan.log2_table,
+        "table_size": kernel["table_size"],
+        "table_bytes": 8 * kernel["table_size"],
+        "updates": updates,
+        "time_s": seconds,
+        "gups": gups,
+        "gups_per_rank": gups / kernel["ranks"],
+        "verified": kernel["verified"],
+        "errors": kernel["errors"],
+        "error_fraction": kernel["errors"] / kernel["table_size"],
+        "passed": kernel["passed"] if kernel["verified"] else None,
+        "messages_sent": messages,
+        "messages_per_rank": messages / kernel["ranks"],
+        "bytes_sent": kernel["bytes_sent"],
+        "updates_sent": kernel["updates_sent"],
+        "mean_updates_per_message": kernel["updates_sent"] / messages if messages else 0.0,
+        "local_updates": kernel["local_updates"],
+        "mean_hops": kernel["updates_sent"] / remote if remote else 0.0,
+        "forwarded": kernel["forwarded"],
+        "send_blocking_factor": kernel["send_tests_pending"] / tests if tests else 0.0,
+        "termination_rounds": kernel["rounds"],
+        "buffered_high_water": kernel["buffered_high_water"],
+        "init_s": kernel["init_seconds"],
+        "verify_s": kernel["verify_seconds"],
+        "corrupt_updates": plan.corrupt_updates,
+    }
+
+
+def format_result(result: dict) -> str:
+    """The printed report (one ``name: value`` per line)."""
+    grid = f", grid {result['dims']}" if result["dims"] else ""
+    verdict = (
+        "skipped" if result["passed"] is None else ("PASSED" if result["passed"] else "FAILED")
+    )
+    setup = f"{result['algorithm']}{grid}, budget {result['budget']}"
+    rows = [
+        ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"),
+        ("ranks", result["ranks"]),
+        ("table", f"2^{result['log2_table']} words ({_size_text(result['table_bytes'])})"),
+        ("updates", f"{result['updates']:,}"),
+        ("time", f"{result['time_s']:.4f} s"),
+        ("GUPS", f"{result['gups']:.6f}"),
+        ("GUPS per rank", f"{result['gups_per_rank']:.6f}"),
+        ("messages sent", f"{result['messages_sent']:,} ({result['messages_per_rank']:,.1f} per rank)"),
+        ("mean updates per message", f"{result['mean_updates_per_message']:.2f}"),
+        ("mean hops per remote update", f"{result['mean_hops']:.2f}"),
+        ("errors", f"{result['errors']:,} of {result['table_size']:,} words"),
+        ("verification", verdict + (f" (at most {PASS_FRACTION:.0%} allowed)" if result["verified"] else "")),
+    ]  # fmt: skip
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def _failure(workdir: Path, status: int, ranks: int) -> Exception:
+    error = _read_json(workdir / ERROR_FILE)
+    if error is not None:
+        return UserInputError(error.get("message", "invalid arguments"))
+    rank_errors = sorted(
+        (e for e in map(_read_json, workdir.glob("error.rank*.json")) if e),
+        key=lambda e: e.get("rank", 0),
+    )
+    if rank_errors:
+        return RunError(
+            f"rank {rank_errors[0].get('rank')} failed: {rank_errors[0].get('message')}"
+        )
+    log = (
+        (workdir / WORKER_LOG).read_text(encoding="utf-8", errors="replace")
+        if (workdir / WORKER_LOG).exists()
+        else ""
+    )
+    if os.environ.get("SPIKEX_DEBUG"):
+        sys.stderr.write(log)
+    last = next(
+        (line.strip() for line in reversed(log.splitlines()) if line.strip().strip("-=")), ""
+    )
+    where = "rank 0" if ranks == 1 else "a rank"
+    return RunError(f"{where} failed (exit status {status})" + (f": {last}" if last else ""))
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        raise UserInputError(f"-o {path}: cannot write there: {error.strerror or error}") from None
+
+
+# ---- one rank ------------------------------------------------------------------------
+
+
+def worker_main(argv: list[str] | None = None) -> int:
+    """One rank: ``python -m spikex.scaling.gups --options FILE --workdir DIR`` (internal)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m spikex.scaling.gups", description="One rank of `spikex gups`."
+    )
+    parser.add_argument("--options", required=True)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args(argv)
+    workdir = Path(args.workdir)
+    rank = 0
+    try:
+        from .. import _core
+
+        rank = _core.comm_rank()
+        options = json.loads(Path(args.options).read_text(encoding="utf-8"))
+        result = _core.gups_run(options)
+        if rank == 0:
+            _write_atomically(workdir / RESULT_FILE, json.dumps(result))
+    except ValueError as error:
+        _write_atomically(
+            workdir / ERROR_FILE, json.dumps({"kind": "config", "message": str(error)})
+        )
+        _end_job(2)
+    except Exception as error:  # noqa: BLE001 - any other failure must end the whole job
+        message = f"{type(error).__name__}: {error}"
+        _write_atomically(
+            workdir / RANK_ERROR_PATTERN.format(rank=rank),
+            json.dumps({"kind": "rank", "rank": rank, "message": message}),
+        )
+        print(f"spikex gups: rank {rank} failed: {message}", file=sys.stderr, flush=True)
+        _end_job(3)
+    return 0
+
+
+def _end_job(status: int) -> None:
+    """Exit this rank; with several ranks abort them all (they may be in a collective)."""
+    from .. import _core
+
+    if _core.comm_size() > 1:
+        sys.stderr.flush()
+        _core.comm_abort(status)
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main())

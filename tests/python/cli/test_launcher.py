@@ -1,0 +1,142 @@
+"""The one mpiexec command line, the child environment, and pure helpers of the API."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import write_config
+from spikex.api.network import _chunk_ends, _contiguous_runs
+from spikex.api.population import Population
+from spikex.launch.launcher import (
+    MPIEXEC_FLAGS,
+    child_environment,
+    mpiexec_command,
+    thread_limit_problem,
+    thread_wait_policy,
+)
+
+
+def test_one_rank_runs_without_launcher():
+    program = [sys.executable, "script.py"]
+    assert mpiexec_command(1, program) == program
+
+
+def test_several_ranks_use_mpiexec_with_the_shared_flags():
+    command = mpiexec_command(4, ["prog", "arg"])
+    assert command[0].endswith("mpiexec")
+    assert command[1:] == [*MPIEXEC_FLAGS, "-np", "4", "prog", "arg"]
+    assert "--oversubscribe" in MPIEXEC_FLAGS and "--allow-run-as-root" in MPIEXEC_FLAGS
+
+
+def test_zero_ranks_is_an_error():
+    with pytest.raises(ValueError, match="ranks"):
+        mpiexec_command(0, ["prog"])
+
+
+def test_child_environment_drops_the_enclosing_job():
+    inside = {"PATH": "/bin", "OMPI_COMM_WORLD_SIZE": "2", "PMIX_RANK": "1", "HOME": "/root"}
+    assert child_environment(inside) == {"PATH": "/bin", "HOME": "/root"}
+    outside = {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
+    assert child_environment(outside) == outside
+
+
+def test_threads_spin_only_when_the_job_fits_the_cores():
+    cores = len(os.sched_getaffinity(0))
+    assert thread_wait_policy(1, cores) == "active"
+    assert thread_wait_policy(2, cores) == "passive"
+    assert thread_wait_policy(cores + 1, 1) == "passive"
+    assert child_environment({}, ranks=cores + 1, threads=2)["OMP_WAIT_POLICY"] == "passive"
+    assert child_environment({}, ranks=1, threads=1)["OMP_WAIT_POLICY"] == "active"
+    # The user's choice wins; without a layout nothing is set.
+    assert child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
+    assert "OMP_WAIT_POLICY" not in child_environment({})
+
+
+def test_the_packages_wait_policy_is_not_taken_for_the_users():
+    # Importing spikex loads the extension with "passive" unless the user chose; the
+    # default must not stay in the environment, or every job launched from this process
+    # would inherit it in place of the layout's policy.
+    script = (
+        "import os, spikex\n"
+        "from spikex.launch.launcher import child_environment\n"
+        "print('OMP_WAIT_POLICY' in os.environ, child_environment(ranks=1)['OMP_WAIT_POLICY'])"
+    )
+    clean = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", script], env=clean, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "active"]
+    chosen = dict(clean, OMP_WAIT_POLICY="passive")
+    out = subprocess.run([sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "passive"]
+
+
+def test_a_thread_limit_below_the_threads_is_refused_before_the_run(tmp_path):
+    assert thread_limit_problem(2, {}) is None
+    assert thread_limit_problem(2, {"OMP_THREAD_LIMIT": "2"}) is None
+    assert thread_limit_problem(2, {"OMP_THREAD_LIMIT": "many"}) is None  # OpenMP ignores it
+    assert "OMP_THREAD_LIMIT=1" in thread_limit_problem(2, {"OMP_THREAD_LIMIT": "1"})
+    config = write_config(tmp_path)
+    outdir = tmp_path / "out"
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "spikex", "run", str(config), "--threads", "2", "-o", str(outdir)],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "simulation.threads = 2" in done.stderr
+    assert "Traceback" not in done.stderr and not outdir.exists()
+
+
+@pytest.mark.parametrize("sort_by_source", [True, False])
+def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
+    # Past the Python check (the limit taken out of os.environ after OpenMP read it), the
+    # core must not run 2 threads' cells on 1 thread: the sorted build checks its team, the
+    # creation-order layout (no threaded build) is caught by the step loop.
+    script = (
+        "import os, spikex\n"
+        "del os.environ['OMP_THREAD_LIMIT']\n"
+        f"net = spikex.Network(dt_ms=0.1, method='alltoall', sort_by_source={sort_by_source}, threads=2)\n"
+        "cells = net.create('interval_fire', 40)\n"
+        "net.connect_rule('random', cells, cells, indegree=5, weight=0.01, delay_ms=1.0)\n"
+        "try:\n"
+        "    net.simulate(5.0)\n"
+        "except RuntimeError as error:\n"
+        "    print('refused:', error)\n"
+    )
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    assert "refused: OpenMP started 1 threads, not 2" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("current", "target", "interval"),
+    [(0, 8000, 40), (0, 1332, 40), (1332, 4000, 40), (0, 7, 40), (0, 100, 1), (5, 5, 40)],
+)
+def test_simulation_chunks_are_whole_intervals_and_end_on_the_target(current, target, interval):
+    ends = _chunk_ends(current, target, interval)
+    if target == current:
+        assert ends == []
+        return
+    assert ends[-1] == target
+    assert all(end % interval == 0 for end in ends[:-1])
+    assert ends == sorted(set(ends)) and ends[0] > current
+    assert len(ends) <= 102
+
+
+def test_contiguous_runs():
+    assert _contiguous_runs(np.array([0, 1, 2, 5, 7, 8])) == [(0, 3), (5, 1), (7, 2)]
+
+
+def test_population_indexing():
+    population = Population(first_gid=100, size=10, model="interval_fire")
+    assert population[0] == 100 and population[-1] == 109
+    assert population[2:5] == Population(102, 3, "interval_fire")
+    assert population.gids.tolist() == list(range(100, 110))
+    assert 105 in population and 110 not in population
+    with pytest.raises(IndexError):
+        population[10]
+    with pytest.raises(ValueError, match="contiguous"):
+        population[::2]

@@ -1,0 +1,105 @@
+"""Result files: the canonical spike hash, summary.json fields and the SONATA spike file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+
+import h5py
+import numpy as np
+import pytest
+from conftest import marked, run_config, several_ranks, write_config
+from spikex.io.output import (
+    read_sonata_spikes,
+    sonata_population,
+    spikes_sha256,
+    write_sonata_spikes,
+    write_summary,
+)
+
+CONTRACT_FIELDS = {
+    "spikex_version", "config", "method", "ranks", "threads", "cells", "connections",
+    "spikes_total", "spikes_sha256", "events_delivered", "time_s", "peak_rss_mb", "exchange",
+}  # fmt: skip
+
+
+def test_sha256_is_of_sorted_little_endian_int64_rows():
+    steps = np.array([5, 3, 3, 800], dtype=np.int64)
+    gids = np.array([1, 9, 2, 0], dtype=np.int64)
+    rows = [(3, 2), (3, 9), (5, 1), (800, 0)]
+    expected = hashlib.sha256(b"".join(struct.pack("<qq", *row) for row in rows)).hexdigest()
+    assert spikes_sha256(steps, gids) == expected
+    permutation = np.array([3, 0, 2, 1])
+    assert spikes_sha256(steps[permutation], gids[permutation]) == expected
+
+
+def test_sha256_of_no_spikes_is_that_of_empty_input():
+    empty = np.zeros(0, dtype=np.int64)
+    assert spikes_sha256(empty, empty) == hashlib.sha256(b"").hexdigest()
+
+
+def test_sonata_layout(tmp_path):
+    path = tmp_path / "spikes.h5"
+    write_sonata_spikes(path, "cells", np.array([4, 2]), np.array([0.5, 0.75]))
+    with h5py.File(path, "r") as spikes:
+        group = spikes["spikes/cells"]
+        assert group.attrs["sorting"] == "by_time"
+        assert group["node_ids"].dtype == np.uint64
+        assert group["timestamps"].dtype == np.float64
+    gids, times = read_sonata_spikes(path, "cells")
+    assert gids.tolist() == [4, 2] and times.tolist() == [0.5, 0.75]
+    assert [entry.name for entry in tmp_path.iterdir()] == ["spikes.h5"]
+    assert sonata_population(path) == "cells"
+    assert read_sonata_spikes(path)[0].tolist() == [4, 2]  # the only population
+
+
+def test_reading_a_file_with_several_populations_needs_a_name(tmp_path):
+    path = tmp_path / "spikes.h5"
+    write_sonata_spikes(path, "a", np.array([1]), np.array([0.5]))
+    with h5py.File(path, "a") as spikes:
+        spikes.create_group("spikes/b")
+    with pytest.raises(ValueError, match=r"expected one spike population, found \['a', 'b'\]"):
+        read_sonata_spikes(path)
+    assert read_sonata_spikes(path, "a")[0].tolist() == [1]
+
+
+def test_spike_population_is_named_after_the_network_model(tmp_path):
+    config = write_config(tmp_path)
+    sets = (
+        "network.model=hpc_benchmark", "network.scale=0.02", "network.indegree_e=40",
+        "network.indegree_i=10", "simulation.tstop_ms=20",
+    )  # fmt: skip
+    summary = run_config(config, tmp_path / "out", 1, sets)
+    assert sonata_population(tmp_path / "out" / "spikes.h5") == "hpc_benchmark"
+    assert read_sonata_spikes(tmp_path / "out" / "spikes.h5")[0].size == summary["spikes_total"]
+
+
+def test_summary_write_is_atomic_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "summary.json"
+    write_summary(path, {"a": 1})
+    write_summary(path, {"a": 2})
+    assert json.loads(path.read_text()) == {"a": 2}
+    assert [entry.name for entry in tmp_path.iterdir()] == ["summary.json"]
+
+
+@pytest.mark.parametrize("ranks", marked((1, 2), mpi_if=several_ranks, slow_if=several_ranks))
+def test_run_writes_every_contract_field_and_a_matching_spike_file(tmp_path, ranks):
+    config = write_config(tmp_path)
+    summary = run_config(config, tmp_path / "out", ranks)
+    assert set(summary) >= CONTRACT_FIELDS
+    assert summary["ranks"] == ranks and summary["threads"] == 1
+    assert summary["method"] == "allgather"
+    assert summary["config"]["network"]["cells"] == summary["cells"] == 400
+    assert {"build", "init", "simulate", "total", "compute", "wait", "exchange"} <= set(
+        summary["time_s"]
+    )
+    assert set(summary["peak_rss_mb"]) >= {"max", "mean"}
+    assert {"messages_sent", "bytes_sent", "rounds"} <= set(summary["exchange"])
+    assert summary["connections"] > 0 and summary["events_delivered"] > 0
+
+    gids, times = read_sonata_spikes(tmp_path / "out" / "spikes.h5", "interval_fire")
+    assert gids.size == summary["spikes_total"] > 0
+    assert np.all(np.diff(times) >= 0), "sorting = by_time"
+    steps = np.rint(times / summary["config"]["simulation"]["dt_ms"]).astype(np.int64)
+    assert spikes_sha256(steps, gids.astype(np.int64)) == summary["spikes_sha256"]
