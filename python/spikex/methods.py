@@ -83,3 +83,17 @@ def variant_label(method: str, values: dict) -> str:
 def declared_variants(method: str) -> tuple[dict, ...]:
     """The option sets the conformance suite runs for ``method``: defaults first."""
     return ({},) + tuple(dict(values) for values in METHODS[method]["variants"])
+
+
+def variant_labels(method: str) -> list[str]:
+    """Every declared variant of ``method`` as ``spikex compare --methods`` labels; a
+    target-addressed method also with the creation-order connection layout."""
+    labels = [variant_label(method, values) for values in declared_variants(method)]
+    if METHODS[method]["capabilities"]["target_addressed"]:
+        labels.append(f"{method}:connections.sort_by_source=false")
+    return labels
+
+
+def all_variant_labels() -> list[str]:
+    """``variant_labels`` of every registered method, in registry order."""
+    return [label for method in METHODS for label in variant_labels(method)]

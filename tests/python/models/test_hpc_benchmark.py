@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from conftest import marked, run_cli, run_config, write_config
+from spikex.methods import EXCHANGE_METHODS
 from spikex.models import hpc_benchmark
 
 # 450 neurons, 375 inputs each, 150 ms: seconds per run, tens of thousands of spikes.
@@ -24,7 +25,7 @@ indegree_i = 75
 """
 
 SPLITS = ((1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (4, 2))
-METHODS = ("allgather", "alltoall", "alltoallv", "multisend", "persistent", "rma", "routed")
+METHODS = tuple(EXCHANGE_METHODS)  # every registered method, allgather first
 PLASTICITY = {"static": "network.plastic=false", "stdp": "network.plastic=true"}
 
 
@@ -65,7 +66,7 @@ def test_same_spikes_for_every_ranks_threads_split(config, reference, tmp_path, 
 
 @pytest.mark.mpi
 @pytest.mark.slow
-@pytest.mark.parametrize("method", METHODS[1:])
+@pytest.mark.parametrize("method", [method for method in METHODS if method != "allgather"])
 @pytest.mark.parametrize("plasticity", PLASTICITY)
 def test_same_spikes_for_every_exchange_method(config, reference, tmp_path, method, plasticity):
     sets = (PLASTICITY[plasticity], f"exchange.method={method}", "simulation.threads=2")
