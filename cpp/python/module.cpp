@@ -146,7 +146,7 @@ option_values parse_exchange_options(const nb::dict& d) {
     return o;
 }
 
-// The registry as Python sees it (spikex.exchange_methods builds the method list, the
+// The registry as Python sees it (spikex.methods builds the method list, the
 // [exchange] configuration keys, the CLI help and docs/user/config.md from it).
 nb::object option_to_python(const option_value& v) {
     return std::visit([](const auto& x) -> nb::object { return nb::cast(x); }, v);
@@ -442,7 +442,6 @@ NB_MODULE(_core, m) {
         getrusage(RUSAGE_SELF, &usage);
         return usage.ru_maxrss / 1024.0; // ru_maxrss is in KiB on Linux
     });
-    m.def("exchange_methods", &exchange_methods);
     m.def("exchange_registry", &registry_to_python);
     m.def("common_exchange_options", [] {
         nb::list out;

@@ -28,6 +28,15 @@ def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
     """Concatenation of every rank's array, rank order (sizes may differ per rank)."""
 def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
+
+# ---- the exchange-method registry (cpp/spikex/exchange/method_registry.hpp) ----
+def exchange_registry() -> list[dict]:
+    """Every registered method, in registration order: {"name", "description",
+    "capabilities": {name: bool}, "options": [option], "variants": [{option: value}],
+    "cost_formula", "docs_page", "problems": [what the entry lacks]}; an option is
+    {"name", "kind" ("bool" | "int" | "float" | "choice" | "grid"), "default", "doc",
+    "minimum", "maximum", "exclusive_minimum", "choices", "variant"}. spikex.methods reads it."""
+def common_exchange_options() -> list[dict]: ...  # options every method has (measure_wait)
 def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts ([] if unknown)
 def counter_names() -> dict[str, object]:
     """The names exchanges report (cpp/spikex/instrument/counter_names.hpp):

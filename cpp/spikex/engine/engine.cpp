@@ -138,7 +138,7 @@ void engine::build_connections() {
         }
     };
     // Source-addressed exchanges find connections by source: they need the sorted layout.
-    bool sort = options_.sort_by_source || !exchange_->target_addressed();
+    bool sort = options_.sort_by_source || !find_exchange_method(options_.method).capabilities.target_addressed;
     table_ = connection_table(produce, shape, sort);
 }
 

@@ -29,7 +29,6 @@ method_capabilities directed_capabilities();
 class directed_exchange: public spike_exchange {
 public:
     explicit directed_exchange(double max_init_buffer_mb): max_init_buffer_mb_(max_init_buffer_mb) {}
-    bool target_addressed() const override { return true; }
     void setup(const exchange_setup& s) override;
     void spike_emitted(gid_type gid, step_type step) override;
     void verify_conservation() override;

@@ -67,10 +67,6 @@ class spike_exchange {
 public:
     virtual ~spike_exchange() = default;
     virtual std::string name() const = 0;
-    // Target-addressed methods can use the creation-order connection layout
-    // (connections.sort_by_source = false); source-addressed ones need connections grouped
-    // by source.
-    virtual bool target_addressed() const { return false; }
     virtual void setup(const exchange_setup& setup) = 0;
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
     virtual int subintervals() const { return 1; }
