@@ -23,6 +23,7 @@ from ..compare.method_variants import MethodVariant, parse_method_variants
 from ..config import get, resolved_config
 from ..errors import ConfigError, UserInputError
 from ..io.output import read_sonata_spikes, spikes_sha256, write_summary
+from ..counters import names
 from ..methods import capability
 from ..version import __version__
 from .statistics import over_ranks
@@ -35,7 +36,7 @@ DEFAULT_SAMPLE_RANKS = 1024
 MEMORY_BUDGET_BYTES = 2 * 2**30
 BYTES_PER_HELD_CONNECTION = 24
 # Counters whose run totals the summary of a real run sums over ranks.
-ROW_COUNTERS_KEPT = (
+ROW_COUNTERS_KEPT = names(
     "messages_sent", "bytes_sent", "bytes_received", "rounds", "spikes_received",
     "entries_sent", "entries_received", "hops", "items_sent", "phase_two_sent",
     "section_entries", "slots_scanned", "spikes_sent",

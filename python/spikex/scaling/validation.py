@@ -24,12 +24,13 @@ import time
 from pathlib import Path
 
 from ..launch.launcher import child_environment, mpiexec_command
+from ..counters import names
 from ..methods import EXCHANGE_METHODS, capability
 from .analytic import targets_on_rank
 from .dryrun import execute_dryrun, plan_dryrun
 from .time_model import interval_times
 
-EXACT_COUNTERS = (
+EXACT_COUNTERS = names(
     "messages_sent", "bytes_sent", "bytes_received", "spikes_sent", "spikes_received",
     "spikes_matched", "overflow_rounds", "entries_sent", "entries_received", "target_entries",
     "spikes_local", "phase_two_sent", "relayed_spikes", "target_rank_entries", "items_sent",

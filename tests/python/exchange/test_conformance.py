@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, run_cli, write_config
 
+from spikex import counters
 from spikex.config import KEYS, resolve, validate
 from spikex.errors import ConfigError
 from spikex.methods import METHODS, all_variant_labels, capability
@@ -81,6 +82,16 @@ def test_spikes_sent_equal_spikes_received(runs):
             assert counters["items_sent"] == counters["spikes_received"], label
         else:
             assert counters["messages_sent"] == counters["spikes_received"], label
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_counters_are_named_in_the_table(runs):
+    ranks, real, dry = runs
+    for label in LABELS:
+        reported = set(real[label]["exchange"]) | set(dry["methods"][label]["sums"])
+        unknown = sorted(name for name in reported if not counters.known(name))
+        assert not unknown, f"{label}: counters not in counter_names.hpp: {unknown}"
 
 
 @pytest.mark.mpi

@@ -15,6 +15,7 @@ import textwrap
 
 import pytest
 from conftest import marked, run_cli, several_ranks, write_config
+from spikex.counters import names
 from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.methods import EXCHANGE_METHODS, all_variant_labels, capability, methods_with
 from spikex.scaling.dryrun import execute_dryrun, plan_dryrun
@@ -38,7 +39,7 @@ weight_spread = 0.06
 VARIANTS = (*all_variant_labels(), "routed:route_dims=hypercube")
 
 # Counters a dry run reproduces exactly (when the method reports them).
-EXACT = (
+EXACT = names(
     "messages_sent", "bytes_sent", "bytes_received", "spikes_sent", "spikes_received",
     "spikes_matched", "overflow_rounds", "entries_sent", "entries_received", "target_entries",
     "spikes_local", "phase_two_sent", "relayed_spikes", "target_rank_entries",
