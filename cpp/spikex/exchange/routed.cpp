@@ -171,13 +171,13 @@ private:
         std::memcpy(words, item, item_bytes);
         step_type step = reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
         ++received_;
-        std::uint32_t slot = lookup_->find(words[1]);
-        if (slot == no_slot || sink_ == nullptr) {
+        std::uint32_t run = lookup_->find(words[1]);
+        if (run == no_run || sink_ == nullptr) {
             throw internal_error("routed: spike of gid " + std::to_string(words[1]) + " reached rank " +
-                                 std::to_string(me_) + (slot == no_slot ? ", which holds none of its targets"
-                                                                        : " outside poll/synchronize"));
+                                 std::to_string(me_) +
+                                 (run == no_run ? ", which holds none of its targets" : " outside poll/synchronize"));
         }
-        sink_->deliver_source(slot, step);
+        sink_->deliver_source(run, step);
     }
 
     const distribution* cells_ = nullptr;
