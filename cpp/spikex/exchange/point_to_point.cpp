@@ -57,7 +57,7 @@ point_to_point_options read_point_to_point_options(const option_reader& o) {
 void point_to_point_base::setup_common(const exchange_setup& s) {
     comm_ = &s.comm;
     cells_ = &s.cells;
-    me_ = s.comm.rank();
+    my_rank_ = s.comm.rank();
     ranks_ = s.comm.size();
     schedule_ = interval_schedule(s.steps_per_interval, options_.subintervals); // checks the rule
     phases_ = options_.phases;
@@ -74,10 +74,10 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
     remote_ranks_.reserve(targets_.entries());
     for (local_index i = 0; i < local; ++i) {
         for (int r: targets_.of(i)) {
-            if (r == me_) {
-                local_run_[i] = lookup_->find(s.cells.gid_of(me_, i));
+            if (r == my_rank_) {
+                local_run_[i] = lookup_->find(s.cells.gid_of(my_rank_, i));
                 if (local_run_[i] == no_run) {
-                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(me_, i)) +
+                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(my_rank_, i)) +
                                          " has targets here but no source run");
                 }
             } else {
@@ -104,7 +104,7 @@ void point_to_point_base::deliver_local(spike_sink& sink) {
 void point_to_point_base::maybe_sleep() {
     if (!slow_pending_) return;
     slow_pending_ = false;
-    if (me_ == slow_rank_ && slow_seconds_ > 0) {
+    if (my_rank_ == slow_rank_ && slow_seconds_ > 0) {
         std::this_thread::sleep_for(std::chrono::duration<double>(slow_seconds_));
     }
 }
@@ -226,7 +226,7 @@ void message_exchange::process_inbox() {
         for (const auto& msg: work_) {
             const std::uint32_t run = lookup_->find(msg.gid);
             if (run == no_run) {
-                throw internal_error(name() + ": rank " + std::to_string(me_) + " received a spike of gid " +
+                throw internal_error(name() + ": rank " + std::to_string(my_rank_) + " received a spike of gid " +
                                      std::to_string(msg.gid) + ", which has no targets here");
             }
             const std::int64_t sub = sub_of(msg.step);

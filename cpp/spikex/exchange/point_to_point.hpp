@@ -110,7 +110,7 @@ protected:
 
     point_to_point_options options_;
     const distribution* cells_ = nullptr;
-    int me_ = 0, ranks_ = 1;
+    int my_rank_ = 0, ranks_ = 1;
     interval_schedule schedule_;
     int phases_ = 1;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)

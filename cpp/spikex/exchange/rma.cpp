@@ -71,7 +71,7 @@ public:
         std::uint64_t window_cells = 0;
         for (int r = 0; r < ranks_; ++r) {
             region[r] = window_cells;
-            if (r != me_) window_cells += from[r];
+            if (r != my_rank_) window_cells += from[r];
         }
         window_cell_run_.assign(window_cells, 0);
         {
@@ -79,7 +79,7 @@ public:
             const auto& sources = s.table.sources();
             for (std::uint32_t run = 0; run < sources.size(); ++run) {
                 int r = s.cells.rank_of(sources[run]);
-                if (r != me_) window_cell_run_[fill[r]++] = run;
+                if (r != my_rank_) window_cell_run_[fill[r]++] = run;
             }
         }
         consumed_.assign(window_cells, 0);
@@ -220,7 +220,7 @@ private:
         auto positions = targets_.positions(i);
         std::uint64_t n = 0;
         for (std::size_t k = 0; k < ranks.size(); ++k) {
-            if (ranks[k] == me_) continue;
+            if (ranks[k] == my_rank_) continue;
             comm_->put(entry, sizeof(rma_entry), ranks[k],
                        base_on_[ranks[k]] + positions[k] * window_cell_bytes_ + within, window_);
             ++n;
