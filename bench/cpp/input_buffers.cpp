@@ -4,11 +4,13 @@
 //    arrive then; at the step each group's connections are walked into two accumulators
 //    per cell (ex if w > 0, else in), then one pass over the cells reads and zeroes them.
 //  B neuron_rings (NEST): per-cell ring buffers of R = max delay + steps per interval
-//    slots, buffer[cell][slot][channel]; after each interval's exchange every spike's
-//    connections are walked once into the slot of its arrival step; per step every cell
-//    reads and clears its slot.
-//  C slot_buffers: B laid out slot-major, buffer[slot][channel][cell], one contiguous
-//    buffer per slot (Jordan et al. 2018's one buffer per thread; one thread here).
+//    entries (NEST's "slots", one per step, here "ring steps"),
+//    buffer[cell][ring step][channel]; after each interval's exchange every spike's
+//    connections are walked once into the ring step of its arrival step; per step every
+//    cell reads and clears its ring step.
+//  C slot_buffers (the name kept in the output): B laid out ring-step-major,
+//    buffer[ring step][channel][cell], one contiguous buffer per ring step (Jordan et al.
+//    2018's one buffer per thread; one thread here).
 //
 // Set-up: hpc_benchmark on one rank and one thread: N = 11,250 cells (9,000 excitatory),
 // fixed in-degree K split 4:1 between E (+45.61 pA) and I (-228.05 pA) with uniform
@@ -50,12 +52,12 @@ struct parameters {
     std::uint64_t seed = 12345;
 };
 
-// Everything the schemes share: the rank's connections, gid -> slot (the exchange's dense
+// Everything the schemes share: the rank's connections, gid -> source run (the exchange's dense
 // source lookup) and the spikes of each step, gids of step n in [first[n], first[n+1]).
 struct network {
     parameters p;
     connection_table table;
-    std::vector<std::uint32_t> slot_of;
+    std::vector<std::uint32_t> run_of;
     step_type steps = 0;
     std::vector<std::uint32_t> first;
     std::vector<gid_type> spiking;
@@ -69,7 +71,7 @@ struct outcome {
     double seconds() const { return deliver_s + read_s; }
 };
 
-constexpr std::uint32_t no_slot_here = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t no_run_here = std::numeric_limits<std::uint32_t>::max();
 
 network make_network(const parameters& p) {
     network net{p, {}, {}, 0, {}, {}};
@@ -91,8 +93,8 @@ network make_network(const parameters& p) {
         }
     };
     net.table = connection_table(produce, table_shape{n, {}}, true);
-    net.slot_of.assign(n, no_slot_here);
-    for (std::uint32_t s = 0; s < net.table.sources().size(); ++s) net.slot_of[net.table.sources()[s]] = s;
+    net.run_of.assign(n, no_run_here);
+    for (std::uint32_t s = 0; s < net.table.sources().size(); ++s) net.run_of[net.table.sources()[s]] = s;
 
     // At most one spike per cell and step, gaps geometric: a Poisson process on the grid.
     net.steps = std::llround(p.seconds * 1000.0 / p.dt_ms);
@@ -116,9 +118,9 @@ void for_each_arrival(const network& net, step_type from, step_type to, F&& f) {
     const auto& table = net.table;
     for (step_type n = from; n < to; ++n) {
         for (auto k = net.first[n]; k < net.first[n + 1]; ++k) {
-            const std::uint32_t slot = net.slot_of[net.spiking[k]];
-            if (slot == no_slot_here) continue;
-            for (auto g = table.group_begin(slot); g < table.group_begin(slot + 1); ++g) {
+            const std::uint32_t run = net.run_of[net.spiking[k]];
+            if (run == no_run_here) continue;
+            for (auto g = table.group_begin(run); g < table.group_begin(run + 1); ++g) {
                 const step_type arrival = n + table.group(g).delay;
                 if (arrival < net.steps) f(g, arrival);
             }
@@ -175,12 +177,12 @@ outcome run_delivery_ring(const network& net) {
     return o;
 }
 
-// B (slot_major = false) and C (true): the same walk, different index arithmetic.
-template <bool slot_major>
+// B (ring_step_major = false) and C (true): the same walk, different index arithmetic.
+template <bool ring_step_major>
 outcome run_ring_buffers(const network& net) {
     const auto& table = net.table;
     const std::uint32_t n = net.p.cells, m = net.p.interval;
-    const std::size_t r = table.max_delay() + m; // NEST: min delay + max delay slots
+    const std::size_t r = table.max_delay() + m; // NEST: min delay + max delay ring steps
     std::vector<double> buffer(r * 2 * n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
     const local_index* targets = table.targets();
@@ -189,9 +191,9 @@ outcome run_ring_buffers(const network& net) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
         for (step_type s = k0; s < end; ++s) {
             auto t0 = clock_type::now();
-            const std::size_t slot = s % r;
-            if constexpr (slot_major) {
-                double* ex = &buffer[2 * slot * n];
+            const std::size_t ring_step = s % r;
+            if constexpr (ring_step_major) {
+                double* ex = &buffer[2 * ring_step * n];
                 double* in = ex + n;
                 for (std::uint32_t i = 0; i < n; ++i) {
                     o.total_ex[i] += ex[i];
@@ -200,7 +202,7 @@ outcome run_ring_buffers(const network& net) {
                     in[i] = 0;
                 }
             } else {
-                double* p = &buffer[2 * slot];
+                double* p = &buffer[2 * ring_step];
                 for (std::uint32_t i = 0; i < n; ++i, p += 2 * r) {
                     o.total_ex[i] += p[0];
                     o.total_in[i] += p[1];
@@ -210,13 +212,13 @@ outcome run_ring_buffers(const network& net) {
             }
             o.read_s += since(t0);
         }
-        // Delivery after the exchange: every event into the slot of its arrival step now.
+        // Delivery after the exchange: every event into the ring step of its arrival step now.
         auto t0 = clock_type::now();
         for_each_arrival(net, k0, end, [&](std::uint32_t g, step_type arrival) {
-            const std::size_t slot = arrival % r;
+            const std::size_t ring_step = arrival % r;
             const std::uint32_t begin = table.group(g).begin, stop = table.group_end_connection(g);
-            if constexpr (slot_major) {
-                double* ex = &buffer[2 * slot * n];
+            if constexpr (ring_step_major) {
+                double* ex = &buffer[2 * ring_step * n];
                 double* in = ex + n;
                 for (auto c = begin; c < stop; ++c) {
                     const double w = weights[c];
@@ -224,7 +226,7 @@ outcome run_ring_buffers(const network& net) {
                     else in[targets[c]] += w;
                 }
             } else {
-                double* base = &buffer[2 * slot];
+                double* base = &buffer[2 * ring_step];
                 for (auto c = begin; c < stop; ++c) {
                     const double w = weights[c];
                     double* p = base + std::size_t(targets[c]) * 2 * r;

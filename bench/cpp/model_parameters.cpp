@@ -168,7 +168,7 @@ int main() {
     });
     const double scan = per_op(7, static_cast<int>(misses.size()), [&](int k) {
         std::uint64_t found = 0;
-        for (int i = 0; i < k; ++i) found += lookup->find(misses[i]) != no_slot;
+        for (int i = 0; i < k; ++i) found += lookup->find(misses[i]) != no_run;
         sink = sink + found;
     });
 

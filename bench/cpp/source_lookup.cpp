@@ -39,7 +39,7 @@ int main() {
             auto lookup = make_source_lookup(kind, sources, sc.cells);
             std::uint64_t hits = 0;
             auto t0 = std::chrono::steady_clock::now();
-            for (auto g: q) hits += lookup->find(g) != no_slot;
+            for (auto g: q) hits += lookup->find(g) != no_run;
             double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::printf("%s    {\"kind\": \"%s\", \"cells\": %u, \"sources\": %u, \"ns_per_lookup\": %.2f, "
                         "\"bytes\": %zu, \"hits\": %llu}",

@@ -44,8 +44,8 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     EXPECT_EQ(t.sources(), std::vector<gid_type>(distinct.begin(), distinct.end()));
     EXPECT_EQ(t.source_count(), distinct.size());
 
-    // Groups: slot s owns [group_begin(s), group_begin(s+1)); each group is the maximal
-    // run of one (source, delay, synapse), (delay, synapse) ascending within a source;
+    // Groups: source run s owns [group_begin(s), group_begin(s+1)); each group is the maximal
+    // range of one (source, delay, synapse), (delay, synapse) ascending within a source;
     // groups tile [0, size).
     std::set<std::tuple<gid_type, std::uint32_t, std::uint16_t>> keys;
     for (auto& c: conns) keys.insert({c.source, c.delay, c.synapse});
@@ -70,7 +70,7 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
             expected_begin = t.group_end_connection(g);
         }
     }
-    // Sentinels: one past the last slot, one past the last group.
+    // Sentinels: one past the last source run, one past the last group.
     EXPECT_EQ(t.group_begin(t.source_count()), t.group_count());
     EXPECT_EQ(t.group(t.group_count()).begin, t.size());
     EXPECT_EQ(expected_begin, t.size());
@@ -87,14 +87,14 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     bool shares = false;
     for (std::uint32_t s = 0; s < t.source_count(); ++s) {
         std::set<local_index> seen;
-        bool slot_shares = false;
+        bool run_shares = false;
         for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g) {
             std::set<local_index> mine;
             for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) mine.insert(t.targets()[c]);
-            for (auto target: mine) slot_shares = !seen.insert(target).second || slot_shares;
+            for (auto target: mine) run_shares = !seen.insert(target).second || run_shares;
         }
-        EXPECT_EQ(t.slot_groups_share_targets(s), slot_shares) << "slot " << s;
-        shares = shares || slot_shares;
+        EXPECT_EQ(t.source_run_groups_share_targets(s), run_shares) << "source run " << s;
+        shares = shares || run_shares;
     }
     EXPECT_EQ(t.has_connection_index(), shares);
 
@@ -223,7 +223,7 @@ TEST(connection_table, synapse_types_make_separate_groups) {
     EXPECT_EQ(t.weights()[1], 2.0);
     EXPECT_EQ(t.weights()[2], 0.0);
     EXPECT_TRUE(t.has_plastic());
-    EXPECT_FALSE(t.slot_groups_share_targets(0)); // disjoint targets: no merge needed
+    EXPECT_FALSE(t.source_run_groups_share_targets(0)); // disjoint targets: no merge needed
     EXPECT_FALSE(t.has_connection_index());
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 const char* kinds[] = {"dense", "hash", "sorted"};
 
-// Every gid in [0, N) and a few beyond must give the slot of the reference, or no_slot.
+// Every gid in [0, N) and a few beyond must give the source run of the reference, or no_run.
 void expect_matches(const std::set<gid_type>& reference, std::uint32_t cells) {
     const std::vector<gid_type> sources(reference.begin(), reference.end());
     std::vector<gid_type> queries;
@@ -27,7 +27,7 @@ void expect_matches(const std::set<gid_type>& reference, std::uint32_t cells) {
         auto lookup = make_source_lookup(kind, sources, cells);
         EXPECT_EQ(lookup->name(), kind);
         for (gid_type g: queries) {
-            std::uint32_t expected = no_slot;
+            std::uint32_t expected = no_run;
             if (reference.count(g)) {
                 expected = static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), g) -
                                                       sources.begin());

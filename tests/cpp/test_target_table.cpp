@@ -67,9 +67,9 @@ TEST(target_table, sorted_layout_has_one_entry_per_source_run) {
     auto t = target_table::build(*comm, cells, table, 1 << 20, stats);
     EXPECT_EQ(t.size(), table.source_count());
     auto runs = walk(t, 10);
-    for (std::uint32_t slot = 0; slot < table.source_count(); ++slot) {
-        auto& locations = runs[table.sources()[slot]];
-        EXPECT_EQ(std::count(locations.begin(), locations.end(), slot), 1);
+    for (std::uint32_t run = 0; run < table.source_count(); ++run) {
+        auto& locations = runs[table.sources()[run]];
+        EXPECT_EQ(std::count(locations.begin(), locations.end(), run), 1);
     }
     EXPECT_EQ(stats.rounds, 1u);
 }

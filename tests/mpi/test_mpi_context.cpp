@@ -150,7 +150,7 @@ TEST(mpi_context, persistent_send_started_twice) {
 }
 
 TEST(mpi_context, one_sided_fetch_add_and_put) {
-    // every rank reserves a slot on rank 0 with fetch_add, then puts its rank there
+    // every rank reserves an index on rank 0 with fetch_add, then puts its rank there
     int p = test_context->size(), me = test_context->rank();
     if (p == 1) {
         // OpenMPI 4.1 limit: with a single process only the `self` BTL is loaded, which
@@ -169,9 +169,9 @@ TEST(mpi_context, one_sided_fetch_add_and_put) {
     memory[0] = 0;
     auto w = test_context->window_create(memory.data(), memory.size() * sizeof(std::int64_t));
     test_context->lock_all(w);
-    std::int64_t slot = test_context->fetch_add(1, 0, 0, w);
+    std::int64_t index = test_context->fetch_add(1, 0, 0, w);
     std::int64_t value = me;
-    test_context->put(&value, sizeof value, 0, (1 + slot) * sizeof(std::int64_t), w);
+    test_context->put(&value, sizeof value, 0, (1 + index) * sizeof(std::int64_t), w);
     test_context->flush_all(w);
     test_context->unlock_all(w);
     test_context->barrier();

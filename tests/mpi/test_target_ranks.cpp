@@ -88,7 +88,7 @@ TEST(relay_plan, phase_one_and_two_reach_every_target_rank_once) {
     for (auto scheme: {distribution_scheme::round_robin, distribution_scheme::random_shuffle}) {
         auto t = build(scheme);
         auto plan = relay_plan::build(comm, t.cells, t.targets, t.sources, 17);
-        ASSERT_EQ(plan.source_slots(), t.sources.size());
+        ASSERT_EQ(plan.source_runs(), t.sources.size());
 
         // Every delivery the tables imply: (gid, rank reached, phase).
         struct delivery {
@@ -101,8 +101,8 @@ TEST(relay_plan, phase_one_and_two_reach_every_target_rank_once) {
         for (local_index i = 0; i < t.targets.cells(); ++i) {
             for (int r: plan.phase_one(i)) mine.push_back({t.cells.gid_of(me, i), r, 1, me});
         }
-        for (std::uint32_t slot = 0; slot < t.sources.size(); ++slot) {
-            for (int r: plan.phase_two(slot)) mine.push_back({t.sources[slot], r, 2, me});
+        for (std::uint32_t run = 0; run < t.sources.size(); ++run) {
+            for (int r: plan.phase_two(run)) mine.push_back({t.sources[run], r, 2, me});
         }
         auto all = comm.allgather_vector(mine);
 

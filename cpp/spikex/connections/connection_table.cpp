@@ -111,10 +111,10 @@ private:
 
 // Lays the table out from the threads' counts: sources in gid order, keys in order within
 // a source, and within each group the threads' runs in thread order; the counters become
-// cursors. Reports every slot (source gid) and group (key, where each thread's run begins,
-// then where the group ends) in table order.
-template <typename Slot, typename Group>
-void lay_out(std::vector<placement>& parts, std::uint32_t space, Slot&& slot, Group&& group) {
+// cursors. Reports every source run (source gid) and group (key, where each thread's run
+// begins, then where the group ends) in table order.
+template <typename Run, typename Group>
+void lay_out(std::vector<placement>& parts, std::uint32_t space, Run&& source_run, Group&& group) {
     std::uint64_t position = 0;
     std::vector<std::uint64_t> keys;
     std::vector<std::uint32_t> runs(parts.size() + 1);
@@ -126,7 +126,7 @@ void lay_out(std::vector<placement>& parts, std::uint32_t space, Slot&& slot, Gr
             std::sort(keys.begin(), keys.end());
             keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
         }
-        slot(s);
+        source_run(s);
         for (auto k: keys) {
             for (std::size_t t = 0; t < parts.size(); ++t) {
                 runs[t] = static_cast<std::uint32_t>(position);
@@ -190,7 +190,7 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
         }
     };
     *this = connection_table(produce, shape, sort_by_source);
-    for (auto& s: slot_source_) s = distinct[s];
+    for (auto& s: source_run_gid_) s = distinct[s];
 }
 
 connection_table::connection_table(const connection_producer& produce, const table_shape& shape,
@@ -234,20 +234,20 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     max_delay_ = all.max_delay;
     has_plastic_ = all.plastic;
 
-    // Slots and groups in table order; the counters become cursors.
+    // Source runs and groups in table order; the counters become cursors.
     lay_out(
         parts, space,
         [&](std::uint32_t source) {
-            slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
-            slot_source_.push_back(source);
+            source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
+            source_run_gid_.push_back(source);
         },
         [&](std::uint64_t key, const std::vector<std::uint32_t>& runs) {
-            const auto slot = static_cast<std::uint32_t>(slot_source_.size() - 1);
-            groups_.push_back({key_delay(key), runs.front(), slot, key_synapse(key)});
+            const auto run = static_cast<std::uint32_t>(source_run_gid_.size() - 1);
+            groups_.push_back({key_delay(key), runs.front(), run, key_synapse(key)});
             if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
         });
-    slot_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
-    groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(slot_source_.size()), 0});
+    source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
+    groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
 
     // Pass 2: place every connection; creation order survives within each thread's run. A
@@ -282,30 +282,32 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
 bool connection_table::find_shared_targets() {
     // Only sources with several groups can have groups meeting one target in one step.
     bool several = false;
-    for (std::size_t s = 0; s + 1 < slot_groups_.size() && !several; ++s) several = slot_groups_[s + 1] - slot_groups_[s] > 1;
+    for (std::size_t s = 0; s + 1 < source_run_groups_.size() && !several; ++s) {
+        several = source_run_groups_[s + 1] - source_run_groups_[s] > 1;
+    }
     if (!several) return false;
     local_index targets_end = 0;
     for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-    std::vector<std::uint32_t> mark_slot(targets_end, none), mark_group(targets_end, none);
-    slot_shares_.assign(source_count(), 0);
+    std::vector<std::uint32_t> mark_run(targets_end, none), mark_group(targets_end, none);
+    source_run_shares_.assign(source_count(), 0);
     bool any = false;
     for (std::uint32_t s = 0; s < source_count(); ++s) {
         if (group_begin(s + 1) - group_begin(s) < 2) continue;
-        for (auto g = group_begin(s); g < group_begin(s + 1) && !slot_shares_[s]; ++g) {
+        for (auto g = group_begin(s); g < group_begin(s + 1) && !source_run_shares_[s]; ++g) {
             for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
                 const local_index t = target_[c];
-                if (mark_slot[t] == s && mark_group[t] != g) {
-                    slot_shares_[s] = 1;
+                if (mark_run[t] == s && mark_group[t] != g) {
+                    source_run_shares_[s] = 1;
                     break;
                 }
-                mark_slot[t] = s;
+                mark_run[t] = s;
                 mark_group[t] = g;
             }
         }
-        any = any || slot_shares_[s];
+        any = any || source_run_shares_[s];
     }
-    if (!any) free_vector(slot_shares_);
+    if (!any) free_vector(source_run_shares_);
     return any;
 }
 
@@ -333,18 +335,18 @@ void connection_table::release_sources() {
     // The creation-order layout needs every connection's source to order a step's inputs,
     // so only the sorted layout can let its source table go.
     if (!sorted_) return;
-    free_vector(slot_source_);
+    free_vector(source_run_gid_);
     sources_released_ = true;
 }
 
 std::size_t connection_table::connection_bytes() const {
-    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(slot_groups_) +
-           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(slot_shares_) +
+    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(source_run_groups_) +
+           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
            capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {
-    return capacity_bytes(slot_source_) + capacity_bytes(connection_source_);
+    return capacity_bytes(source_run_gid_) + capacity_bytes(connection_source_);
 }
 
 } // namespace spikex

@@ -6,13 +6,13 @@
 //
 // Two layouts:
 //  sorted (default; NEST's 5g-sort): arrays sorted by (source gid, delay, synapse type),
-//    creation order kept within. A "source run" (slot) holds all connections of one
-//    source; a "delay group" is the run with one source, one delay and one synapse type.
-//    An arriving spike becomes one delivery batch per delay group (as NEURON enqueues the
-//    source object once). The source table is one gid per slot. With T threads each group
-//    is further split into T runs by the thread that owns the target, creation order kept
-//    within each (the NEST paper's connection tables per thread, as sub-ranges of one
-//    array).
+//    creation order kept within. A "source run" holds all connections of one source (it
+//    is numbered by the source's index in the source list); a "delay group" is the part
+//    of a source run with one delay and one synapse type. An arriving spike becomes one
+//    delivery batch per delay group (as NEURON enqueues the source object once). The
+//    source table is one gid per source run. With T threads each group is further split
+//    into T thread runs by the thread that owns the target, creation order kept within
+//    each (the NEST paper's connection tables per thread, as sub-ranges of one array).
 //  creation order (NEST's 5g-nosort, connections.sort_by_source = false): arrays in the
 //    order the connections were created, each with its own delay; the source table is one
 //    gid per connection. Only target-addressed exchanges use it (one target entry, and one
@@ -60,7 +60,7 @@ inline constexpr unsigned every_thread = ~0u;
 struct delay_group {
     std::uint32_t delay;       // steps
     std::uint32_t begin;       // first connection; the group ends where the next begins
-    std::uint32_t slot;        // source run it belongs to
+    std::uint32_t source_run;  // source run it belongs to (its index in sources())
     std::uint16_t synapse = 0; // synapse type of all its connections
 };
 
@@ -88,11 +88,11 @@ public:
     double* mutable_weights() { return weight_.data(); } // plastic synapses change theirs
 
     // --- sorted layout -----------------------------------------------------------------
-    // Distinct sources with at least one local target, ascending (slot -> gid).
-    std::size_t source_count() const { return slot_groups_.empty() ? 0 : slot_groups_.size() - 1; }
-    const std::vector<gid_type>& sources() const { return slot_source_; }
-    // Delay groups of slot s: [group_begin(s), group_begin(s+1)).
-    std::uint32_t group_begin(std::uint32_t slot) const { return slot_groups_[slot]; }
+    // Distinct sources with at least one local target, ascending (source run -> gid).
+    std::size_t source_count() const { return source_run_groups_.empty() ? 0 : source_run_groups_.size() - 1; }
+    const std::vector<gid_type>& sources() const { return source_run_gid_; }
+    // Delay groups of source run s: [group_begin(s), group_begin(s+1)).
+    std::uint32_t group_begin(std::uint32_t run) const { return source_run_groups_[run]; }
     const delay_group& group(std::uint32_t g) const { return groups_[g]; }
     std::uint32_t group_end_connection(std::uint32_t g) const { return groups_[g + 1].begin; }
     std::size_t group_count() const { return groups_.empty() ? 0 : groups_.size() - 1; }
@@ -103,9 +103,9 @@ public:
         return thread_begin_[std::size_t(g) * (threads_ + 1) + t];
     }
     unsigned threads() const { return threads_; }
-    // Whether groups of this slot share a target (then their merge order matters).
-    bool slot_groups_share_targets(std::uint32_t slot) const {
-        return !slot_shares_.empty() && slot_shares_[slot];
+    // Whether groups of this source run share a target (then their merge order matters).
+    bool source_run_groups_share_targets(std::uint32_t run) const {
+        return !source_run_shares_.empty() && source_run_shares_[run];
     }
     bool has_connection_index() const { return !connection_index_.empty(); }
     std::uint32_t connection_index(std::uint32_t c) const { return connection_index_[c]; }
@@ -130,7 +130,7 @@ public:
 private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
-    bool find_shared_targets(); // sets slot_shares_; whether any slot shares a target
+    bool find_shared_targets(); // sets source_run_shares_; whether any source run shares a target
 
     bool sorted_ = true;
     bool sources_released_ = false;
@@ -139,14 +139,14 @@ private:
     std::vector<local_index> target_;
     std::vector<double> weight_;
     // sorted
-    std::vector<gid_type> slot_source_;          // source table: slot -> gid
-    std::vector<std::uint32_t> slot_groups_;      // per slot + 1 sentinel
-    std::vector<delay_group> groups_;             // + 1 sentinel {0, size}
-    std::vector<std::uint32_t> thread_begin_;     // (T + 1) per group, when T > 1
-    std::vector<char> slot_shares_;               // per slot, when some slot has several groups
-    std::vector<std::uint32_t> connection_index_; // per connection: index among its target's inputs
+    std::vector<gid_type> source_run_gid_;         // source table: source run -> gid
+    std::vector<std::uint32_t> source_run_groups_; // per source run + 1 sentinel
+    std::vector<delay_group> groups_;              // + 1 sentinel {0, size}
+    std::vector<std::uint32_t> thread_begin_;      // (T + 1) per group, when T > 1
+    std::vector<char> source_run_shares_;          // per source run, when some has several groups
+    std::vector<std::uint32_t> connection_index_;  // per connection: index among its target's inputs
     // creation order
-    std::vector<gid_type> connection_source_;     // source table: connection -> gid
+    std::vector<gid_type> connection_source_;      // source table: connection -> gid
     std::vector<std::uint32_t> connection_delay_;
 
     std::uint32_t min_delay_ = 0;

@@ -93,10 +93,10 @@ relay_plan relay_plan::build(context& comm, const distribution& cells, const tar
     std::vector<std::uint32_t> words(received);
     comm.alltoallv(send.data(), send_bytes, send_displs, words.data(), recv_bytes, recv_displs);
 
-    // 4. Phase-two lists by source slot (counting sort over the records).
+    // 4. Phase-two lists by source run (counting sort over the records).
     plan.two_offsets_.assign(sources.size() + 1, 0);
     struct record {
-        std::uint32_t slot, at, count;
+        std::uint32_t run, at, count;
     };
     std::vector<record> records;
     for (std::size_t k = 0; k < words.size();) {
@@ -109,16 +109,16 @@ relay_plan relay_plan::build(context& comm, const distribution& cells, const tar
             throw internal_error("relay plan: rank " + std::to_string(me) + " relays gid " + std::to_string(gid) +
                                  " but holds none of its targets");
         }
-        auto slot = static_cast<std::uint32_t>(it - sources.begin());
-        records.push_back({slot, static_cast<std::uint32_t>(k + 2), words[k + 1]});
-        plan.two_offsets_[slot + 1] += words[k + 1];
+        auto run = static_cast<std::uint32_t>(it - sources.begin());
+        records.push_back({run, static_cast<std::uint32_t>(k + 2), words[k + 1]});
+        plan.two_offsets_[run + 1] += words[k + 1];
         k += 2 + words[k + 1];
     }
     for (std::size_t s = 0; s < sources.size(); ++s) plan.two_offsets_[s + 1] += plan.two_offsets_[s];
     plan.two_ranks_.resize(plan.two_offsets_.back());
     std::vector<std::uint32_t> fill(plan.two_offsets_.begin(), plan.two_offsets_.end() - 1);
     for (const auto& rec: records) {
-        for (std::uint32_t m = 0; m < rec.count; ++m) plan.two_ranks_[fill[rec.slot]++] = static_cast<int>(words[rec.at + m]);
+        for (std::uint32_t m = 0; m < rec.count; ++m) plan.two_ranks_[fill[rec.run]++] = static_cast<int>(words[rec.at + m]);
     }
     return plan;
 }

@@ -13,7 +13,7 @@
 //      inputs, and reproducible;
 //   3. the relays form the cell's phase-one list; each relay is sent (gid, the other ranks
 //      of its group) — one MPI_Alltoall of counts and one MPI_Alltoallv — and keeps that
-//      list as its phase-two list for the gid, indexed by the gid's slot in its connection
+//      list as its phase-two list for the gid, indexed by the gid's source run in its connection
 //      table (a relay is a target rank, so it has the gid among its sources).
 // Every target rank is reached exactly once: as a relay, or as a member of one relay's
 // group (tests/cpp/test_relay_plan.cpp, tests/mpi/test_target_ranks.cpp check the tables).
@@ -52,11 +52,11 @@ public:
     std::span<const int> phase_one(local_index i) const {
         return {one_ranks_.data() + one_offsets_[i], one_ranks_.data() + one_offsets_[i + 1]};
     }
-    // Phase-two ranks this rank forwards a spike of source slot s to (empty if none).
-    std::span<const int> phase_two(std::uint32_t slot) const {
-        return {two_ranks_.data() + two_offsets_[slot], two_ranks_.data() + two_offsets_[slot + 1]};
+    // Phase-two ranks this rank forwards a spike of source run `run` to (empty if none).
+    std::span<const int> phase_two(std::uint32_t run) const {
+        return {two_ranks_.data() + two_offsets_[run], two_ranks_.data() + two_offsets_[run + 1]};
     }
-    std::size_t source_slots() const { return two_offsets_.empty() ? 0 : two_offsets_.size() - 1; }
+    std::size_t source_runs() const { return two_offsets_.empty() ? 0 : two_offsets_.size() - 1; }
 
     std::size_t phase_one_entries() const { return one_ranks_.size(); }
     std::size_t phase_two_entries() const { return two_ranks_.size(); }
@@ -68,7 +68,7 @@ public:
 private:
     std::vector<std::uint32_t> one_offsets_; // local cells + 1
     std::vector<int> one_ranks_;
-    std::vector<std::uint32_t> two_offsets_; // source slots + 1
+    std::vector<std::uint32_t> two_offsets_; // source runs + 1
     std::vector<int> two_ranks_;
 };
 

@@ -9,15 +9,15 @@ namespace {
 
 class dense_lookup final: public source_lookup {
 public:
-    dense_lookup(const std::vector<gid_type>& sources, std::uint32_t cells): slot_(cells, no_slot) {
-        for (std::uint32_t s = 0; s < sources.size(); ++s) slot_[sources[s]] = s;
+    dense_lookup(const std::vector<gid_type>& sources, std::uint32_t cells): run_of_(cells, no_run) {
+        for (std::uint32_t s = 0; s < sources.size(); ++s) run_of_[sources[s]] = s;
     }
-    std::uint32_t find(gid_type gid) const override { return gid < slot_.size() ? slot_[gid] : no_slot; }
-    std::size_t bytes() const override { return slot_.capacity() * sizeof(std::uint32_t); }
+    std::uint32_t find(gid_type gid) const override { return gid < run_of_.size() ? run_of_[gid] : no_run; }
+    std::size_t bytes() const override { return run_of_.capacity() * sizeof(std::uint32_t); }
     std::string name() const override { return "dense"; }
 
 private:
-    std::vector<std::uint32_t> slot_;
+    std::vector<std::uint32_t> run_of_;
 };
 
 class hash_lookup final: public source_lookup {
@@ -26,22 +26,22 @@ public:
         std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * sources.size()));
         mask_ = capacity - 1;
         keys_.assign(capacity, empty);
-        slots_.assign(capacity, no_slot);
+        runs_.assign(capacity, no_run);
         for (std::uint32_t s = 0; s < sources.size(); ++s) {
             std::size_t i = hash(sources[s]);
             while (keys_[i] != empty) i = (i + 1) & mask_;
             keys_[i] = sources[s];
-            slots_[i] = s;
+            runs_[i] = s;
         }
     }
     std::uint32_t find(gid_type gid) const override {
         for (std::size_t i = hash(gid);; i = (i + 1) & mask_) {
-            if (keys_[i] == gid) return slots_[i];
-            if (keys_[i] == empty) return no_slot;
+            if (keys_[i] == gid) return runs_[i];
+            if (keys_[i] == empty) return no_run;
         }
     }
     std::size_t bytes() const override {
-        return keys_.capacity() * sizeof(gid_type) + slots_.capacity() * sizeof(std::uint32_t);
+        return keys_.capacity() * sizeof(gid_type) + runs_.capacity() * sizeof(std::uint32_t);
     }
     std::string name() const override { return "hash"; }
 
@@ -54,7 +54,7 @@ private:
     }
     std::size_t mask_ = 0;
     std::vector<gid_type> keys_;
-    std::vector<std::uint32_t> slots_;
+    std::vector<std::uint32_t> runs_;
 };
 
 class sorted_lookup final: public source_lookup {
@@ -63,7 +63,7 @@ public:
     std::uint32_t find(gid_type gid) const override {
         auto it = std::lower_bound(sources_.begin(), sources_.end(), gid);
         return (it != sources_.end() && *it == gid) ? static_cast<std::uint32_t>(it - sources_.begin())
-                                                    : no_slot;
+                                                    : no_run;
     }
     std::size_t bytes() const override { return sources_.capacity() * sizeof(gid_type); }
     std::string name() const override { return "sorted"; }

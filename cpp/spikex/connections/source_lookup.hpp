@@ -4,7 +4,7 @@
 // network). Three answers, selectable by exchange.source_lookup, measured in
 // bench/source_lookup (docs/methods/allgather.md has the numbers and the reason for the
 // default):
-//  dense:  a table of N slots indexed by gid (one load; memory O(N)).
+//  dense:  a table of N entries indexed by gid (one load; memory O(N)).
 //  hash:   open addressing, linear probing, power-of-two capacity >= 2 * sources
 //          (memory O(local sources)).
 //  sorted: binary search in a copy of the sorted source list (memory O(local sources);
@@ -18,12 +18,12 @@
 
 namespace spikex {
 
-inline constexpr std::uint32_t no_slot = 0xffffffffu;
+inline constexpr std::uint32_t no_run = 0xffffffffu;
 
 class source_lookup {
 public:
     virtual ~source_lookup() = default;
-    // Slot of `gid` in the connection table's source list, or no_slot.
+    // Source run of `gid` (its index in the connection table's source list), or no_run.
     virtual std::uint32_t find(gid_type gid) const = 0;
     virtual std::size_t bytes() const = 0;
     virtual std::string name() const = 0;

@@ -12,7 +12,7 @@
 //
 // For each (cell, target rank) entry the table also keeps the cell's position in the list
 // that target rank sent (MUSIC's "destination list index"): the rma exchange uses it to
-// address the cell's slot in the target's window without any lookup.
+// address the cell's window cell in the target's window without any lookup.
 //
 // Memory: one int32 rank and one uint32 position per (cell, target rank) pair, plus
 // offsets; sum over local cells of their fan-out in ranks (<= min(P, out-degree) each).

@@ -53,7 +53,7 @@ target_table target_table::build(context& comm, const distribution& cells, const
                            {cells.local_of(source), 0, packed_target::pack(me, 0, 0, location)}});
     };
     if (table.sorted()) {
-        for (std::uint32_t slot = 0; slot < table.source_count(); ++slot) add(table.sources()[slot], slot);
+        for (std::uint32_t run = 0; run < table.source_count(); ++run) add(table.sources()[run], run);
     } else {
         for (std::uint32_t c = 0; c < table.size(); ++c) add(table.source_of(c), c);
     }

@@ -394,7 +394,7 @@ void count_point_to_point(count_view& v) {
     const bool rma = v.method.capabilities.rma_windows;
     const bool persistent = v.method.capabilities.persistent_requests;
     const int phases = v.method.has_option("phases") ? static_cast<int>(v.options.integer("phases")) : 1;
-    const int slot_spikes = rma ? static_cast<int>(v.options.integer("rma_slot_spikes")) : 0;
+    const int window_cell_spikes = rma ? static_cast<int>(v.options.integer("rma_slot_spikes")) : 0;
     enum { messages, bytes, rounds, sent, received, matched, local, phase_two, relayed, requests, deferrals, scanned,
            iterations };
     std::vector<std::string> names = {counter::messages_sent,   counter::bytes_sent,     counter::rounds,          counter::spikes_sent,
@@ -405,10 +405,10 @@ void count_point_to_point(count_view& v) {
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
 
-    // rma: window slots of each sampled rank = its sources held by other ranks.
-    std::vector<double> window_slots(v.sampled(), 0.0);
+    // rma: window cells of each sampled rank = its sources held by other ranks.
+    std::vector<double> window_cells(v.sampled(), 0.0);
     for (std::size_t k = 0; k < v.sampled(); ++k) {
-        for (gid_type g: v.part.receive(k).sources) window_slots[k] += v.rank_of(g) != v.part.sampled()[k];
+        for (gid_type g: v.part.receive(k).sources) window_cells[k] += v.rank_of(g) != v.part.sampled()[k];
     }
     std::unordered_map<gid_type, std::uint32_t> fired_in_row;
     std::vector<char> recorded(v.part.cells().cells(), 0);
@@ -456,15 +456,15 @@ void count_point_to_point(count_view& v) {
         double extra = 0;
         if (rma) {
             for (const auto& [g, n]: fired_in_row) {
-                if (n <= std::uint32_t(slot_spikes)) continue;
-                const std::uint32_t excess = n - slot_spikes;
+                if (n <= std::uint32_t(window_cell_spikes)) continue;
+                const std::uint32_t excess = n - window_cell_spikes;
                 t.add(deferrals, v.index_of(g), excess);
-                extra = std::max(extra, double((excess + slot_spikes - 1) / slot_spikes));
+                extra = std::max(extra, double((excess + window_cell_spikes - 1) / window_cell_spikes));
             }
             t.add_all(rounds, 1 + extra);
             t.add_all(iterations, extra);
             if (v.ranks() > 1) {
-                for (std::size_t k = 0; k < v.sampled(); ++k) t.add(scanned, k, (1 + extra) * window_slots[k]);
+                for (std::size_t k = 0; k < v.sampled(); ++k) t.add(scanned, k, (1 + extra) * window_cells[k]);
             }
         } else if (v.out.rows[i].due > 0) {
             t.add_all(rounds, 1);
@@ -483,7 +483,7 @@ void count_point_to_point(count_view& v) {
     if (persistent) {
         v.out.per_rank[counter::persistent_starts] = v.out.per_rank[counter::messages_sent];
     }
-    if (rma) v.out.properties[counter::window_bytes_per_slot] = 16.0 * slot_spikes;
+    if (rma) v.out.properties[counter::window_bytes_per_slot] = 16.0 * window_cell_spikes;
     v.out.properties[counter::relay_exact] = v.part.all_ranks() || phases == 1;
     v.out.properties[counter::rounds_exclude_conservation_iterations] = !rma;
     for (const char* drop: rma ? std::vector<const char*>{counter::phase_two_sent, counter::relayed_spikes, counter::persistent_requests}

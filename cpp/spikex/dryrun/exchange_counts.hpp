@@ -14,7 +14,7 @@
 //   persistent  the messages of multisend, plus a persistent request per (cell, remote
 //               target rank) once the cell has fired;
 //   rma         puts as multisend, ring deferrals when a cell fires more often than
-//               rma_slot_spikes between two ends, window slots scanned at every round;
+//               rma_slot_spikes between two ends, window cells scanned at every round;
 //   routed      one 12-byte item per (spike, target rank), hop by hop along the
 //               dimension-ordered route (route/route_table.hpp next_hop).
 // Spikes are the same for every rank count and method (a design invariant checked by the

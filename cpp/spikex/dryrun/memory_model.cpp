@@ -44,16 +44,16 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         const int me = part.sampled()[k];
         const auto& side = part.receive(k);
         const double n = double(side.total_connections);
-        const double slots = double(side.sources.size());
+        const double source_runs = double(side.sources.size());
         const double cells = part.cells().count(me);
 
         // Postsynaptic tier (connection_table.hpp).
         double connections, sources;
         if (sorted) {
-            connections = n * (sizeof(local_index) + sizeof(double)) + grown(slots + 1) * sizeof(std::uint32_t) +
+            connections = n * (sizeof(local_index) + sizeof(double)) + grown(source_runs + 1) * sizeof(std::uint32_t) +
                           grown(side.delay_groups + 1) * sizeof(delay_group);
-            if (side.mixed_delays) connections += n * sizeof(std::uint32_t) + slots;
-            sources = grown(slots) * sizeof(gid_type);
+            if (side.mixed_delays) connections += n * sizeof(std::uint32_t) + source_runs;
+            sources = grown(source_runs) * sizeof(gid_type);
         } else { // creation order: every array filled by push_back
             connections = grown(n) * (sizeof(local_index) + sizeof(double) + sizeof(std::uint32_t));
             sources = grown(n) * sizeof(gid_type);
@@ -71,16 +71,17 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
             receive = value(counts, counter::receive_buffer_bytes, k);
             exchange = value(counts, counter::send_buffer_bytes, k) + value(counts, counter::pending_buffer_bytes, k);
         } else if (allgather) {
-            lookup = lookup_bytes(lookup_kind, slots, N);
+            lookup = lookup_bytes(lookup_kind, source_runs, N);
             receive = value(counts, counter::receive_buffer_bytes, k);
             exchange = value(counts, counter::send_buffer_bytes, k);
         } else if (p2p) {
-            lookup = lookup_bytes(lookup_kind, slots, N); // "sorted": its one copy of the sources
-            // target_ranks + remote offsets, local slots, remote ranks (reserved for every
+            lookup = lookup_bytes(lookup_kind, source_runs, N); // "sorted": its one copy of the sources
+            // target_ranks + remote offsets, local source runs, remote ranks (reserved for every
             // target-rank entry: exchange/point_to_point.cpp)
             targets = target_ranks_bytes + (cells + 1) * 4 + cells * 4 + entries * 4;
             if (phases == 2) {
-                targets += (cells + 1) * 4 + (slots + 1) * 4 + grown(value(counts, counter::phase_one_entries, k)) * 4 +
+                targets += (cells + 1) * 4 + (source_runs + 1) * 4 +
+                           grown(value(counts, counter::phase_one_entries, k)) * 4 +
                            value(counts, counter::phase_two_entries, k) * 4;
             }
             if (can.rma_windows && P > 1) {
@@ -92,7 +93,7 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
             process_grid grid = make_process_grid(part.ranks(), options.text("route_dims"), "exchange.route_dims",
                                                   options.integer("route_budget"));
             const double partners = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
-            lookup = lookup_bytes(lookup_kind, slots, N) + 2 * P + 2 * grown(partners) * sizeof(int);
+            lookup = lookup_bytes(lookup_kind, source_runs, N) + 2 * P + 2 * grown(partners) * sizeof(int);
             targets = target_ranks_bytes;
         }
         out["lookup_tables"].push_back(lookup);

@@ -4,8 +4,9 @@
 // our own tables instead of per-object constants). Names are those of the engine's
 // memory_bytes() (summary.json "memory_bytes"):
 //   connections       connection table: 4 + 8 bytes per connection (target, weight),
-//                     slot and delay-group runs (push_back growth); creation order: + 4
-//                     bytes of delay per connection, every array grown by push_back;
+//                     source-run offsets and delay groups (push_back growth); creation
+//                     order: + 4 bytes of delay per connection, every array grown by
+//                     push_back;
 //   sources           source table: one gid per source run (per connection unsorted);
 //   lookup_tables     source lookup of source-addressed methods (dense: 4 N; hash; sorted
 //                     copy), route table (routed: 2 P + partners);
@@ -15,7 +16,7 @@
 //   receive_buffers   Allgather receive block P (4 + S e) + overflow; Alltoall sections;
 //                     Alltoallv entries (capacity after the run's growth);
 //   exchange_buffers  send blocks / sections / per-destination lists (collectives only);
-//   window            rma: 16 rma_slot_spikes bytes per remote source.
+//   window            rma: 16 rma_slot_spikes bytes per remote source (one window cell each).
 // Not modelled (no entry): cells (model state), the delivery ring, and the buffers of
 // point-to-point and routed methods whose size depends on message timing.
 // Capacities follow libstdc++'s growth rules, as the real accounting counts capacity.

@@ -234,7 +234,7 @@ void engine::prepare_step(step_type n) {
     // batches in canonical source order whatever order the exchange delivered them in.
     std::sort(bucket.begin(), bucket.end());
     for (std::uint32_t i = 0; i < bucket.size(); ++i) {
-        if (i == 0 || table_.group(bucket[i]).slot != table_.group(bucket[i - 1]).slot) batch_.push_back(i);
+        if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch_.push_back(i);
     }
     batch_.push_back(static_cast<std::uint32_t>(bucket.size()));
 }
@@ -248,7 +248,7 @@ void engine::thread_step(thread_part& part, unsigned t, step_type n) {
         } else {
             for (std::size_t b = 0; b + 1 < batch_.size(); ++b) {
                 const std::uint32_t first = batch_[b], last = batch_[b + 1];
-                if (last - first > 1 && table_.slot_groups_share_targets(table_.group(bucket[first]).slot)) {
+                if (last - first > 1 && table_.source_run_groups_share_targets(table_.group(bucket[first]).source_run)) {
                     deliver_merged(part, t, first, last, n);
                 } else {
                     // One group, or groups without a common target: no order between them.
@@ -324,8 +324,8 @@ void engine::emit(local_index cell, step_type step) {
     exchange_->spike_emitted(gid, step);
 }
 
-void engine::deliver_source(std::uint32_t slot, step_type step) {
-    for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
+void engine::deliver_source(std::uint32_t run, step_type step) {
+    for (auto g = table_.group_begin(run); g < table_.group_begin(run + 1); ++g) {
         push_delivery(g, step + table_.group(g).delay, step);
         events_delivered_ += table_.group_end_connection(g) - table_.group(g).begin;
     }
@@ -367,10 +367,10 @@ engine::connection_arrays engine::connections() const {
         }
         return out;
     }
-    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
-        for (auto g = table_.group_begin(slot); g < table_.group_begin(slot + 1); ++g) {
+    for (std::uint32_t run = 0; run < table_.source_count(); ++run) {
+        for (auto g = table_.group_begin(run); g < table_.group_begin(run + 1); ++g) {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
-                out.source.push_back(table_.sources()[slot]);
+                out.source.push_back(table_.sources()[run]);
                 out.target.push_back(local_gids_[table_.targets()[c]]);
                 out.weight.push_back(table_.weights()[c]);
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
@@ -390,10 +390,10 @@ std::vector<std::int64_t> engine::out_degrees() const {
         for (std::uint32_t c = 0; c < table_.size(); ++c) ++degree[table_.source_of(c)];
         return degree;
     }
-    for (std::uint32_t slot = 0; slot < table_.source_count(); ++slot) {
-        auto first = table_.group(table_.group_begin(slot)).begin;
-        auto last = table_.group(table_.group_begin(slot + 1)).begin;
-        degree[table_.sources()[slot]] += last - first;
+    for (std::uint32_t run = 0; run < table_.source_count(); ++run) {
+        auto first = table_.group(table_.group_begin(run)).begin;
+        auto last = table_.group(table_.group_begin(run + 1)).begin;
+        degree[table_.sources()[run]] += last - first;
     }
     return degree;
 }

@@ -86,7 +86,7 @@ public:
 
     // For tests that walk both tiers of the connection store:
     // presynaptic entries of this rank's cells (source gid, target rank, location) and the
-    // source of every location of this rank's table (slot or connection -> source gid).
+    // source of every location of this rank's table (source run or connection -> source gid).
     struct target_entry_arrays {
         std::vector<std::int64_t> source, rank, location;
     };
@@ -108,7 +108,7 @@ private:
     void synchronize_exchange(step_type due);
 
     void emit(local_index cell, step_type step);
-    void deliver_source(std::uint32_t slot, step_type step) override; // spike_sink
+    void deliver_source(std::uint32_t run, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
     void push_delivery(std::uint32_t index, step_type arrival, step_type emitted);
     void deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n);

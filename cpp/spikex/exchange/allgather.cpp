@@ -176,10 +176,10 @@ private:
             full_codec::decode(entry, gid, offset);
         }
         ++spikes_received_;
-        std::uint32_t slot = lookup_->find(gid);
-        if (slot != no_slot) {
+        std::uint32_t run = lookup_->find(gid);
+        if (run != no_run) {
             ++spikes_matched_;
-            sink.deliver_source(slot, start + offset);
+            sink.deliver_source(run, start + offset);
         }
     }
 

@@ -57,7 +57,7 @@ point_to_point_options read_point_to_point_options(const option_reader& o) {
 void point_to_point_base::setup_common(const exchange_setup& s) {
     comm_ = &s.comm;
     cells_ = &s.cells;
-    me_ = s.comm.rank();
+    my_rank_ = s.comm.rank();
     ranks_ = s.comm.size();
     schedule_ = interval_schedule(s.steps_per_interval, options_.subintervals); // checks the rule
     phases_ = options_.phases;
@@ -68,17 +68,17 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
 
     targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
     const auto local = static_cast<std::uint32_t>(targets_.cells());
-    local_slot_.assign(local, no_slot);
+    local_run_.assign(local, no_run);
     remote_offsets_.assign(local + 1, 0);
     remote_ranks_.clear();
     remote_ranks_.reserve(targets_.entries());
     for (local_index i = 0; i < local; ++i) {
         for (int r: targets_.of(i)) {
-            if (r == me_) {
-                local_slot_[i] = lookup_->find(s.cells.gid_of(me_, i));
-                if (local_slot_[i] == no_slot) {
-                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(me_, i)) +
-                                         " has targets here but no source slot");
+            if (r == my_rank_) {
+                local_run_[i] = lookup_->find(s.cells.gid_of(my_rank_, i));
+                if (local_run_[i] == no_run) {
+                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(my_rank_, i)) +
+                                         " has targets here but no source run");
                 }
             } else {
                 remote_ranks_.push_back(r);
@@ -97,14 +97,14 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
 }
 
 void point_to_point_base::deliver_local(spike_sink& sink) {
-    for (const auto& p: local_pending_) sink.deliver_source(p.slot, p.step);
+    for (const auto& p: local_pending_) sink.deliver_source(p.run, p.step);
     local_pending_.clear();
 }
 
 void point_to_point_base::maybe_sleep() {
     if (!slow_pending_) return;
     slow_pending_ = false;
-    if (me_ == slow_rank_ && slow_seconds_ > 0) {
+    if (my_rank_ == slow_rank_ && slow_seconds_ > 0) {
         std::this_thread::sleep_for(std::chrono::duration<double>(slow_seconds_));
     }
 }
@@ -120,7 +120,7 @@ std::map<std::string, double> point_to_point_base::common_properties() const {
 }
 
 std::map<std::string, double> point_to_point_base::common_memory() const {
-    return {{"targets", double(targets_.bytes() + (remote_offsets_.capacity() + local_slot_.capacity()) *
+    return {{"targets", double(targets_.bytes() + (remote_offsets_.capacity() + local_run_.capacity()) *
                                                       sizeof(std::uint32_t) +
                                remote_ranks_.capacity() * sizeof(int))},
             {"lookup_tables", double(lookup_ ? lookup_->bytes() : 0)}};
@@ -224,28 +224,28 @@ void message_exchange::process_inbox() {
     while (!inbox_.empty()) {
         work_.swap(inbox_);
         for (const auto& msg: work_) {
-            const std::uint32_t slot = lookup_->find(msg.gid);
-            if (slot == no_slot) {
-                throw internal_error(name() + ": rank " + std::to_string(me_) + " received a spike of gid " +
+            const std::uint32_t run = lookup_->find(msg.gid);
+            if (run == no_run) {
+                throw internal_error(name() + ": rank " + std::to_string(my_rank_) + " received a spike of gid " +
                                      std::to_string(msg.gid) + ", which has no targets here");
             }
             const std::int64_t sub = sub_of(msg.step);
-            arrivals_[sub & 1].push_back({slot, msg.step});
-            if (msg.phase == 1 && phases_ == 2 && !plan_.phase_two(slot).empty()) {
+            arrivals_[sub & 1].push_back({run, msg.step});
+            if (msg.phase == 1 && phases_ == 2 && !plan_.phase_two(run).empty()) {
                 ++relayed_;
-                if (forward_now(sub)) forward(slot, msg);
-                else deferred_.push_back({slot, msg});
+                if (forward_now(sub)) forward(run, msg);
+                else deferred_.push_back({run, msg});
             }
         }
         work_.clear();
     }
 }
 
-void message_exchange::forward(std::uint32_t slot, const spike_message& msg) {
+void message_exchange::forward(std::uint32_t run, const spike_message& msg) {
     scoped_timer t(send_s_);
     spike_message out = msg;
     out.phase = 2;
-    auto ranks = plan_.phase_two(slot);
+    auto ranks = plan_.phase_two(run);
     for (int r: ranks) isend_pooled(r, out);
     count_sent(sub_of(msg.step), ranks.size());
     phase_two_sent_ += ranks.size();
@@ -254,7 +254,7 @@ void message_exchange::forward(std::uint32_t slot, const spike_message& msg) {
 void message_exchange::flush_deferred(std::int64_t limit) {
     std::size_t keep = 0;
     for (std::size_t k = 0; k < deferred_.size(); ++k) {
-        if (sub_of(deferred_[k].msg.step) <= limit) forward(deferred_[k].slot, deferred_[k].msg);
+        if (sub_of(deferred_[k].msg.step) <= limit) forward(deferred_[k].run, deferred_[k].msg);
         else deferred_[keep++] = deferred_[k];
     }
     deferred_.resize(keep);
@@ -263,7 +263,7 @@ void message_exchange::flush_deferred(std::int64_t limit) {
 void message_exchange::deliver_arrivals(spike_sink& sink) {
     deliver_local(sink);
     for (auto& buffer: arrivals_) {
-        for (const auto& a: buffer) sink.deliver_source(a.slot, a.step);
+        for (const auto& a: buffer) sink.deliver_source(a.run, a.step);
         spikes_matched_ += buffer.size();
         buffer.clear();
     }
@@ -368,7 +368,7 @@ std::map<std::string, double> message_exchange::memory_bytes() const {
                           (free_.capacity() + active_.capacity()) * sizeof(std::uint32_t) +
                           (inbox_.capacity() + work_.capacity()) * sizeof(spike_message) +
                           (arrivals_[0].capacity() + arrivals_[1].capacity() + local_pending_.capacity()) *
-                              sizeof(slot_step) +
+                              sizeof(run_step) +
                           deferred_.capacity() * sizeof(deferred_forward) + extra_memory();
     out["exchange_buffers"] = double(buffers);
     return out;

@@ -4,7 +4,7 @@
 // `persistent` (Record-Replay) and `rma` (the DMA-like one-sided variant).
 //
 //  point_to_point_base  set-up every member shares: target ranks of each local cell
-//                       (connections/target_ranks.hpp), the cell's own table slot when it
+//                       (connections/target_ranks.hpp), the cell's own source run when it
 //                       also has targets here (delivered directly, no message), the remote
 //                       target ranks, the source lookup for arrivals, sub-interval
 //                       numbering, and the test hook that makes one rank slow.
@@ -60,7 +60,7 @@ struct point_to_point_options {
     int subintervals = 1;         // exchange.subintervals: 1 | 2
     int phases = 1;               // exchange.phases (multisend): 1 | 2
     int max_pending_sends = 1024; // exchange.max_pending_sends (multisend, persistent)
-    int rma_slot_spikes = 2;      // exchange.rma_slot_spikes (rma)
+    int rma_slot_spikes = 2;      // exchange.rma_slot_spikes (rma): entries per window cell
     std::string source_lookup = "dense";
 };
 option_spec subintervals_option();
@@ -90,8 +90,8 @@ protected:
 
     // Own targets: delivered at the next poll or synchronize, without a message.
     void queue_local(local_index i, step_type step) {
-        if (local_slot_[i] != no_slot) {
-            local_pending_.push_back({local_slot_[i], step});
+        if (local_run_[i] != no_run) {
+            local_pending_.push_back({local_run_[i], step});
             ++spikes_local_;
         }
     }
@@ -103,24 +103,24 @@ protected:
     std::map<std::string, double> common_properties() const;
     std::map<std::string, double> common_memory() const;
 
-    struct slot_step {
-        std::uint32_t slot;
+    struct run_step {
+        std::uint32_t run;
         step_type step;
     };
 
     point_to_point_options options_;
     const distribution* cells_ = nullptr;
-    int me_ = 0, ranks_ = 1;
+    int my_rank_ = 0, ranks_ = 1;
     interval_schedule schedule_;
     int phases_ = 1;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
 
     std::unique_ptr<source_lookup> lookup_;
     target_ranks targets_;
-    std::vector<std::uint32_t> local_slot_; // per local cell: table slot of its local targets
+    std::vector<std::uint32_t> local_run_; // per local cell: its source run here, or no_run
     std::vector<std::uint32_t> remote_offsets_;
     std::vector<int> remote_ranks_;
-    std::vector<slot_step> local_pending_;
+    std::vector<run_step> local_pending_;
     std::int64_t max_fanout_ = 0; // max over ranks of a cell's target ranks
 
     int slow_rank_ = -1;
@@ -172,7 +172,7 @@ protected:
     void receive_pending();
     // Looks up, buffers per sub-interval, and forwards (relays) the queued messages.
     void process_inbox();
-    void forward(std::uint32_t slot, const spike_message& msg);
+    void forward(std::uint32_t run, const spike_message& msg);
     void flush_deferred(std::int64_t limit);
     bool forward_now(std::int64_t sub) const { return schedule_.subintervals() == 1 || sub < current_sub_; }
     void deliver_arrivals(spike_sink& sink);
@@ -190,9 +190,9 @@ protected:
 
     relay_plan plan_;
     std::vector<spike_message> inbox_, work_;
-    std::vector<slot_step> arrivals_[2]; // per sub-interval parity (A, B)
+    std::vector<run_step> arrivals_[2]; // per sub-interval parity (A, B)
     struct deferred_forward {
-        std::uint32_t slot;
+        std::uint32_t run;
         spike_message msg;
     };
     std::vector<deferred_forward> deferred_;

@@ -3,24 +3,27 @@
 // in the background without affecting normal CPU computation"): one-sided MPI_Put, passive
 // target.
 //
-// Algorithm: every rank exposes a window with one slot per remote source it needs (per
-//   source rank, in the order of its target-rank request list, so a source rank addresses
-//   its cell's slot as base + position, no lookup); a slot is a ring of
-//   exchange.rma_slot_spikes entries of 16 bytes (step, sequence number). When a cell
-//   fires, the source rank MPI_Puts (step, sequence) into the cell's slot on each target
-//   rank, inside one MPI_Win_lock_all epoch that lasts the whole run. At every
-//   (sub-)interval end: MPI_Win_flush_all (my puts are complete at their targets),
-//   MPI_Barrier, MPI_Win_sync, each rank scans its slots for new sequence numbers, then
+// Algorithm: every rank exposes a window with one "window cell" per remote source it needs
+//   (per source rank, in the order of its target-rank request list, so a source rank
+//   addresses its cell's window cell as base + position, no lookup); a window cell is a
+//   ring of exchange.rma_slot_spikes entries of 16 bytes (step, sequence number) — the
+//   option and the counters slots_scanned / window_bytes_per_slot keep the older word
+//   "slot" for a window cell. When a cell fires, the source rank MPI_Puts (step,
+//   sequence) into the cell's window cell on each target rank, inside one
+//   MPI_Win_lock_all epoch that lasts the whole run. At every (sub-)interval end:
+//   MPI_Win_flush_all (my puts are complete at their targets), MPI_Barrier,
+//   MPI_Win_sync, each rank scans its window cells for new sequence numbers, then
 //   MPI_Allreduce of (puts, entries read, deferred) makes the counts consistent: equal, or
 //   repeat. A cell that fires more often than its ring holds between two ends defers the
 //   extra spikes to the loop (written after everyone has read, then flush + barrier).
 // Cost per interval (P ranks, N cells, rate r, T = M dt, F = remote target ranks of a cell,
 //   S = remote sources with targets on a rank, k sub-intervals): N r T F puts of 16 bytes
 //   in total, as multisend; per sub-interval one flush, one barrier, one MPI_Allreduce of 3
-//   int64, and a scan of S slots per rank — the receiver has no notification, so the scan
-//   is O(S) (<= N) per sub-interval whether spikes came or not.
-// Memory: the window, 16 * rma_slot_spikes * S bytes per rank, plus 12 bytes per slot of
-//   receive state, 12 bytes per local cell of send state, target-rank lists, the lookup.
+//   int64, and a scan of S window cells per rank — the receiver has no notification, so
+//   the scan is O(S) (<= N) per sub-interval whether spikes came or not.
+// Memory: the window, 16 * rma_slot_spikes * S bytes per rank, plus 12 bytes per window
+//   cell of receive state, 12 bytes per local cell of send state, target-rank lists, the
+//   lookup.
 // Ordering: none needed (canonical delivery in the engine). exchange.subintervals = 2 is
 //   accepted (every end flushes and reads everything, so it only adds ends);
 //   exchange.phases = 2 is refused (the relay is a multisend variant).
@@ -59,32 +62,32 @@ public:
 
     void setup(const exchange_setup& s) override {
         setup_common(s);
-        slot_spikes_ = options_.rma_slot_spikes;
-        slot_bytes_ = static_cast<std::uint64_t>(slot_spikes_) * sizeof(rma_entry);
+        window_cell_spikes_ = options_.rma_slot_spikes;
+        window_cell_bytes_ = static_cast<std::uint64_t>(window_cell_spikes_) * sizeof(rma_entry);
 
-        // Receive side: one slot per remote source, grouped by source rank in request order.
+        // Receive side: one window cell per remote source, grouped by source rank in request order.
         const auto& from = targets_.requested_from();
         std::vector<std::uint64_t> region(ranks_, 0);
-        std::uint64_t slots = 0;
+        std::uint64_t window_cells = 0;
         for (int r = 0; r < ranks_; ++r) {
-            region[r] = slots;
-            if (r != me_) slots += from[r];
+            region[r] = window_cells;
+            if (r != my_rank_) window_cells += from[r];
         }
-        slot_source_.assign(slots, 0);
+        window_cell_run_.assign(window_cells, 0);
         {
             std::vector<std::uint64_t> fill(region);
             const auto& sources = s.table.sources();
-            for (std::uint32_t slot = 0; slot < sources.size(); ++slot) {
-                int r = s.cells.rank_of(sources[slot]);
-                if (r != me_) slot_source_[fill[r]++] = slot;
+            for (std::uint32_t run = 0; run < sources.size(); ++run) {
+                int r = s.cells.rank_of(sources[run]);
+                if (r != my_rank_) window_cell_run_[fill[r]++] = run;
             }
         }
-        consumed_.assign(slots, 0);
-        memory_.assign(slots * slot_spikes_, rma_entry{0, 0});
+        consumed_.assign(window_cells, 0);
+        memory_.assign(window_cells * window_cell_spikes_, rma_entry{0, 0});
 
         // Send side: where my region starts in each target's window.
         std::vector<std::uint64_t> mine(ranks_);
-        for (int r = 0; r < ranks_; ++r) mine[r] = region[r] * slot_bytes_;
+        for (int r = 0; r < ranks_; ++r) mine[r] = region[r] * window_cell_bytes_;
         base_on_.assign(ranks_, 0);
         s.comm.alltoall(mine.data(), sizeof(std::uint64_t), base_on_.data());
         const auto local = targets_.cells();
@@ -103,7 +106,7 @@ public:
         const local_index i = cells_->local_of(gid);
         queue_local(i, step);
         if (remote(i).empty()) return;
-        if (since_end_[i] >= static_cast<std::uint32_t>(slot_spikes_)) {
+        if (since_end_[i] >= static_cast<std::uint32_t>(window_cell_spikes_)) {
             deferred_.push_back({i, step}); // the ring is full until the next end
             ++deferrals_;
             return;
@@ -184,7 +187,7 @@ public:
 
     std::map<std::string, double> properties() const override {
         auto out = common_properties();
-        out[counter::rma_slot_spikes] = double(slot_spikes_);
+        out[counter::rma_slot_spikes] = double(window_cell_spikes_);
         return out;
     }
 
@@ -192,10 +195,10 @@ public:
         auto out = common_memory();
         out["window"] = double(memory_.capacity() * sizeof(rma_entry));
         out["exchange_buffers"] =
-            double(consumed_.capacity() * sizeof(std::uint64_t) + slot_source_.capacity() * sizeof(std::uint32_t) +
+            double(consumed_.capacity() * sizeof(std::uint64_t) + window_cell_run_.capacity() * sizeof(std::uint32_t) +
                    sequence_.capacity() * sizeof(std::uint64_t) + since_end_.capacity() * sizeof(std::uint32_t) +
                    outbox_.size() * sizeof(rma_entry) + deferred_.capacity() * sizeof(pending) +
-                   local_pending_.capacity() * sizeof(slot_step) + base_on_.capacity() * sizeof(std::uint64_t));
+                   local_pending_.capacity() * sizeof(run_step) + base_on_.capacity() * sizeof(std::uint64_t));
         return out;
     }
 
@@ -212,14 +215,14 @@ private:
         if (since_end_[i]++ == 0) touched_.push_back(i);
         outbox_.push_back({step, j + 1}); // must stay in place until the next flush
         const rma_entry* entry = &outbox_.back();
-        const std::uint64_t within = (j % slot_spikes_) * sizeof(rma_entry);
+        const std::uint64_t within = (j % window_cell_spikes_) * sizeof(rma_entry);
         auto ranks = targets_.of(i);
         auto positions = targets_.positions(i);
         std::uint64_t n = 0;
         for (std::size_t k = 0; k < ranks.size(); ++k) {
-            if (ranks[k] == me_) continue;
-            comm_->put(entry, sizeof(rma_entry), ranks[k], base_on_[ranks[k]] + positions[k] * slot_bytes_ + within,
-                       window_);
+            if (ranks[k] == my_rank_) continue;
+            comm_->put(entry, sizeof(rma_entry), ranks[k],
+                       base_on_[ranks[k]] + positions[k] * window_cell_bytes_ + within, window_);
             ++n;
         }
         puts_ += n;
@@ -229,7 +232,7 @@ private:
         std::size_t keep = 0;
         for (std::size_t k = 0; k < deferred_.size(); ++k) {
             const auto d = deferred_[k];
-            if (since_end_[d.cell] < static_cast<std::uint32_t>(slot_spikes_)) write(d.cell, d.step);
+            if (since_end_[d.cell] < static_cast<std::uint32_t>(window_cell_spikes_)) write(d.cell, d.step);
             else deferred_[keep++] = d;
         }
         deferred_.resize(keep);
@@ -240,35 +243,35 @@ private:
         touched_.clear();
     }
 
-    // Reads every slot's new entries, in sequence order.
+    // Reads every window cell's new entries, in sequence order.
     void scan(spike_sink& sink) {
-        const auto slots = consumed_.size();
-        scanned_ += slots;
-        for (std::size_t w = 0; w < slots; ++w) {
-            const rma_entry* ring = &memory_[w * slot_spikes_];
+        const auto window_cells = consumed_.size();
+        scanned_ += window_cells; // counter slots_scanned
+        for (std::size_t w = 0; w < window_cells; ++w) {
+            const rma_entry* ring = &memory_[w * window_cell_spikes_];
             for (;;) {
                 const std::uint64_t next = consumed_[w];
-                const rma_entry& e = ring[next % slot_spikes_];
+                const rma_entry& e = ring[next % window_cell_spikes_];
                 if (e.sequence != next + 1) break;
                 consumed_[w] = next + 1;
                 ++read_;
                 ++spikes_matched_;
-                sink.deliver_source(slot_source_[w], e.step);
+                sink.deliver_source(window_cell_run_[w], e.step);
             }
         }
     }
 
-    int slot_spikes_ = 2;
-    std::uint64_t slot_bytes_ = 32;
+    int window_cell_spikes_ = 2;            // entries per window cell (exchange.rma_slot_spikes)
+    std::uint64_t window_cell_bytes_ = 32;  // window_cell_spikes_ * 16
     window window_{};
     bool has_window_ = false;
     std::int64_t dummy_ = 0;
-    std::vector<rma_entry> memory_;          // the window: slots * slot_spikes entries
-    std::vector<std::uint64_t> consumed_;    // per window slot: entries read so far
-    std::vector<std::uint32_t> slot_source_; // per window slot: connection-table slot
-    std::vector<std::uint64_t> base_on_;     // per rank: byte offset of my region in its window
-    std::vector<std::uint64_t> sequence_;    // per local cell: spikes written so far
-    std::vector<std::uint32_t> since_end_;   // per local cell: spikes written since the last end
+    std::vector<rma_entry> memory_;              // the window: window cells * window_cell_spikes_ entries
+    std::vector<std::uint64_t> consumed_;        // per window cell: entries read so far
+    std::vector<std::uint32_t> window_cell_run_; // per window cell: its source's source run
+    std::vector<std::uint64_t> base_on_;         // per rank: byte offset of my region in its window
+    std::vector<std::uint64_t> sequence_;        // per local cell: spikes written so far
+    std::vector<std::uint32_t> since_end_;       // per local cell: spikes written since the last end
     std::vector<local_index> touched_;
     std::deque<rma_entry> outbox_; // origin buffers of puts not yet flushed (stable addresses)
     std::vector<pending> deferred_;
@@ -284,6 +287,7 @@ method_entry rma_method() {
     capabilities.rma_windows = true;
     return {
         .name = "rma",
+        // User-visible texts (docs/user/config.md) keep "slot" for a window cell, as the option does.
         .description = "one-sided MPI_Put of each spike into its source's slot in the target ranks' windows, flush + "
                        "barrier + scan and an MPI_Allreduce count check per (sub-)interval (the DMA analogue)",
         .capabilities = capabilities,

@@ -50,7 +50,7 @@ public:
     void setup(const exchange_setup& s) override {
         comm_ = &s.comm;
         cells_ = &s.cells;
-        me_ = s.comm.rank();
+        my_rank_ = s.comm.rank();
         // Checked identically on every rank before the first collective.
         grid_ = make_process_grid(s.comm.size(), options_.route_dims, "exchange.route_dims", options_.route_budget);
         std::string problem = budget_problem(grid_, options_.route_budget);
@@ -95,13 +95,13 @@ public:
         // Items meant for each rank, summed over senders, against what each rank received.
         std::vector<std::int64_t> meant(sent_to_.begin(), sent_to_.end());
         comm_->allreduce_sum(meant.data(), static_cast<int>(meant.size()));
-        std::int64_t wrong = std::abs(meant[me_] - static_cast<std::int64_t>(received_)) +
+        std::int64_t wrong = std::abs(meant[my_rank_] - static_cast<std::int64_t>(received_)) +
                              static_cast<std::int64_t>(pending_.size());
         std::int64_t worst = comm_->allreduce_max(wrong);
         high_water_ = comm_->allreduce_max(static_cast<std::int64_t>(router_->counters().buffered_high_water));
         if (worst != 0) {
-            throw internal_error("routed: items meant for rank " + std::to_string(me_) + " (" +
-                                 std::to_string(meant[me_]) + ") != items received (" + std::to_string(received_) +
+            throw internal_error("routed: items meant for rank " + std::to_string(my_rank_) + " (" +
+                                 std::to_string(meant[my_rank_]) + ") != items received (" + std::to_string(received_) +
                                  "), or spikes left unsent; worst difference over ranks " + std::to_string(worst));
         }
     }
@@ -148,21 +148,21 @@ private:
     // Moves pending spikes into the router, one item per target rank, until a bucket is
     // in flight. Returns whether everything went in.
     bool feed() {
-        while (head_ < pending_.size()) {
-            const spike& s = pending_[head_];
+        while (next_spike_ < pending_.size()) {
+            const spike& s = pending_[next_spike_];
             auto ranks = targets_.of(cells_->local_of(s.gid));
-            for (; fan_ < ranks.size(); ++fan_) {
-                std::uint32_t item[3] = {static_cast<std::uint32_t>(ranks[fan_]), s.gid,
+            for (; next_target_rank_ < ranks.size(); ++next_target_rank_) {
+                std::uint32_t item[3] = {static_cast<std::uint32_t>(ranks[next_target_rank_]), s.gid,
                                          static_cast<std::uint32_t>(s.step)};
                 if (!router_->try_inject(item)) return false;
-                ++sent_to_[ranks[fan_]];
+                ++sent_to_[ranks[next_target_rank_]];
             }
-            fan_ = 0;
-            ++head_;
+            next_target_rank_ = 0;
+            ++next_spike_;
             ++spikes_sent_;
         }
         pending_.clear();
-        head_ = 0;
+        next_spike_ = 0;
         return true;
     }
 
@@ -171,18 +171,18 @@ private:
         std::memcpy(words, item, item_bytes);
         step_type step = reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
         ++received_;
-        std::uint32_t slot = lookup_->find(words[1]);
-        if (slot == no_slot || sink_ == nullptr) {
+        std::uint32_t run = lookup_->find(words[1]);
+        if (run == no_run || sink_ == nullptr) {
             throw internal_error("routed: spike of gid " + std::to_string(words[1]) + " reached rank " +
-                                 std::to_string(me_) + (slot == no_slot ? ", which holds none of its targets"
-                                                                        : " outside poll/synchronize"));
+                                 std::to_string(my_rank_) +
+                                 (run == no_run ? ", which holds none of its targets" : " outside poll/synchronize"));
         }
-        sink_->deliver_source(slot, step);
+        sink_->deliver_source(run, step);
     }
 
     const distribution* cells_ = nullptr;
     routed_options options_;
-    int me_ = 0;
+    int my_rank_ = 0;
     process_grid grid_;
     std::int64_t budget_ = 1024;
     target_ranks targets_;
@@ -190,7 +190,8 @@ private:
     std::unique_ptr<router> router_;
 
     std::vector<spike> pending_;
-    std::size_t head_ = 0, fan_ = 0; // next pending spike, next of its target ranks
+    std::size_t next_spike_ = 0;       // next pending spike to feed
+    std::size_t next_target_rank_ = 0; // next of its target ranks
     spike_sink* sink_ = nullptr;
     step_type reference_step_ = 0;
 

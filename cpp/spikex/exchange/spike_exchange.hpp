@@ -44,13 +44,13 @@ namespace spikex {
 
 
 // Receives spikes that have targets on this rank; `step` is the step the spike was
-// emitted at. Source-addressed methods name the source run (`slot`, the source's index in
+// emitted at. Source-addressed methods name the source run (`run`, the source's index in
 // the connection table's source list); target-addressed methods name what their target
 // entry points at: a source run (sorted layout) or one connection (creation order).
 class spike_sink {
 public:
     virtual ~spike_sink() = default;
-    virtual void deliver_source(std::uint32_t slot, step_type step) = 0;
+    virtual void deliver_source(std::uint32_t run, step_type step) = 0;
     virtual void deliver_connection(std::uint32_t connection, step_type step) = 0;
 };
 

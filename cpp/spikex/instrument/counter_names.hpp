@@ -10,6 +10,9 @@
 //   dry_run     what only the dry run reports (per-rank figures and exactness flags)
 // Names that end in a number (route_dim_0, route_dim_1, ...) are built from
 // route_dim_prefix.
+// "slot" in a name: allgather_slots counts Allgather buffer entries (the code's meaning of
+// slot); in the rma names (slots_scanned, rma_slot_spikes, window_bytes_per_slot) it is a
+// window cell, the word kept because the names are part of the format.
 
 namespace spikex::counter {
 
@@ -38,7 +41,7 @@ inline constexpr const char* phase_two_entries = "phase_two_entries";
 inline constexpr const char* persistent_requests = "persistent_requests";
 inline constexpr const char* persistent_starts = "persistent_starts";
 inline constexpr const char* refill_waits = "refill_waits";
-inline constexpr const char* slots_scanned = "slots_scanned";
+inline constexpr const char* slots_scanned = "slots_scanned"; // rma: window cells scanned
 inline constexpr const char* ring_full_deferrals = "ring_full_deferrals";
 inline constexpr const char* items_sent = "items_sent";
 inline constexpr const char* hops = "hops";
@@ -52,7 +55,7 @@ inline constexpr const char* spikes_emitted = "spikes_emitted";
 // --- properties
 inline constexpr const char* compressed = "compressed";
 inline constexpr const char* entry_bytes = "entry_bytes";
-inline constexpr const char* allgather_slots = "allgather_slots";
+inline constexpr const char* allgather_slots = "allgather_slots"; // entries per rank in the Allgather block
 inline constexpr const char* sorted_by_source = "sorted_by_source";
 inline constexpr const char* init_section_entries = "init_section_entries";
 inline constexpr const char* final_section_entries = "final_section_entries";
@@ -61,7 +64,7 @@ inline constexpr const char* subintervals = "subintervals";
 inline constexpr const char* phases = "phases";
 inline constexpr const char* max_target_ranks = "max_target_ranks";
 inline constexpr const char* max_pending_sends = "max_pending_sends";
-inline constexpr const char* rma_slot_spikes = "rma_slot_spikes";
+inline constexpr const char* rma_slot_spikes = "rma_slot_spikes"; // entries per rma window cell
 inline constexpr const char* route_dimensions = "route_dimensions";
 inline constexpr const char* route_ragged = "route_ragged";
 inline constexpr const char* route_budget = "route_budget";
@@ -81,7 +84,7 @@ inline constexpr const char* pending_buffer_bytes = "pending_buffer_bytes";
 inline constexpr const char* remote_target_ranks = "remote_target_ranks";
 inline constexpr const char* phase_one_ranks = "phase_one_ranks";
 inline constexpr const char* relay_group = "relay_group";
-inline constexpr const char* window_bytes_per_slot = "window_bytes_per_slot";
+inline constexpr const char* window_bytes_per_slot = "window_bytes_per_slot"; // bytes per rma window cell
 inline constexpr const char* relay_exact = "relay_exact";
 inline constexpr const char* rounds_exclude_conservation_iterations = "rounds_exclude_conservation_iterations";
 inline constexpr const char* section_exact = "section_exact";

@@ -115,7 +115,7 @@ public:
         dI_ex_.assign(n, 0.0);
         I_in_.assign(n, 0.0);
         dI_in_.assign(n, 0.0);
-        r_.assign(n, 0);
+        refractory_count_.assign(n, 0);
         ex_sum_.assign(n, 0.0);
         in_sum_.assign(n, 0.0);
         weighted_ex_.assign(n, 0.0);
@@ -156,7 +156,7 @@ public:
             const parameter_set& s = sets_[run.set];
             for (local_index i = run.begin; i < run.end; ++i) {
                 if (V_[i] >= s.theta) {
-                    r_[i] = s.q.refractory_steps;
+                    refractory_count_[i] = s.q.refractory_steps;
                     V_[i] = s.V_reset;
                     out.emit(first_ + i, n);
                 }
@@ -169,7 +169,7 @@ public:
                          dI_in_.capacity() + ex_sum_.capacity() + in_sum_.capacity() + weighted_ex_.capacity() +
                          weighted_in_.capacity()) *
                             sizeof(double) +
-                        r_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
+                        refractory_count_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
                         poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(run) +
                         sets_.capacity() * sizeof(parameter_set);
         for (const auto& s: sets_) b += s.table.cdf().capacity() * sizeof(double);
@@ -181,7 +181,7 @@ public:
     double I_syn_in(local_index cell) const override { return I_in_[at(cell)]; }
     double weighted_spikes_ex(local_index cell) const override { return weighted_ex_[at(cell)]; }
     double weighted_spikes_in(local_index cell) const override { return weighted_in_[at(cell)]; }
-    std::int32_t refractory_count(local_index cell) const override { return r_[at(cell)]; }
+    std::int32_t refractory_count(local_index cell) const override { return refractory_count_[at(cell)]; }
 
 private:
     static parameter_set make_set(const parameters& p, double h) {
@@ -205,7 +205,7 @@ private:
 
     void update(const parameter_set& s, std::size_t begin, std::size_t end) {
         integrate(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(), dI_in_.data(),
-                  ex_sum_.data(), in_sum_.data(), weighted_ex_.data(), weighted_in_.data(), r_.data());
+                  ex_sum_.data(), in_sum_.data(), weighted_ex_.data(), weighted_in_.data(), refractory_count_.data());
     }
 
     // Own Poisson input of step n. Even steps compute Philox block n/2 and keep its second
@@ -252,7 +252,7 @@ private:
     bool any_poisson_ = false;
     step_type cached_block_ = -1;
     std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_; // V relative to E_L
-    std::vector<std::int32_t> r_;
+    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
     std::vector<double> ex_sum_, in_sum_;           // input of the current step [pA]
     std::vector<double> weighted_ex_, weighted_in_; // input applied in the last end_step
     std::vector<std::uint64_t> poisson_cache_;      // second half of the last even block

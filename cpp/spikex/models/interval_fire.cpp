@@ -49,7 +49,7 @@ public:
         dt_(spec.dt_ms), seed_(spec.seed), first_(first_local), gid_(gids), heap_(gids.size()) {
         for (const auto& pop: spec.populations) params_.push_back(parse_parameters(pop));
         const std::size_t n = gids.size();
-        m_.assign(n, 0.0);
+        state_m_.assign(n, 0.0);
         t0_.assign(n, 0.0);
         minf_.assign(n, 0.0);
         tau_.resize(n);
@@ -81,8 +81,8 @@ public:
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
             const double tau = tau_[i];
-            double m = interval_fire::state_at(t, m_[i], t0_[i], minf_[i], tau) + weights[c];
-            m_[i] = m;
+            double m = interval_fire::state_at(t, state_m_[i], t0_[i], minf_[i], tau) + weights[c];
+            state_m_[i] = m;
             t0_[i] = t;
             if (m > 1.0) {
                 fire(i, n, out);
@@ -94,14 +94,14 @@ public:
     }
 
     std::size_t bytes() const override {
-        return (m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
+        return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
                draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
                population_.capacity() * sizeof(std::uint16_t) +
                burst_group_.capacity() * sizeof(std::int32_t) + heap_.bytes();
     }
 
 private:
-    double time_to_fire(local_index i) const { return interval_fire::time_to_fire(m_[i], minf_[i], tau_[i]); }
+    double time_to_fire(local_index i) const { return interval_fire::time_to_fire(state_m_[i], minf_[i], tau_[i]); }
 
     step_type event_step(double t_event, step_type now) const {
         auto s = static_cast<step_type>(std::ceil(t_event / dt_ - 1e-9));
@@ -121,7 +121,7 @@ private:
     void fire(local_index i, step_type n, spike_output& out) {
         const double t = n * dt_;
         out.emit(first_ + i, n);
-        m_[i] = 0.0;
+        state_m_[i] = 0.0;
         t0_[i] = t;
         draw_interval(i, t);
         heap_.set(i, event_step(t + time_to_fire(i), n));
@@ -132,7 +132,7 @@ private:
     local_index first_; // rank-local index of cell 0 of this group
     std::vector<parameters> params_;
     std::vector<gid_type> gid_;
-    std::vector<double> m_, t0_, minf_, tau_;
+    std::vector<double> state_m_, t0_, minf_, tau_; // state m, t0, minf and tau of each cell
     std::vector<std::uint32_t> draws_;
     std::vector<std::uint16_t> population_;
     std::vector<std::int32_t> burst_group_;

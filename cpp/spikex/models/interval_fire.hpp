@@ -39,8 +39,8 @@ inline double time_to_fire(double m, double minf, double tau) {
 
 inline bool bursting(int group, int groups, double t, double period) {
     if (groups <= 0) return false;
-    auto slot = static_cast<long long>(std::floor(t / period));
-    return slot % groups == group;
+    auto nth_period = static_cast<long long>(std::floor(t / period));
+    return nth_period % groups == group;
 }
 
 } // namespace spikex::interval_fire

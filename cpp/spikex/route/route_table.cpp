@@ -56,7 +56,7 @@ route_hop next_hop(const process_grid& grid, int from, int to) {
     return hop;
 }
 
-route_table::route_table(const process_grid& grid, int me): me_(me), next_(grid.ranks(), local) {
+route_table::route_table(const process_grid& grid, int me): my_rank_(me), next_(grid.ranks(), local) {
     // Partners ordered by (channel, rank): the router index is a position in that order.
     std::map<std::pair<int, int>, int> partners; // (channel, rank) -> router index
     std::vector<route_hop> hops(grid.ranks());

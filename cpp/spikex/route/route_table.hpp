@@ -43,7 +43,7 @@ public:
     route_table() = default;
     route_table(const process_grid& grid, int me); // user_error if > 65534 partners
 
-    int me() const { return me_; }
+    int my_rank() const { return my_rank_; }
     // Router index of the next hop towards `destination`, or `local`.
     std::uint16_t router_of(int destination) const { return next_[destination]; }
 
@@ -57,7 +57,7 @@ public:
     }
 
 private:
-    int me_ = 0;
+    int my_rank_ = 0;
     std::vector<std::uint16_t> next_;
     std::vector<int> partner_rank_, partner_channel_;
 };

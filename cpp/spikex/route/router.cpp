@@ -21,7 +21,7 @@ router::router(context& comm, const process_grid& grid, router_options options, 
     options_(options),
     destination_(std::move(destination)),
     deliver_(std::move(deliver)),
-    me_(comm.rank()) {
+    my_rank_(comm.rank()) {
     if (grid.ranks() != comm.size()) {
         throw internal_error("router: grid of " + std::to_string(grid.ranks()) + " ranks on a job of " +
                              std::to_string(comm.size()));
@@ -65,7 +65,7 @@ bool router::try_inject(const void* item) {
         throw internal_error("router: item for rank " + std::to_string(destination) + " on a job of " +
                              std::to_string(grid_.ranks()) + " ranks");
     }
-    if (destination == me_) {
+    if (destination == my_rank_) {
         ++counters_.items_injected;
         ++counters_.items_delivered;
         deliver_(bytes);
@@ -137,7 +137,7 @@ bool router::drain(int channel) {
         while (!in.drained()) {
             const unsigned char* item = in.next();
             int destination = destination_(item);
-            if (destination == me_) {
+            if (destination == my_rank_) {
                 deliver_(item);
                 ++counters_.items_delivered;
                 --buffered_;

@@ -133,7 +133,7 @@ private:
     router_options options_;
     destination_fn destination_;
     deliver_fn deliver_;
-    int me_ = 0;
+    int my_rank_ = 0;
     std::size_t capacity_ = 1;
 
     std::vector<bucket> buckets_;          // one per router (partner)
