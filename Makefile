@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup setup-nest build demo test test-fast test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -20,12 +20,20 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build test-cpp test-sanitize test-python
+test: build format-check test-cpp test-sanitize test-python
 
 # The C++ unit and multi-rank tests and the micro-benchmarks (bench/cpp/) in their own
 # build, apart from the package (`pip install .` builds only the core library and the
 # Python module). The micro-benchmarks are compiled, not run: a change to the core that
 # breaks one fails `make test`.
+# C++ formatting (.clang-format; clang-format 14, Debian's): `make format` rewrites,
+# `make format-check` (part of `make test`) fails on any difference.
+CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null || find cpp tests bench -name '*.[ch]pp')
+format: setup
+	clang-format -i $(CXX_SOURCES)
+format-check: setup
+	clang-format --dry-run --Werror $(CXX_SOURCES)
+
 TEST_BUILD := build/tests
 test-cpp: setup
 	cmake -S . -B $(TEST_BUILD) -G Ninja -DSPIKEX_BUILD_TESTS=ON -DSPIKEX_BUILD_BENCH=ON \
