@@ -5,7 +5,7 @@
 // one line each. Everything else asks the registry: the engine (factory, capabilities),
 // the dry run (counting rule), the Python package (method list, [exchange] keys and their
 // validation, CLI help, docs/user/config.md, the time model's formula by name) and the
-// conformance suite (tests/cpp/test_conformance.cpp, tests/python/exchange/), which runs
+// conformance suite (tests/mpi/test_conformance.cpp, tests/python/exchange/), which runs
 // every method and every declared variant.
 #include <functional>
 #include <memory>
@@ -31,7 +31,7 @@ struct method_capabilities {
     bool process_grid = false;          // routes through a logical process grid
 };
 
-// A named set of option values the conformance suite runs besides the defaults, e.g.
+// A set of option values the conformance suite runs besides the defaults, e.g.
 // multisend "subintervals=2,phases=2".
 struct method_variant {
     option_values values;
