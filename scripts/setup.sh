@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=${VENV:-.venv}
-APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123-dev libgtest-dev python3-venv clang-format)
+APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123-dev libgtest-dev libfmt-dev python3-venv clang-format)
 PIP_PACKAGES=(numpy h5py click rich matplotlib pytest "scikit-build-core>=0.10" "nanobind>=2.0")
 
 missing=()

@@ -16,6 +16,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/dryrun/memory_model.hpp"
 #include "spikex/engine/engine.hpp"
@@ -103,7 +104,7 @@ nb::dict gups_run(const nb::dict& d) {
         else if (k == "corrupt_updates") o.corrupt_updates = nb::cast<std::int64_t>(value);
         else if (k == "verify") o.verify = nb::cast<bool>(value);
         else if (k == "poll_every") o.poll_every = nb::cast<int>(value);
-        else throw user_error("gups option \"" + k + "\" is unknown");
+        else throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
     gups_result r = run_gups(comm(), o);
     nb::dict out;
@@ -212,7 +213,7 @@ class py_engine {
 public:
     py_engine(double dt_ms, std::uint32_t seed, const std::string& method, const std::string& distribution,
               const nb::dict& exchange) {
-        if (!(dt_ms > 0)) throw user_error("dt_ms = " + std::to_string(dt_ms) + ": must be > 0");
+        if (!(dt_ms > 0)) throw user_error(spikex::format("dt_ms = {:.6f}: must be > 0", dt_ms));
         network_spec spec;
         spec.dt_ms = dt_ms;
         spec.seed = seed;
@@ -243,13 +244,13 @@ public:
         else if (rule == "adjacent") set.rule.kind = connection_rule_kind::adjacent;
         else if (rule == "fixed_indegree") set.rule.kind = connection_rule_kind::fixed_indegree;
         else {
-            throw user_error("network.connectivity = \"" + rule +
-                             "\": must be \"random\", \"adjacent\" or \"fixed_indegree\"");
+            throw user_error(spikex::format(
+                "network.connectivity = \"{}\": must be \"random\", \"adjacent\" or \"fixed_indegree\"", rule));
         }
         set.synapse = synapse_index(synapse, synapse_params, weight - weight_spread / 2);
         std::uint64_t cells = engine_->spec().cells();
         if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
-            throw user_error("connect: source or target range outside the network's " + std::to_string(cells) + " cells");
+            throw user_error(spikex::format("connect: source or target range outside the network's {} cells", cells));
         }
         set.rule = {set.rule.kind, source_first, source_n, target_first, target_n, indegree,
                     indegree_spread, weight, weight_spread, delay_ms};
@@ -274,8 +275,7 @@ public:
         for (std::size_t k = 0; k < n; ++k) {
             if (sources.data()[k] < 0 || sources.data()[k] >= cells || targets.data()[k] < 0 ||
                 targets.data()[k] >= cells) {
-                throw user_error("connect: gid out of range [0, " + std::to_string(cells) + ") at index " +
-                                 std::to_string(k));
+                throw user_error(spikex::format("connect: gid out of range [0, {}) at index {}", cells, k));
             }
         }
         a.source.assign(sources.data(), sources.data() + n);
@@ -288,7 +288,7 @@ public:
     void set_threads(unsigned threads) {
         require_unbuilt("threads");
         if (threads < 1 || threads > 1024) {
-            throw user_error("threads = " + std::to_string(threads) + ": must be between 1 and 1024");
+            throw user_error(spikex::format("threads = {}: must be between 1 and 1024", threads));
         }
         engine_->options().threads = threads;
     }
@@ -314,8 +314,7 @@ private:
         synapse_spec wanted{name, params};
         validate_synapse(wanted);
         if (name != "static" && lowest_weight < 0) {
-            throw user_error("connect: synapse \"" + name + "\" needs weights >= 0, got " +
-                             std::to_string(lowest_weight));
+            throw user_error(spikex::format("connect: synapse \"{}\" needs weights >= 0, got {:.6f}", name, lowest_weight));
         }
         auto& list = engine_->spec().synapses;
         for (std::size_t k = 0; k < list.size(); ++k) {
@@ -350,7 +349,7 @@ public:
 
 private:
     void require_unbuilt(const char* what) const {
-        if (engine_->built()) throw user_error(std::string(what) + ": the network is already built (simulate was called)");
+        if (engine_->built()) throw user_error(spikex::format("{}: the network is already built (simulate was called)", what));
     }
     std::unique_ptr<engine> engine_;
 };

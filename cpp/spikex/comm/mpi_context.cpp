@@ -10,6 +10,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -19,7 +20,7 @@ void check(int code, const char* what) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(code, text, &len);
-    throw comm_error(std::string(what) + " failed: " + std::string(text, len));
+    throw comm_error(spikex::format("{} failed: {}", what, std::string_view(text, len)));
 }
 
 class mpi_context final: public context {
@@ -39,10 +40,9 @@ public:
                     : provided >= MPI_THREAD_FUNNELED   ? thread_level::funneled
                                                         : thread_level::single;
         if (provided_ < required_thread_level) {
-            throw comm_error("MPI provides " + thread_level_name(provided_) + ", spikex needs " +
-                             thread_level_name(required_thread_level) +
-                             " (exchange calls come from any thread of the OpenMP team, one at a time); "
-                             "use an MPI library built with thread support");
+            throw comm_error(spikex::format("MPI provides {}, spikex needs {} (exchange calls come from any thread of the "
+                                           "OpenMP team, one at a time); use an MPI library built with thread support",
+                                           thread_level_name(provided_), thread_level_name(required_thread_level)));
         }
         check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);

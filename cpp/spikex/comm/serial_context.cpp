@@ -8,6 +8,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -143,7 +144,7 @@ private:
     };
 
     static void require_self(int rank) {
-        if (rank != 0) throw internal_error("serial backend: rank " + std::to_string(rank) + " does not exist");
+        if (rank != 0) throw internal_error(spikex::format("serial backend: rank {} does not exist", rank));
     }
     void post(int tag, const void* buf, std::size_t bytes) {
         ++counters_.messages_sent;

@@ -3,6 +3,7 @@
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/for_each_thread.hpp"
 
 namespace spikex {
@@ -227,8 +228,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     for (const auto& part: seen_by) all.add(part);
     const std::uint64_t n = all.connections;
     if (n >= std::numeric_limits<std::uint32_t>::max()) {
-        throw user_error("one rank would hold " + std::to_string(n) +
-                         " connections; at most 4,294,967,294 fit: use more ranks");
+        throw user_error(spikex::format("one rank would hold {} connections; at most 4,294,967,294 fit: use more ranks", n));
     }
     min_delay_ = n == 0 ? 0 : all.min_delay;
     max_delay_ = all.max_delay;

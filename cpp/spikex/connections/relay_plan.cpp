@@ -4,6 +4,7 @@
 
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 
 namespace spikex {
@@ -106,8 +107,7 @@ relay_plan relay_plan::build(context& comm, const distribution& cells, const tar
         gid_type gid = words[k];
         auto it = std::lower_bound(sources.begin(), sources.end(), gid);
         if (it == sources.end() || *it != gid) {
-            throw internal_error("relay plan: rank " + std::to_string(me) + " relays gid " + std::to_string(gid) +
-                                 " but holds none of its targets");
+            throw internal_error(spikex::format("relay plan: rank {} relays gid {} but holds none of its targets", me, gid));
         }
         auto run = static_cast<std::uint32_t>(it - sources.begin());
         records.push_back({run, static_cast<std::uint32_t>(k + 2), words[k + 1]});

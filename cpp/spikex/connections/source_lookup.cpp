@@ -3,6 +3,7 @@
 
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -80,7 +81,7 @@ std::unique_ptr<source_lookup> make_source_lookup(const std::string& kind,
     if (kind == "dense") return std::make_unique<dense_lookup>(sources, cells);
     if (kind == "hash") return std::make_unique<hash_lookup>(sources);
     if (kind == "sorted") return std::make_unique<sorted_lookup>(sources);
-    throw user_error("exchange.source_lookup = \"" + kind + "\": must be one of \"dense\", \"hash\", \"sorted\"");
+    throw user_error(spikex::format("exchange.source_lookup = \"{}\": must be one of \"dense\", \"hash\", \"sorted\"", kind));
 }
 
 } // namespace spikex

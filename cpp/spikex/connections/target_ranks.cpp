@@ -3,6 +3,7 @@
 
 #include "spikex/connections/target_ranks.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
@@ -54,8 +55,7 @@ target_ranks target_ranks::build(context& comm, const distribution& cells, const
     out.offsets_.assign(local + 1, 0);
     for (gid_type g: asked) {
         if (cells.rank_of(g) != me) {
-            throw internal_error("target ranks: rank " + std::to_string(me) + " was asked for gid " +
-                                 std::to_string(g) + ", which it does not hold");
+            throw internal_error(spikex::format("target ranks: rank {} was asked for gid {}, which it does not hold", me, g));
         }
         ++out.offsets_[cells.local_of(g) + 1];
     }

@@ -3,6 +3,7 @@
 
 #include "spikex/connections/target_table.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -18,9 +19,9 @@ static_assert(sizeof(wire_entry) == 16);
 
 void require(bool ok, const std::string& what, std::uint64_t value, std::uint64_t limit) {
     if (!ok) {
-        throw user_error("packed target: " + what + " = " + std::to_string(value) + " exceeds the limit of " +
-                         std::to_string(limit) + " (8-byte target entries: rank 20 bits, thread 10, synapse type 6, "
-                         "location 27)");
+        throw user_error(spikex::format("packed target: {} = {} exceeds the limit of {} (8-byte target entries: rank 20 "
+                                       "bits, thread 10, synapse type 6, location 27)",
+                                       what, value, limit));
     }
 }
 
@@ -72,9 +73,8 @@ target_table target_table::build(context& comm, const distribution& cells, const
     const auto needed = static_cast<std::uint64_t>(comm.allreduce_max(most));
     const std::uint64_t per_section_limit = max_buffer_bytes / (static_cast<std::uint64_t>(ranks) * sizeof(wire_entry));
     if (per_section_limit < 2) {
-        throw user_error("exchange.max_init_buffer_mb = " + std::to_string(max_buffer_bytes / 1048576.0) +
-                         ": too small for " + std::to_string(ranks) + " ranks (needs at least " +
-                         std::to_string(2 * ranks * sizeof(wire_entry)) + " bytes)");
+        throw user_error(spikex::format("exchange.max_init_buffer_mb = {:.6f}: too small for {} ranks (needs at least {} bytes)",
+                                       max_buffer_bytes / 1048576.0, ranks, 2 * ranks * sizeof(wire_entry)));
     }
     const std::uint64_t section = std::max<std::uint64_t>(1, std::min(needed, per_section_limit - 1));
     const std::uint64_t rounds = needed == 0 ? 1 : (needed + section - 1) / section;

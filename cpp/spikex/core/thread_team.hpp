@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
@@ -17,8 +18,8 @@ namespace spikex {
 inline void require_team_size(unsigned threads) {
     const int started = omp_get_num_threads();
     if (started != static_cast<int>(threads)) {
-        throw internal_error("OpenMP started " + std::to_string(started) + " threads, not " +
-                             std::to_string(threads) + " (is OMP_THREAD_LIMIT set lower?)");
+        throw internal_error(spikex::format("OpenMP started {} threads, not {} (is OMP_THREAD_LIMIT set lower?)", started,
+                                           threads));
     }
 }
 

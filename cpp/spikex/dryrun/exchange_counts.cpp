@@ -4,6 +4,7 @@
 
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
@@ -103,11 +104,11 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
                                               const std::vector<step_type>& steps, std::uint32_t cells) {
     std::vector<std::vector<spike>> out(rows.size());
     for (std::size_t i = 0; i < gids.size(); ++i) {
-        if (gids[i] >= cells) throw user_error("spike train: gid " + std::to_string(gids[i]) + " is not a cell of the network");
+        if (gids[i] >= cells) throw user_error(spikex::format("spike train: gid {} is not a cell of the network", gids[i]));
         auto it = std::upper_bound(rows.begin(), rows.end(), steps[i],
                                    [](step_type s, const sync_row& r) { return s < r.step; });
         if (it == rows.end() || steps[i] < 0) {
-            throw user_error("spike train: a spike at step " + std::to_string(steps[i]) + " lies outside the run");
+            throw user_error(spikex::format("spike train: a spike at step {} lies outside the run", steps[i]));
         }
         out[it - rows.begin()].push_back({gids[i], steps[i]});
     }
@@ -507,7 +508,7 @@ void count_routed(count_view& v) {
     const std::int64_t budget = v.options.integer("route_budget");
     process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
     std::string problem = budget_problem(grid, budget);
-    if (!problem.empty()) throw user_error("exchange.route_budget = " + std::to_string(budget) + ": " + problem);
+    if (!problem.empty()) throw user_error(spikex::format("exchange.route_budget = {}: {}", budget, problem));
     const double capacity = double(budget / grid.buckets());
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
@@ -578,7 +579,7 @@ exchange_counts count_exchange(const virtual_partition& partition, const std::st
     count_view v{partition, entry, std::move(reader), seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()),
                  out};
     entry.count(v);
-    if (out.per_rank.empty()) throw user_error("exchange.method = \"" + method + "\": no dry-run counting rules");
+    if (out.per_rank.empty()) throw user_error(spikex::format("exchange.method = \"{}\": no dry-run counting rules", method));
     out.properties[counter::ranks] = partition.ranks();
     out.properties[counter::sampled_ranks] = double(partition.sampled().size());
     out.properties[counter::steps_per_interval] = double(m);

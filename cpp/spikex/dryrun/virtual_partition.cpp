@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/dryrun/virtual_partition.hpp"
 #include "spikex/network/connectivity.hpp"
 
@@ -32,7 +33,7 @@ constexpr std::uint64_t pair_of(std::uint32_t high, std::uint32_t low) {
 virtual_partition::virtual_partition(const network_spec& spec, distribution_scheme scheme, int ranks,
                                      std::vector<int> sampled, bool sorted):
     cells_(scheme, spec.cells(), ranks, spec.seed), sorted_(sorted) {
-    if (ranks < 1) throw user_error("--np = " + std::to_string(ranks) + ": must be >= 1");
+    if (ranks < 1) throw user_error(spikex::format("--np = {}: must be >= 1", ranks));
     const std::uint32_t n = spec.cells();
     if (sampled.empty()) sampled = dryrun_sample(ranks, ranks);
     sampled_ = std::move(sampled);

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/thread_team.hpp"
 #include "spikex/connections/target_table.hpp"
 #include "spikex/engine/engine.hpp"
@@ -79,11 +80,11 @@ void engine::build_connections() {
     auto delay_of = [&](double delay_ms) {
         step_type d = delay_steps(delay_ms, spec_.dt_ms);
         if (d < 1) {
-            throw user_error("delay_ms = " + std::to_string(delay_ms) + " is shorter than dt_ms = " +
-                             std::to_string(spec_.dt_ms) + ": every delay must be at least one step");
+            throw user_error(spikex::format("delay_ms = {:.6f} is shorter than dt_ms = {:.6f}: every delay must be at least one step",
+                                           delay_ms, spec_.dt_ms));
         }
         if (d > std::numeric_limits<std::uint32_t>::max() / 2) {
-            throw user_error("delay_ms = " + std::to_string(delay_ms) + " is too long");
+            throw user_error(spikex::format("delay_ms = {:.6f} is too long", delay_ms));
         }
         return static_cast<std::uint32_t>(d);
     };
@@ -92,8 +93,8 @@ void engine::build_connections() {
         const auto& a = set.arrays;
         for (std::size_t k = 0; k < a.target.size(); ++k) {
             if (a.source[k] >= n_cells || a.target[k] >= n_cells) {
-                throw user_error("connect: gid " + std::to_string(std::max(a.source[k], a.target[k])) +
-                                 " does not exist (the network has " + std::to_string(n_cells) + " cells)");
+                throw user_error(spikex::format("connect: gid {} does not exist (the network has {} cells)",
+                                               std::max(a.source[k], a.target[k]), n_cells));
             }
         }
     }
@@ -338,9 +339,9 @@ void engine::deliver_connection(std::uint32_t c, step_type step) {
 
 void engine::push_delivery(std::uint32_t index, step_type arrival, step_type emitted) {
     if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
-        throw internal_error("a spike emitted at step " + std::to_string(emitted) + " arrives at step " +
-                             std::to_string(arrival) + ", outside the delivery window at step " +
-                             std::to_string(step_));
+        throw internal_error(spikex::format("a spike emitted at step {} arrives at step {}, outside the delivery window at "
+                                           "step {}",
+                                           emitted, arrival, step_));
     }
     ring_[arrival % ring_.size()].push_back(index);
 }

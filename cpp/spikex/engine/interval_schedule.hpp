@@ -17,6 +17,7 @@
 #include <string>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/types.hpp"
 
 namespace spikex {
@@ -36,14 +37,15 @@ public:
     // pre-launch check the same way.
     static std::string check(step_type steps_per_interval, int subintervals) {
         if (subintervals != 1 && subintervals != 2) {
-            return "exchange.subintervals = " + std::to_string(subintervals) + ": must be 1 or 2";
+            return spikex::format("exchange.subintervals = {}: must be 1 or 2", subintervals);
         }
         if (subintervals == 2 && steps_per_interval < 2) {
-            return "exchange.subintervals = 2: needs at least 2 steps per interval (min delay / dt), this run has " +
-                   std::to_string(steps_per_interval) + "; use 1";
+            return spikex::format("exchange.subintervals = 2: needs at least 2 steps per interval (min delay / dt), "
+                                  "this run has {}; use 1",
+                                  steps_per_interval);
         }
         if (steps_per_interval < 1) {
-            return "steps per interval = " + std::to_string(steps_per_interval) + ": must be >= 1";
+            return spikex::format("steps per interval = {}: must be >= 1", steps_per_interval);
         }
         return {};
     }

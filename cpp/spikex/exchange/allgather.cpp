@@ -18,6 +18,7 @@
 
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
@@ -48,9 +49,9 @@ public:
         if (options_.compress == "auto") compressed_ = possible;
         else if (options_.compress == "true") {
             if (!possible) {
-                throw user_error("exchange.compress = true: needs at most 256 cells per rank (a rank holds " +
-                                 std::to_string(s.cells.max_count()) + ") and at most 256 steps per interval (" +
-                                 std::to_string(s.steps_per_interval) + ")");
+                throw user_error(spikex::format("exchange.compress = true: needs at most 256 cells per rank (a rank holds {}) "
+                                               "and at most 256 steps per interval ({})",
+                                               s.cells.max_count(), s.steps_per_interval));
             }
             compressed_ = true;
         } else compressed_ = false;
@@ -96,8 +97,8 @@ public:
         std::int64_t sent_everywhere = comm_->allreduce_sum(static_cast<std::int64_t>(spikes_sent_));
         std::int64_t missing = comm_->allreduce_max(sent_everywhere - static_cast<std::int64_t>(spikes_received_));
         if (missing != 0) {
-            throw internal_error("allgather: spikes sent (" + std::to_string(sent_everywhere) +
-                                 ") != spikes received on some rank (difference " + std::to_string(missing) + ")");
+            throw internal_error(spikex::format("allgather: spikes sent ({}) != spikes received on some rank (difference {})",
+                                               sent_everywhere, missing));
         }
     }
 

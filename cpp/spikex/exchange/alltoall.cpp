@@ -28,6 +28,7 @@
 #include <cstring>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
 #include "spikex/exchange/directed_exchange.hpp"
 #include "spikex/instrument/counter_names.hpp"
@@ -49,8 +50,8 @@ public:
     void setup(const exchange_setup& s) override {
         const auto& o = options_;
         if (o.alltoall_max_entries < o.alltoall_min_entries) {
-            throw user_error("exchange.alltoall_max_entries = " + std::to_string(o.alltoall_max_entries) +
-                             ": must be >= exchange.alltoall_min_entries = " + std::to_string(o.alltoall_min_entries));
+            throw user_error(spikex::format("exchange.alltoall_max_entries = {}: must be >= exchange.alltoall_min_entries = {}",
+                                           o.alltoall_max_entries, o.alltoall_min_entries));
         }
         directed_exchange::setup(s);
         sections_ = alltoall_sections(o.alltoall_min_entries, o.alltoall_max_entries);

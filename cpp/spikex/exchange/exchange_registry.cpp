@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/method_registry.hpp"
 
 namespace spikex {
@@ -66,7 +67,7 @@ const method_entry& find_exchange_method(const std::string& method) {
         if (entry.name == method) return entry;
         known += (known.empty() ? "\"" : ", \"") + entry.name + "\"";
     }
-    throw user_error("exchange.method = \"" + method + "\": must be one of " + known);
+    throw user_error(spikex::format("exchange.method = \"{}\": must be one of {}", method, known));
 }
 
 std::string foreign_option_problem(const std::string& method, const option_values& given) {
@@ -82,12 +83,13 @@ std::string foreign_option_problem(const std::string& method, const option_value
             }
         }
         if (!spec) {
-            return option_path(name) + " is not an exchange option (see docs/user/config.md, section [exchange])";
+            return spikex::format("{} is not an exchange option (see docs/user/config.md, section [exchange])",
+                                  option_path(name));
         }
         if (spec->variant && check_option(*spec, value) != spec->default_value) {
-            return option_path(name) + " = " + option_text(value) + ": a variant of " + owners +
-                   "; exchange.method = \"" + method + "\" does not have it (use " + option_text(spec->default_value) +
-                   ")";
+            return spikex::format("{} = {}: a variant of {}; exchange.method = \"{}\" does not have it (use {})",
+                                  option_path(name), option_text(value), owners, method,
+                                  option_text(spec->default_value));
         }
     }
     return "";
@@ -103,7 +105,7 @@ std::unique_ptr<spike_exchange> make_exchange(const std::string& method, const o
 
 void register_exchange_method_for_test(method_entry entry) {
     for (const auto& e: registry()) {
-        if (e.name == entry.name) throw user_error("exchange method \"" + entry.name + "\" is already registered");
+        if (e.name == entry.name) throw user_error(spikex::format("exchange method \"{}\" is already registered", entry.name));
     }
     registry().push_back(std::move(entry));
 }

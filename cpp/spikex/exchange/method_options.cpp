@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -60,7 +61,7 @@ std::string option_allowed(const option_spec& spec) {
 
 option_value check_option(const option_spec& spec, const option_value& value) {
     auto refuse = [&]() -> option_value {
-        throw user_error(option_path(spec.name) + " = " + option_text(value) + ": " + option_allowed(spec));
+        throw user_error(spikex::format("{} = {}: {}", option_path(spec.name), option_text(value), option_allowed(spec)));
     };
     switch (spec.kind) {
     case option_kind::boolean:
@@ -97,7 +98,7 @@ option_reader::option_reader(const std::vector<option_spec>& specs, const option
 
 const option_value& option_reader::value(const std::string& name) const {
     auto it = values_.find(name);
-    if (it == values_.end()) throw internal_error("exchange option \"" + name + "\" is not declared by the method");
+    if (it == values_.end()) throw internal_error(spikex::format("exchange option \"{}\" is not declared by the method", name));
     return it->second;
 }
 

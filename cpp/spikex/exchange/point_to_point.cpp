@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/instrument/counter_names.hpp"
@@ -77,8 +78,8 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
             if (r == my_rank_) {
                 local_run_[i] = lookup_->find(s.cells.gid_of(my_rank_, i));
                 if (local_run_[i] == no_run) {
-                    throw internal_error("target ranks: gid " + std::to_string(s.cells.gid_of(my_rank_, i)) +
-                                         " has targets here but no source run");
+                    throw internal_error(spikex::format("target ranks: gid {} has targets here but no source run",
+                                                       s.cells.gid_of(my_rank_, i)));
                 }
             } else {
                 remote_ranks_.push_back(r);
@@ -208,9 +209,8 @@ void message_exchange::receive_pending() {
     probe_result found;
     while (comm_->iprobe(any_source, spike_message_tag, found)) {
         if (found.bytes != sizeof(spike_message)) {
-            throw internal_error(name() + ": message of " + std::to_string(found.bytes) + " bytes from rank " +
-                                 std::to_string(found.source) + ", expected " +
-                                 std::to_string(sizeof(spike_message)));
+            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {}", name(), found.bytes,
+                                               found.source, sizeof(spike_message)));
         }
         spike_message msg;
         comm_->recv(found.source, spike_message_tag, &msg, sizeof msg);
@@ -226,8 +226,8 @@ void message_exchange::process_inbox() {
         for (const auto& msg: work_) {
             const std::uint32_t run = lookup_->find(msg.gid);
             if (run == no_run) {
-                throw internal_error(name() + ": rank " + std::to_string(my_rank_) + " received a spike of gid " +
-                                     std::to_string(msg.gid) + ", which has no targets here");
+                throw internal_error(spikex::format("{}: rank {} received a spike of gid {}, which has no targets here", name(),
+                                                   my_rank_, msg.gid));
             }
             const std::int64_t sub = sub_of(msg.step);
             arrivals_[sub & 1].push_back({run, msg.step});
@@ -304,9 +304,8 @@ void message_exchange::exchange_interval(step_type step, step_type due, spike_si
             if (!first) ++iterations_;
             if (totals[0] == totals[1]) break;
             if (totals[1] > totals[0]) {
-                throw internal_error(name() + ": more spike messages received (" + std::to_string(totals[1]) +
-                                     ") than sent (" + std::to_string(totals[0]) + ") up to sub-interval " +
-                                     std::to_string(last));
+                throw internal_error(spikex::format("{}: more spike messages received ({}) than sent ({}) up to sub-interval {}",
+                                                   name(), totals[1], totals[0], last));
             }
         }
         // Settled: nothing of these sub-intervals is in flight any more.
@@ -331,8 +330,8 @@ void message_exchange::verify_conservation() {
     }
     comm_->allreduce_sum(v, 3);
     if (v[0] != v[1] || v[2] != 0) {
-        throw internal_error(name() + ": " + std::to_string(v[0]) + " spike messages sent, " + std::to_string(v[1]) +
-                             " received, " + std::to_string(v[2]) + " not yet processed");
+        throw internal_error(spikex::format("{}: {} spike messages sent, {} received, {} not yet processed", name(), v[0],
+                                           v[1], v[2]));
     }
 }
 

@@ -33,6 +33,7 @@
 #include <deque>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/instrument/counter_names.hpp"
@@ -143,8 +144,8 @@ protected:
             if (v[0] == v[1] && v[2] == 0) break;
             ++iterations_;
             if (v[1] > v[0] || round > max_rounds) {
-                throw internal_error("rma: " + std::to_string(v[0]) + " spikes put, " + std::to_string(v[1]) +
-                                     " read from the windows after " + std::to_string(round + 1) + " rounds");
+                throw internal_error(spikex::format("rma: {} spikes put, {} read from the windows after {} rounds", v[0], v[1],
+                                                   round + 1));
             }
             if (v[0] == v[1]) {
                 // Everything written has been read (and nobody reads until the next
@@ -167,8 +168,7 @@ public:
                              static_cast<std::int64_t>(deferred_.size())};
         comm_->allreduce_sum(v, 3);
         if (v[0] != v[1] || v[2] != 0) {
-            throw internal_error("rma: " + std::to_string(v[0]) + " spikes put, " + std::to_string(v[1]) +
-                                 " read, " + std::to_string(v[2]) + " deferred");
+            throw internal_error(spikex::format("rma: {} spikes put, {} read, {} deferred", v[0], v[1], v[2]));
         }
     }
 

@@ -23,6 +23,7 @@
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/connections/target_ranks.hpp"
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
@@ -55,7 +56,7 @@ public:
         grid_ = make_process_grid(s.comm.size(), options_.route_dims, "exchange.route_dims", options_.route_budget);
         std::string problem = budget_problem(grid_, options_.route_budget);
         if (!problem.empty()) {
-            throw user_error("exchange.route_budget = " + std::to_string(options_.route_budget) + ": " + problem);
+            throw user_error(spikex::format("exchange.route_budget = {}: {}", options_.route_budget, problem));
         }
         budget_ = options_.route_budget;
         measure_wait_ = s.measure_wait;
@@ -100,9 +101,9 @@ public:
         std::int64_t worst = comm_->allreduce_max(wrong);
         high_water_ = comm_->allreduce_max(static_cast<std::int64_t>(router_->counters().buffered_high_water));
         if (worst != 0) {
-            throw internal_error("routed: items meant for rank " + std::to_string(my_rank_) + " (" +
-                                 std::to_string(meant[my_rank_]) + ") != items received (" + std::to_string(received_) +
-                                 "), or spikes left unsent; worst difference over ranks " + std::to_string(worst));
+            throw internal_error(spikex::format("routed: items meant for rank {} ({}) != items received ({}), or spikes left "
+                                               "unsent; worst difference over ranks {}",
+                                               my_rank_, meant[my_rank_], received_, worst));
         }
     }
 
@@ -173,9 +174,9 @@ private:
         ++received_;
         std::uint32_t run = lookup_->find(words[1]);
         if (run == no_run || sink_ == nullptr) {
-            throw internal_error("routed: spike of gid " + std::to_string(words[1]) + " reached rank " +
-                                 std::to_string(my_rank_) +
-                                 (run == no_run ? ", which holds none of its targets" : " outside poll/synchronize"));
+            throw internal_error(spikex::format("routed: spike of gid {} reached rank {}{}", words[1], my_rank_,
+                                               run == no_run ? ", which holds none of its targets"
+                                                               : " outside poll/synchronize"));
         }
         sink_->deliver_source(run, step);
     }

@@ -3,15 +3,16 @@
 #include "spikex/exchange/spike_exchange.hpp"
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
 
 void spike_exchange::synchronize(step_type step, step_type due, spike_sink& sink) {
     if (due < 0 || due > step || step < last_step_) {
-        throw internal_error(name() + ": synchronize(step " + std::to_string(step) + ", due " + std::to_string(due) +
-                             ") after step " + std::to_string(last_step_) +
-                             ": needs 0 <= due <= step and steps that never go back");
+        throw internal_error(spikex::format("{}: synchronize(step {}, due {}) after step {}: needs 0 <= due <= step and "
+                                           "steps that never go back",
+                                           name(), step, due, last_step_));
     }
     last_step_ = step;
     if (!collective_due(due)) {

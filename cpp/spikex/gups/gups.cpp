@@ -3,6 +3,7 @@
 #include "spikex/gups/gups.hpp"
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
 
@@ -22,16 +23,16 @@ gups_result run_gups(context& comm, const gups_options& options) {
 
     // Every check before the first collective, identical on all ranks.
     if (options.algorithm != "baseline" && options.algorithm != "routed") {
-        throw user_error("--algorithm = \"" + options.algorithm + "\": must be \"baseline\" or \"routed\"");
+        throw user_error(spikex::format("--algorithm = \"{}\": must be \"baseline\" or \"routed\"", options.algorithm));
     }
     if (options.budget < 1) {
-        throw user_error("--budget = " + std::to_string(options.budget) + ": must be >= 1");
+        throw user_error(spikex::format("--budget = {}: must be >= 1", options.budget));
     }
     if (options.poll_every < 1) throw user_error("poll_every must be >= 1");
     if (options.algorithm == "routed") {
         process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget);
         std::string problem = budget_problem(grid, options.budget);
-        if (!problem.empty()) throw user_error("--budget = " + std::to_string(options.budget) + ": " + problem);
+        if (!problem.empty()) throw user_error(spikex::format("--budget = {}: {}", options.budget, problem));
         result.dims = grid.dims();
         result.bucket_capacity = options.budget / grid.buckets();
     } else {

@@ -3,17 +3,18 @@
 #include <algorithm>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
 gups_table::gups_table(int log2_size, int ranks, int rank): ranks_(ranks) {
     if (log2_size < 0 || log2_size > 40) {
-        throw user_error("--log2-table = " + std::to_string(log2_size) + ": must be between 0 and 40");
+        throw user_error(spikex::format("--log2-table = {}: must be between 0 and 40", log2_size));
     }
     size_ = std::uint64_t(1) << log2_size;
     if (size_ < static_cast<std::uint64_t>(ranks)) {
-        throw user_error("--log2-table = " + std::to_string(log2_size) + ": the table must have at least one word per rank (" +
-                         std::to_string(ranks) + " ranks)");
+        throw user_error(spikex::format("--log2-table = {}: the table must have at least one word per rank ({} ranks)",
+                                       log2_size, ranks));
     }
     mask_ = size_ - 1;
     block_split split{size_, ranks};

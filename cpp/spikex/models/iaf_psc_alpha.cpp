@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/models/iaf_psc_alpha.hpp"
 
 namespace spikex {
@@ -125,7 +126,7 @@ public:
             if (gids[i] < spec.populations[p].first) p = 0;
             while (p < spec.populations.size() && gids[i] >= spec.populations[p].first + spec.populations[p].size) ++p;
             if (p == spec.populations.size()) {
-                throw internal_error("iaf_psc_alpha: gid " + std::to_string(gids[i]) + " is in no population");
+                throw internal_error(spikex::format("iaf_psc_alpha: gid {} is in no population", gids[i]));
             }
             const std::uint32_t s = pop_set[p];
             V_[i] = initial_membrane_potential(pop_params[p], seed_, gids[i]) - sets_[s].p.E_L;
@@ -187,16 +188,16 @@ private:
     static parameter_set make_set(const parameters& p, double h) {
         parameter_set s{p, compute_propagators(p, h), p.V_th - p.E_L, p.V_reset - p.E_L, false, {}};
         if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
-            throw user_error("iaf_psc_alpha parameter t_ref = " + number(p.t_ref) + " ms: must be at most " +
-                             number(std::numeric_limits<std::int32_t>::max() * h) + " ms at dt = " + number(h) +
-                             " ms");
+            throw user_error(spikex::format("iaf_psc_alpha parameter t_ref = {} ms: must be at most {} ms at dt = {} ms",
+                                           number(p.t_ref), number(std::numeric_limits<std::int32_t>::max() * h),
+                                           number(h)));
         }
         const double mean = p.poisson_rate_hz * h / 1000.0;
         if (mean > max_poisson_mean) {
-            throw user_error("iaf_psc_alpha parameter poisson_rate_hz = " + number(p.poisson_rate_hz) +
-                             ": must be <= " + number(max_poisson_mean * 1000.0 / h) + " Hz at dt = " + number(h) +
-                             " ms (at most " + number(max_poisson_mean) +
-                             " events per step on average); use I_e for a larger mean drive");
+            throw user_error(spikex::format("iaf_psc_alpha parameter poisson_rate_hz = {}: must be <= {} Hz at dt = {} ms "
+                                           "(at most {} events per step on average); use I_e for a larger mean drive",
+                                           number(p.poisson_rate_hz), number(max_poisson_mean * 1000.0 / h), number(h),
+                                           number(max_poisson_mean)));
         }
         s.poisson = mean > 0 && p.poisson_weight != 0;
         if (s.poisson) s.table = poisson_table(mean);
@@ -241,7 +242,7 @@ private:
     const parameter_set& set_of(local_index i) const {
         for (const auto& run: runs_)
             if (i >= run.begin && i < run.end) return sets_[run.set];
-        throw internal_error("iaf_psc_alpha: cell " + std::to_string(i) + " is not in this group");
+        throw internal_error(spikex::format("iaf_psc_alpha: cell {} is not in this group", i));
     }
 
     std::uint32_t seed_;
@@ -267,7 +268,7 @@ parameters parse_parameters(const population_spec& pop) {
     bool V_m_given = false;
     for (const auto& [name, value]: pop.params) {
         if (!std::isfinite(value)) {
-            throw user_error("iaf_psc_alpha parameter " + name + " = " + number(value) + ": must be a finite number");
+            throw user_error(spikex::format("iaf_psc_alpha parameter {} = {}: must be a finite number", name, number(value)));
         }
         if (name == "E_L") p.E_L = value;
         else if (name == "C_m") p.C_m = value;
@@ -283,18 +284,18 @@ parameters parse_parameters(const population_spec& pop) {
         else if (name == "tau_minus") p.tau_minus = value;
         else if (name == "poisson_rate_hz") p.poisson_rate_hz = value;
         else if (name == "poisson_weight") p.poisson_weight = value;
-        else throw user_error("iaf_psc_alpha parameter \"" + name + "\" is unknown: allowed are " + all_names());
+        else throw user_error(spikex::format("iaf_psc_alpha parameter \"{}\" is unknown: allowed are {}", name, all_names()));
     }
     if (!V_m_given) p.V_m = p.E_L;
     auto require = [](bool ok, const std::string& name, double value, const std::string& allowed) {
-        if (!ok) throw user_error("iaf_psc_alpha parameter " + name + " = " + number(value) + ": " + allowed);
+        if (!ok) throw user_error(spikex::format("iaf_psc_alpha parameter {} = {}: {}", name, number(value), allowed));
     };
     require(p.C_m > 0, "C_m", p.C_m, "must be > 0 pF");
     require(p.tau_m > 0, "tau_m", p.tau_m, "must be > 0 ms");
     require(p.tau_syn_ex > 0, "tau_syn_ex", p.tau_syn_ex, "must be > 0 ms");
     require(p.tau_syn_in > 0, "tau_syn_in", p.tau_syn_in, "must be > 0 ms");
     require(p.t_ref >= 0, "t_ref", p.t_ref, "must be >= 0 ms");
-    require(p.V_reset < p.V_th, "V_reset", p.V_reset, "must be < V_th = " + number(p.V_th) + " mV");
+    require(p.V_reset < p.V_th, "V_reset", p.V_reset, spikex::format("must be < V_th = {} mV", number(p.V_th)));
     require(p.V_m_sd >= 0, "V_m_sd", p.V_m_sd, "must be >= 0 mV");
     require(p.tau_minus > 0, "tau_minus", p.tau_minus, "must be > 0 ms");
     require(p.poisson_rate_hz >= 0, "poisson_rate_hz", p.poisson_rate_hz, "must be >= 0 Hz");
@@ -303,7 +304,7 @@ parameters parse_parameters(const population_spec& pop) {
 
 std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                   local_index first_local) {
-    if (!(spec.dt_ms > 0)) throw user_error("iaf_psc_alpha: dt = " + number(spec.dt_ms) + " ms: must be > 0");
+    if (!(spec.dt_ms > 0)) throw user_error(spikex::format("iaf_psc_alpha: dt = {} ms: must be > 0", number(spec.dt_ms)));
     return std::make_unique<iaf_psc_alpha_group>(spec, local_gids, first_local);
 }
 

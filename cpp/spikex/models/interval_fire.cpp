@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/models/cell_group.hpp"
@@ -25,21 +26,21 @@ parameters parse_parameters(const population_spec& pop) {
         else if (name == "burst_factor") p.burst_factor = value;
         else if (name == "burst_period_ms") p.burst_period_ms = value;
         else {
-            throw user_error("interval_fire parameter \"" + name +
-                             "\" is unknown: allowed are tau_ms, invl_low_ms, invl_high_ms, "
-                             "burst_groups, burst_factor, burst_period_ms");
+            throw user_error(spikex::format("interval_fire parameter \"{}\" is unknown: allowed are tau_ms, invl_low_ms, "
+                                           "invl_high_ms, burst_groups, burst_factor, burst_period_ms",
+                                           name));
         }
     }
     auto require = [](bool ok, const std::string& what) {
-        if (!ok) throw user_error("interval_fire parameter " + what);
+        if (!ok) throw user_error(spikex::format("interval_fire parameter {}", what));
     };
-    require(p.tau_ms > 0, "tau_ms = " + std::to_string(p.tau_ms) + ": must be > 0");
-    require(p.invl_low_ms > 0, "invl_low_ms = " + std::to_string(p.invl_low_ms) + ": must be > 0");
+    require(p.tau_ms > 0, spikex::format("tau_ms = {:.6f}: must be > 0", p.tau_ms));
+    require(p.invl_low_ms > 0, spikex::format("invl_low_ms = {:.6f}: must be > 0", p.invl_low_ms));
     require(p.invl_high_ms >= p.invl_low_ms,
-            "invl_high_ms = " + std::to_string(p.invl_high_ms) + ": must be >= invl_low_ms");
-    require(p.burst_groups >= 0, "burst_groups = " + std::to_string(p.burst_groups) + ": must be >= 0");
-    require(p.burst_factor > 0, "burst_factor = " + std::to_string(p.burst_factor) + ": must be > 0");
-    require(p.burst_period_ms > 0, "burst_period_ms = " + std::to_string(p.burst_period_ms) + ": must be > 0");
+            spikex::format("invl_high_ms = {:.6f}: must be >= invl_low_ms", p.invl_high_ms));
+    require(p.burst_groups >= 0, spikex::format("burst_groups = {}: must be >= 0", p.burst_groups));
+    require(p.burst_factor > 0, spikex::format("burst_factor = {:.6f}: must be > 0", p.burst_factor));
+    require(p.burst_period_ms > 0, spikex::format("burst_period_ms = {:.6f}: must be > 0", p.burst_period_ms));
     return p;
 }
 

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/network/connectivity.hpp"
 
@@ -55,8 +56,8 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
         std::uint32_t low = rule.indegree > half ? rule.indegree - half : 0;
         std::uint32_t count = low + rng.next_below(rule.indegree + half - low + 1);
         if (count > pool) {
-            throw user_error("network.indegree: a cell would need " + std::to_string(count) +
-                             " distinct sources but only " + std::to_string(pool) + " exist");
+            throw user_error(spikex::format("network.indegree: a cell would need {} distinct sources but only {} exist",
+                                           count, pool));
         }
         std::vector<std::uint32_t> chosen;
         sample_distinct(rng, pool, count, scratch, chosen);
@@ -83,8 +84,8 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
             throw user_error("network.connectivity = \"adjacent\": targets must lie in the source population");
         }
         if (rule.indegree > pool) {
-            throw user_error("network.indegree = " + std::to_string(rule.indegree) +
-                             ": adjacent connectivity allows at most cells - 1 = " + std::to_string(pool));
+            throw user_error(spikex::format("network.indegree = {}: adjacent connectivity allows at most cells - 1 = {}",
+                                           rule.indegree, pool));
         }
         std::int64_t n = rule.source_size;
         std::int64_t i = target - rule.source_first;

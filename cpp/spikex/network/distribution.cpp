@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/network/distribution.hpp"
 
@@ -11,8 +12,8 @@ distribution_scheme parse_distribution_scheme(const std::string& name) {
     if (name == "round_robin") return distribution_scheme::round_robin;
     if (name == "consecutive") return distribution_scheme::consecutive;
     if (name == "random_shuffle") return distribution_scheme::random_shuffle;
-    throw user_error("distribution.scheme = \"" + name +
-                     "\": must be one of \"round_robin\", \"consecutive\", \"random_shuffle\"");
+    throw user_error(spikex::format(
+        "distribution.scheme = \"{}\": must be one of \"round_robin\", \"consecutive\", \"random_shuffle\"", name));
 }
 
 distribution::distribution(distribution_scheme scheme, std::uint32_t cells, int ranks,

@@ -7,12 +7,13 @@
 #include <tuple>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
 process_grid::process_grid(int ranks, std::vector<int> dims): ranks_(ranks), dims_(std::move(dims)) {
     std::string problem = grid_problem(ranks_, dims_);
-    if (!problem.empty()) throw user_error("grid " + dims_text(dims_) + ": " + problem);
+    if (!problem.empty()) throw user_error(spikex::format("grid {}: {}", dims_text(dims_), problem));
     positions_ = 1;
     for (int d: dims_) positions_ *= d;
 }
@@ -79,10 +80,10 @@ std::string grid_problem(int ranks, const std::vector<int>& dims) {
     std::int64_t lowest, highest;
     fitting_ranks(dims, lowest, highest);
     if (ranks < lowest || ranks > highest) {
-        std::string fits = lowest == highest ? "exactly " + std::to_string(lowest) + " ranks"
-                                             : std::to_string(lowest) + " to " + std::to_string(highest) + " ranks";
-        return "fits " + fits + " (only the last dimension may be incomplete), not " + std::to_string(ranks) +
-               "; \"auto\" gives " + dims_text(auto_dims(ranks));
+        std::string fits = lowest == highest ? spikex::format("exactly {} ranks", lowest)
+                                             : spikex::format("{} to {} ranks", lowest, highest);
+        return spikex::format("fits {} (only the last dimension may be incomplete), not {}; \"auto\" gives {}", fits,
+                              ranks, dims_text(auto_dims(ranks)));
     }
     return "";
 }
@@ -165,7 +166,7 @@ std::vector<int> auto_dims(int ranks, std::int64_t budget) {
 
 process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget) {
     auto fail = [&](const std::string& why) -> process_grid {
-        throw user_error(key + " = \"" + text + "\": " + why);
+        throw user_error(spikex::format("{} = \"{}\": {}", key, text, why));
     };
     std::string lowered;
     for (char ch: text) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -173,8 +174,9 @@ process_grid make_process_grid(int ranks, const std::string& text, const std::st
     if (lowered == "hypercube") {
         auto dims = hypercube_dims(ranks);
         if (dims.empty()) {
-            return fail("a hypercube needs a power-of-two number of ranks, not " + std::to_string(ranks) +
-                        "; use \"auto\" (gives " + dims_text(auto_dims(ranks)) + ") or explicit dims");
+            return fail(spikex::format("a hypercube needs a power-of-two number of ranks, not {}; use \"auto\" "
+                                       "(gives {}) or explicit dims",
+                                       ranks, dims_text(auto_dims(ranks))));
         }
         return process_grid(ranks, dims);
     }
@@ -199,7 +201,7 @@ process_grid make_process_grid(int ranks, const std::string& text, const std::st
         return fail("must be \"auto\", \"hypercube\" or a list of dimension sizes such as [4, 2] or 4x2");
     }
     std::string problem = grid_problem(ranks, dims);
-    if (!problem.empty()) throw user_error(key + " = " + dims_text(dims) + ": " + problem);
+    if (!problem.empty()) throw user_error(spikex::format("{} = {}: {}", key, dims_text(dims), problem));
     return process_grid(ranks, dims);
 }
 

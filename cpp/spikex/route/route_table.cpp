@@ -4,6 +4,7 @@
 #include <map>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
@@ -50,8 +51,8 @@ route_hop next_hop(const process_grid& grid, int from, int to) {
     }
     route_hop hop = ordered_hop(grid, at, dest);
     if (hop.rank < 0) {
-        throw internal_error("route: no next hop from rank " + std::to_string(from) + " to rank " +
-                             std::to_string(to) + " on grid " + grid.text());
+        throw internal_error(spikex::format("route: no next hop from rank {} to rank {} on grid {}", from, to,
+                                           grid.text()));
     }
     return hop;
 }
@@ -65,14 +66,14 @@ route_table::route_table(const process_grid& grid, int me): my_rank_(me), next_(
         if (hops[t].channel >= 0) partners[{hops[t].channel, hops[t].rank}] = 0;
     }
     if (partners.size() >= local) {
-        throw user_error("grid " + grid.text() + " gives rank " + std::to_string(me) + " " +
-                         std::to_string(partners.size()) + " routers; at most 65534 are supported: use more dimensions");
+        throw user_error(spikex::format("grid {} gives rank {} {} routers; at most 65534 are supported: use more dimensions",
+                                       grid.text(), me, partners.size()));
     }
     std::map<int, int> channel_of_rank;
     for (auto& [key, index]: partners) {
         auto [channel, rank] = key;
         if (!channel_of_rank.emplace(rank, channel).second) {
-            throw internal_error("route: rank " + std::to_string(rank) + " is reached on two channels");
+            throw internal_error(spikex::format("route: rank {} is reached on two channels", rank));
         }
         index = static_cast<int>(partner_rank_.size());
         partner_rank_.push_back(rank);

@@ -3,14 +3,15 @@
 #include <exception>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 
 std::string budget_problem(const process_grid& grid, std::int64_t budget) {
     if (budget >= grid.buckets()) return "";
-    return "below one item per bucket: grid " + grid.text() + " needs " + std::to_string(grid.buckets()) +
-           " buckets per rank (sum of the dims" + std::string(grid.ragged() ? " + 1 for the ragged plane" : "") +
-           "), so the budget must be >= " + std::to_string(grid.buckets());
+    return spikex::format("below one item per bucket: grid {} needs {} buckets per rank (sum of the dims{}), so the "
+                          "budget must be >= {}",
+                          grid.text(), grid.buckets(), grid.ragged() ? " + 1 for the ragged plane" : "", grid.buckets());
 }
 
 router::router(context& comm, const process_grid& grid, router_options options, destination_fn destination,
@@ -23,12 +24,11 @@ router::router(context& comm, const process_grid& grid, router_options options, 
     deliver_(std::move(deliver)),
     my_rank_(comm.rank()) {
     if (grid.ranks() != comm.size()) {
-        throw internal_error("router: grid of " + std::to_string(grid.ranks()) + " ranks on a job of " +
-                             std::to_string(comm.size()));
+        throw internal_error(spikex::format("router: grid of {} ranks on a job of {}", grid.ranks(), comm.size()));
     }
     if (options_.item_bytes == 0) throw internal_error("router: items need at least one byte");
     std::string problem = budget_problem(grid, options_.budget);
-    if (!problem.empty()) throw user_error("route budget = " + std::to_string(options_.budget) + ": " + problem);
+    if (!problem.empty()) throw user_error(spikex::format("route budget = {}: {}", options_.budget, problem));
     capacity_ = static_cast<std::size_t>(options_.budget / grid.buckets());
     buckets_.resize(table_.routers());
     for (std::size_t k = 0; k < buckets_.size(); ++k) {
@@ -62,8 +62,7 @@ bool router::try_inject(const void* item) {
     auto bytes = static_cast<const unsigned char*>(item);
     int destination = destination_(bytes);
     if (destination < 0 || destination >= grid_.ranks()) {
-        throw internal_error("router: item for rank " + std::to_string(destination) + " on a job of " +
-                             std::to_string(grid_.ranks()) + " ranks");
+        throw internal_error(spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
     }
     if (destination == my_rank_) {
         ++counters_.items_injected;
@@ -124,8 +123,8 @@ bool router::drain(int channel) {
             probe_result found;
             if (!comm_.iprobe(any_source, tag, found)) return moved;
             if (found.bytes == 0 || found.bytes % options_.item_bytes != 0 || found.bytes > in.capacity_bytes()) {
-                throw internal_error("router: message of " + std::to_string(found.bytes) + " bytes from rank " +
-                                     std::to_string(found.source) + " on channel " + std::to_string(channel));
+                throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}", found.bytes,
+                                                   found.source, channel));
             }
             comm_.recv(found.source, tag, in.data(), found.bytes);
             in.filled(found.bytes / options_.item_bytes);

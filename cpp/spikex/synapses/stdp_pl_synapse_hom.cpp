@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/synapses/stdp_pl_synapse_hom.hpp"
 
 namespace spikex {
@@ -18,17 +19,17 @@ stdp_pl_parameters parse_stdp_pl_parameters(const std::map<std::string, double>&
         else if (name == "mu") p.mu = value;
         else if (name == "tau_plus") p.tau_plus = value;
         else {
-            throw user_error("stdp_pl_synapse_hom parameter \"" + name +
-                             "\" is unknown: allowed are alpha, lambda, mu, tau_plus");
+            throw user_error(spikex::format(
+                "stdp_pl_synapse_hom parameter \"{}\" is unknown: allowed are alpha, lambda, mu, tau_plus", name));
         }
     }
     auto require = [](bool ok, const std::string& what) {
-        if (!ok) throw user_error("stdp_pl_synapse_hom parameter " + what);
+        if (!ok) throw user_error(spikex::format("stdp_pl_synapse_hom parameter {}", what));
     };
-    require(std::isfinite(p.alpha) && p.alpha >= 0, "alpha = " + std::to_string(p.alpha) + ": must be >= 0");
-    require(std::isfinite(p.lambda) && p.lambda >= 0, "lambda = " + std::to_string(p.lambda) + ": must be >= 0");
-    require(std::isfinite(p.mu) && p.mu >= 0, "mu = " + std::to_string(p.mu) + ": must be >= 0");
-    require(std::isfinite(p.tau_plus) && p.tau_plus > 0, "tau_plus = " + std::to_string(p.tau_plus) + ": must be > 0");
+    require(std::isfinite(p.alpha) && p.alpha >= 0, spikex::format("alpha = {:.6f}: must be >= 0", p.alpha));
+    require(std::isfinite(p.lambda) && p.lambda >= 0, spikex::format("lambda = {:.6f}: must be >= 0", p.lambda));
+    require(std::isfinite(p.mu) && p.mu >= 0, spikex::format("mu = {:.6f}: must be >= 0", p.mu));
+    require(std::isfinite(p.tau_plus) && p.tau_plus > 0, spikex::format("tau_plus = {:.6f}: must be > 0", p.tau_plus));
     return p;
 }
 
