@@ -32,7 +32,7 @@ CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null || find cpp tests
 format: setup
 	clang-format -i $(CXX_SOURCES)
 format-check: setup
-	clang-format --dry-run --Werror $(CXX_SOURCES)
+	@clang-format --dry-run --Werror $(CXX_SOURCES) && echo "clang-format: $(words $(CXX_SOURCES)) files formatted"
 
 TEST_BUILD := build/tests
 test-cpp: setup

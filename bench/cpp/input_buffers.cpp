@@ -147,8 +147,10 @@ outcome run_delivery_ring(const network& net) {
             for (auto g: bucket) {
                 for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
                     const double w = weights[c];
-                    if (w > 0) ex[targets[c]] += w;
-                    else in[targets[c]] += w;
+                    if (w > 0)
+                        ex[targets[c]] += w;
+                    else
+                        in[targets[c]] += w;
                 }
             }
             queued -= bucket.size();
@@ -222,16 +224,20 @@ outcome run_ring_buffers(const network& net) {
                 double* in = ex + n;
                 for (auto c = begin; c < stop; ++c) {
                     const double w = weights[c];
-                    if (w > 0) ex[targets[c]] += w;
-                    else in[targets[c]] += w;
+                    if (w > 0)
+                        ex[targets[c]] += w;
+                    else
+                        in[targets[c]] += w;
                 }
             } else {
                 double* base = &buffer[2 * ring_step];
                 for (auto c = begin; c < stop; ++c) {
                     const double w = weights[c];
                     double* p = base + std::size_t(targets[c]) * 2 * r;
-                    if (w > 0) p[0] += w;
-                    else p[1] += w;
+                    if (w > 0)
+                        p[0] += w;
+                    else
+                        p[1] += w;
                 }
             }
             o.events += stop - begin;
@@ -302,10 +308,14 @@ int main(int argc, char** argv) {
         const std::string arg = argv[i];
         if (i + 1 >= argc) usage();
         const char* value = argv[++i];
-        if (arg == "--indegree") p.indegree = static_cast<std::uint32_t>(std::strtoul(value, nullptr, 10));
-        else if (arg == "--seconds") p.seconds = std::strtod(value, nullptr);
-        else if (arg == "--repeats") p.repeats = std::atoi(value);
-        else usage();
+        if (arg == "--indegree")
+            p.indegree = static_cast<std::uint32_t>(std::strtoul(value, nullptr, 10));
+        else if (arg == "--seconds")
+            p.seconds = std::strtod(value, nullptr);
+        else if (arg == "--repeats")
+            p.repeats = std::atoi(value);
+        else
+            usage();
     }
     if (p.indegree < 1 || !(p.seconds > 0) || p.repeats < 1) usage();
 
@@ -327,7 +337,8 @@ int main(int argc, char** argv) {
     }
     const bool agree = same_events && worst <= 1e-6;
 
-    std::printf("{\n  \"question\": \"where a spike's input waits until its arrival step (hpc_benchmark delivery)\",\n");
+    std::printf(
+        "{\n  \"question\": \"where a spike's input waits until its arrival step (hpc_benchmark delivery)\",\n");
     std::printf("  \"cpu\": \"%s\",\n  \"caches\": \"%s\",\n", cpu_model().c_str(), cpu_caches().c_str());
     std::printf("  \"parameters\": {\"cells\": %u, \"excitatory\": %u, \"indegree\": %u, \"weight_ex_pA\": %.2f, "
                 "\"weight_in_pA\": %.2f, \"delay_steps\": %u, \"dt_ms\": %.1f, \"steps_per_interval\": %u, "
@@ -335,8 +346,8 @@ int main(int argc, char** argv) {
                 "\"spikes\": %zu},\n",
                 p.cells, p.excitatory, p.indegree, p.weight_ex, p.weight_in, p.delay, p.dt_ms, p.interval, p.seconds,
                 static_cast<long long>(net.steps), p.rate_hz, p.repeats, net.table.size(), net.spiking.size());
-    std::printf("  \"agree\": %s,\n  \"max_relative_difference\": %.3g,\n  \"results\": [\n",
-                agree ? "true" : "false", worst);
+    std::printf("  \"agree\": %s,\n  \"max_relative_difference\": %.3g,\n  \"results\": [\n", agree ? "true" : "false",
+                worst);
     for (int s = 0; s < 3; ++s) {
         const outcome& o = best[s];
         std::printf("    {\"scheme\": \"%c\", \"kind\": \"%s\", \"seconds\": %.4f, \"deliver_seconds\": %.4f, "
@@ -350,8 +361,10 @@ int main(int argc, char** argv) {
     }
     std::printf("  ]\n}\n");
     if (!agree) {
-        std::fprintf(stderr, "bench_input_buffers: the schemes disagree (events %s, max relative "
-                     "difference %g)\n", same_events ? "equal" : "differ", worst);
+        std::fprintf(stderr,
+                     "bench_input_buffers: the schemes disagree (events %s, max relative "
+                     "difference %g)\n",
+                     same_events ? "equal" : "differ", worst);
         return 1;
     }
 }

@@ -121,8 +121,7 @@ int main() {
     constexpr double compute_s = 0.5e-3;
     auto spin = [](double seconds) {
         double until = now() + seconds;
-        while (now() < until) {
-        }
+        while (now() < until) {}
     };
     auto collective = [&](const std::function<void()>& op) {
         std::vector<double> t;

@@ -18,12 +18,14 @@
 using namespace spikex;
 
 int main() {
-    struct size_case { std::uint32_t cells, sources; };
+    struct size_case {
+        std::uint32_t cells, sources;
+    };
     // sources: distinct sources of a rank holding n cells with 1000 inputs each,
     // S = N (1 - exp(-n*1000/N)): 8192 cells on 1/4 ranks; 1M cells on 256/4096 ranks;
     // 32M cells on 128K ranks (the paper's largest run).
-    const std::vector<size_case> cases = {{8192, 8192}, {8192, 8050}, {1u << 20, 1048000},
-                                          {1u << 20, 226000}, {1u << 25, 255000}};
+    const std::vector<size_case> cases = {
+        {8192, 8192}, {8192, 8050}, {1u << 20, 1048000}, {1u << 20, 226000}, {1u << 25, 255000}};
     const int queries = 4'000'000;
     std::printf("{\n  \"question\": \"cost per lookup of a received spike's source\",\n  \"results\": [\n");
     bool first = true;

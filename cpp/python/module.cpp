@@ -97,14 +97,22 @@ nb::dict gups_run(const nb::dict& d) {
     gups_options o;
     for (auto [key, value]: d) {
         std::string k = nb::cast<std::string>(key);
-        if (k == "log2_table") o.log2_table = nb::cast<int>(value);
-        else if (k == "algorithm") o.algorithm = nb::cast<std::string>(value);
-        else if (k == "dims") o.dims = dims_spec(value);
-        else if (k == "budget") o.budget = nb::cast<std::int64_t>(value);
-        else if (k == "corrupt_updates") o.corrupt_updates = nb::cast<std::int64_t>(value);
-        else if (k == "verify") o.verify = nb::cast<bool>(value);
-        else if (k == "poll_every") o.poll_every = nb::cast<int>(value);
-        else throw user_error(spikex::format("gups option \"{}\" is unknown", k));
+        if (k == "log2_table")
+            o.log2_table = nb::cast<int>(value);
+        else if (k == "algorithm")
+            o.algorithm = nb::cast<std::string>(value);
+        else if (k == "dims")
+            o.dims = dims_spec(value);
+        else if (k == "budget")
+            o.budget = nb::cast<std::int64_t>(value);
+        else if (k == "corrupt_updates")
+            o.corrupt_updates = nb::cast<std::int64_t>(value);
+        else if (k == "verify")
+            o.verify = nb::cast<bool>(value);
+        else if (k == "poll_every")
+            o.poll_every = nb::cast<int>(value);
+        else
+            throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
     gups_result r = run_gups(comm(), o);
     nb::dict out;
@@ -138,11 +146,16 @@ option_values parse_exchange_options(const nb::dict& d) {
     option_values o;
     for (auto [key, value]: d) {
         std::string k = nb::cast<std::string>(key);
-        if (nb::isinstance<nb::bool_>(value)) o[k] = nb::cast<bool>(value);
-        else if (nb::isinstance<nb::int_>(value)) o[k] = nb::cast<std::int64_t>(value);
-        else if (nb::isinstance<nb::float_>(value)) o[k] = nb::cast<double>(value);
-        else if (nb::isinstance<nb::str>(value)) o[k] = nb::cast<std::string>(value);
-        else o[k] = dims_spec(value);
+        if (nb::isinstance<nb::bool_>(value))
+            o[k] = nb::cast<bool>(value);
+        else if (nb::isinstance<nb::int_>(value))
+            o[k] = nb::cast<std::int64_t>(value);
+        else if (nb::isinstance<nb::float_>(value))
+            o[k] = nb::cast<double>(value);
+        else if (nb::isinstance<nb::str>(value))
+            o[k] = nb::cast<std::string>(value);
+        else
+            o[k] = dims_spec(value);
     }
     return o;
 }
@@ -224,7 +237,8 @@ public:
         engine_ = std::make_unique<engine>(comm(), std::move(spec), std::move(options));
     }
 
-    std::uint32_t add_population(const std::string& model, std::uint32_t n, const std::map<std::string, double>& params) {
+    std::uint32_t add_population(const std::string& model, std::uint32_t n,
+                                 const std::map<std::string, double>& params) {
         require_unbuilt("create");
         auto& spec = engine_->spec();
         population_spec pop{model, spec.cells(), n, params};
@@ -240,9 +254,12 @@ public:
                       const std::string& synapse, const std::map<std::string, double>& synapse_params) {
         require_unbuilt("connect");
         connection_set set;
-        if (rule == "random") set.rule.kind = connection_rule_kind::random;
-        else if (rule == "adjacent") set.rule.kind = connection_rule_kind::adjacent;
-        else if (rule == "fixed_indegree") set.rule.kind = connection_rule_kind::fixed_indegree;
+        if (rule == "random")
+            set.rule.kind = connection_rule_kind::random;
+        else if (rule == "adjacent")
+            set.rule.kind = connection_rule_kind::adjacent;
+        else if (rule == "fixed_indegree")
+            set.rule.kind = connection_rule_kind::fixed_indegree;
         else {
             throw user_error(spikex::format(
                 "network.connectivity = \"{}\": must be \"random\", \"adjacent\" or \"fixed_indegree\"", rule));
@@ -252,8 +269,8 @@ public:
         if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
             throw user_error(spikex::format("connect: source or target range outside the network's {} cells", cells));
         }
-        set.rule = {set.rule.kind, source_first, source_n, target_first, target_n, indegree,
-                    indegree_spread, weight, weight_spread, delay_ms};
+        set.rule = {set.rule.kind, source_first,    source_n, target_first,  target_n,
+                    indegree,      indegree_spread, weight,   weight_spread, delay_ms};
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 
@@ -314,7 +331,8 @@ private:
         synapse_spec wanted{name, params};
         validate_synapse(wanted);
         if (name != "static" && lowest_weight < 0) {
-            throw user_error(spikex::format("connect: synapse \"{}\" needs weights >= 0, got {:.6f}", name, lowest_weight));
+            throw user_error(
+                spikex::format("connect: synapse \"{}\" needs weights >= 0, got {:.6f}", name, lowest_weight));
         }
         auto& list = engine_->spec().synapses;
         for (std::size_t k = 0; k < list.size(); ++k) {
@@ -326,7 +344,6 @@ private:
     }
 
 public:
-
     std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> local_spikes() const {
         const auto& spikes = engine_->recorded_spikes();
         std::vector<std::int64_t> steps(spikes.size()), gids(spikes.size());
@@ -349,7 +366,8 @@ public:
 
 private:
     void require_unbuilt(const char* what) const {
-        if (engine_->built()) throw user_error(spikex::format("{}: the network is already built (simulate was called)", what));
+        if (engine_->built())
+            throw user_error(spikex::format("{}: the network is already built (simulate was called)", what));
     }
     std::unique_ptr<engine> engine_;
 };
@@ -359,7 +377,8 @@ private:
 class py_partition {
 public:
     py_partition(py_engine& e, int ranks, std::vector<int> sampled):
-        spec_(e.get().spec()), options_(e.get().options()),
+        spec_(e.get().spec()),
+        options_(e.get().options()),
         part_(spec_, parse_distribution_scheme(options_.distribution), ranks, std::move(sampled),
               options_.sort_by_source) {}
 
@@ -467,8 +486,7 @@ NB_MODULE(_core, m) {
 
     nb::class_<py_engine>(m, "Engine")
         .def(nb::init<double, std::uint32_t, const std::string&, const std::string&, const nb::dict&>(),
-             nb::arg("dt_ms"), nb::arg("seed"), nb::arg("method"), nb::arg("distribution"),
-             nb::arg("exchange_options"))
+             nb::arg("dt_ms"), nb::arg("seed"), nb::arg("method"), nb::arg("distribution"), nb::arg("exchange_options"))
         .def("add_population", &py_engine::add_population)
         .def("connect_rule", &py_engine::connect_rule)
         .def("connect_arrays", &py_engine::connect_arrays)
@@ -495,8 +513,10 @@ NB_MODULE(_core, m) {
         .def("timeline",
              [](py_engine& e) {
                  nb::dict d;
-                 for (auto& [name, column]: e.get().timeline().integer_columns()) d[name.c_str()] = to_numpy(std::move(column));
-                 for (auto& [name, column]: e.get().timeline().float_columns()) d[name.c_str()] = to_numpy(std::move(column));
+                 for (auto& [name, column]: e.get().timeline().integer_columns())
+                     d[name.c_str()] = to_numpy(std::move(column));
+                 for (auto& [name, column]: e.get().timeline().float_columns())
+                     d[name.c_str()] = to_numpy(std::move(column));
                  return d;
              })
         .def("target_entries",

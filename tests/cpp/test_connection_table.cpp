@@ -182,9 +182,9 @@ TEST(connection_table, single_connection) {
 TEST(connection_table, large_gids_and_delays_sort_on_all_bits) {
     // Keys that differ only in the high 16 bits, or only in the low ones.
     std::vector<built_connection> conns = {
-        {0x00010000u, 0, 0, 1},   {0x0000ffffu, 1, 0, 1},   {0xfffffffeu, 2, 0, 0x10000u},
-        {0x00010000u, 3, 0, 0x10000u}, {0x00000001u, 4, 0, 0xffffu}, {0x00010000u, 5, 0, 0xffffu},
-        {0x7fffffffu, 6, 0, 1},   {0x00000001u, 7, 0, 0x20001u},
+        {0x00010000u, 0, 0, 1},        {0x0000ffffu, 1, 0, 1},        {0xfffffffeu, 2, 0, 0x10000u},
+        {0x00010000u, 3, 0, 0x10000u}, {0x00000001u, 4, 0, 0xffffu},  {0x00010000u, 5, 0, 0xffffu},
+        {0x7fffffffu, 6, 0, 1},        {0x00000001u, 7, 0, 0x20001u},
     };
     auto t = numbered(conns);
     EXPECT_EQ(t.sources(), (std::vector<gid_type>{1, 0xffff, 0x10000, 0x7fffffff, 0xfffffffe}));

@@ -115,7 +115,8 @@ TEST(connectivity, random_all_other_cells_when_indegree_is_n_minus_1) {
         auto s = sources_of(draw(rule, 0, j, 5));
         std::sort(s.begin(), s.end());
         std::vector<gid_type> expected;
-        for (gid_type g = 0; g < n; ++g) if (g != j) expected.push_back(g);
+        for (gid_type g = 0; g < n; ++g)
+            if (g != j) expected.push_back(g);
         EXPECT_EQ(s, expected);
     }
 }

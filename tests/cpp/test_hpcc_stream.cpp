@@ -27,7 +27,7 @@ TEST(hpcc_stream, values_of_the_definition) {
     // a_n = x^n mod x^64 + x^2 + x + 1 (POLY = 0x7)
     EXPECT_EQ(hpcc_starts(1), 2u);
     EXPECT_EQ(hpcc_starts(63), std::uint64_t(1) << 63);
-    EXPECT_EQ(hpcc_starts(64), 0x7u);  // x^64 = x^2 + x + 1
+    EXPECT_EQ(hpcc_starts(64), 0x7u); // x^64 = x^2 + x + 1
     EXPECT_EQ(hpcc_starts(65), 0xeu);
     EXPECT_EQ(hpcc_starts(128), 0x15u); // (x^2 + x + 1)^2 = x^4 + x^2 + 1
 }

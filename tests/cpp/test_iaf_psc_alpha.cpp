@@ -29,8 +29,14 @@ using param_map = std::map<std::string, double>;
 
 // hpc_benchmark's neuron (Jordan et al. 2018).
 constexpr double hpc_tau_syn = 0.32582722403722841;
-const param_map hpc = {{"E_L", 0.0},  {"C_m", 250.0},    {"tau_m", 10.0},          {"t_ref", 0.5},
-                       {"V_th", 20.0}, {"V_reset", 0.0}, {"tau_syn_ex", hpc_tau_syn}, {"tau_syn_in", hpc_tau_syn}};
+const param_map hpc = {{"E_L", 0.0},
+                       {"C_m", 250.0},
+                       {"tau_m", 10.0},
+                       {"t_ref", 0.5},
+                       {"V_th", 20.0},
+                       {"V_reset", 0.0},
+                       {"tau_syn_ex", hpc_tau_syn},
+                       {"tau_syn_in", hpc_tau_syn}};
 
 param_map with(param_map base, const param_map& changes) {
     for (const auto& [k, v]: changes) base[k] = v;
@@ -330,8 +336,8 @@ TEST(iaf_psc_alpha, dc_driven_firing_follows_the_closed_form) {
     for (auto s: {setup{500.0, 2.0, -65.0, 10.0}, setup{400.0, 0.5, -70.0, 10.0}, setup{1000.0, 0.0, -60.0, 5.0},
                   setup{420.0, 3.3, -75.0, 20.0}}) {
         const double E_L = -70.0, V_th = -55.0, C = 250.0;
-        auto g = make(
-            population({{"I_e", s.I_e}, {"t_ref", s.t_ref}, {"V_reset", s.V_reset}, {"tau_m", s.tau_m}}), {0});
+        auto g =
+            make(population({{"I_e", s.I_e}, {"t_ref", s.t_ref}, {"V_reset", s.V_reset}, {"tau_m", s.tau_m}}), {0});
         const double V_inf = s.I_e * s.tau_m / C;
         const step_type first = updates_to_threshold(0.0, V_th - E_L, V_inf, s.tau_m, h) - 1;
         const step_type R = std::llround(s.t_ref / h); // all on the grid
@@ -487,12 +493,12 @@ TEST(iaf_psc_alpha, poisson_input_counts_have_the_right_mean_and_variance) {
     const double rate = 20856.0, mean = rate * 0.1 / 1000.0;
     const std::uint32_t cells = 40;
     const step_type steps = 2500;
-    auto g = make(population(with(hpc, {{"poisson_rate_hz", rate}, {"poisson_weight", 1.0}, {"V_th", 1e9}}), cells),
-                  [] {
-                      std::vector<gid_type> v(40);
-                      for (gid_type i = 0; i < 40; ++i) v[i] = i;
-                      return v;
-                  }());
+    auto g =
+        make(population(with(hpc, {{"poisson_rate_hz", rate}, {"poisson_weight", 1.0}, {"V_th", 1e9}}), cells), [] {
+            std::vector<gid_type> v(40);
+            for (gid_type i = 0; i < 40; ++i) v[i] = i;
+            return v;
+        }());
     recorder out;
     double sum = 0, sum2 = 0, zeros = 0;
     for (step_type n = 0; n < steps; ++n) {
@@ -636,9 +642,10 @@ TEST(iaf_psc_alpha, every_invalid_parameter_is_a_user_error_naming_it) {
         }
     }
     // Allowed edge values.
-    EXPECT_NO_THROW(make_cell_group(population({{"t_ref", 0.0}, {"V_m_sd", 0.0}, {"poisson_rate_hz", 5e6},
-                                                {"poisson_weight", -1.0}, {"I_e", -100.0}}),
-                                    {0}));
+    EXPECT_NO_THROW(make_cell_group(
+        population(
+            {{"t_ref", 0.0}, {"V_m_sd", 0.0}, {"poisson_rate_hz", 5e6}, {"poisson_weight", -1.0}, {"I_e", -100.0}}),
+        {0}));
     EXPECT_NO_THROW(make_cell_group(population({{"tau_syn_ex", 10.0}, {"tau_syn_in", 10.0}}), {0}));
 }
 

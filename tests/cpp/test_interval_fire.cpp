@@ -26,7 +26,8 @@ struct recorder: spike_output {
     void emit(local_index cell, step_type step) override { spikes.push_back({cell, step}); }
     std::vector<step_type> steps_of(local_index cell) const {
         std::vector<step_type> s;
-        for (auto [c, n]: spikes) if (c == cell) s.push_back(n);
+        for (auto [c, n]: spikes)
+            if (c == cell) s.push_back(n);
         return s;
     }
 };
@@ -132,8 +133,8 @@ TEST(interval_fire, stream_is_keyed_by_gid_not_local_index) {
 }
 
 TEST(interval_fire, population_parameters_set_the_interval_range) {
-    auto group = make_cell_group(
-        one_population(4, 1, {{"invl_low_ms", 5.0}, {"invl_high_ms", 6.0}, {"tau_ms", tau}}), {0});
+    auto group =
+        make_cell_group(one_population(4, 1, {{"invl_low_ms", 5.0}, {"invl_high_ms", 6.0}, {"tau_ms", tau}}), {0});
     auto got = run(*group, 400).steps_of(0);
     std::vector<step_type> expected;
     step_type last = 0;
@@ -366,8 +367,8 @@ TEST(interval_fire, burst_state_is_taken_at_the_draw_step_including_window_edges
     std::vector<input> inputs;
     for (auto k: kicks) inputs.push_back({k, 0, 2.0});
     for (int groups: {1, 2, 3}) {
-        auto spec = one_population(
-            31, 1, {{"burst_groups", groups}, {"burst_factor", factor}, {"burst_period_ms", 50.0}});
+        auto spec =
+            one_population(31, 1, {{"burst_groups", groups}, {"burst_factor", factor}, {"burst_period_ms", 50.0}});
         auto group = make_cell_group(spec, {0});
         auto got = run(*group, stop, inputs).steps_of(0);
         EXPECT_EQ(got, bursting_train(31, 0, 1, groups, period, factor, stop, kicks)) << "groups " << groups;
@@ -386,19 +387,24 @@ TEST(interval_fire, bad_parameters_and_models_are_user_errors) {
     auto spec = one_population(1, 1);
     spec.populations[0].model = "no_such_model";
     EXPECT_THROW(make_cell_group(spec, {0}), user_error);
-    EXPECT_NO_THROW(make_cell_group(one_population(1, 1, {{"tau_ms", 10.0}, {"invl_low_ms", 10.0},
-                                                          {"invl_high_ms", 10.0}}), {0}));
+    EXPECT_NO_THROW(
+        make_cell_group(one_population(1, 1, {{"tau_ms", 10.0}, {"invl_low_ms", 10.0}, {"invl_high_ms", 10.0}}), {0}));
 }
 
 TEST(interval_fire, each_population_uses_its_own_parameters_and_burst_groups) {
     // Population 0: gids 0..2, defaults. Population 1: gids 3..6, 5..6 ms intervals,
     // 2 burst groups of its own cells (gids 3,4 burst first; 5,6 in the second window).
     network_spec spec = one_population(17, 3);
-    spec.populations.push_back({"interval_fire", 3, 4,
-                                {{"invl_low_ms", 5.0}, {"invl_high_ms", 6.0}, {"burst_groups", 2},
-                                 {"burst_factor", 2.0}, {"burst_period_ms", 50.0}}});
+    spec.populations.push_back({"interval_fire",
+                                3,
+                                4,
+                                {{"invl_low_ms", 5.0},
+                                 {"invl_high_ms", 6.0},
+                                 {"burst_groups", 2},
+                                 {"burst_factor", 2.0},
+                                 {"burst_period_ms", 50.0}}});
     auto group = make_cell_group(spec, {4, 1, 6});
-    auto out = run(*group, 800); // 20 ms: inside the first burst window
+    auto out = run(*group, 800);                          // 20 ms: inside the first burst window
     EXPECT_EQ(out.steps_of(1), free_running(17, 1, 800)); // default cell: no spike before 20 ms
     EXPECT_TRUE(out.steps_of(1).empty());
     auto expected = [&](gid_type gid, double divide) {

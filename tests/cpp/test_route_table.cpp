@@ -99,7 +99,7 @@ TEST(process_grid, auto_minimises_the_modelled_cost_per_item) {
     EXPECT_EQ(auto_dims(32768), (dims_t{32, 32, 32}));
     EXPECT_EQ(auto_dims(65536), (dims_t{16, 16, 16, 16}));
     EXPECT_EQ(auto_dims(512), (dims_t{32, 16})); // a full shape beats a ragged near-tie
-    EXPECT_EQ(auto_dims(257).size(), 2u); // prime: a ragged 2-D grid beats direct [257]
+    EXPECT_EQ(auto_dims(257).size(), 2u);        // prime: a ragged 2-D grid beats direct [257]
     EXPECT_TRUE(process_grid(257, auto_dims(257)).ragged());
     // A small budget leaves direct buckets nearly empty: routing pays earlier.
     EXPECT_EQ(auto_dims(16, 32), (dims_t{4, 4}));
@@ -132,8 +132,8 @@ TEST(process_grid, explicit_shapes_in_several_spellings) {
 TEST(process_grid, shapes_that_do_not_fit_are_user_errors_naming_the_key) {
     EXPECT_EQ(grid_problem(7, {4, 2}), "");
     EXPECT_EQ(grid_problem(7, {3, 3}), "");
-    EXPECT_NE(grid_problem(7, {4, 4}), "");    // fits 13..16
-    EXPECT_NE(grid_problem(3, {4, 1}), "");    // the lower plane would be incomplete
+    EXPECT_NE(grid_problem(7, {4, 4}), ""); // fits 13..16
+    EXPECT_NE(grid_problem(3, {4, 1}), ""); // the lower plane would be incomplete
     EXPECT_NE(grid_problem(8, {0, 8}), "");
     EXPECT_NE(grid_problem(9, {2, 2, 2}), ""); // too few positions
     try {
@@ -176,8 +176,8 @@ TEST(route_table, paper_example_averages_two_hops_on_4x4x2) {
 }
 
 TEST(route_table, table_matches_the_rule_and_partners_are_few) {
-    for (auto [p, dims]: std::vector<std::pair<int, dims_t>>{{8, {4, 2}}, {7, {4, 2}}, {16, {4, 4}},
-                                                              {16, {2, 2, 2, 2}}, {5, {5}}, {22, {4, 4, 2}}}) {
+    for (auto [p, dims]: std::vector<std::pair<int, dims_t>>{
+             {8, {4, 2}}, {7, {4, 2}}, {16, {4, 4}}, {16, {2, 2, 2, 2}}, {5, {5}}, {22, {4, 4, 2}}}) {
         process_grid g(p, dims);
         int bound = 0;
         for (int d: dims) bound += d - 1;

@@ -29,11 +29,11 @@ void expect_matches(const std::set<gid_type>& reference, std::uint32_t cells) {
         for (gid_type g: queries) {
             std::uint32_t expected = no_run;
             if (reference.count(g)) {
-                expected = static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), g) -
-                                                      sources.begin());
+                expected =
+                    static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), g) - sources.begin());
             }
-            ASSERT_EQ(lookup->find(g), expected) << kind << ": gid " << g << " of " << sources.size()
-                                                 << " sources, N = " << cells;
+            ASSERT_EQ(lookup->find(g), expected)
+                << kind << ": gid " << g << " of " << sources.size() << " sources, N = " << cells;
         }
     }
 }
@@ -58,7 +58,8 @@ TEST(source_lookup, random_sets_of_many_densities) {
         for (double density: {0.001, 0.05, 0.5, 0.95}) {
             std::set<gid_type> s;
             std::bernoulli_distribution pick(density);
-            for (gid_type g = 0; g < n; ++g) if (pick(rng)) s.insert(g);
+            for (gid_type g = 0; g < n; ++g)
+                if (pick(rng)) s.insert(g);
             if (rng() & 1) s.insert(0);
             if (rng() & 1) s.insert(n - 1);
             SCOPED_TRACE(testing::Message() << "N " << n << " density " << density);

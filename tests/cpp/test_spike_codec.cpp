@@ -42,8 +42,8 @@ TEST(spike_codec, compressed_layout_is_local_then_offset) {
 }
 
 TEST(spike_codec, full_round_trips_large_gids_and_offsets) {
-    const std::vector<std::uint32_t> gids = {0, 1, 255, 256, 65535, 65536, 1000000, 0x7fffffffu, 0xfffffffeu,
-                                             0xffffffffu};
+    const std::vector<std::uint32_t> gids = {0,     1,       255,         256,         65535,
+                                             65536, 1000000, 0x7fffffffu, 0xfffffffeu, 0xffffffffu};
     const std::vector<std::uint32_t> offsets = {0, 1, 255, 256, 100000, 0xffffffffu};
     // Unaligned start, entries back to back.
     std::vector<unsigned char> buf(1 + gids.size() * offsets.size() * full_codec::entry_bytes);

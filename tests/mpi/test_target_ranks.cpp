@@ -49,8 +49,8 @@ fixture_tables build(distribution_scheme scheme) {
 TEST(target_ranks, every_cell_lists_exactly_the_ranks_that_need_it) {
     context& comm = *test_context;
     const int p = comm.size(), me = comm.rank();
-    for (auto scheme: {distribution_scheme::round_robin, distribution_scheme::consecutive,
-                       distribution_scheme::random_shuffle}) {
+    for (auto scheme:
+         {distribution_scheme::round_robin, distribution_scheme::consecutive, distribution_scheme::random_shuffle}) {
         auto t = build(scheme);
         ASSERT_EQ(t.targets.cells(), t.cells.count(me));
         for (local_index i = 0; i < t.targets.cells(); ++i) {

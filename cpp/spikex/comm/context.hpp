@@ -13,8 +13,8 @@ namespace spikex {
 // Handle of a non-blocking or persistent operation; the backend's request inside.
 struct request {
     std::intptr_t handle = 0;
-    bool active = false;     // started and not yet completed
-    bool persistent = false; // created by send_init: reusable until request_free
+    bool active = false;          // started and not yet completed
+    bool persistent = false;      // created by send_init: reusable until request_free
     std::size_t handle_bytes = 0; // persistent sends: message size (for the counters)
 };
 
@@ -45,9 +45,9 @@ inline constexpr int any_tag = -1;
 
 // Counters every backend keeps, so exchanges can report messages and bytes honestly.
 struct comm_counters {
-    std::uint64_t collectives = 0; // collective calls made by this rank
+    std::uint64_t collectives = 0;   // collective calls made by this rank
     std::uint64_t messages_sent = 0; // point-to-point messages or collective contributions
-    std::uint64_t bytes_sent = 0;  // payload bytes this rank contributed
+    std::uint64_t bytes_sent = 0;    // payload bytes this rank contributed
 };
 
 class context {
@@ -66,8 +66,8 @@ public:
     virtual void allgather(const void* send, std::size_t bytes, void* recv) = 0;
 
     // Rank r contributes counts[r] bytes (known to all); placed at displs[r] in recv.
-    virtual void allgatherv(const void* send, std::size_t bytes, void* recv,
-                            const std::vector<int>& counts, const std::vector<int>& displs) = 0;
+    virtual void allgatherv(const void* send, std::size_t bytes, void* recv, const std::vector<int>& counts,
+                            const std::vector<int>& displs) = 0;
 
     virtual std::int64_t allreduce_sum(std::int64_t v) = 0;
     virtual std::int64_t allreduce_max(std::int64_t v) = 0;
@@ -77,9 +77,8 @@ public:
     virtual void alltoall(const void* send, std::size_t bytes_each, void* recv) = 0;
 
     // Byte counts and displacements per rank, as MPI_Alltoallv.
-    virtual void alltoallv(const void* send, const std::vector<int>& send_counts,
-                           const std::vector<int>& send_displs, void* recv,
-                           const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) = 0;
+    virtual void alltoallv(const void* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
+                           void* recv, const std::vector<int>& recv_counts, const std::vector<int>& recv_displs) = 0;
 
     // Element-wise sums over ranks, in place.
     virtual void allreduce_sum(std::int64_t* values, int count) = 0;

@@ -35,14 +35,15 @@ public:
         } else {
             check(MPI_Query_thread(&provided), "MPI_Query_thread");
         }
-        provided_ = provided >= MPI_THREAD_MULTIPLE    ? thread_level::multiple
+        provided_ = provided >= MPI_THREAD_MULTIPLE     ? thread_level::multiple
                     : provided >= MPI_THREAD_SERIALIZED ? thread_level::serialized
                     : provided >= MPI_THREAD_FUNNELED   ? thread_level::funneled
                                                         : thread_level::single;
         if (provided_ < required_thread_level) {
-            throw comm_error(spikex::format("MPI provides {}, spikex needs {} (exchange calls come from any thread of the "
-                                           "OpenMP team, one at a time); use an MPI library built with thread support",
-                                           thread_level_name(provided_), thread_level_name(required_thread_level)));
+            throw comm_error(
+                spikex::format("MPI provides {}, spikex needs {} (exchange calls come from any thread of the "
+                               "OpenMP team, one at a time); use an MPI library built with thread support",
+                               thread_level_name(provided_), thread_level_name(required_thread_level)));
         }
         check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
         MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -64,8 +65,7 @@ public:
         ++counters_.collectives;
         ++counters_.messages_sent;
         counters_.bytes_sent += bytes;
-        check(MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes),
-                            MPI_BYTE, comm_),
+        check(MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, comm_),
               "MPI_Allgather");
     }
 
@@ -74,8 +74,8 @@ public:
         ++counters_.collectives;
         ++counters_.messages_sent;
         counters_.bytes_sent += bytes;
-        check(MPI_Allgatherv(send, static_cast<int>(bytes), MPI_BYTE, recv, counts.data(),
-                             displs.data(), MPI_BYTE, comm_),
+        check(MPI_Allgatherv(send, static_cast<int>(bytes), MPI_BYTE, recv, counts.data(), displs.data(), MPI_BYTE,
+                             comm_),
               "MPI_Allgatherv");
     }
 
@@ -83,8 +83,8 @@ public:
         ++counters_.collectives;
         ++counters_.messages_sent;
         counters_.bytes_sent += bytes_each * size_;
-        check(MPI_Alltoall(send, static_cast<int>(bytes_each), MPI_BYTE, recv, static_cast<int>(bytes_each),
-                           MPI_BYTE, comm_),
+        check(MPI_Alltoall(send, static_cast<int>(bytes_each), MPI_BYTE, recv, static_cast<int>(bytes_each), MPI_BYTE,
+                           comm_),
               "MPI_Alltoall");
     }
 
@@ -286,10 +286,14 @@ std::unique_ptr<context> make_mpi_context() { return std::make_unique<mpi_contex
 
 std::string thread_level_name(thread_level level) {
     switch (level) {
-    case thread_level::single: return "MPI_THREAD_SINGLE";
-    case thread_level::funneled: return "MPI_THREAD_FUNNELED";
-    case thread_level::serialized: return "MPI_THREAD_SERIALIZED";
-    case thread_level::multiple: return "MPI_THREAD_MULTIPLE";
+    case thread_level::single:
+        return "MPI_THREAD_SINGLE";
+    case thread_level::funneled:
+        return "MPI_THREAD_FUNNELED";
+    case thread_level::serialized:
+        return "MPI_THREAD_SERIALIZED";
+    case thread_level::multiple:
+        return "MPI_THREAD_MULTIPLE";
     }
     return "?";
 }

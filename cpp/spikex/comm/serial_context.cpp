@@ -41,14 +41,23 @@ public:
                    void* recv, const std::vector<int>&, const std::vector<int>& recv_displs) override {
         ++counters_.collectives;
         if (send_counts[0]) {
-            std::memmove(static_cast<char*>(recv) + recv_displs[0],
-                         static_cast<const char*>(send) + send_displs[0], send_counts[0]);
+            std::memmove(static_cast<char*>(recv) + recv_displs[0], static_cast<const char*>(send) + send_displs[0],
+                         send_counts[0]);
         }
     }
 
-    std::int64_t allreduce_sum(std::int64_t v) override { ++counters_.collectives; return v; }
-    std::int64_t allreduce_max(std::int64_t v) override { ++counters_.collectives; return v; }
-    std::int64_t allreduce_min(std::int64_t v) override { ++counters_.collectives; return v; }
+    std::int64_t allreduce_sum(std::int64_t v) override {
+        ++counters_.collectives;
+        return v;
+    }
+    std::int64_t allreduce_max(std::int64_t v) override {
+        ++counters_.collectives;
+        return v;
+    }
+    std::int64_t allreduce_min(std::int64_t v) override {
+        ++counters_.collectives;
+        return v;
+    }
     void allreduce_sum(std::int64_t*, int) override { ++counters_.collectives; }
     request iallreduce_sum(std::int64_t*, int) override {
         ++counters_.collectives;

@@ -3,8 +3,8 @@
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
-#include "spikex/core/format.hpp"
 #include "spikex/core/for_each_thread.hpp"
+#include "spikex/core/format.hpp"
 
 namespace spikex {
 namespace {
@@ -52,8 +52,10 @@ public:
         }
         auto& list = lists_[sk & ~several_keys];
         auto it = std::find_if(list.begin(), list.end(), [k](const key_counter& e) { return e.key == k; });
-        if (it == list.end()) list.push_back({k, 1});
-        else ++it->counter;
+        if (it == list.end())
+            list.push_back({k, 1});
+        else
+            ++it->counter;
     }
 
     // Appends the keys counted for source s.
@@ -194,12 +196,13 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
     for (auto& s: source_run_gid_) s = distinct[s];
 }
 
-connection_table::connection_table(const connection_producer& produce, const table_shape& shape,
-                                   bool sort_by_source):
+connection_table::connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source):
     sorted_(sort_by_source) {
     threads_ = shape.thread_first.empty() ? 1u : static_cast<unsigned>(shape.thread_first.size() - 1);
-    if (sorted_) build_sorted(produce, shape);
-    else build_creation_order(produce);
+    if (sorted_)
+        build_sorted(produce, shape);
+    else
+        build_creation_order(produce);
 }
 
 void connection_table::build_sorted(const connection_producer& produce, const table_shape& shape) {
@@ -228,7 +231,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     for (const auto& part: seen_by) all.add(part);
     const std::uint64_t n = all.connections;
     if (n >= std::numeric_limits<std::uint32_t>::max()) {
-        throw user_error(spikex::format("one rank would hold {} connections; at most 4,294,967,294 fit: use more ranks", n));
+        throw user_error(
+            spikex::format("one rank would hold {} connections; at most 4,294,967,294 fit: use more ranks", n));
     }
     min_delay_ = n == 0 ? 0 : all.min_delay;
     max_delay_ = all.max_delay;
@@ -273,8 +277,9 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         connection_index_.resize(n);
         std::vector<std::uint32_t> inputs_so_far(all.targets_end, 0);
         for_each_thread(T, [&](unsigned t) {
-            produce([&](const built_connection& c) { connection_index_[starts[t].take(c)] = inputs_so_far[c.target]++; },
-                    t);
+            produce(
+                [&](const built_connection& c) { connection_index_[starts[t].take(c)] = inputs_so_far[c.target]++; },
+                t);
         });
     }
 }

@@ -146,7 +146,7 @@ private:
     std::vector<char> source_run_shares_;          // per source run, when some has several groups
     std::vector<std::uint32_t> connection_index_;  // per connection: index among its target's inputs
     // creation order
-    std::vector<gid_type> connection_source_;      // source table: connection -> gid
+    std::vector<gid_type> connection_source_; // source table: connection -> gid
     std::vector<std::uint32_t> connection_delay_;
 
     std::uint32_t min_delay_ = 0;

@@ -107,7 +107,8 @@ relay_plan relay_plan::build(context& comm, const distribution& cells, const tar
         gid_type gid = words[k];
         auto it = std::lower_bound(sources.begin(), sources.end(), gid);
         if (it == sources.end() || *it != gid) {
-            throw internal_error(spikex::format("relay plan: rank {} relays gid {} but holds none of its targets", me, gid));
+            throw internal_error(
+                spikex::format("relay plan: rank {} relays gid {} but holds none of its targets", me, gid));
         }
         auto run = static_cast<std::uint32_t>(it - sources.begin());
         records.push_back({run, static_cast<std::uint32_t>(k + 2), words[k + 1]});
@@ -118,7 +119,8 @@ relay_plan relay_plan::build(context& comm, const distribution& cells, const tar
     plan.two_ranks_.resize(plan.two_offsets_.back());
     std::vector<std::uint32_t> fill(plan.two_offsets_.begin(), plan.two_offsets_.end() - 1);
     for (const auto& rec: records) {
-        for (std::uint32_t m = 0; m < rec.count; ++m) plan.two_ranks_[fill[rec.run]++] = static_cast<int>(words[rec.at + m]);
+        for (std::uint32_t m = 0; m < rec.count; ++m)
+            plan.two_ranks_[fill[rec.run]++] = static_cast<int>(words[rec.at + m]);
     }
     return plan;
 }

@@ -63,8 +63,7 @@ public:
     explicit sorted_lookup(const std::vector<gid_type>& sources): sources_(sources) {}
     std::uint32_t find(gid_type gid) const override {
         auto it = std::lower_bound(sources_.begin(), sources_.end(), gid);
-        return (it != sources_.end() && *it == gid) ? static_cast<std::uint32_t>(it - sources_.begin())
-                                                    : no_run;
+        return (it != sources_.end() && *it == gid) ? static_cast<std::uint32_t>(it - sources_.begin()) : no_run;
     }
     std::size_t bytes() const override { return sources_.capacity() * sizeof(gid_type); }
     std::string name() const override { return "sorted"; }
@@ -75,13 +74,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<source_lookup> make_source_lookup(const std::string& kind,
-                                                  const std::vector<gid_type>& sources,
+std::unique_ptr<source_lookup> make_source_lookup(const std::string& kind, const std::vector<gid_type>& sources,
                                                   std::uint32_t cells) {
     if (kind == "dense") return std::make_unique<dense_lookup>(sources, cells);
     if (kind == "hash") return std::make_unique<hash_lookup>(sources);
     if (kind == "sorted") return std::make_unique<sorted_lookup>(sources);
-    throw user_error(spikex::format("exchange.source_lookup = \"{}\": must be one of \"dense\", \"hash\", \"sorted\"", kind));
+    throw user_error(
+        spikex::format("exchange.source_lookup = \"{}\": must be one of \"dense\", \"hash\", \"sorted\"", kind));
 }
 
 } // namespace spikex

@@ -30,8 +30,7 @@ public:
 };
 
 // `sources` ascending and distinct; `cells` = N. Unknown kind -> user_error.
-std::unique_ptr<source_lookup> make_source_lookup(const std::string& kind,
-                                                  const std::vector<gid_type>& sources,
+std::unique_ptr<source_lookup> make_source_lookup(const std::string& kind, const std::vector<gid_type>& sources,
                                                   std::uint32_t cells);
 
 } // namespace spikex

@@ -55,7 +55,8 @@ target_ranks target_ranks::build(context& comm, const distribution& cells, const
     out.offsets_.assign(local + 1, 0);
     for (gid_type g: asked) {
         if (cells.rank_of(g) != me) {
-            throw internal_error(spikex::format("target ranks: rank {} was asked for gid {}, which it does not hold", me, g));
+            throw internal_error(
+                spikex::format("target ranks: rank {} was asked for gid {}, which it does not hold", me, g));
         }
         ++out.offsets_[cells.local_of(g) + 1];
     }

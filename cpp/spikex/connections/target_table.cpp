@@ -19,9 +19,10 @@ static_assert(sizeof(wire_entry) == 16);
 
 void require(bool ok, const std::string& what, std::uint64_t value, std::uint64_t limit) {
     if (!ok) {
-        throw user_error(spikex::format("packed target: {} = {} exceeds the limit of {} (8-byte target entries: rank 20 "
-                                       "bits, thread 10, synapse type 6, location 27)",
-                                       what, value, limit));
+        throw user_error(
+            spikex::format("packed target: {} = {} exceeds the limit of {} (8-byte target entries: rank 20 "
+                           "bits, thread 10, synapse type 6, location 27)",
+                           what, value, limit));
     }
 }
 
@@ -50,8 +51,8 @@ target_table target_table::build(context& comm, const distribution& cells, const
     };
     std::vector<pending> entries;
     auto add = [&](gid_type source, std::uint32_t location) {
-        entries.push_back({cells.rank_of(source),
-                           {cells.local_of(source), 0, packed_target::pack(me, 0, 0, location)}});
+        entries.push_back(
+            {cells.rank_of(source), {cells.local_of(source), 0, packed_target::pack(me, 0, 0, location)}});
     };
     if (table.sorted()) {
         for (std::uint32_t run = 0; run < table.source_count(); ++run) add(table.sources()[run], run);
@@ -73,8 +74,9 @@ target_table target_table::build(context& comm, const distribution& cells, const
     const auto needed = static_cast<std::uint64_t>(comm.allreduce_max(most));
     const std::uint64_t per_section_limit = max_buffer_bytes / (static_cast<std::uint64_t>(ranks) * sizeof(wire_entry));
     if (per_section_limit < 2) {
-        throw user_error(spikex::format("exchange.max_init_buffer_mb = {:.6f}: too small for {} ranks (needs at least {} bytes)",
-                                       max_buffer_bytes / 1048576.0, ranks, 2 * ranks * sizeof(wire_entry)));
+        throw user_error(
+            spikex::format("exchange.max_init_buffer_mb = {:.6f}: too small for {} ranks (needs at least {} bytes)",
+                           max_buffer_bytes / 1048576.0, ranks, 2 * ranks * sizeof(wire_entry)));
     }
     const std::uint64_t section = std::max<std::uint64_t>(1, std::min(needed, per_section_limit - 1));
     const std::uint64_t rounds = needed == 0 ? 1 : (needed + section - 1) / section;

@@ -35,8 +35,8 @@ struct packed_target {
 };
 
 struct target_table_stats {
-    std::uint64_t rounds = 0;          // Alltoall rounds used to build the table
-    std::uint64_t entries_sent = 0;    // entries this rank sent
+    std::uint64_t rounds = 0;       // Alltoall rounds used to build the table
+    std::uint64_t entries_sent = 0; // entries this rank sent
     std::uint64_t bytes_sent = 0;
     std::uint64_t section_entries = 0; // entries per section per round
 };

@@ -21,7 +21,7 @@
 
 namespace spikex {
 
-enum class purpose: std::uint32_t {
+enum class purpose : std::uint32_t {
     intervals = 1,      // intrinsic firing intervals
     connections = 2,    // incoming connections of the cell
     weights = 3,        // weights/delays of its incoming connections

@@ -18,8 +18,8 @@ namespace spikex {
 inline void require_team_size(unsigned threads) {
     const int started = omp_get_num_threads();
     if (started != static_cast<int>(threads)) {
-        throw internal_error(spikex::format("OpenMP started {} threads, not {} (is OMP_THREAD_LIMIT set lower?)", started,
-                                           threads));
+        throw internal_error(
+            spikex::format("OpenMP started {} threads, not {} (is OMP_THREAD_LIMIT set lower?)", started, threads));
     }
 }
 

@@ -8,10 +8,10 @@
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
+#include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
 #include "spikex/route/router.hpp"
-#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
@@ -41,8 +41,8 @@ std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m
 
 namespace {
 
-constexpr double message_bytes = 16;  // spike_message (point_to_point.hpp)
-constexpr double directed_bytes = 8;  // directed_entry (directed_exchange.hpp)
+constexpr double message_bytes = 16; // spike_message (point_to_point.hpp)
+constexpr double directed_bytes = 8; // directed_entry (directed_exchange.hpp)
 constexpr double routed_item_bytes = 12;
 constexpr std::size_t allgather_header = 4;
 
@@ -104,7 +104,8 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
                                               const std::vector<step_type>& steps, std::uint32_t cells) {
     std::vector<std::vector<spike>> out(rows.size());
     for (std::size_t i = 0; i < gids.size(); ++i) {
-        if (gids[i] >= cells) throw user_error(spikex::format("spike train: gid {} is not a cell of the network", gids[i]));
+        if (gids[i] >= cells)
+            throw user_error(spikex::format("spike train: gid {} is not a cell of the network", gids[i]));
         auto it = std::upper_bound(rows.begin(), rows.end(), steps[i],
                                    [](step_type s, const sync_row& r) { return s < r.step; });
         if (it == rows.end() || steps[i] < 0) {
@@ -114,7 +115,6 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
     }
     return out;
 }
-
 
 // ---- allgather ---------------------------------------------------------------------
 
@@ -127,17 +127,19 @@ void count_allgather(count_view& v) {
     const std::string compress = v.options.text("compress");
     const bool possible = v.part.cells().max_count() <= 256 && m <= 256;
     bool compressed = false;
-    if (compress == "auto") compressed = possible;
+    if (compress == "auto")
+        compressed = possible;
     else if (compress == "true") {
-        if (!possible) throw user_error("exchange.compress = true: needs at most 256 cells per rank and 256 steps per interval");
+        if (!possible)
+            throw user_error("exchange.compress = true: needs at most 256 cells per rank and 256 steps per interval");
         compressed = true;
     }
     const double e = compressed ? 2 : 8;
     const double block = allgather_header + slots * e;
     enum { messages, bytes, received_bytes, rounds, overflow_rounds, sent, received, matched };
     tally t(v.out,
-            {counter::messages_sent, counter::bytes_sent, counter::bytes_received, counter::rounds, counter::overflow_rounds, counter::spikes_sent,
-             counter::spikes_received, counter::spikes_matched},
+            {counter::messages_sent, counter::bytes_sent, counter::bytes_received, counter::rounds,
+             counter::overflow_rounds, counter::spikes_sent, counter::spikes_received, counter::spikes_matched},
             v.sampled());
     std::vector<std::uint32_t> count(P, 0);
     std::vector<int> touched;
@@ -195,8 +197,9 @@ void count_directed(count_view& v, bool fixed_sections) {
     const bool sorted = v.part.sorted();
     auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
     enum { messages, bytes, received_bytes, rounds, sent, entries_sent, entries_received, overflow_rounds, section };
-    std::vector<std::string> names = {counter::messages_sent, counter::bytes_sent,       counter::bytes_received, counter::rounds,
-                                      counter::spikes_sent,   counter::entries_sent,     counter::entries_received};
+    std::vector<std::string> names = {counter::messages_sent,   counter::bytes_sent,  counter::bytes_received,
+                                      counter::rounds,          counter::spikes_sent, counter::entries_sent,
+                                      counter::entries_received};
     if (fixed_sections) {
         names.push_back(counter::overflow_rounds);
         names.push_back(counter::section_entries);
@@ -396,12 +399,34 @@ void count_point_to_point(count_view& v) {
     const bool persistent = v.method.capabilities.persistent_requests;
     const int phases = v.method.has_option("phases") ? static_cast<int>(v.options.integer("phases")) : 1;
     const int window_cell_spikes = rma ? static_cast<int>(v.options.integer("rma_slot_spikes")) : 0;
-    enum { messages, bytes, rounds, sent, received, matched, local, phase_two, relayed, requests, deferrals, scanned,
-           iterations };
-    std::vector<std::string> names = {counter::messages_sent,   counter::bytes_sent,     counter::rounds,          counter::spikes_sent,
-                                      counter::spikes_received, counter::spikes_matched, counter::spikes_local,    counter::phase_two_sent,
-                                      counter::relayed_spikes,  counter::persistent_requests, counter::ring_full_deferrals,
-                                      counter::slots_scanned,   counter::conservation_iterations};
+    enum {
+        messages,
+        bytes,
+        rounds,
+        sent,
+        received,
+        matched,
+        local,
+        phase_two,
+        relayed,
+        requests,
+        deferrals,
+        scanned,
+        iterations
+    };
+    std::vector<std::string> names = {counter::messages_sent,
+                                      counter::bytes_sent,
+                                      counter::rounds,
+                                      counter::spikes_sent,
+                                      counter::spikes_received,
+                                      counter::spikes_matched,
+                                      counter::spikes_local,
+                                      counter::phase_two_sent,
+                                      counter::relayed_spikes,
+                                      counter::persistent_requests,
+                                      counter::ring_full_deferrals,
+                                      counter::slots_scanned,
+                                      counter::conservation_iterations};
     tally t(v.out, names, v.sampled());
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
@@ -487,9 +512,10 @@ void count_point_to_point(count_view& v) {
     if (rma) v.out.properties[counter::window_bytes_per_slot] = 16.0 * window_cell_spikes;
     v.out.properties[counter::relay_exact] = v.part.all_ranks() || phases == 1;
     v.out.properties[counter::rounds_exclude_conservation_iterations] = !rma;
-    for (const char* drop: rma ? std::vector<const char*>{counter::phase_two_sent, counter::relayed_spikes, counter::persistent_requests}
-                               : std::vector<const char*>{counter::ring_full_deferrals, counter::slots_scanned,
-                                                          counter::conservation_iterations}) {
+    for (const char* drop:
+         rma ? std::vector<const char*>{counter::phase_two_sent, counter::relayed_spikes, counter::persistent_requests}
+             : std::vector<const char*>{counter::ring_full_deferrals, counter::slots_scanned,
+                                        counter::conservation_iterations}) {
         v.out.per_rank.erase(drop);
         v.out.row_max.erase(drop);
         v.out.row_sum.erase(drop);
@@ -513,8 +539,8 @@ void count_routed(count_view& v) {
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
-            {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded, counter::messages_sent, counter::bytes_sent,
-             counter::rounds},
+            {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,
+             counter::messages_sent, counter::bytes_sent, counter::rounds},
             v.sampled());
     std::unordered_map<std::uint64_t, std::uint32_t> pair_items;
     for (const auto& row: v.rows) {
@@ -552,7 +578,8 @@ void count_routed(count_view& v) {
         t.end_row();
     }
     v.out.properties[counter::route_dimensions] = grid.dimensions();
-    for (int i = 0; i < grid.dimensions(); ++i) v.out.properties[counter::route_dim_prefix + std::to_string(i)] = grid.dim(i);
+    for (int i = 0; i < grid.dimensions(); ++i)
+        v.out.properties[counter::route_dim_prefix + std::to_string(i)] = grid.dim(i);
     v.out.properties[counter::route_ragged] = grid.ragged();
     v.out.properties[counter::route_bucket_capacity] = capacity;
     v.out.properties[counter::route_max_hops] = grid.max_hops();
@@ -561,11 +588,9 @@ void count_routed(count_view& v) {
     v.out.properties[counter::forwarded_exact] = v.part.all_ranks();
 }
 
-
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
-                               const option_values& options, std::uint32_t seed,
-                               const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
-                               const std::vector<step_type>& stops) {
+                               const option_values& options, std::uint32_t seed, const std::vector<gid_type>& gids,
+                               const std::vector<step_type>& steps, const std::vector<step_type>& stops) {
     if (gids.size() != steps.size()) throw user_error("spike train: gids and steps differ in length");
     const method_entry& entry = find_exchange_method(method);
     if (std::string problem = foreign_option_problem(method, options); !problem.empty()) throw user_error(problem);
@@ -576,10 +601,12 @@ exchange_counts count_exchange(const virtual_partition& partition, const std::st
     exchange_counts out;
     out.method = method;
     out.rows = sync_rows(stops, m, k);
-    count_view v{partition, entry, std::move(reader), seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()),
-                 out};
+    count_view v{
+        partition, entry, std::move(reader), seed, spikes_by_row(out.rows, gids, steps, partition.cells().cells()),
+        out};
     entry.count(v);
-    if (out.per_rank.empty()) throw user_error(spikex::format("exchange.method = \"{}\": no dry-run counting rules", method));
+    if (out.per_rank.empty())
+        throw user_error(spikex::format("exchange.method = \"{}\": no dry-run counting rules", method));
     out.properties[counter::ranks] = partition.ranks();
     out.properties[counter::sampled_ranks] = double(partition.sampled().size());
     out.properties[counter::steps_per_interval] = double(m);

@@ -85,8 +85,7 @@ void count_routed(count_view& view);
 // `gids`, `steps`: the spike train (any order). `stops`: the run_until calls (steps).
 // `options`: the [exchange] values given (defaults for the rest).
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
-                               const option_values& options, std::uint32_t seed,
-                               const std::vector<gid_type>& gids, const std::vector<step_type>& steps,
-                               const std::vector<step_type>& stops);
+                               const option_values& options, std::uint32_t seed, const std::vector<gid_type>& gids,
+                               const std::vector<step_type>& steps, const std::vector<step_type>& stops);
 
 } // namespace spikex

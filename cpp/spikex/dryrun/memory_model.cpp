@@ -4,8 +4,8 @@
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/dryrun/memory_model.hpp"
-#include "spikex/route/process_grid.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/route/process_grid.hpp"
 
 namespace spikex {
 namespace {
@@ -67,7 +67,8 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         for (gid_type g: part.cells().gids_of(me)) entries += double(part.target_ranks(g).size());
         const double target_ranks_bytes = (cells + 1) * 4 + entries * 8 + 2 * P * 4;
         if (directed) {
-            targets = (cells + 1) * sizeof(std::uint32_t) + value(counts, counter::target_entries, k) * sizeof(std::uint64_t);
+            targets =
+                (cells + 1) * sizeof(std::uint32_t) + value(counts, counter::target_entries, k) * sizeof(std::uint64_t);
             receive = value(counts, counter::receive_buffer_bytes, k);
             exchange = value(counts, counter::send_buffer_bytes, k) + value(counts, counter::pending_buffer_bytes, k);
         } else if (allgather) {

@@ -32,7 +32,6 @@ namespace spikex {
 // Per sampled rank, bytes per structure. `counts`: the same method's count_exchange result
 // (buffer capacities reached during the run).
 std::map<std::string, std::vector<double>> memory_model(const virtual_partition& partition,
-                                                        const exchange_counts& counts,
-                                                        const option_values& options);
+                                                        const exchange_counts& counts, const option_values& options);
 
 } // namespace spikex

@@ -3,14 +3,14 @@
 
 #include <omp.h>
 
+#include "spikex/connections/target_table.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/thread_team.hpp"
-#include "spikex/connections/target_table.hpp"
 #include "spikex/engine/engine.hpp"
+#include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/network/connectivity.hpp"
-#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 
@@ -48,8 +48,8 @@ void engine::build() {
 void engine::build_local() {
     const std::uint32_t n_cells = spec_.cells();
     for (std::size_t k = 1; k < spec_.synapses.size(); ++k) validate_synapse(spec_.synapses[k]);
-    cells_ = std::make_unique<distribution>(parse_distribution_scheme(options_.distribution), n_cells,
-                                            comm_.size(), spec_.seed);
+    cells_ = std::make_unique<distribution>(parse_distribution_scheme(options_.distribution), n_cells, comm_.size(),
+                                            spec_.seed);
     local_gids_ = cells_->gids_of(comm_.rank());
 
     // Threads own contiguous blocks of the rank's cells.
@@ -80,8 +80,9 @@ void engine::build_connections() {
     auto delay_of = [&](double delay_ms) {
         step_type d = delay_steps(delay_ms, spec_.dt_ms);
         if (d < 1) {
-            throw user_error(spikex::format("delay_ms = {:.6f} is shorter than dt_ms = {:.6f}: every delay must be at least one step",
-                                           delay_ms, spec_.dt_ms));
+            throw user_error(spikex::format(
+                "delay_ms = {:.6f} is shorter than dt_ms = {:.6f}: every delay must be at least one step", delay_ms,
+                spec_.dt_ms));
         }
         if (d > std::numeric_limits<std::uint32_t>::max() / 2) {
             throw user_error(spikex::format("delay_ms = {:.6f} is too long", delay_ms));
@@ -94,7 +95,7 @@ void engine::build_connections() {
         for (std::size_t k = 0; k < a.target.size(); ++k) {
             if (a.source[k] >= n_cells || a.target[k] >= n_cells) {
                 throw user_error(spikex::format("connect: gid {} does not exist (the network has {} cells)",
-                                               std::max(a.source[k], a.target[k]), n_cells));
+                                                std::max(a.source[k], a.target[k]), n_cells));
             }
         }
     }
@@ -111,7 +112,8 @@ void engine::build_connections() {
     connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
         const bool one_part = thread == every_thread || shape.thread_first.empty();
         const local_index first = one_part ? 0 : shape.thread_first[thread];
-        const local_index end = one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
+        const local_index end =
+            one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
         std::uint32_t rule_index = 0;
         std::vector<std::uint64_t> scratch;
         std::vector<incoming_connection> incoming;
@@ -249,7 +251,8 @@ void engine::thread_step(thread_part& part, unsigned t, step_type n) {
         } else {
             for (std::size_t b = 0; b + 1 < batch_.size(); ++b) {
                 const std::uint32_t first = batch_[b], last = batch_[b + 1];
-                if (last - first > 1 && table_.source_run_groups_share_targets(table_.group(bucket[first]).source_run)) {
+                if (last - first > 1 &&
+                    table_.source_run_groups_share_targets(table_.group(bucket[first]).source_run)) {
                     deliver_merged(part, t, first, last, n);
                 } else {
                     // One group, or groups without a common target: no order between them.
@@ -339,9 +342,10 @@ void engine::deliver_connection(std::uint32_t c, step_type step) {
 
 void engine::push_delivery(std::uint32_t index, step_type arrival, step_type emitted) {
     if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
-        throw internal_error(spikex::format("a spike emitted at step {} arrives at step {}, outside the delivery window at "
-                                           "step {}",
-                                           emitted, arrival, step_));
+        throw internal_error(
+            spikex::format("a spike emitted at step {} arrives at step {}, outside the delivery window at "
+                           "step {}",
+                           emitted, arrival, step_));
     }
     ring_[arrival % ring_.size()].push_back(index);
 }

@@ -48,7 +48,7 @@ namespace spikex {
 struct engine_options {
     std::string method = "allgather";
     std::string distribution = "round_robin";
-    option_values exchange; // [exchange] keys given (the method's own; defaults for the rest)
+    option_values exchange;     // [exchange] keys given (the method's own; defaults for the rest)
     bool sort_by_source = true; // connections.sort_by_source (target-addressed methods)
     bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
     unsigned threads = 1;       // threads per rank
@@ -63,8 +63,8 @@ public:
     engine_options& options() { return options_; }
     bool built() const { return built_; }
 
-    void build(); // collective only for error agreement: cells + connections, no spike traffic
-    void init();  // collective: interval length, exchange set-up
+    void build();                   // collective only for error agreement: cells + connections, no spike traffic
+    void init();                    // collective: interval length, exchange set-up
     void run_until(step_type stop); // collective
 
     step_type step() const { return step_; }
@@ -104,7 +104,7 @@ private:
     void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
     void prepare_step(step_type n);               // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);
-    void finish_step(step_type n);                // one thread
+    void finish_step(step_type n); // one thread
     void synchronize_exchange(step_type due);
 
     void emit(local_index cell, step_type step);
@@ -114,7 +114,6 @@ private:
     void deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n);
     void deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n);
     void deliver_creation_order(thread_part& part, step_type n);
-
 
     context& comm_;
     network_spec spec_;
@@ -137,7 +136,7 @@ private:
     std::vector<std::uint32_t> batch_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
-    interval_schedule schedule_; // sub-interval boundaries and what is due at each
+    interval_schedule schedule_;    // sub-interval boundaries and what is due at each
 
     std::vector<spike> recorded_;
     std::uint64_t events_delivered_ = 0;

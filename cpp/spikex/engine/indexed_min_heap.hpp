@@ -32,8 +32,10 @@ public:
         }
         step_type old = key_[cell];
         key_[cell] = step;
-        if (step < old) sift_up(position_[cell]);
-        else if (step > old) sift_down(position_[cell]);
+        if (step < old)
+            sift_up(position_[cell]);
+        else if (step > old)
+            sift_down(position_[cell]);
     }
 
     void pop() {
@@ -54,9 +56,7 @@ public:
     }
 
 private:
-    bool less(local_index a, local_index b) const {
-        return key_[a] != key_[b] ? key_[a] < key_[b] : a < b;
-    }
+    bool less(local_index a, local_index b) const { return key_[a] != key_[b] ? key_[a] < key_[b] : a < b; }
     void place(std::uint32_t i, local_index cell) {
         heap_[i] = cell;
         position_[cell] = i;

@@ -28,7 +28,9 @@ public:
 
     // Throws user_error unless k is 1 or 2 and (k == 2) => M >= 2: the one check of the rule.
     interval_schedule(step_type steps_per_interval, int subintervals):
-        steps_(steps_per_interval), subintervals_(subintervals), first_steps_(subintervals == 2 ? steps_per_interval / 2 : steps_per_interval) {
+        steps_(steps_per_interval),
+        subintervals_(subintervals),
+        first_steps_(subintervals == 2 ? steps_per_interval / 2 : steps_per_interval) {
         std::string problem = check(steps_per_interval, subintervals);
         if (!problem.empty()) throw user_error(problem);
     }

@@ -1,6 +1,6 @@
+#include "spikex/engine/plasticity.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
-#include "spikex/engine/plasticity.hpp"
 
 namespace spikex {
 
@@ -12,12 +12,14 @@ const std::vector<std::string>& synapse_names() {
 void validate_synapse(const synapse_spec& synapse) {
     if (synapse.name == "static") {
         if (!synapse.params.empty()) {
-            throw user_error(spikex::format("synapse \"static\" takes no parameters, got \"{}\"", synapse.params.begin()->first));
+            throw user_error(
+                spikex::format("synapse \"static\" takes no parameters, got \"{}\"", synapse.params.begin()->first));
         }
     } else if (synapse.name == "stdp_pl_synapse_hom") {
         parse_stdp_pl_parameters(synapse.params);
     } else {
-        throw user_error(spikex::format("synapse = \"{}\": must be \"static\" or \"stdp_pl_synapse_hom\"", synapse.name));
+        throw user_error(
+            spikex::format("synapse = \"{}\": must be \"static\" or \"stdp_pl_synapse_hom\"", synapse.name));
     }
 }
 
@@ -45,7 +47,7 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
             if (table.weights()[c] < 0) {
                 throw user_error(spikex::format("stdp_pl_synapse_hom: weight = {:.6f}: plastic weights must be >= 0",
-                                               table.weights()[c]));
+                                                table.weights()[c]));
             }
             ++incoming_[table.targets()[c]];
         }

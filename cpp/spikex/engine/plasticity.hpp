@@ -27,8 +27,7 @@ public:
 
     // New weights of connections [begin, end) of plastic group g for its spike arriving at
     // step n (the spike was emitted at n - delay).
-    void update_weights(connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end,
-                        step_type n);
+    void update_weights(connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end, step_type n);
     // Once per spike of group g, after every thread has updated its weights.
     void advance(const connection_table& table, std::uint32_t g, step_type n);
     // A local neuron fired at step n.
@@ -39,11 +38,11 @@ public:
 private:
     double dt_ms_ = 0.1;
     step_type max_delay_ = 0;
-    std::vector<stdp_pl_rule> rule_;       // per synapse type (index 0 unused)
-    std::vector<stdp_pre_state> pre_;      // per delay group
-    std::vector<post_history> post_;       // per local cell
-    std::vector<double> tau_minus_;        // per local cell, ms
-    std::vector<std::uint32_t> incoming_;  // plastic connections per local cell
+    std::vector<stdp_pl_rule> rule_;      // per synapse type (index 0 unused)
+    std::vector<stdp_pre_state> pre_;     // per delay group
+    std::vector<post_history> post_;      // per local cell
+    std::vector<double> tau_minus_;       // per local cell, ms
+    std::vector<std::uint32_t> incoming_; // plastic connections per local cell
 };
 
 } // namespace spikex

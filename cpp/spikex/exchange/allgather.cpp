@@ -19,10 +19,10 @@
 #include "spikex/connections/source_lookup.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
-#include "spikex/exchange/spike_codec.hpp"
 #include "spikex/exchange/method_registry.hpp"
-#include "spikex/instrument/stopwatch.hpp"
+#include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
 namespace {
@@ -30,7 +30,7 @@ namespace {
 constexpr std::size_t header_bytes = 4; // spike count of the rank, uint32
 
 struct allgather_options {
-    int slots = 10;               // exchange.allgather_slots
+    int slots = 10;                // exchange.allgather_slots
     std::string compress = "auto"; // exchange.compress: "auto" | "true" | "false"
     std::string source_lookup = "dense";
 };
@@ -46,15 +46,18 @@ public:
         ranks_ = s.comm.size();
         slots_ = options_.slots;
         bool possible = s.cells.max_count() <= 256 && s.steps_per_interval <= 256;
-        if (options_.compress == "auto") compressed_ = possible;
+        if (options_.compress == "auto")
+            compressed_ = possible;
         else if (options_.compress == "true") {
             if (!possible) {
-                throw user_error(spikex::format("exchange.compress = true: needs at most 256 cells per rank (a rank holds {}) "
-                                               "and at most 256 steps per interval ({})",
-                                               s.cells.max_count(), s.steps_per_interval));
+                throw user_error(
+                    spikex::format("exchange.compress = true: needs at most 256 cells per rank (a rank holds {}) "
+                                   "and at most 256 steps per interval ({})",
+                                   s.cells.max_count(), s.steps_per_interval));
             }
             compressed_ = true;
-        } else compressed_ = false;
+        } else
+            compressed_ = false;
 
         entry_bytes_ = compressed_ ? compressed_codec::entry_bytes : full_codec::entry_bytes;
         block_bytes_ = header_bytes + slots_ * entry_bytes_;
@@ -97,20 +100,18 @@ public:
         std::int64_t sent_everywhere = comm_->allreduce_sum(static_cast<std::int64_t>(spikes_sent_));
         std::int64_t missing = comm_->allreduce_max(sent_everywhere - static_cast<std::int64_t>(spikes_received_));
         if (missing != 0) {
-            throw internal_error(spikex::format("allgather: spikes sent ({}) != spikes received on some rank (difference {})",
-                                               sent_everywhere, missing));
+            throw internal_error(
+                spikex::format("allgather: spikes sent ({}) != spikes received on some rank (difference {})",
+                               sent_everywhere, missing));
         }
     }
 
     std::map<std::string, double> counters() const override {
-        return {{counter::messages_sent, double(messages_)},
-                {counter::bytes_sent, double(bytes_)},
-                {counter::bytes_received, double(bytes_received_)},
-                {counter::rounds, double(rounds_)},
-                {counter::overflow_rounds, double(overflow_rounds_)},
-                {counter::spikes_sent, double(spikes_sent_)},
-                {counter::spikes_received, double(spikes_received_)},
-                {counter::spikes_matched, double(spikes_matched_)}};
+        return {
+            {counter::messages_sent, double(messages_)},          {counter::bytes_sent, double(bytes_)},
+            {counter::bytes_received, double(bytes_received_)},   {counter::rounds, double(rounds_)},
+            {counter::overflow_rounds, double(overflow_rounds_)}, {counter::spikes_sent, double(spikes_sent_)},
+            {counter::spikes_received, double(spikes_received_)}, {counter::spikes_matched, double(spikes_matched_)}};
     }
 
     std::map<std::string, double> properties() const override {
@@ -120,8 +121,8 @@ public:
     }
 
     std::map<std::string, double> memory_bytes() const override {
-        return {{"exchange_buffers", double(send_block_.capacity() + overflow_send_.capacity() +
-                                            pending_.capacity() * sizeof(spike))},
+        return {{"exchange_buffers",
+                 double(send_block_.capacity() + overflow_send_.capacity() + pending_.capacity() * sizeof(spike))},
                 {"receive_buffers", double(receive_blocks_.capacity() + overflow_receive_.capacity())},
                 {"lookup_tables", lookup_ ? double(lookup_->bytes()) : 0.0}};
     }
@@ -129,8 +130,10 @@ public:
 private:
     void encode(unsigned char* out, const spike& s, step_type start) const {
         auto offset = static_cast<std::uint32_t>(s.step - start);
-        if (compressed_) compressed_codec::encode(out, cells_->local_of(s.gid), offset);
-        else full_codec::encode(out, s.gid, offset);
+        if (compressed_)
+            compressed_codec::encode(out, cells_->local_of(s.gid), offset);
+        else
+            full_codec::encode(out, s.gid, offset);
     }
 
     void pack(step_type start) {
@@ -156,8 +159,8 @@ private:
         }
         overflow_receive_.resize(total);
         bytes_received_ += total;
-        comm_->allgatherv(overflow_send_.data(), overflow_send_.size(), overflow_receive_.data(),
-                          overflow_counts_, overflow_displs_);
+        comm_->allgatherv(overflow_send_.data(), overflow_send_.size(), overflow_receive_.data(), overflow_counts_,
+                          overflow_displs_);
         ++rounds_;
         ++overflow_rounds_;
         if (!overflow_send_.empty()) {

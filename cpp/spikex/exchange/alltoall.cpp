@@ -50,8 +50,9 @@ public:
     void setup(const exchange_setup& s) override {
         const auto& o = options_;
         if (o.alltoall_max_entries < o.alltoall_min_entries) {
-            throw user_error(spikex::format("exchange.alltoall_max_entries = {}: must be >= exchange.alltoall_min_entries = {}",
-                                           o.alltoall_max_entries, o.alltoall_min_entries));
+            throw user_error(
+                spikex::format("exchange.alltoall_max_entries = {}: must be >= exchange.alltoall_min_entries = {}",
+                               o.alltoall_max_entries, o.alltoall_min_entries));
         }
         directed_exchange::setup(s);
         sections_ = alltoall_sections(o.alltoall_min_entries, o.alltoall_max_entries);

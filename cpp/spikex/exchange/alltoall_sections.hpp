@@ -43,8 +43,10 @@ public:
 
     // S for the next interval, after one whose largest section fill was `largest`.
     void adapt(std::uint32_t largest) {
-        if (largest > entries_) entries_ = std::min(largest, max_);
-        else if (2 * static_cast<std::uint64_t>(largest) < entries_) entries_ = std::max({min_, largest, entries_ - entries_ / 8});
+        if (largest > entries_)
+            entries_ = std::min(largest, max_);
+        else if (2 * static_cast<std::uint64_t>(largest) < entries_)
+            entries_ = std::max({min_, largest, entries_ - entries_ / 8});
     }
 
 private:

@@ -51,8 +51,7 @@ private:
             received += incoming[r];
         }
         receive_.resize(received);
-        comm_->alltoallv(send_.data(), send_counts_, send_displs_, receive_.data(), receive_counts_,
-                         receive_displs_);
+        comm_->alltoallv(send_.data(), send_counts_, send_displs_, receive_.data(), receive_counts_, receive_displs_);
         rounds_ += 2;
         messages_ += 2;
         bytes_ += total * sizeof(directed_entry);
@@ -79,7 +78,8 @@ method_entry alltoallv_method() {
         .capabilities = directed_capabilities(),
         .options = {max_init_buffer_option()},
         .variants = {{{{"max_init_buffer_mb", 0.001}}}},
-        .make = [](const option_reader& o) { return std::make_unique<alltoallv_exchange>(o.real("max_init_buffer_mb")); },
+        .make =
+            [](const option_reader& o) { return std::make_unique<alltoallv_exchange>(o.real("max_init_buffer_mb")); },
         .count = count_alltoallv,
         .cost_formula = "directed",
         .docs_page = "alltoall",

@@ -3,8 +3,8 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/directed_exchange.hpp"
-#include "spikex/instrument/stopwatch.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
 
@@ -28,9 +28,10 @@ void directed_exchange::setup(const exchange_setup& s) {
     sorted_ = s.table.sorted();
     steps_per_interval_ = s.steps_per_interval;
     if (s.steps_per_interval > 0xffff) {
-        throw user_error(spikex::format("{}: an interval of {} steps does not fit the 16-bit lag of a spike entry (at most "
-                                       "65535 steps)",
-                                       name(), s.steps_per_interval));
+        throw user_error(
+            spikex::format("{}: an interval of {} steps does not fit the 16-bit lag of a spike entry (at most "
+                           "65535 steps)",
+                           name(), s.steps_per_interval));
     }
     auto limit = static_cast<std::size_t>(max_init_buffer_mb_ * 1048576.0);
     targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
@@ -60,7 +61,8 @@ void directed_exchange::verify_conservation() {
     std::int64_t totals[2] = {static_cast<std::int64_t>(entries_sent_), static_cast<std::int64_t>(entries_received_)};
     comm_->allreduce_sum(totals, 2);
     if (totals[0] != totals[1]) {
-        throw internal_error(spikex::format("{}: target entries sent ({}) != received ({})", name(), totals[0], totals[1]));
+        throw internal_error(
+            spikex::format("{}: target entries sent ({}) != received ({})", name(), totals[0], totals[1]));
     }
 }
 
@@ -78,7 +80,8 @@ std::map<std::string, double> directed_exchange::counters() const {
 }
 
 std::map<std::string, double> directed_exchange::properties() const {
-    return {{counter::sorted_by_source, sorted_ ? 1.0 : 0.0}, {counter::init_section_entries, double(init_stats_.section_entries)}};
+    return {{counter::sorted_by_source, sorted_ ? 1.0 : 0.0},
+            {counter::init_section_entries, double(init_stats_.section_entries)}};
 }
 
 std::vector<std::pair<local_index, std::uint64_t>> directed_exchange::target_entries() const {

@@ -47,12 +47,14 @@ protected:
     void deliver(const directed_entry& e, step_type interval_start, spike_sink& sink) {
         ++entries_received_;
         step_type step = interval_start + e.lag;
-        if (sorted_) sink.deliver_source(e.location, step);
-        else sink.deliver_connection(e.location, step);
+        if (sorted_)
+            sink.deliver_source(e.location, step);
+        else
+            sink.deliver_connection(e.location, step);
     }
 
     int ranks_ = 1;
-    double max_init_buffer_mb_ = 128.0; // exchange.max_init_buffer_mb
+    double max_init_buffer_mb_ = 128.0;                // exchange.max_init_buffer_mb
     std::vector<std::vector<directed_entry>> pending_; // per destination rank
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0;
 

@@ -20,13 +20,8 @@ namespace {
 
 std::vector<method_entry>& registry() {
     static std::vector<method_entry> methods = {
-        allgather_method(),
-        alltoall_method(),
-        alltoallv_method(),
-        multisend_method(),
-        persistent_method(),
-        rma_method(),
-        routed_method(),
+        allgather_method(),  alltoall_method(), alltoallv_method(), multisend_method(),
+        persistent_method(), rma_method(),      routed_method(),
     };
     return methods;
 }
@@ -105,7 +100,8 @@ std::unique_ptr<spike_exchange> make_exchange(const std::string& method, const o
 
 void register_exchange_method_for_test(method_entry entry) {
     for (const auto& e: registry()) {
-        if (e.name == entry.name) throw user_error(spikex::format("exchange method \"{}\" is already registered", entry.name));
+        if (e.name == entry.name)
+            throw user_error(spikex::format("exchange method \"{}\" is already registered", entry.name));
     }
     registry().push_back(std::move(entry));
 }
@@ -130,7 +126,8 @@ std::vector<std::string> entry_problems(const method_entry& entry) {
     for (const auto& variant: entry.variants) {
         for (const auto& [name, value]: variant.values) {
             const option_spec* spec = find_option(entry.options, name);
-            if (!spec) problems.push_back("variant sets " + name + ", which is not an option of the method");
+            if (!spec)
+                problems.push_back("variant sets " + name + ", which is not an option of the method");
             else {
                 try {
                     check_option(*spec, value);

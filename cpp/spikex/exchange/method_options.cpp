@@ -61,7 +61,8 @@ std::string option_allowed(const option_spec& spec) {
 
 option_value check_option(const option_spec& spec, const option_value& value) {
     auto refuse = [&]() -> option_value {
-        throw user_error(spikex::format("{} = {}: {}", option_path(spec.name), option_text(value), option_allowed(spec)));
+        throw user_error(
+            spikex::format("{} = {}: {}", option_path(spec.name), option_text(value), option_allowed(spec)));
     };
     switch (spec.kind) {
     case option_kind::boolean:
@@ -80,9 +81,12 @@ option_value check_option(const option_spec& spec, const option_value& value) {
     }
     case option_kind::real: {
         double x;
-        if (const auto* i = std::get_if<std::int64_t>(&value)) x = double(*i);
-        else if (const auto* d = std::get_if<double>(&value)) x = *d;
-        else return refuse();
+        if (const auto* i = std::get_if<std::int64_t>(&value))
+            x = double(*i);
+        else if (const auto* d = std::get_if<double>(&value))
+            x = *d;
+        else
+            return refuse();
         return std::isfinite(x) && in_range(spec, x) ? option_value(x) : refuse();
     }
     }
@@ -98,7 +102,8 @@ option_reader::option_reader(const std::vector<option_spec>& specs, const option
 
 const option_value& option_reader::value(const std::string& name) const {
     auto it = values_.find(name);
-    if (it == values_.end()) throw internal_error(spikex::format("exchange option \"{}\" is not declared by the method", name));
+    if (it == values_.end())
+        throw internal_error(spikex::format("exchange option \"{}\" is not declared by the method", name));
     return it->second;
 }
 

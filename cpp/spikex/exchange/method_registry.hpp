@@ -22,13 +22,13 @@ struct count_view; // dryrun/exchange_counts.hpp
 // What a method does, as the rest of the code needs to know it (instead of testing names).
 // Sub-intervals and phases are options (a method that has them declares them).
 struct method_capabilities {
-    bool broadcast = false;             // every rank receives every spike (source-addressed collective)
-    bool target_addressed = false;      // can use the creation-order connection layout
-    bool point_to_point = false;        // sends at emission, conservation loop (times `send`)
-    bool presynaptic_targets = false;   // builds presynaptic target tables with one Alltoall
-    bool rma_windows = false;           // one-sided MPI windows
-    bool persistent_requests = false;   // a persistent request per (cell, target rank)
-    bool process_grid = false;          // routes through a logical process grid
+    bool broadcast = false;           // every rank receives every spike (source-addressed collective)
+    bool target_addressed = false;    // can use the creation-order connection layout
+    bool point_to_point = false;      // sends at emission, conservation loop (times `send`)
+    bool presynaptic_targets = false; // builds presynaptic target tables with one Alltoall
+    bool rma_windows = false;         // one-sided MPI windows
+    bool persistent_requests = false; // a persistent request per (cell, target rank)
+    bool process_grid = false;        // routes through a logical process grid
 };
 
 // A set of option values the conformance suite runs besides the defaults, e.g.

@@ -46,8 +46,7 @@ public:
                     comm_->request_free(requests_[j]);
                 }
             }
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 
 protected:
@@ -65,7 +64,8 @@ protected:
         if (!recorded_[i]) {
             // Record: one persistent request per target rank on the cell's buffer.
             for (std::size_t j = 0; j < ranks.size(); ++j) {
-                requests_[first + j] = comm_->send_init(ranks[j], spike_message_tag, &buffers_[i], sizeof(spike_message));
+                requests_[first + j] =
+                    comm_->send_init(ranks[j], spike_message_tag, &buffers_[i], sizeof(spike_message));
             }
             recorded_[i] = 1;
             recorded_requests_ += ranks.size();
@@ -90,8 +90,10 @@ protected:
         reclaim_pool();
         std::size_t keep = 0;
         for (auto i: flying_) {
-            if (cell_done(i)) in_flight_[i] = 0;
-            else flying_[keep++] = i;
+            if (cell_done(i))
+                in_flight_[i] = 0;
+            else
+                flying_[keep++] = i;
         }
         flying_.resize(keep);
     }
@@ -115,8 +117,10 @@ private:
         bool done = true;
         for (auto j = remote_begin(i); j < remote_begin(i + 1); ++j) {
             if (!requests_[j].active) continue;
-            if (comm_->test(requests_[j])) --requests_in_flight_;
-            else done = false;
+            if (comm_->test(requests_[j]))
+                --requests_in_flight_;
+            else
+                done = false;
         }
         return done;
     }

@@ -6,8 +6,8 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/point_to_point.hpp"
-#include "spikex/instrument/stopwatch.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
 
@@ -79,7 +79,7 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
                 local_run_[i] = lookup_->find(s.cells.gid_of(my_rank_, i));
                 if (local_run_[i] == no_run) {
                     throw internal_error(spikex::format("target ranks: gid {} has targets here but no source run",
-                                                       s.cells.gid_of(my_rank_, i)));
+                                                        s.cells.gid_of(my_rank_, i)));
                 }
             } else {
                 remote_ranks_.push_back(r);
@@ -117,13 +117,15 @@ std::map<std::string, double> point_to_point_base::common_counters() const {
 }
 
 std::map<std::string, double> point_to_point_base::common_properties() const {
-    return {{counter::subintervals, double(schedule_.subintervals())}, {counter::phases, double(phases_)}, {counter::max_target_ranks, double(max_fanout_)}};
+    return {{counter::subintervals, double(schedule_.subintervals())},
+            {counter::phases, double(phases_)},
+            {counter::max_target_ranks, double(max_fanout_)}};
 }
 
 std::map<std::string, double> point_to_point_base::common_memory() const {
-    return {{"targets", double(targets_.bytes() + (remote_offsets_.capacity() + local_run_.capacity()) *
-                                                      sizeof(std::uint32_t) +
-                               remote_ranks_.capacity() * sizeof(int))},
+    return {{"targets",
+             double(targets_.bytes() + (remote_offsets_.capacity() + local_run_.capacity()) * sizeof(std::uint32_t) +
+                    remote_ranks_.capacity() * sizeof(int))},
             {"lookup_tables", double(lookup_ ? lookup_->bytes() : 0)}};
 }
 
@@ -135,8 +137,7 @@ message_exchange::~message_exchange() {
     if (!comm_ || mpi_finalized()) return;
     try {
         for (auto e: active_) comm_->request_free(pool_[e].req);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 void message_exchange::setup(const exchange_setup& s) {
@@ -151,7 +152,9 @@ void message_exchange::setup(const exchange_setup& s) {
 
 // --- sending ---------------------------------------------------------------------------
 
-void message_exchange::count_sent(std::int64_t sub, std::uint64_t n) { open_[sub].sent += static_cast<std::int64_t>(n); }
+void message_exchange::count_sent(std::int64_t sub, std::uint64_t n) {
+    open_[sub].sent += static_cast<std::int64_t>(n);
+}
 
 void message_exchange::count_received(std::int64_t sub, std::uint64_t n) {
     open_[sub].received += static_cast<std::int64_t>(n);
@@ -188,8 +191,10 @@ void message_exchange::isend_pooled(int dest, const spike_message& msg) {
     free_.pop_back();
     pool_[e].msg = msg;
     pool_[e].req = comm_->isend(dest, spike_message_tag, &pool_[e].msg, sizeof(spike_message));
-    if (pool_[e].req.active) active_.push_back(e);
-    else free_.push_back(e);
+    if (pool_[e].req.active)
+        active_.push_back(e);
+    else
+        free_.push_back(e);
     ++messages_;
     bytes_ += sizeof(spike_message);
 }
@@ -197,8 +202,10 @@ void message_exchange::isend_pooled(int dest, const spike_message& msg) {
 void message_exchange::reclaim_pool() {
     std::size_t keep = 0;
     for (auto e: active_) {
-        if (comm_->test(pool_[e].req)) free_.push_back(e);
-        else active_[keep++] = e;
+        if (comm_->test(pool_[e].req))
+            free_.push_back(e);
+        else
+            active_[keep++] = e;
     }
     active_.resize(keep);
 }
@@ -209,8 +216,8 @@ void message_exchange::receive_pending() {
     probe_result found;
     while (comm_->iprobe(any_source, spike_message_tag, found)) {
         if (found.bytes != sizeof(spike_message)) {
-            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {}", name(), found.bytes,
-                                               found.source, sizeof(spike_message)));
+            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {}", name(),
+                                                found.bytes, found.source, sizeof(spike_message)));
         }
         spike_message msg;
         comm_->recv(found.source, spike_message_tag, &msg, sizeof msg);
@@ -226,15 +233,17 @@ void message_exchange::process_inbox() {
         for (const auto& msg: work_) {
             const std::uint32_t run = lookup_->find(msg.gid);
             if (run == no_run) {
-                throw internal_error(spikex::format("{}: rank {} received a spike of gid {}, which has no targets here", name(),
-                                                   my_rank_, msg.gid));
+                throw internal_error(spikex::format("{}: rank {} received a spike of gid {}, which has no targets here",
+                                                    name(), my_rank_, msg.gid));
             }
             const std::int64_t sub = sub_of(msg.step);
             arrivals_[sub & 1].push_back({run, msg.step});
             if (msg.phase == 1 && phases_ == 2 && !plan_.phase_two(run).empty()) {
                 ++relayed_;
-                if (forward_now(sub)) forward(run, msg);
-                else deferred_.push_back({run, msg});
+                if (forward_now(sub))
+                    forward(run, msg);
+                else
+                    deferred_.push_back({run, msg});
             }
         }
         work_.clear();
@@ -254,8 +263,10 @@ void message_exchange::forward(std::uint32_t run, const spike_message& msg) {
 void message_exchange::flush_deferred(std::int64_t limit) {
     std::size_t keep = 0;
     for (std::size_t k = 0; k < deferred_.size(); ++k) {
-        if (sub_of(deferred_[k].msg.step) <= limit) forward(deferred_[k].run, deferred_[k].msg);
-        else deferred_[keep++] = deferred_[k];
+        if (sub_of(deferred_[k].msg.step) <= limit)
+            forward(deferred_[k].run, deferred_[k].msg);
+        else
+            deferred_[keep++] = deferred_[k];
     }
     deferred_.resize(keep);
 }
@@ -304,8 +315,9 @@ void message_exchange::exchange_interval(step_type step, step_type due, spike_si
             if (!first) ++iterations_;
             if (totals[0] == totals[1]) break;
             if (totals[1] > totals[0]) {
-                throw internal_error(spikex::format("{}: more spike messages received ({}) than sent ({}) up to sub-interval {}",
-                                                   name(), totals[1], totals[0], last));
+                throw internal_error(
+                    spikex::format("{}: more spike messages received ({}) than sent ({}) up to sub-interval {}", name(),
+                                   totals[1], totals[0], last));
             }
         }
         // Settled: nothing of these sub-intervals is in flight any more.
@@ -330,8 +342,8 @@ void message_exchange::verify_conservation() {
     }
     comm_->allreduce_sum(v, 3);
     if (v[0] != v[1] || v[2] != 0) {
-        throw internal_error(spikex::format("{}: {} spike messages sent, {} received, {} not yet processed", name(), v[0],
-                                           v[1], v[2]));
+        throw internal_error(
+            spikex::format("{}: {} spike messages sent, {} received, {} not yet processed", name(), v[0], v[1], v[2]));
     }
 }
 
@@ -363,12 +375,11 @@ std::map<std::string, double> message_exchange::properties() const {
 std::map<std::string, double> message_exchange::memory_bytes() const {
     auto out = common_memory();
     out["targets"] += double(plan_.bytes());
-    std::size_t buffers = pool_.capacity() * sizeof(pooled_send) +
-                          (free_.capacity() + active_.capacity()) * sizeof(std::uint32_t) +
-                          (inbox_.capacity() + work_.capacity()) * sizeof(spike_message) +
-                          (arrivals_[0].capacity() + arrivals_[1].capacity() + local_pending_.capacity()) *
-                              sizeof(run_step) +
-                          deferred_.capacity() * sizeof(deferred_forward) + extra_memory();
+    std::size_t buffers =
+        pool_.capacity() * sizeof(pooled_send) + (free_.capacity() + active_.capacity()) * sizeof(std::uint32_t) +
+        (inbox_.capacity() + work_.capacity()) * sizeof(spike_message) +
+        (arrivals_[0].capacity() + arrivals_[1].capacity() + local_pending_.capacity()) * sizeof(run_step) +
+        deferred_.capacity() * sizeof(deferred_forward) + extra_memory();
     out["exchange_buffers"] = double(buffers);
     return out;
 }

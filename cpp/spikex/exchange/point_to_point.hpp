@@ -184,7 +184,7 @@ protected:
         std::int64_t sent = 0, received = 0;
     };
     std::map<std::int64_t, tally> open_; // per sub-interval not yet settled
-    tally settled_;                       // sums over settled sub-intervals
+    tally settled_;                      // sums over settled sub-intervals
     std::uint64_t messages_ = 0, bytes_ = 0, rounds_ = 0, iterations_ = 0;
     std::uint64_t received_ = 0, phase_two_sent_ = 0, relayed_ = 0, sends_blocked_ = 0;
 

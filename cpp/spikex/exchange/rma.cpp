@@ -35,8 +35,8 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/point_to_point.hpp"
-#include "spikex/instrument/stopwatch.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/instrument/stopwatch.hpp"
 
 namespace spikex {
 namespace {
@@ -57,8 +57,7 @@ public:
         try {
             comm_->unlock_all(window_);
             comm_->window_free(window_); // collective: every rank destroys its engine alike
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 
     void setup(const exchange_setup& s) override {
@@ -144,8 +143,8 @@ protected:
             if (v[0] == v[1] && v[2] == 0) break;
             ++iterations_;
             if (v[1] > v[0] || round > max_rounds) {
-                throw internal_error(spikex::format("rma: {} spikes put, {} read from the windows after {} rounds", v[0], v[1],
-                                                   round + 1));
+                throw internal_error(spikex::format("rma: {} spikes put, {} read from the windows after {} rounds",
+                                                    v[0], v[1], round + 1));
             }
             if (v[0] == v[1]) {
                 // Everything written has been read (and nobody reads until the next
@@ -232,8 +231,10 @@ private:
         std::size_t keep = 0;
         for (std::size_t k = 0; k < deferred_.size(); ++k) {
             const auto d = deferred_[k];
-            if (since_end_[d.cell] < static_cast<std::uint32_t>(window_cell_spikes_)) write(d.cell, d.step);
-            else deferred_[keep++] = d;
+            if (since_end_[d.cell] < static_cast<std::uint32_t>(window_cell_spikes_))
+                write(d.cell, d.step);
+            else
+                deferred_[keep++] = d;
         }
         deferred_.resize(keep);
     }
@@ -261,8 +262,8 @@ private:
         }
     }
 
-    int window_cell_spikes_ = 2;            // entries per window cell (exchange.rma_slot_spikes)
-    std::uint64_t window_cell_bytes_ = 32;  // window_cell_spikes_ * 16
+    int window_cell_spikes_ = 2;           // entries per window cell (exchange.rma_slot_spikes)
+    std::uint64_t window_cell_bytes_ = 32; // window_cell_spikes_ * 16
     window window_{};
     bool has_window_ = false;
     std::int64_t dummy_ = 0;

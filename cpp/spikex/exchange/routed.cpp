@@ -25,9 +25,9 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/method_registry.hpp"
+#include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
-#include "spikex/instrument/counter_names.hpp"
 
 namespace spikex {
 namespace {
@@ -38,7 +38,7 @@ constexpr std::size_t item_bytes = 12;
 constexpr int route_tag = 21000;
 
 struct routed_options {
-    std::string route_dims = "auto"; // "auto" | "hypercube" | "[4, 2]"
+    std::string route_dims = "auto";  // "auto" | "hypercube" | "[4, 2]"
     std::int64_t route_budget = 1024; // items buffered per rank
     std::string source_lookup = "dense";
 };
@@ -101,14 +101,16 @@ public:
         std::int64_t worst = comm_->allreduce_max(wrong);
         high_water_ = comm_->allreduce_max(static_cast<std::int64_t>(router_->counters().buffered_high_water));
         if (worst != 0) {
-            throw internal_error(spikex::format("routed: items meant for rank {} ({}) != items received ({}), or spikes left "
-                                               "unsent; worst difference over ranks {}",
-                                               my_rank_, meant[my_rank_], received_, worst));
+            throw internal_error(
+                spikex::format("routed: items meant for rank {} ({}) != items received ({}), or spikes left "
+                               "unsent; worst difference over ranks {}",
+                               my_rank_, meant[my_rank_], received_, worst));
         }
     }
 
     std::map<std::string, double> counters() const override {
-        if (!router_) return {{counter::messages_sent, 0.0}, {counter::bytes_sent, 0.0}, {counter::rounds, 0.0}}; // before set-up
+        if (!router_)
+            return {{counter::messages_sent, 0.0}, {counter::bytes_sent, 0.0}, {counter::rounds, 0.0}}; // before set-up
         const auto& c = router_->counters();
         return {{counter::messages_sent, double(c.messages_sent)},
                 {counter::bytes_sent, double(c.bytes_sent)},
@@ -133,14 +135,15 @@ public:
                                              {counter::route_max_hops, double(grid_.max_hops())},
                                              {counter::route_buffer_high_water, double(high_water_)},
                                              {counter::entry_bytes, double(item_bytes)}};
-        for (int i = 0; i < grid_.dimensions(); ++i) out[counter::route_dim_prefix + std::to_string(i)] = double(grid_.dim(i));
+        for (int i = 0; i < grid_.dimensions(); ++i)
+            out[counter::route_dim_prefix + std::to_string(i)] = double(grid_.dim(i));
         return out;
     }
 
     std::map<std::string, double> memory_bytes() const override {
         if (!router_) return {};
-        return {{"exchange_buffers", double(router_->memory_bytes() - router_->table().bytes() +
-                                            pending_.capacity() * sizeof(spike))},
+        return {{"exchange_buffers",
+                 double(router_->memory_bytes() - router_->table().bytes() + pending_.capacity() * sizeof(spike))},
                 {"lookup_tables", double((lookup_ ? lookup_->bytes() : 0) + router_->table().bytes())},
                 {"targets", double(targets_.bytes())}};
     }
@@ -170,13 +173,14 @@ private:
     void arrive(const unsigned char* item) {
         std::uint32_t words[3];
         std::memcpy(words, item, item_bytes);
-        step_type step = reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
+        step_type step =
+            reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
         ++received_;
         std::uint32_t run = lookup_->find(words[1]);
         if (run == no_run || sink_ == nullptr) {
-            throw internal_error(spikex::format("routed: spike of gid {} reached rank {}{}", words[1], my_rank_,
-                                               run == no_run ? ", which holds none of its targets"
-                                                               : " outside poll/synchronize"));
+            throw internal_error(
+                spikex::format("routed: spike of gid {} reached rank {}{}", words[1], my_rank_,
+                               run == no_run ? ", which holds none of its targets" : " outside poll/synchronize"));
         }
         sink_->deliver_source(run, step);
     }

@@ -10,9 +10,10 @@ namespace spikex {
 
 void spike_exchange::synchronize(step_type step, step_type due, spike_sink& sink) {
     if (due < 0 || due > step || step < last_step_) {
-        throw internal_error(spikex::format("{}: synchronize(step {}, due {}) after step {}: needs 0 <= due <= step and "
-                                           "steps that never go back",
-                                           name(), step, due, last_step_));
+        throw internal_error(
+            spikex::format("{}: synchronize(step {}, due {}) after step {}: needs 0 <= due <= step and "
+                           "steps that never go back",
+                           name(), step, due, last_step_));
     }
     last_step_ = step;
     if (!collective_due(due)) {

@@ -42,7 +42,6 @@
 
 namespace spikex {
 
-
 // Receives spikes that have targets on this rank; `step` is the step the spike was
 // emitted at. Source-addressed methods name the source run (`run`, the source's index in
 // the connection table's source list); target-addressed methods name what their target
@@ -60,7 +59,7 @@ struct exchange_setup {
     const connection_table& table;
     std::uint32_t steps_per_interval;
     bool measure_wait = true; // exchange.measure_wait (common_exchange_options)
-    std::uint32_t seed = 1; // simulation.seed, for methods that draw at set-up (relay choice)
+    std::uint32_t seed = 1;   // simulation.seed, for methods that draw at set-up (relay choice)
 };
 
 class spike_exchange {

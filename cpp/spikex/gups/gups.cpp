@@ -54,14 +54,19 @@ gups_result run_gups(context& comm, const gups_options& options) {
     comm.barrier();
     result.seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
 
-    std::int64_t sums[8] = {std::int64_t(counts.local_updates), std::int64_t(counts.messages_sent),
-                            std::int64_t(counts.bytes_sent),    std::int64_t(counts.updates_sent),
-                            std::int64_t(counts.forwarded),     std::int64_t(counts.send_tests),
+    std::int64_t sums[8] = {std::int64_t(counts.local_updates),      std::int64_t(counts.messages_sent),
+                            std::int64_t(counts.bytes_sent),         std::int64_t(counts.updates_sent),
+                            std::int64_t(counts.forwarded),          std::int64_t(counts.send_tests),
                             std::int64_t(counts.send_tests_pending), std::int64_t(counts.rounds)};
     comm.allreduce_sum(sums, 8);
-    result.counts = {std::uint64_t(sums[0]), std::uint64_t(sums[1]), std::uint64_t(sums[2]),
-                     std::uint64_t(sums[3]), std::uint64_t(sums[4]), std::uint64_t(sums[5]),
-                     std::uint64_t(sums[6]), std::uint64_t(sums[7]),
+    result.counts = {std::uint64_t(sums[0]),
+                     std::uint64_t(sums[1]),
+                     std::uint64_t(sums[2]),
+                     std::uint64_t(sums[3]),
+                     std::uint64_t(sums[4]),
+                     std::uint64_t(sums[5]),
+                     std::uint64_t(sums[6]),
+                     std::uint64_t(sums[7]),
                      std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water)))};
     // Termination waves are collective: every rank made the same number.
     result.counts.rounds /= static_cast<std::uint64_t>(ranks);

@@ -37,14 +37,14 @@ struct gups_options {
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
 struct gups_counts {
-    std::uint64_t local_updates = 0;      // applied where they were generated
+    std::uint64_t local_updates = 0; // applied where they were generated
     std::uint64_t messages_sent = 0;
     std::uint64_t bytes_sent = 0;
-    std::uint64_t updates_sent = 0;       // update transmissions (hops for routed)
-    std::uint64_t forwarded = 0;          // routed: updates received and sent on
-    std::uint64_t send_tests = 0;         // completion tests of an earlier send...
-    std::uint64_t send_tests_pending = 0; // ...that found it unfinished (send blocking factor)
-    std::uint64_t rounds = 0;             // routed: termination waves
+    std::uint64_t updates_sent = 0;        // update transmissions (hops for routed)
+    std::uint64_t forwarded = 0;           // routed: updates received and sent on
+    std::uint64_t send_tests = 0;          // completion tests of an earlier send...
+    std::uint64_t send_tests_pending = 0;  // ...that found it unfinished (send blocking factor)
+    std::uint64_t rounds = 0;              // routed: termination waves
     std::uint64_t buffered_high_water = 0; // max over ranks, not summed
 };
 
@@ -85,7 +85,6 @@ private:
 gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
 // Bulk-synchronous re-application of every rank's piece of the stream (verification).
-void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count,
-                  std::uint64_t max_count);
+void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count, std::uint64_t max_count);
 
 } // namespace spikex

@@ -73,8 +73,10 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
     std::uint64_t generated = 0;
     while (!stream.done()) {
         if (pending >= budget) {
-            if (send_free()) send_fullest();
-            else receive_all();
+            if (send_free())
+                send_fullest();
+            else
+                receive_all();
             continue;
         }
         if (++generated % options.poll_every == 0) receive_all();
@@ -92,8 +94,10 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         fullest.set(static_cast<local_index>(destination), -static_cast<step_type>(bucket.size()));
     }
     while (pending > 0) {
-        if (send_free()) send_fullest();
-        else receive_all();
+        if (send_free())
+            send_fullest();
+        else
+            receive_all();
     }
     while (!send_free()) receive_all();
     std::vector<request> done(ranks);

@@ -14,7 +14,7 @@ gups_table::gups_table(int log2_size, int ranks, int rank): ranks_(ranks) {
     size_ = std::uint64_t(1) << log2_size;
     if (size_ < static_cast<std::uint64_t>(ranks)) {
         throw user_error(spikex::format("--log2-table = {}: the table must have at least one word per rank ({} ranks)",
-                                       log2_size, ranks));
+                                        log2_size, ranks));
     }
     mask_ = size_ - 1;
     block_split split{size_, ranks};

@@ -32,8 +32,8 @@ class gups_table {
 public:
     gups_table(int log2_size, int ranks, int rank);
 
-    std::uint64_t size() const { return size_; }        // N, all ranks
-    std::uint64_t first() const { return first_; }      // global index of this rank's word 0
+    std::uint64_t size() const { return size_; }   // N, all ranks
+    std::uint64_t first() const { return first_; } // global index of this rank's word 0
     std::uint64_t local_size() const { return words_.size(); }
     int ranks() const { return ranks_; }
 
@@ -43,7 +43,7 @@ public:
     }
     void apply(std::uint64_t update) { words_[(update & mask_) - first_] ^= update; }
 
-    void reset(); // T[i] = i
+    void reset();                       // T[i] = i
     std::uint64_t count_errors() const; // words with T[i] != i
     std::size_t bytes() const { return words_.capacity() * sizeof(std::uint64_t); }
 

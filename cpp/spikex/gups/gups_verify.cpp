@@ -16,8 +16,7 @@
 
 namespace spikex {
 
-void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count,
-                  std::uint64_t max_count) {
+void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count, std::uint64_t max_count) {
     constexpr std::uint64_t chunk = 8192;
     const int ranks = comm.size();
     update_stream stream(first, count);

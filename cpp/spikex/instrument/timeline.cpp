@@ -16,8 +16,8 @@ void timeline_recorder::sample(step_type step, step_type due, double compute_s, 
         auto it = counters.find(name);
         return it == counters.end() ? 0.0 : it->second;
     };
-    totals t{compute_s,          exchange.send_seconds(), exchange.wait_seconds(),  exchange.exchange_seconds(),
-             counter("rounds"), double(spikes_generated), counter("spikes_sent"), counter("spikes_received")};
+    totals t{compute_s,         exchange.send_seconds(),  exchange.wait_seconds(), exchange.exchange_seconds(),
+             counter("rounds"), double(spikes_generated), counter("spikes_sent"),  counter("spikes_received")};
     steps_.push_back(step);
     dues_.push_back(due);
     compute_.push_back(t.compute_s - last_.compute_s);
@@ -34,16 +34,14 @@ void timeline_recorder::sample(step_type step, step_type due, double compute_s, 
 }
 
 std::map<std::string, std::vector<std::int64_t>> timeline_recorder::integer_columns() const {
-    return {{"step", steps_},
-            {"due", dues_},
-            {"rounds", rounds_},
-            {"spikes_generated", generated_},
-            {"spikes_sent", sent_},
-            {"spikes_received", received_}};
+    return {{"step", steps_},       {"due", dues_},
+            {"rounds", rounds_},    {"spikes_generated", generated_},
+            {"spikes_sent", sent_}, {"spikes_received", received_}};
 }
 
 std::map<std::string, std::vector<double>> timeline_recorder::float_columns() const {
-    return {{"compute_s", compute_}, {"send_s", send_}, {"wait_s", wait_}, {"exchange_s", exchange_}, {"wall_s", wall_}};
+    return {
+        {"compute_s", compute_}, {"send_s", send_}, {"wait_s", wait_}, {"exchange_s", exchange_}, {"wall_s", wall_}};
 }
 
 std::size_t timeline_recorder::bytes() const {

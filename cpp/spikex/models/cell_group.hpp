@@ -27,8 +27,8 @@ public:
 
     // Synaptic input at step n: connections [begin, end) of the rank's connection arrays,
     // already in canonical order.
-    virtual void deliver(step_type n, const local_index* targets, const double* weights,
-                         std::uint32_t begin, std::uint32_t end, spike_output& out) = 0;
+    virtual void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
+                         std::uint32_t end, spike_output& out) = 0;
 
     // Work after synaptic input (a time-driven cell's update). Default: nothing.
     virtual void end_step(step_type, spike_output&) {}
@@ -41,8 +41,7 @@ public:
 // first_local + 1, ... in this order. Targets handed to deliver() and cells reported to
 // emit() are rank-local indices. user_error for unknown models, unknown or invalid
 // parameters.
-std::unique_ptr<cell_group> make_cell_group(const network_spec& spec,
-                                            const std::vector<gid_type>& local_gids,
+std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                             local_index first_local = 0);
 
 // Parameter names a model accepts (for validation messages).

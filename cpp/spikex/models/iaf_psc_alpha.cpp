@@ -19,9 +19,9 @@ namespace spikex {
 namespace iaf_psc_alpha {
 namespace {
 
-const std::vector<std::string> names = {"E_L",        "C_m",        "tau_m", "t_ref", "V_th",   "V_reset",
-                                        "tau_syn_ex", "tau_syn_in", "I_e",   "V_m",   "V_m_sd", "tau_minus",
-                                        "poisson_rate_hz", "poisson_weight"};
+const std::vector<std::string> names = {"E_L",     "C_m",        "tau_m",           "t_ref",         "V_th",
+                                        "V_reset", "tau_syn_ex", "tau_syn_in",      "I_e",           "V_m",
+                                        "V_m_sd",  "tau_minus",  "poisson_rate_hz", "poisson_weight"};
 
 std::string number(double x) {
     std::ostringstream s;
@@ -40,8 +40,8 @@ std::string all_names() {
 // belongs to the synapses).
 bool same_dynamics(const parameters& a, const parameters& b) {
     return a.E_L == b.E_L && a.C_m == b.C_m && a.tau_m == b.tau_m && a.t_ref == b.t_ref && a.V_th == b.V_th &&
-           a.V_reset == b.V_reset && a.tau_syn_ex == b.tau_syn_ex && a.tau_syn_in == b.tau_syn_in &&
-           a.I_e == b.I_e && a.poisson_rate_hz == b.poisson_rate_hz && a.poisson_weight == b.poisson_weight;
+           a.V_reset == b.V_reset && a.tau_syn_ex == b.tau_syn_ex && a.tau_syn_in == b.tau_syn_in && a.I_e == b.I_e &&
+           a.poisson_rate_hz == b.poisson_rate_hz && a.poisson_weight == b.poisson_weight;
 }
 
 // Everything end_step needs of one parameter set.
@@ -62,11 +62,11 @@ struct run {
 // The exact-integration update of cells [begin, end): NEST's expressions in NEST's
 // order, written without branches so that the compiler vectorises the loop (a free
 // function: GCC honours __restrict on parameters).
-[[gnu::noinline]] void integrate(const propagators& propagators_of_set, double I_e, std::size_t begin,
-                                 std::size_t end, double* __restrict V, double* __restrict I_ex,
-                                 double* __restrict dI_ex, double* __restrict I_in, double* __restrict dI_in,
-                                 double* __restrict ex_sum, double* __restrict in_sum, double* __restrict w_ex,
-                                 double* __restrict w_in, std::int32_t* __restrict r) {
+[[gnu::noinline]] void integrate(const propagators& propagators_of_set, double I_e, std::size_t begin, std::size_t end,
+                                 double* __restrict V, double* __restrict I_ex, double* __restrict dI_ex,
+                                 double* __restrict I_in, double* __restrict dI_in, double* __restrict ex_sum,
+                                 double* __restrict in_sum, double* __restrict w_ex, double* __restrict w_in,
+                                 std::int32_t* __restrict r) {
     const propagators q = propagators_of_set;
     const double I_e_term = q.P30 * I_e; // NEST: P30 * (I0 + I_e), I0 = 0
     for (std::size_t i = begin; i < end; ++i) {
@@ -139,14 +139,16 @@ public:
 
     void begin_step(step_type, spike_output&) override {}
 
-    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin,
-                 std::uint32_t end, spike_output&) override {
+    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output&) override {
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
             const double w = weights[c];
             // NEST: w > 0 into the excitatory buffer, everything else into the inhibitory one.
-            if (w > 0) ex_sum_[i] += w;
-            else in_sum_[i] += w;
+            if (w > 0)
+                ex_sum_[i] += w;
+            else
+                in_sum_[i] += w;
         }
     }
 
@@ -166,9 +168,8 @@ public:
     }
 
     std::size_t bytes() const override {
-        std::size_t b = (V_.capacity() + I_ex_.capacity() + dI_ex_.capacity() + I_in_.capacity() +
-                         dI_in_.capacity() + ex_sum_.capacity() + in_sum_.capacity() + weighted_ex_.capacity() +
-                         weighted_in_.capacity()) *
+        std::size_t b = (V_.capacity() + I_ex_.capacity() + dI_ex_.capacity() + I_in_.capacity() + dI_in_.capacity() +
+                         ex_sum_.capacity() + in_sum_.capacity() + weighted_ex_.capacity() + weighted_in_.capacity()) *
                             sizeof(double) +
                         refractory_count_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
                         poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(run) +
@@ -188,16 +189,16 @@ private:
     static parameter_set make_set(const parameters& p, double h) {
         parameter_set s{p, compute_propagators(p, h), p.V_th - p.E_L, p.V_reset - p.E_L, false, {}};
         if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
-            throw user_error(spikex::format("iaf_psc_alpha parameter t_ref = {} ms: must be at most {} ms at dt = {} ms",
-                                           number(p.t_ref), number(std::numeric_limits<std::int32_t>::max() * h),
-                                           number(h)));
+            throw user_error(
+                spikex::format("iaf_psc_alpha parameter t_ref = {} ms: must be at most {} ms at dt = {} ms",
+                               number(p.t_ref), number(std::numeric_limits<std::int32_t>::max() * h), number(h)));
         }
         const double mean = p.poisson_rate_hz * h / 1000.0;
         if (mean > max_poisson_mean) {
-            throw user_error(spikex::format("iaf_psc_alpha parameter poisson_rate_hz = {}: must be <= {} Hz at dt = {} ms "
-                                           "(at most {} events per step on average); use I_e for a larger mean drive",
-                                           number(p.poisson_rate_hz), number(max_poisson_mean * 1000.0 / h), number(h),
-                                           number(max_poisson_mean)));
+            throw user_error(spikex::format(
+                "iaf_psc_alpha parameter poisson_rate_hz = {}: must be <= {} Hz at dt = {} ms "
+                "(at most {} events per step on average); use I_e for a larger mean drive",
+                number(p.poisson_rate_hz), number(max_poisson_mean * 1000.0 / h), number(h), number(max_poisson_mean)));
         }
         s.poisson = mean > 0 && p.poisson_weight != 0;
         if (s.poisson) s.table = poisson_table(mean);
@@ -253,10 +254,10 @@ private:
     bool any_poisson_ = false;
     step_type cached_block_ = -1;
     std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_; // V relative to E_L
-    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
-    std::vector<double> ex_sum_, in_sum_;           // input of the current step [pA]
-    std::vector<double> weighted_ex_, weighted_in_; // input applied in the last end_step
-    std::vector<std::uint64_t> poisson_cache_;      // second half of the last even block
+    std::vector<std::int32_t> refractory_count_;          // r: refractory steps left
+    std::vector<double> ex_sum_, in_sum_;                 // input of the current step [pA]
+    std::vector<double> weighted_ex_, weighted_in_;       // input applied in the last end_step
+    std::vector<std::uint64_t> poisson_cache_;            // second half of the last even block
 };
 
 } // namespace
@@ -268,23 +269,40 @@ parameters parse_parameters(const population_spec& pop) {
     bool V_m_given = false;
     for (const auto& [name, value]: pop.params) {
         if (!std::isfinite(value)) {
-            throw user_error(spikex::format("iaf_psc_alpha parameter {} = {}: must be a finite number", name, number(value)));
+            throw user_error(
+                spikex::format("iaf_psc_alpha parameter {} = {}: must be a finite number", name, number(value)));
         }
-        if (name == "E_L") p.E_L = value;
-        else if (name == "C_m") p.C_m = value;
-        else if (name == "tau_m") p.tau_m = value;
-        else if (name == "t_ref") p.t_ref = value;
-        else if (name == "V_th") p.V_th = value;
-        else if (name == "V_reset") p.V_reset = value;
-        else if (name == "tau_syn_ex") p.tau_syn_ex = value;
-        else if (name == "tau_syn_in") p.tau_syn_in = value;
-        else if (name == "I_e") p.I_e = value;
-        else if (name == "V_m") p.V_m = value, V_m_given = true;
-        else if (name == "V_m_sd") p.V_m_sd = value;
-        else if (name == "tau_minus") p.tau_minus = value;
-        else if (name == "poisson_rate_hz") p.poisson_rate_hz = value;
-        else if (name == "poisson_weight") p.poisson_weight = value;
-        else throw user_error(spikex::format("iaf_psc_alpha parameter \"{}\" is unknown: allowed are {}", name, all_names()));
+        if (name == "E_L")
+            p.E_L = value;
+        else if (name == "C_m")
+            p.C_m = value;
+        else if (name == "tau_m")
+            p.tau_m = value;
+        else if (name == "t_ref")
+            p.t_ref = value;
+        else if (name == "V_th")
+            p.V_th = value;
+        else if (name == "V_reset")
+            p.V_reset = value;
+        else if (name == "tau_syn_ex")
+            p.tau_syn_ex = value;
+        else if (name == "tau_syn_in")
+            p.tau_syn_in = value;
+        else if (name == "I_e")
+            p.I_e = value;
+        else if (name == "V_m")
+            p.V_m = value, V_m_given = true;
+        else if (name == "V_m_sd")
+            p.V_m_sd = value;
+        else if (name == "tau_minus")
+            p.tau_minus = value;
+        else if (name == "poisson_rate_hz")
+            p.poisson_rate_hz = value;
+        else if (name == "poisson_weight")
+            p.poisson_weight = value;
+        else
+            throw user_error(
+                spikex::format("iaf_psc_alpha parameter \"{}\" is unknown: allowed are {}", name, all_names()));
     }
     if (!V_m_given) p.V_m = p.E_L;
     auto require = [](bool ok, const std::string& name, double value, const std::string& allowed) {
@@ -304,14 +322,14 @@ parameters parse_parameters(const population_spec& pop) {
 
 std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                   local_index first_local) {
-    if (!(spec.dt_ms > 0)) throw user_error(spikex::format("iaf_psc_alpha: dt = {} ms: must be > 0", number(spec.dt_ms)));
+    if (!(spec.dt_ms > 0))
+        throw user_error(spikex::format("iaf_psc_alpha: dt = {} ms: must be > 0", number(spec.dt_ms)));
     return std::make_unique<iaf_psc_alpha_group>(spec, local_gids, first_local);
 }
 
 } // namespace iaf_psc_alpha
 
-std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec& spec,
-                                                     const std::vector<gid_type>& local_gids,
+std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                                      local_index first_local) {
     return iaf_psc_alpha::make_group(spec, local_gids, first_local);
 }

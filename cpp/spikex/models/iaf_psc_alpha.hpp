@@ -42,18 +42,18 @@ namespace spikex::iaf_psc_alpha {
 
 // NEST's names, units and defaults (mV, pF, ms, pA), plus ours: V_m_sd, poisson_*.
 struct parameters {
-    double E_L = -70.0;        // resting potential [mV]
-    double C_m = 250.0;        // membrane capacitance [pF]
-    double tau_m = 10.0;       // membrane time constant [ms]
-    double t_ref = 2.0;        // absolute refractory period [ms]
-    double V_th = -55.0;       // threshold [mV]
-    double V_reset = -70.0;    // reset potential [mV]
-    double tau_syn_ex = 2.0;   // rise time of the excitatory alpha current [ms]
-    double tau_syn_in = 2.0;   // rise time of the inhibitory alpha current [ms]
-    double I_e = 0.0;          // constant input current [pA]
-    double V_m = -70.0;        // initial membrane potential [mV] (= E_L when not given)
-    double V_m_sd = 0.0;       // sd of the initial membrane potential [mV]
-    double tau_minus = 20.0;   // STDP depression time constant [ms] (used by synapses)
+    double E_L = -70.0;           // resting potential [mV]
+    double C_m = 250.0;           // membrane capacitance [pF]
+    double tau_m = 10.0;          // membrane time constant [ms]
+    double t_ref = 2.0;           // absolute refractory period [ms]
+    double V_th = -55.0;          // threshold [mV]
+    double V_reset = -70.0;       // reset potential [mV]
+    double tau_syn_ex = 2.0;      // rise time of the excitatory alpha current [ms]
+    double tau_syn_in = 2.0;      // rise time of the inhibitory alpha current [ms]
+    double I_e = 0.0;             // constant input current [pA]
+    double V_m = -70.0;           // initial membrane potential [mV] (= E_L when not given)
+    double V_m_sd = 0.0;          // sd of the initial membrane potential [mV]
+    double tau_minus = 20.0;      // STDP depression time constant [ms] (used by synapses)
     double poisson_rate_hz = 0.0; // rate of the cell's own Poisson input [Hz]
     double poisson_weight = 0.0;  // weight of each of its events [pA]
 };
@@ -71,9 +71,9 @@ parameters parse_parameters(const population_spec& pop);
 struct propagators {
     double P11_ex, P21_ex, P22_ex, P31_ex, P32_ex;
     double P11_in, P21_in, P22_in, P31_in, P32_in;
-    double P30;          // I_e -> V
-    double expm1_tau_m;  // P33 - 1 = expm1(-h/tau_m)
-    double psc_ex, psc_in; // e/tau_syn: dI jump per pA of input
+    double P30;                    // I_e -> V
+    double expm1_tau_m;            // P33 - 1 = expm1(-h/tau_m)
+    double psc_ex, psc_in;         // e/tau_syn: dI jump per pA of input
     std::int32_t refractory_steps; // t_ref in steps (refractory_steps())
 };
 
@@ -97,8 +97,8 @@ inline std::pair<double, double> alpha_propagators(double tau_syn, double tau_m,
     double P32 = gamma * exp_h_tau_syn * expm1_h_tau;
     if (!(std::isnormal(P32) && P32 > 0)) P32 = h * inv_C_m * exp_h_tau_m;
     const double h_min_regular = 1e-7 * tau_m * tau_m / std::abs(tau_m - tau_syn);
-    const double P31 = h > h_min_regular ? gamma * exp_h_tau_syn * (beta * expm1_h_tau - h)
-                                         : 0.5 * h * h * inv_C_m * exp_h_tau_m;
+    const double P31 =
+        h > h_min_regular ? gamma * exp_h_tau_syn * (beta * expm1_h_tau - h) : 0.5 * h * h * inv_C_m * exp_h_tau_m;
     return {P31, P32};
 }
 
@@ -185,9 +185,9 @@ inline double initial_membrane_potential(const parameters& p, std::uint32_t seed
 // rank-local indices (first_local + i), as in deliver() and emit().
 class group: public cell_group {
 public:
-    virtual double V_m(local_index cell) const = 0;       // absolute membrane potential [mV]
-    virtual double I_syn_ex(local_index cell) const = 0;  // [pA]
-    virtual double I_syn_in(local_index cell) const = 0;  // [pA]
+    virtual double V_m(local_index cell) const = 0;      // absolute membrane potential [mV]
+    virtual double I_syn_ex(local_index cell) const = 0; // [pA]
+    virtual double I_syn_in(local_index cell) const = 0; // [pA]
     // Input summed in the last end_step (synaptic + own Poisson) [pA], NEST's
     // weighted_spikes_ex / weighted_spikes_in.
     virtual double weighted_spikes_ex(local_index cell) const = 0;

@@ -13,22 +13,29 @@ namespace {
 
 using interval_fire::parameters;
 
-const std::vector<std::string> parameter_names = {"tau_ms", "invl_low_ms", "invl_high_ms",
+const std::vector<std::string> parameter_names = {"tau_ms",       "invl_low_ms",  "invl_high_ms",
                                                   "burst_groups", "burst_factor", "burst_period_ms"};
 
 parameters parse_parameters(const population_spec& pop) {
     parameters p;
     for (const auto& [name, value]: pop.params) {
-        if (name == "tau_ms") p.tau_ms = value;
-        else if (name == "invl_low_ms") p.invl_low_ms = value;
-        else if (name == "invl_high_ms") p.invl_high_ms = value;
-        else if (name == "burst_groups") p.burst_groups = static_cast<int>(value);
-        else if (name == "burst_factor") p.burst_factor = value;
-        else if (name == "burst_period_ms") p.burst_period_ms = value;
+        if (name == "tau_ms")
+            p.tau_ms = value;
+        else if (name == "invl_low_ms")
+            p.invl_low_ms = value;
+        else if (name == "invl_high_ms")
+            p.invl_high_ms = value;
+        else if (name == "burst_groups")
+            p.burst_groups = static_cast<int>(value);
+        else if (name == "burst_factor")
+            p.burst_factor = value;
+        else if (name == "burst_period_ms")
+            p.burst_period_ms = value;
         else {
-            throw user_error(spikex::format("interval_fire parameter \"{}\" is unknown: allowed are tau_ms, invl_low_ms, "
-                                           "invl_high_ms, burst_groups, burst_factor, burst_period_ms",
-                                           name));
+            throw user_error(
+                spikex::format("interval_fire parameter \"{}\" is unknown: allowed are tau_ms, invl_low_ms, "
+                               "invl_high_ms, burst_groups, burst_factor, burst_period_ms",
+                               name));
         }
     }
     auto require = [](bool ok, const std::string& what) {
@@ -64,9 +71,9 @@ public:
             population_[i] = static_cast<std::uint16_t>(p);
             tau_[i] = params_[p].tau_ms;
             burst_group_[i] = params_[p].burst_groups > 0
-                ? static_cast<std::int32_t>(static_cast<std::uint64_t>(gids[i] - pop.first) *
-                                            params_[p].burst_groups / pop.size)
-                : -1;
+                                  ? static_cast<std::int32_t>(static_cast<std::uint64_t>(gids[i] - pop.first) *
+                                                              params_[p].burst_groups / pop.size)
+                                  : -1;
             draw_interval(i, 0.0);
             heap_.set(i, event_step(0.0 + time_to_fire(i), 0));
         }
@@ -76,8 +83,8 @@ public:
         while (!heap_.empty() && heap_.top_key() <= n) fire(heap_.top(), n, out);
     }
 
-    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
-                 std::uint32_t end, spike_output& out) override {
+    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output& out) override {
         const double t = n * dt_;
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
@@ -97,8 +104,8 @@ public:
     std::size_t bytes() const override {
         return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
                draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
-               population_.capacity() * sizeof(std::uint16_t) +
-               burst_group_.capacity() * sizeof(std::int32_t) + heap_.bytes();
+               population_.capacity() * sizeof(std::uint16_t) + burst_group_.capacity() * sizeof(std::int32_t) +
+               heap_.bytes();
     }
 
 private:
@@ -142,8 +149,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec,
-                                                     const std::vector<gid_type>& local_gids,
+std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                                      local_index first_local) {
     return std::make_unique<interval_fire_group>(spec, local_gids, first_local);
 }

@@ -33,9 +33,7 @@ inline double state_at(double t, double m0, double t0, double minf, double tau) 
     return minf + (m0 - minf) * std::exp(-(t - t0) / tau);
 }
 
-inline double time_to_fire(double m, double minf, double tau) {
-    return tau * std::log((minf - m) / (minf - 1.0));
-}
+inline double time_to_fire(double m, double minf, double tau) { return tau * std::log((minf - m) / (minf - 1.0)); }
 
 inline bool bursting(int group, int groups, double t, double period) {
     if (groups <= 0) return false;

@@ -24,7 +24,8 @@ std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std:
     std::string model = models.empty() ? "interval_fire" : *models.begin();
     if (model == "interval_fire") return make_interval_fire_group(spec, local_gids, first_local);
     if (model == "iaf_psc_alpha") return make_iaf_psc_alpha_group(spec, local_gids, first_local);
-    throw user_error(spikex::format("model \"{}\" is unknown: allowed are \"interval_fire\", \"iaf_psc_alpha\"", model));
+    throw user_error(
+        spikex::format("model \"{}\" is unknown: allowed are \"interval_fire\", \"iaf_psc_alpha\"", model));
 }
 
 std::vector<std::string> model_parameter_names(const std::string& model) {

@@ -7,9 +7,7 @@
 
 namespace spikex {
 
-step_type delay_steps(double delay_ms, double dt_ms) {
-    return static_cast<step_type>(std::llround(delay_ms / dt_ms));
-}
+step_type delay_steps(double delay_ms, double dt_ms) { return static_cast<step_type>(std::llround(delay_ms / dt_ms)); }
 
 namespace {
 
@@ -19,8 +17,8 @@ bool target_in_sources(const connection_rule& r, gid_type target) {
 
 // Floyd's algorithm: `count` distinct values in [0, n) with exactly `count` draws.
 // Marks chosen values in `bitmap` and clears them again before returning.
-void sample_distinct(random_stream& rng, std::uint32_t n, std::uint32_t count,
-                     std::vector<std::uint64_t>& bitmap, std::vector<std::uint32_t>& chosen) {
+void sample_distinct(random_stream& rng, std::uint32_t n, std::uint32_t count, std::vector<std::uint64_t>& bitmap,
+                     std::vector<std::uint32_t>& chosen) {
     bitmap.assign((n + 63) / 64, 0);
     auto test_and_set = [&](std::uint32_t v) {
         std::uint64_t bit = std::uint64_t{1} << (v & 63);
@@ -42,9 +40,8 @@ void sample_distinct(random_stream& rng, std::uint32_t n, std::uint32_t count,
 
 } // namespace
 
-void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target,
-                   std::uint32_t seed, double dt_ms, std::vector<std::uint64_t>& scratch,
-                   std::vector<incoming_connection>& out) {
+void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target, std::uint32_t seed,
+                   double dt_ms, std::vector<std::uint64_t>& scratch, std::vector<incoming_connection>& out) {
     step_type delay = delay_steps(rule.delay_ms, dt_ms);
     bool exclude_self = target_in_sources(rule, target);
     std::uint32_t pool = rule.source_size - (exclude_self ? 1 : 0);
@@ -57,7 +54,7 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
         std::uint32_t count = low + rng.next_below(rule.indegree + half - low + 1);
         if (count > pool) {
             throw user_error(spikex::format("network.indegree: a cell would need {} distinct sources but only {} exist",
-                                           count, pool));
+                                            count, pool));
         }
         std::vector<std::uint32_t> chosen;
         sample_distinct(rng, pool, count, scratch, chosen);
@@ -84,8 +81,8 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
             throw user_error("network.connectivity = \"adjacent\": targets must lie in the source population");
         }
         if (rule.indegree > pool) {
-            throw user_error(spikex::format("network.indegree = {}: adjacent connectivity allows at most cells - 1 = {}",
-                                           rule.indegree, pool));
+            throw user_error(spikex::format(
+                "network.indegree = {}: adjacent connectivity allows at most cells - 1 = {}", rule.indegree, pool));
         }
         std::int64_t n = rule.source_size;
         std::int64_t i = target - rule.source_first;

@@ -25,8 +25,7 @@ struct incoming_connection {
 
 // Appends the incoming connections of `target` under `rule` (rule number `rule_index`
 // selects the random sub-stream). `scratch` is a bitmap sized to the source range.
-void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target,
-                   std::uint32_t seed, double dt_ms, std::vector<std::uint64_t>& scratch,
-                   std::vector<incoming_connection>& out);
+void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target, std::uint32_t seed,
+                   double dt_ms, std::vector<std::uint64_t>& scratch, std::vector<incoming_connection>& out);
 
 } // namespace spikex

@@ -16,8 +16,7 @@ distribution_scheme parse_distribution_scheme(const std::string& name) {
         "distribution.scheme = \"{}\": must be one of \"round_robin\", \"consecutive\", \"random_shuffle\"", name));
 }
 
-distribution::distribution(distribution_scheme scheme, std::uint32_t cells, int ranks,
-                           std::uint32_t seed):
+distribution::distribution(distribution_scheme scheme, std::uint32_t cells, int ranks, std::uint32_t seed):
     scheme_(scheme), cells_(cells), ranks_(ranks) {
     if (ranks < 1) throw internal_error("distribution: ranks must be >= 1");
     block_ = static_cast<std::uint32_t>((static_cast<std::uint64_t>(cells) + ranks - 1) / ranks);
@@ -29,9 +28,8 @@ distribution::distribution(distribution_scheme scheme, std::uint32_t cells, int 
         }
         gid_at_.resize(cells);
         std::iota(gid_at_.begin(), gid_at_.end(), 0u);
-        std::sort(gid_at_.begin(), gid_at_.end(), [&](gid_type a, gid_type b) {
-            return key[a] != key[b] ? key[a] < key[b] : a < b;
-        });
+        std::sort(gid_at_.begin(), gid_at_.end(),
+                  [&](gid_type a, gid_type b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
         position_.resize(cells);
         for (std::uint32_t p = 0; p < cells; ++p) position_[gid_at_[p]] = p;
     }
@@ -39,27 +37,36 @@ distribution::distribution(distribution_scheme scheme, std::uint32_t cells, int 
 
 int distribution::rank_of(gid_type gid) const {
     switch (scheme_) {
-    case distribution_scheme::round_robin: return static_cast<int>(gid % ranks_);
-    case distribution_scheme::consecutive: return static_cast<int>(gid / block_);
-    case distribution_scheme::random_shuffle: return static_cast<int>(position_[gid] % ranks_);
+    case distribution_scheme::round_robin:
+        return static_cast<int>(gid % ranks_);
+    case distribution_scheme::consecutive:
+        return static_cast<int>(gid / block_);
+    case distribution_scheme::random_shuffle:
+        return static_cast<int>(position_[gid] % ranks_);
     }
     return 0;
 }
 
 local_index distribution::local_of(gid_type gid) const {
     switch (scheme_) {
-    case distribution_scheme::round_robin: return gid / ranks_;
-    case distribution_scheme::consecutive: return gid % block_;
-    case distribution_scheme::random_shuffle: return position_[gid] / ranks_;
+    case distribution_scheme::round_robin:
+        return gid / ranks_;
+    case distribution_scheme::consecutive:
+        return gid % block_;
+    case distribution_scheme::random_shuffle:
+        return position_[gid] / ranks_;
     }
     return 0;
 }
 
 gid_type distribution::gid_of(int rank, local_index local) const {
     switch (scheme_) {
-    case distribution_scheme::round_robin: return local * ranks_ + rank;
-    case distribution_scheme::consecutive: return rank * block_ + local;
-    case distribution_scheme::random_shuffle: return gid_at_[local * ranks_ + rank];
+    case distribution_scheme::round_robin:
+        return local * ranks_ + rank;
+    case distribution_scheme::consecutive:
+        return rank * block_ + local;
+    case distribution_scheme::random_shuffle:
+        return gid_at_[local * ranks_ + rank];
     }
     return 0;
 }

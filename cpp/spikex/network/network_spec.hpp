@@ -66,9 +66,7 @@ struct network_spec {
     std::vector<synapse_spec> synapses{synapse_spec{}};
     std::vector<std::pair<gid_type, std::uint32_t>> recorded; // (first gid, count)
 
-    std::uint32_t cells() const {
-        return populations.empty() ? 0 : populations.back().first + populations.back().size;
-    }
+    std::uint32_t cells() const { return populations.empty() ? 0 : populations.back().first + populations.back().size; }
 };
 
 // Delay in ms -> whole steps (round to nearest), as spec/models.md, "Time".

@@ -107,7 +107,7 @@ constexpr double message_to_hop_cost = 10.0;
 constexpr double ragged_premium = 0.05;
 
 struct shape_score {
-    double cost;               // modelled cost per item, in units of one hop
+    double cost;                      // modelled cost per item, in units of one hop
     int dims, ragged, spread, rising; // tie-breaks: rising = last dim above the one before
     auto key() const { return std::tuple(cost, dims, ragged, spread, rising); }
 };

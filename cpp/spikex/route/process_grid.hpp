@@ -35,7 +35,7 @@ public:
     const std::vector<int>& dims() const { return dims_; }
     int dim(int i) const { return dims_[i]; }
     std::int64_t positions() const { return positions_; } // product of the dims
-    bool ragged() const { return ranks_ < positions_; }    // last plane incomplete
+    bool ragged() const { return ranks_ < positions_; }   // last plane incomplete
     int last_plane() const { return dims_.back() - 1; }
 
     // Coordinates of `rank` (0 <= rank < ranks), written into `out` (size dimensions()).
@@ -71,11 +71,10 @@ std::string grid_problem(int ranks, const std::vector<int>& dims);
 // "4x2", "4,2", "4 2"). Throws user_error "KEY = TEXT: reason" (one line); `key` names
 // the option for the message (route.dims, --dims).
 // `budget` (items per rank) only matters for "auto".
-process_grid make_process_grid(int ranks, const std::string& text, const std::string& key,
-                               std::int64_t budget = 1024);
+process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget = 1024);
 
 std::vector<int> auto_dims(int ranks, std::int64_t budget = 1024);
-std::vector<int> hypercube_dims(int ranks); // empty when ranks is not a power of two
+std::vector<int> hypercube_dims(int ranks);          // empty when ranks is not a power of two
 std::string dims_text(const std::vector<int>& dims); // "[4, 2]"
 
 } // namespace spikex

@@ -51,8 +51,8 @@ route_hop next_hop(const process_grid& grid, int from, int to) {
     }
     route_hop hop = ordered_hop(grid, at, dest);
     if (hop.rank < 0) {
-        throw internal_error(spikex::format("route: no next hop from rank {} to rank {} on grid {}", from, to,
-                                           grid.text()));
+        throw internal_error(
+            spikex::format("route: no next hop from rank {} to rank {} on grid {}", from, to, grid.text()));
     }
     return hop;
 }
@@ -66,8 +66,9 @@ route_table::route_table(const process_grid& grid, int me): my_rank_(me), next_(
         if (hops[t].channel >= 0) partners[{hops[t].channel, hops[t].rank}] = 0;
     }
     if (partners.size() >= local) {
-        throw user_error(spikex::format("grid {} gives rank {} {} routers; at most 65534 are supported: use more dimensions",
-                                       grid.text(), me, partners.size()));
+        throw user_error(
+            spikex::format("grid {} gives rank {} {} routers; at most 65534 are supported: use more dimensions",
+                           grid.text(), me, partners.size()));
     }
     std::map<int, int> channel_of_rank;
     for (auto& [key, index]: partners) {

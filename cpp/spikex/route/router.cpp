@@ -11,7 +11,8 @@ std::string budget_problem(const process_grid& grid, std::int64_t budget) {
     if (budget >= grid.buckets()) return "";
     return spikex::format("below one item per bucket: grid {} needs {} buckets per rank (sum of the dims{}), so the "
                           "budget must be >= {}",
-                          grid.text(), grid.buckets(), grid.ragged() ? " + 1 for the ragged plane" : "", grid.buckets());
+                          grid.text(), grid.buckets(), grid.ragged() ? " + 1 for the ragged plane" : "",
+                          grid.buckets());
 }
 
 router::router(context& comm, const process_grid& grid, router_options options, destination_fn destination,
@@ -62,7 +63,8 @@ bool router::try_inject(const void* item) {
     auto bytes = static_cast<const unsigned char*>(item);
     int destination = destination_(bytes);
     if (destination < 0 || destination >= grid_.ranks()) {
-        throw internal_error(spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
+        throw internal_error(
+            spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
     }
     if (destination == my_rank_) {
         ++counters_.items_injected;
@@ -123,8 +125,8 @@ bool router::drain(int channel) {
             probe_result found;
             if (!comm_.iprobe(any_source, tag, found)) return moved;
             if (found.bytes == 0 || found.bytes % options_.item_bytes != 0 || found.bytes > in.capacity_bytes()) {
-                throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}", found.bytes,
-                                                   found.source, channel));
+                throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}",
+                                                    found.bytes, found.source, channel));
             }
             comm_.recv(found.source, tag, in.data(), found.bytes);
             in.filled(found.bytes / options_.item_bytes);
@@ -144,7 +146,7 @@ bool router::drain(int channel) {
                 std::uint16_t index = table_.router_of(destination);
                 bucket& b = buckets_[index];
                 if (b.busy) return moved; // blocked until that send completes
-                b.items.push(item);      // still buffered: receive buffer -> bucket
+                b.items.push(item);       // still buffered: receive buffer -> bucket
                 ++counters_.items_forwarded;
                 if (b.items.full()) send(index, true);
             }

@@ -61,11 +61,11 @@ struct router_counters {
     std::uint64_t messages_sent = 0;
     std::uint64_t bytes_sent = 0;
     std::uint64_t messages_received = 0;
-    std::uint64_t full_sends = 0;  // buckets sent because they were full
-    std::uint64_t flush_sends = 0; // partial buckets sent by flush()
-    std::uint64_t send_tests = 0;  // completion tests of in-flight buckets...
+    std::uint64_t full_sends = 0;         // buckets sent because they were full
+    std::uint64_t flush_sends = 0;        // partial buckets sent by flush()
+    std::uint64_t send_tests = 0;         // completion tests of in-flight buckets...
     std::uint64_t send_tests_pending = 0; // ...that found the send unfinished (paper's SBF)
-    std::uint64_t waves = 0;       // termination waves (non-blocking allreduces)
+    std::uint64_t waves = 0;              // termination waves (non-blocking allreduces)
     std::uint64_t finishes = 0;
     std::uint64_t buffered_high_water = 0; // most items held at once (<= budget)
 };

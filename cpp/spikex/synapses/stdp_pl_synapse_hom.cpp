@@ -14,10 +14,14 @@ const std::vector<std::string>& stdp_pl_parameter_names() {
 stdp_pl_parameters parse_stdp_pl_parameters(const std::map<std::string, double>& params) {
     stdp_pl_parameters p;
     for (const auto& [name, value]: params) {
-        if (name == "alpha") p.alpha = value;
-        else if (name == "lambda") p.lambda = value;
-        else if (name == "mu") p.mu = value;
-        else if (name == "tau_plus") p.tau_plus = value;
+        if (name == "alpha")
+            p.alpha = value;
+        else if (name == "lambda")
+            p.lambda = value;
+        else if (name == "mu")
+            p.mu = value;
+        else if (name == "tau_plus")
+            p.tau_plus = value;
         else {
             throw user_error(spikex::format(
                 "stdp_pl_synapse_hom parameter \"{}\" is unknown: allowed are alpha, lambda, mu, tau_plus", name));

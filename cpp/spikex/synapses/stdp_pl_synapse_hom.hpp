@@ -127,8 +127,8 @@ struct stdp_pre_state {
 
 // Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`
 // (inline: the engine calls it for every plastic connection a spike reaches).
-inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay,
-                             post_history& post, const stdp_pl_rule& rule, double tau_minus) {
+inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                             const stdp_pl_rule& rule, double tau_minus) {
     const stdp_pl_parameters& p = rule.parameters;
     post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
         // exp((t_last - (t_j + d)) * dt / tau_plus), t_j + d > t_last
