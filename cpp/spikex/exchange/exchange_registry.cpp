@@ -1,5 +1,5 @@
 // Exchange methods by name. Adding a method: its file (which builds its entry), its docs
-// page, and one line in the list below (docs/dev/adding_a_method.md).
+// page, and one line in SPIKEX_EXCHANGE_METHODS below (docs/dev/adding_a_method.md).
 #include <algorithm>
 
 #include "spikex/core/errors.hpp"
@@ -8,21 +8,27 @@
 
 namespace spikex {
 
-method_entry allgather_method();
-method_entry multisend_method();
-method_entry persistent_method();
-method_entry rma_method();
-method_entry alltoall_method();
-method_entry alltoallv_method();
-method_entry routed_method();
+// The registered methods, one line each, in the order of the method list and the docs.
+// METHOD(name) stands for `method_entry name_method()`, defined in exchange/name.cpp.
+#define SPIKEX_EXCHANGE_METHODS(METHOD) \
+    METHOD(allgather)                   \
+    METHOD(alltoall)                    \
+    METHOD(alltoallv)                   \
+    METHOD(multisend)                   \
+    METHOD(persistent)                  \
+    METHOD(rma)                         \
+    METHOD(routed)
+
+#define SPIKEX_DECLARE_ENTRY(name) method_entry name##_method();
+SPIKEX_EXCHANGE_METHODS(SPIKEX_DECLARE_ENTRY)
+#undef SPIKEX_DECLARE_ENTRY
 
 namespace {
 
 std::vector<method_entry>& registry() {
-    static std::vector<method_entry> methods = {
-        allgather_method(),  alltoall_method(), alltoallv_method(), multisend_method(),
-        persistent_method(), rma_method(),      routed_method(),
-    };
+#define SPIKEX_ENTRY(name) name##_method(),
+    static std::vector<method_entry> methods = {SPIKEX_EXCHANGE_METHODS(SPIKEX_ENTRY)};
+#undef SPIKEX_ENTRY
     return methods;
 }
 
