@@ -34,10 +34,13 @@ format: setup
 format-check: setup
 	@clang-format --dry-run --Werror $(CXX_SOURCES) && echo "clang-format: $(words $(CXX_SOURCES)) files formatted"
 
-TEST_BUILD := build/tests
-test-cpp: setup
-	cmake -S . -B $(TEST_BUILD) -G Ninja -DSPIKEX_BUILD_TESTS=ON -DSPIKEX_BUILD_BENCH=ON \
-	      -DSPIKEX_BUILD_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The C++ tests and micro-benchmarks are built in the package's own CMake build
+# (build/wheel, which `pip install .` configures without them): switched on here, so the
+# core is compiled once for the module and the tests. The next `pip install .` switches
+# them off again without recompiling anything.
+TEST_BUILD := build/wheel
+test-cpp: build
+	cmake -S . -B $(TEST_BUILD) -DSPIKEX_BUILD_TESTS=ON -DSPIKEX_BUILD_BENCH=ON >/dev/null
 	cmake --build $(TEST_BUILD)
 	ctest --test-dir $(TEST_BUILD) --output-on-failure
 
