@@ -241,7 +241,8 @@ public:
                                  const std::map<std::string, double>& params) {
         require_unbuilt("create");
         auto& spec = engine_->spec();
-        population_spec pop{model, spec.cells(), n, params};
+        population_spec pop{model, spec.cells(), n, {}, {}, {}};
+        for (const auto& [name, value]: params) pop.params[name] = parameter_value::constant(value);
         if (n == 0) throw user_error("create: a population needs at least one cell");
         if (static_cast<std::uint64_t>(pop.first) + n > 0xfffffffeull) throw user_error("create: too many cells");
         spec.populations.push_back(pop);
@@ -269,8 +270,18 @@ public:
         if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
             throw user_error(spikex::format("connect: source or target range outside the network's {} cells", cells));
         }
-        set.rule = {set.rule.kind, source_first,    source_n, target_first,  target_n,
-                    indegree,      indegree_spread, weight,   weight_spread, delay_ms};
+        set.rule.source_first = source_first;
+        set.rule.source_size = source_n;
+        set.rule.target_first = target_first;
+        set.rule.target_size = target_n;
+        set.rule.indegree = indegree;
+        set.rule.indegree_spread = indegree_spread;
+        set.rule.weight = random_distribution::constant(weight);
+        set.rule.weight_spread = weight_spread;
+        set.rule.delay_ms = random_distribution::constant(delay_ms);
+        // Hines et al.'s and hpc_benchmark's rules never connect a cell to itself.
+        set.rule.allow_autapses = false;
+        set.rule.allow_multapses = set.rule.kind == connection_rule_kind::fixed_indegree;
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 

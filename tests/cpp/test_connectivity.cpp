@@ -187,7 +187,7 @@ TEST(connectivity, random_source_choice_is_roughly_uniform) {
 
 TEST(connectivity, weights_within_spread_reproducible_and_centered) {
     auto rule = random_rule(0, 1000, 0, 1000, 200, 0);
-    rule.weight = 2.0;
+    rule.weight = random_distribution::constant(2.0);
     rule.weight_spread = 0.4;
     double sum = 0, lo = 1e9, hi = -1e9;
     std::size_t count = 0;
@@ -214,16 +214,16 @@ TEST(connectivity, weights_within_spread_reproducible_and_centered) {
 
 TEST(connectivity, zero_spread_gives_exact_weight_and_delay_is_rounded_to_steps) {
     auto rule = random_rule(0, 100, 0, 100, 10, 0);
-    rule.weight = -0.75;
+    rule.weight = random_distribution::constant(-0.75);
     rule.weight_spread = 0;
-    rule.delay_ms = 1.5; // 60 steps of 0.025 ms
+    rule.delay_ms = random_distribution::constant(1.5); // 60 steps of 0.025 ms
     for (auto& k: draw(rule, 0, 4, 1)) {
         EXPECT_EQ(k.weight, -0.75);
         EXPECT_EQ(k.delay, 60);
     }
-    rule.delay_ms = 0.0374; // 1.496 steps -> 1
+    rule.delay_ms = random_distribution::constant(0.0374); // 1.496 steps -> 1
     for (auto& k: draw(rule, 0, 4, 1)) EXPECT_EQ(k.delay, 1);
-    rule.delay_ms = 0.0376; // 1.504 steps -> 2
+    rule.delay_ms = random_distribution::constant(0.0376); // 1.504 steps -> 2
     for (auto& k: draw(rule, 0, 4, 1)) EXPECT_EQ(k.delay, 2);
 }
 
@@ -275,7 +275,7 @@ TEST(connectivity, adjacent_in_an_offset_population) {
 
 TEST(connectivity, adjacent_weights_and_delays) {
     auto rule = adjacent_rule(0, 50, 6);
-    rule.weight = 1.0;
+    rule.weight = random_distribution::constant(1.0);
     rule.weight_spread = 0.5;
     auto a = draw(rule, 0, 10, 4);
     EXPECT_TRUE(same_draw(a, draw(rule, 0, 10, 4)));

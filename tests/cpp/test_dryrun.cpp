@@ -21,7 +21,7 @@ network_spec small_network(std::uint32_t cells, std::uint32_t indegree) {
     set.rule.source_size = cells;
     set.rule.target_size = cells;
     set.rule.indegree = indegree;
-    set.rule.delay_ms = 1.0;
+    set.rule.delay_ms = random_distribution::constant(1.0);
     spec.connection_sets.push_back(set);
     return spec;
 }

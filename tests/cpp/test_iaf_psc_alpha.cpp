@@ -58,7 +58,7 @@ network_spec population(const param_map& params, std::uint32_t size = 1, double 
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"iaf_psc_alpha", 0, size, params});
+    spec.populations.push_back({"iaf_psc_alpha", 0, size, constant_parameter_map(params), {}, {}});
     return spec;
 }
 

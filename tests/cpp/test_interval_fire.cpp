@@ -36,7 +36,7 @@ network_spec one_population(std::uint32_t seed, std::uint32_t size, std::map<std
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"interval_fire", 0, size, std::move(params)});
+    spec.populations.push_back({"interval_fire", 0, size, constant_parameter_map(params), {}, {}});
     return spec;
 }
 

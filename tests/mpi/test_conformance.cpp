@@ -37,7 +37,7 @@ run_result run(const std::string& method, const option_values& exchange, bool fa
     spec.seed = 7;
     std::map<std::string, double> params;
     if (fast) params = {{"invl_low_ms", 0.3}, {"invl_high_ms", 0.9}};
-    spec.populations.push_back({"interval_fire", 0, 240, params});
+    spec.populations.push_back({"interval_fire", 0, 240, constant_parameter_map(params), {}, {}});
     connection_set set;
     set.rule = {connection_rule_kind::random, 0, 240, 0, 240, 30, 10, 0.0, 0.08, fast ? 2.0 : 1.0};
     spec.connection_sets.push_back(set);

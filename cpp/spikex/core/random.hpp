@@ -29,6 +29,10 @@ enum class purpose : std::uint32_t {
     external_input = 5, // Poisson input
     placement = 6,      // random_shuffle cell distribution
     relay = 7,          // two-phase multisend: which rank of each target group relays
+    parameters = 8,     // per-cell parameters drawn from a distribution (sub-stream: the name)
+    delays = 9,         // delays of its incoming connections drawn from a distribution
+    device_input = 10,  // input devices' trains to the cell (sub-stream: its device input)
+    rule_plan = 11,     // per-rule draws shared by all ranks (key: (seed, rule index))
 };
 
 using random_words = std::array<std::uint32_t, 4>;

@@ -120,7 +120,7 @@ void engine::build_connections() {
         for (const auto& set: spec_.connection_sets) {
             if (set.is_rule) {
                 const auto& rule = set.rule;
-                const std::uint32_t delay = delay_of(rule.delay_ms);
+                const std::uint32_t delay = delay_of(rule.delay_ms.value);
                 for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
                     if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;

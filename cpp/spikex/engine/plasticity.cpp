@@ -39,7 +39,7 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         for (const auto& pop: spec.populations) {
             if (local_gids[i] < pop.first || local_gids[i] - pop.first >= pop.size) continue;
             auto it = pop.params.find("tau_minus");
-            if (it != pop.params.end()) tau_minus_[i] = it->second;
+            if (it != pop.params.end()) tau_minus_[i] = cell_parameters(pop, local_gids[i], spec.seed).at("tau_minus");
         }
     }
     for (std::uint32_t g = 0; g < table.group_count(); ++g) {

@@ -30,17 +30,28 @@ public:
     virtual void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
                          std::uint32_t end, spike_output& out) = 0;
 
+    // A current input (a dc_generator's, times its connection weight) [pA] for step n:
+    // what NEST reads from the neuron's current buffer at step n (it acts on V from step
+    // n + 1). Called before end_step(n); the currents of one step add up. Models without
+    // a membrane current refuse it at build time (accepts_current).
+    virtual void deliver_current(step_type, local_index, double) {}
+
     // Work after synaptic input (a time-driven cell's update). Default: nothing.
     virtual void end_step(step_type, spike_output&) {}
+
+    // A state variable of a cell after the last end_step (for recording); the names are the
+    // model's state_variables in its registry entry. user_error for an unknown name.
+    virtual double state(local_index cell, const std::string& variable) const;
 
     virtual std::size_t bytes() const = 0;
 };
 
-// Cells `local_gids` of the populations `spec`: a contiguous block of the rank's cells
-// (all of them, or one thread's share), whose rank-local indices are first_local,
-// first_local + 1, ... in this order. Targets handed to deliver() and cells reported to
-// emit() are rank-local indices. user_error for unknown models, unknown or invalid
-// parameters.
+// Cells `local_gids` (ascending) of the populations of `spec`: a contiguous block of the
+// rank's cells (all of them, or one thread's share), whose rank-local indices are
+// first_local, first_local + 1, ... in this order. Targets handed to deliver() and cells
+// reported to emit() are rank-local indices. The cells may belong to populations of
+// different models: each model's cells get their own group (model_registry.hpp).
+// user_error for unknown models, unknown or invalid parameters.
 std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                             local_index first_local = 0);
 

@@ -103,6 +103,11 @@ public:
         std::vector<parameters> pop_params;
         std::vector<std::uint32_t> pop_set;
         for (const auto& pop: spec.populations) {
+            if (pop.model != "iaf_psc_alpha") { // another model's cells: never among ours
+                pop_params.push_back({});
+                pop_set.push_back(0);
+                continue;
+            }
             parameters p = parse_parameters(pop);
             pop_params.push_back(p);
             std::uint32_t s = 0;
@@ -267,7 +272,7 @@ const std::vector<std::string>& parameter_names() { return names; }
 parameters parse_parameters(const population_spec& pop) {
     parameters p;
     bool V_m_given = false;
-    for (const auto& [name, value]: pop.params) {
+    for (const auto& [name, value]: constant_parameters(pop)) {
         if (!std::isfinite(value)) {
             throw user_error(
                 spikex::format("iaf_psc_alpha parameter {} = {}: must be a finite number", name, number(value)));

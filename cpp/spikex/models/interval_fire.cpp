@@ -18,7 +18,7 @@ const std::vector<std::string> parameter_names = {"tau_ms",       "invl_low_ms",
 
 parameters parse_parameters(const population_spec& pop) {
     parameters p;
-    for (const auto& [name, value]: pop.params) {
+    for (const auto& [name, value]: constant_parameters(pop)) {
         if (name == "tau_ms")
             p.tau_ms = value;
         else if (name == "invl_low_ms")
@@ -55,7 +55,10 @@ class interval_fire_group final: public cell_group {
 public:
     interval_fire_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
         dt_(spec.dt_ms), seed_(spec.seed), first_(first_local), gid_(gids), heap_(gids.size()) {
-        for (const auto& pop: spec.populations) params_.push_back(parse_parameters(pop));
+        // One entry per population of the network (others' stay default: never used).
+        for (const auto& pop: spec.populations) {
+            params_.push_back(pop.model == "interval_fire" ? parse_parameters(pop) : parameters{});
+        }
         const std::size_t n = gids.size();
         state_m_.assign(n, 0.0);
         t0_.assign(n, 0.0);

@@ -42,7 +42,7 @@ void sample_distinct(random_stream& rng, std::uint32_t n, std::uint32_t count, s
 
 void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target, std::uint32_t seed,
                    double dt_ms, std::vector<std::uint64_t>& scratch, std::vector<incoming_connection>& out) {
-    step_type delay = delay_steps(rule.delay_ms, dt_ms);
+    step_type delay = delay_steps(rule.delay_ms.value, dt_ms);
     bool exclude_self = target_in_sources(rule, target);
     std::uint32_t pool = rule.source_size - (exclude_self ? 1 : 0);
     std::vector<gid_type> sources;
@@ -96,7 +96,7 @@ void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_ty
 
     random_stream wrng(seed, target, purpose::weights, rule_index);
     for (gid_type s: sources) {
-        double w = rule.weight;
+        double w = rule.weight.value;
         if (rule.weight_spread != 0.0) w += (wrng.next_uniform() - 0.5) * rule.weight_spread;
         out.push_back({s, w, delay});
     }

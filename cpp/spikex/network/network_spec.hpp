@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "spikex/core/types.hpp"
+#include "spikex/network/parameter_value.hpp"
+#include "spikex/network/random_distribution.hpp"
 
 namespace spikex {
 
@@ -14,12 +16,39 @@ struct population_spec {
     std::string model;
     gid_type first = 0;
     std::uint32_t size = 0;
-    std::map<std::string, double> params;
+    parameter_map params;
+    // spike_source_array: the spike times of cell i are
+    // spike_times_ms[spike_offsets[i] .. spike_offsets[i + 1]) (empty otherwise).
+    std::vector<double> spike_times_ms;
+    std::vector<std::uint64_t> spike_offsets;
+
+    bool contains(gid_type gid) const { return gid >= first && gid - first < size; }
 };
 
-// random: distinct sources (no multapses); fixed_indegree: NEST's fixed_indegree with
-// multapses allowed (sources drawn with replacement); both exclude the target itself.
-enum class connection_rule_kind { random, adjacent, fixed_indegree };
+// Parameters of cell `gid` of `pop`, every value resolved (constant, array entry, or the
+// first draw of the cell's stream for that parameter).
+std::map<std::string, double> cell_parameters(const population_spec& pop, gid_type gid, std::uint32_t seed);
+// Whether every parameter of `pop` is one number for all its cells.
+bool uniform_parameters(const population_spec& pop);
+// The parameters of a population whose parameters are all one number (a model that takes
+// no per-cell values): user_error naming the first parameter that is not.
+std::map<std::string, double> constant_parameters(const population_spec& pop);
+
+// random:   distinct sources (no multapses), never the target itself; in-degree
+//           UniformInt[C - dC/2, C + dC/2] (Hines et al. 2011).
+// adjacent: the C gids around the target.
+// The others are NEST's rules of the same names, with allow_autapses / allow_multapses
+// (docs/user/connection_rules.md).
+enum class connection_rule_kind {
+    random,
+    adjacent,
+    fixed_indegree,
+    fixed_outdegree,
+    fixed_total_number,
+    pairwise_bernoulli,
+    one_to_one,
+    all_to_all
+};
 
 struct connection_rule {
     connection_rule_kind kind = connection_rule_kind::random;
@@ -27,19 +56,38 @@ struct connection_rule {
     std::uint32_t source_size = 0;
     gid_type target_first = 0;
     std::uint32_t target_size = 0;
-    std::uint32_t indegree = 0;
-    std::uint32_t indegree_spread = 0;
-    double weight = 0.0;
+    std::uint32_t indegree = 0;        // random, adjacent, fixed_indegree
+    std::uint32_t indegree_spread = 0; // random
+    std::uint32_t outdegree = 0;       // fixed_outdegree
+    std::uint64_t total_number = 0;    // fixed_total_number
+    double probability = 0.0;          // pairwise_bernoulli
+    bool allow_autapses = true;
+    bool allow_multapses = true;
+    random_distribution weight = random_distribution::constant(0.0);
+    // Legacy uniform spread (random, adjacent, fixed_indegree with a constant weight):
+    // weight + (u - 1/2) * weight_spread.
     double weight_spread = 0.0;
-    double delay_ms = 1.0;
+    random_distribution delay_ms = random_distribution::constant(1.0);
 };
 
-// Explicit connections, the same arrays on every rank; each rank keeps its targets.
+// Explicit connections. Not local: the same arrays on every rank, each rank keeps its
+// targets. Local: each rank gives only connections whose target it owns (an error
+// otherwise), so nothing of the size of the whole network is replicated.
 struct explicit_connections {
     std::vector<gid_type> source;
     std::vector<gid_type> target;
     std::vector<double> weight;
     std::vector<double> delay_ms;
+    bool local = false;
+};
+
+// Recording of a state variable (V_m, ...) of cells at every `interval_steps`-th step:
+// sampled after the step's update, the first sample at step `start_step`.
+struct state_recording {
+    std::string variable;
+    std::vector<std::pair<gid_type, std::uint32_t>> cells; // (first gid, count) runs
+    std::uint32_t interval_steps = 1;
+    step_type start_step = 0;
 };
 
 // A synapse type with its (homogeneous) parameters. Index 0 of network_spec::synapses is
@@ -65,6 +113,10 @@ struct network_spec {
     std::vector<connection_set> connection_sets;
     std::vector<synapse_spec> synapses{synapse_spec{}};
     std::vector<std::pair<gid_type, std::uint32_t>> recorded; // (first gid, count)
+    std::vector<state_recording> state_recordings;
+
+    // The population that holds gid (user_error when none does).
+    const population_spec& population_of(gid_type gid) const;
 
     std::uint32_t cells() const { return populations.empty() ? 0 : populations.back().first + populations.back().size; }
 };
