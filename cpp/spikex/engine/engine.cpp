@@ -360,7 +360,11 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
     const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
     if (begin == end) return;
     if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
-    part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
+    if (table_.group_weights()) {
+        part.cells->deliver_uniform(n, table_.targets() + begin, end - begin, table_.group_weight(g), part);
+    } else {
+        part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
+    }
 }
 
 void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n) {
@@ -380,7 +384,13 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         if (targets[a] != targets[b]) return targets[a] < targets[b];
         return table_.connection_index(a) < table_.connection_index(b);
     });
-    for (auto c: merged) part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+    for (auto c: merged) {
+        if (table_.group_weights()) {
+            part.cells->deliver_uniform(n, targets + c, 1, table_.group_weight(table_.group_of_connection(c)), part);
+        } else {
+            part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+        }
+    }
 }
 
 void engine::deliver_creation_order(thread_part& part, step_type n) {
@@ -458,7 +468,7 @@ engine::connection_arrays engine::connections() const {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
                 out.source.push_back(table_.sources()[run]);
                 out.target.push_back(local_gids_[table_.targets()[c]]);
-                out.weight.push_back(table_.weights()[c]);
+                out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
             }
         }

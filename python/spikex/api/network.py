@@ -179,6 +179,16 @@ class Network:
                 delay_ms=get(config, "network.delay_ms"),
             )
         network.set_recording_start(get(config, "simulation.presim_ms"))
+        state_cells = get(config, "record.state_cells")
+        if state_cells:
+            for population in network.populations:
+                if MODELS[population.model]["kind"] == "neuron":
+                    network.record_state(
+                        population[0 : min(state_cells, population.size)],
+                        get(config, "record.state_variable"),
+                        interval_ms=get(config, "record.state_interval_ms"),
+                        start_ms=get(config, "simulation.presim_ms"),
+                    )
         if get(config, "record.spikes"):
             network.record_spikes(cells)
         if get(config, "record.timeline"):

@@ -15,6 +15,7 @@ import numpy as np
 
 SUMMARY_FILE = "summary.json"
 SPIKES_FILE = "spikes.h5"
+STATE_FILE = "state.h5"  # SONATA report of record.state_cells
 
 
 def canonical_order(steps: np.ndarray, gids: np.ndarray) -> np.ndarray:
@@ -134,6 +135,50 @@ def write_sonata_spikes(
                 group.create_dataset("node_ids", data=(gids[keep] - first_gid).astype(np.uint64))
                 timestamps = group.create_dataset("timestamps", data=times_ms[keep])
                 timestamps.attrs["units"] = "ms"
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+STATE_UNITS = {"V_m": "mV", "I_syn_ex": "pA", "I_syn_in": "pA"}
+
+
+def write_sonata_report(path: str | Path, states: list[dict], populations: list, dt_ms: float) -> None:
+    """Write recorded state variables as a SONATA report, atomically.
+
+    Per population (of the recorded cells): ``/report/<population>/data`` (float64, one
+    row per sampled time, one column per cell; attribute ``units``, ``variable``),
+    ``/report/<population>/mapping/node_ids`` (uint64, index in the population),
+    ``mapping/index_pointers`` (one element per cell), ``mapping/element_ids`` (0) and
+    ``mapping/time`` = [start, stop, step] in ms (stop exclusive).
+    """
+    import h5py
+
+    path = Path(path)
+    temporary = temporary_name(path)
+    try:
+        with h5py.File(temporary, "w") as report:
+            for state in states:
+                gids, times, values = state["gids"], state["times_ms"], state["values"]
+                for pop in populations:
+                    keep = (gids >= pop.first_gid) & (gids < pop.stop_gid)
+                    if not keep.any():
+                        continue
+                    group = report.require_group(f"report/{pop.name}")
+                    if "data" in group:
+                        continue  # one variable per population: the first recording wins
+                    data = group.create_dataset("data", data=values[:, keep])
+                    data.attrs["units"] = STATE_UNITS.get(state["variable"], "")
+                    data.attrs["variable"] = state["variable"]
+                    mapping = group.create_group("mapping")
+                    cells = int(keep.sum())
+                    mapping.create_dataset("node_ids", data=(gids[keep] - pop.first_gid).astype(np.uint64))
+                    mapping.create_dataset("index_pointers", data=np.arange(cells + 1, dtype=np.uint64))
+                    mapping.create_dataset("element_ids", data=np.zeros(cells, dtype=np.uint32))
+                    step = float(times[1] - times[0]) if times.size > 1 else dt_ms
+                    start = float(times[0]) if times.size else 0.0
+                    mapping.create_dataset("time", data=np.array([start, start + step * times.size, step]))
+                    mapping.attrs["first_gid"] = np.uint64(pop.first_gid)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
