@@ -57,7 +57,7 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
         auto& mine = threads_[t].inputs;
         std::map<local_index, std::uint32_t> count; // device inputs per target so far
         for (const auto& c: by_thread[t]) {
-            mine.push_back({c.target, source_index(c.device), count[c.target]++, c.delay, c.weight});
+            mine.push_back({c.target, source_index(c.device), count[c.target]++, c.delay, c.weight, 0, -1});
         }
         std::stable_sort(mine.begin(), mine.end(), [](const input& a, const input& b) {
             return a.target != b.target ? a.target < b.target : a.substream < b.substream;
@@ -72,7 +72,7 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     if (mine.inputs.empty()) return;
     mine.batch_targets.clear();
     mine.batch_weights.clear();
-    for (const input& in: mine.inputs) {
+    for (input& in: mine.inputs) {
         const source& s = sources_[in.source];
         const step_type e = n - static_cast<step_type>(in.delay);
         if (e < s.first || e > s.last) continue;
@@ -80,9 +80,20 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
             cells.deliver_current(n, in.target, s.level * in.weight);
             continue;
         }
-        const auto block = random_block(seed_, gid_[in.target], purpose::device_input,
-                                        static_cast<std::uint32_t>(e >> 1), in.substream);
-        const double u = (e & 1) ? uniform_from_words(block[2], block[3]) : uniform_from_words(block[0], block[1]);
+        std::uint64_t bits;
+        if ((e & 1) && in.cached_step == e) {
+            bits = in.cached_bits;
+        } else {
+            const auto block = random_block(seed_, gid_[in.target], purpose::device_input,
+                                            static_cast<std::uint32_t>(e >> 1), in.substream);
+            const auto half = [&](int k) {
+                return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1];
+            };
+            bits = (e & 1) ? half(2) : half(0);
+            in.cached_bits = half(2);
+            in.cached_step = (e & 1) ? -1 : e + 1;
+        }
+        const double u = uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
         const std::uint32_t k = tables_[s.table].sample(u);
         if (k == 0) continue;
         mine.batch_targets.push_back(in.target);

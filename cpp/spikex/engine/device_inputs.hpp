@@ -52,6 +52,10 @@ private:
         std::uint32_t substream;
         std::uint32_t delay;
         double weight;
+        // The second half of the block of the last even emission step drawn (e + 1's
+        // uniform), and that step: one Philox block serves two steps.
+        std::uint64_t cached_bits = 0;
+        step_type cached_step = -1;
     };
     // One device's timing and level, shared by its inputs.
     struct source {
