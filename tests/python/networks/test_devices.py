@@ -124,3 +124,36 @@ def test_bad_device_parameters_name_the_parameter(model, params, message):
         net.connect(generator[0], cells[0], weight=2.0, delay_ms=0.1)
     with pytest.raises(ValueError, match=message):
         net.simulate(1.0)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (sx.normal(10.0, -1.0), "normal std = -1: must be >= 0"),
+        (sx.normal_clipped(0.0, 1.0, low=5.0, high=4.0), "normal_clipped low = 5: must be <= high = 4"),
+        (sx.normal_clipped(0.0, 1.0, low=50.0, high=60.0), "has probability < 1e-06"),
+        (sx.uniform(3.0, 1.0), "uniform low = 3: must be <= high = 1"),
+        (sx.exponential(0.0), "exponential beta = 0: must be > 0"),
+        (sx.lognormal(float("nan"), 1.0), "lognormal mean = nan: must be a finite number"),
+        ([1.0, 2.0], "has 2 values for 3 cells"),
+    ],
+)
+def test_impossible_distributions_and_arrays_are_refused_at_create(value, message):
+    net = sx.Network(dt_ms=0.1)
+    with pytest.raises(ValueError, match=message) as error:
+        net.create("poisson_generator", 3, params={"rate": value})
+    assert "rate" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_delay_distribution_must_stay_above_dt():
+    net = sx.Network(dt_ms=0.1)
+    cells = _targets(net, 3)
+    with pytest.raises(ValueError, match=r"delay_ms = normal: its smallest possible value is -inf ms: must be >= dt"):
+        net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal(1.0, 0.5))
+    net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal_clipped(1.0, 0.5, low=0.1))
+
+
+def test_unknown_model_lists_the_registry():
+    net = sx.Network(dt_ms=0.1)
+    with pytest.raises(ValueError, match='model = "iaf_psc_foo": must be one of .*"poisson_generator"'):
+        net.create("iaf_psc_foo", 3)
