@@ -24,6 +24,7 @@
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
+#include "spikex/network/rule_check.hpp"
 #include "spikex/models/model_registry.hpp"
 #include "spikex/route/router.hpp"
 
@@ -420,6 +421,7 @@ public:
                                             spec.dt_ms));
         }
         check_rule_kinds(where, r);
+        check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays
         set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2);
         engine_->spec().connection_sets.push_back(std::move(set));
     }
