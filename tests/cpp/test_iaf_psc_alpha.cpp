@@ -423,8 +423,8 @@ TEST(iaf_psc_alpha, threshold_is_inclusive_and_reset_is_immediate) {
 
 TEST(iaf_psc_alpha, populations_use_their_own_parameters_in_any_cell_order) {
     network_spec spec = population(with(hpc, {{"I_e", 0.0}}), 3);
-    spec.populations.push_back({"iaf_psc_alpha", 3, 3, with(hpc, {{"I_e", 600.0}})});
-    spec.populations.push_back({"iaf_psc_alpha", 6, 2, with(hpc, {{"I_e", 0.0}})});
+    spec.populations.push_back({"iaf_psc_alpha", 3, 3, constant_parameter_map(with(hpc, {{"I_e", 600.0}}))});
+    spec.populations.push_back({"iaf_psc_alpha", 6, 2, constant_parameter_map(with(hpc, {{"I_e", 0.0}}))});
     // Local cells: gids 4, 0, 7, 5, 1 (a shuffled distribution).
     auto g = make(spec, {4, 0, 7, 5, 1});
     recorder out;
