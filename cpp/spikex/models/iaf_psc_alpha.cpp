@@ -310,8 +310,8 @@ model_entry iaf_psc_alpha_model() {
     model_entry e;
     e.name = "iaf_psc_alpha";
     e.kind = model_kind::neuron;
-    e.description = "Leaky integrate-and-fire neuron with alpha-shaped synaptic currents, exact integration as "
-                    "NEST 3.10's iaf_psc_alpha.";
+    e.description = "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
+                    "integration), weights in pA, optionally with its own Poisson input";
     e.parameters = iaf_psc_alpha::parameter_names();
     e.state_variables = iaf_psc_alpha::state_names;
     e.accepts_current = true;

@@ -234,8 +234,8 @@ model_entry iaf_psc_delta_model() {
     model_entry e;
     e.name = "iaf_psc_delta";
     e.kind = model_kind::neuron;
-    e.description = "Leaky integrate-and-fire neuron whose inputs make the membrane potential jump by their "
-                    "weight in mV, exact integration as NEST 3.10's iaf_psc_delta.";
+    e.description = "NEST's leaky integrate-and-fire neuron whose inputs make the membrane potential jump "
+                    "(exact integration), weights in mV";
     e.parameters = iaf_psc_delta::parameter_names();
     e.state_variables = iaf_psc_delta::state_names;
     e.accepts_current = true;

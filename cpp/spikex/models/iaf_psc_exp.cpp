@@ -223,8 +223,8 @@ model_entry iaf_psc_exp_model() {
     model_entry e;
     e.name = "iaf_psc_exp";
     e.kind = model_kind::neuron;
-    e.description = "Leaky integrate-and-fire neuron with exponentially decaying synaptic currents, "
-                    "exact integration as NEST 3.10's iaf_psc_exp.";
+    e.description = "NEST's leaky integrate-and-fire neuron with exponentially decaying synaptic currents "
+                    "(exact integration, also for tau_syn == tau_m), weights in pA";
     e.parameters = iaf_psc_exp::parameter_names();
     e.state_variables = iaf_psc_exp::state_names;
     e.accepts_current = true;

@@ -82,6 +82,31 @@ def build_summary(
     }
 
 
+def population_summary(
+    populations: list, recorded_runs: list[list[int]], gids: np.ndarray, recorded_ms: float
+) -> dict[str, dict]:
+    """``populations`` of summary.json: per population its cells, the spikes recorded of it
+    and their rate in Hz over the recorded cells and the recorded time (after
+    ``simulation.presim_ms``). ``recorded_cells`` says how many cells were recorded."""
+    recorded = np.zeros(0, dtype=np.int64)
+    if recorded_runs:
+        recorded = np.unique(np.concatenate([np.arange(f, f + n) for f, n in recorded_runs]))
+    out = {}
+    for pop in populations:
+        cells_recorded = int(np.count_nonzero((recorded >= pop.first_gid) & (recorded < pop.stop_gid)))
+        spikes = int(np.count_nonzero((gids >= pop.first_gid) & (gids < pop.stop_gid)))
+        seconds = recorded_ms / 1000.0
+        rate = spikes / (cells_recorded * seconds) if cells_recorded and seconds > 0 else 0.0
+        out[pop.name] = {
+            "model": pop.model,
+            "cells": int(pop.size),
+            "recorded_cells": cells_recorded,
+            "spikes": spikes,
+            "rate_hz": float(rate),
+        }
+    return out
+
+
 def summed_counters(local_counters: dict[str, float]) -> dict[str, int | float]:
     """Every engine counter summed over ranks (integers stay integers)."""
     names = sorted(local_counters)

@@ -102,7 +102,7 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
     )
 
     gids, times_ms = result.spikes
-    write_sonata_spikes(workdir / SPIKES_FILE, spikes_population(config), gids, times_ms)
+    write_sonata_spikes(workdir / SPIKES_FILE, result.populations or spikes_population(config), gids, times_ms)
     files = [SPIKES_FILE]
     if result.timeline is not None:
         from ..io.timeline import TIMELINE_FILE, write_timeline
