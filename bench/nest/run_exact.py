@@ -117,9 +117,12 @@ def run_nest_side(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_nest_models_side(output: Path, model: str, n: int, indegree: int, tsim: float, seed: int) -> dict:
+def run_nest_models_side(
+    output: Path, model: str, n: int, indegree: int, tsim: float, seed: int
+) -> dict:
     command = [str(NEST_PYTHON), str(HERE / "nest_exact_models.py"), model, "-o", str(output)]
-    command += ["--n", str(n), "--indegree", str(indegree), "--tsim", str(tsim), "--seed", str(seed)]
+    command += ["--n", str(n), "--indegree", str(indegree), "--tsim", str(tsim)]
+    command += ["--seed", str(seed)]
     done = subprocess.run(
         command,
         capture_output=True,
