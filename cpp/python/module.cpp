@@ -24,8 +24,8 @@
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
-#include "spikex/network/rule_check.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/network/rule_check.hpp"
 #include "spikex/route/router.hpp"
 
 namespace nb = nanobind;
@@ -501,7 +501,8 @@ public:
 
     // One recording of `variable` of the cells in the (first, count) runs, every
     // interval_steps steps from start_step; returns its index.
-    std::size_t record_state(const std::string& variable, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs,
+    std::size_t record_state(const std::string& variable,
+                             const std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs,
                              std::uint32_t interval_steps, std::int64_t start_step) {
         require_unbuilt("record_state");
         auto& spec = engine_->spec();

@@ -372,9 +372,8 @@ void connection_table::release_sources() {
 
 std::size_t connection_table::connection_bytes() const {
     return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
-           capacity_bytes(source_run_groups_) +
-           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
-           capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
+           capacity_bytes(source_run_groups_) + capacity_bytes(groups_) + capacity_bytes(thread_begin_) +
+           capacity_bytes(source_run_shares_) + capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {

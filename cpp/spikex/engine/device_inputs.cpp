@@ -86,9 +86,7 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
         } else {
             const auto block = random_block(seed_, gid_[in.target], purpose::device_input,
                                             static_cast<std::uint32_t>(e >> 1), in.substream);
-            const auto half = [&](int k) {
-                return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1];
-            };
+            const auto half = [&](int k) { return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1]; };
             bits = (e & 1) ? half(2) : half(0);
             in.cached_bits = half(2);
             in.cached_step = (e & 1) ? -1 : e + 1;

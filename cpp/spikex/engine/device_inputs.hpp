@@ -60,7 +60,7 @@ private:
     // One device's timing and level, shared by its inputs.
     struct source {
         input_device_kind kind;
-        double level; // amplitude [pA] (dc)
+        double level;          // amplitude [pA] (dc)
         step_type first, last; // active emission steps [first, last] (poisson) / read steps - d (dc)
         std::uint32_t table;   // poisson: index into tables_
     };

@@ -136,7 +136,8 @@ void engine::build_connections() {
         bool touches = false;
         if (set.is_rule) {
             for (auto [first, end]: device_ranges) {
-                touches = touches || (set.rule.source_first < end && first < set.rule.source_first + set.rule.source_size);
+                touches =
+                    touches || (set.rule.source_first < end && first < set.rule.source_first + set.rule.source_size);
             }
         } else {
             for (auto s: set.arrays.source) touches = touches || is_device(s);

@@ -28,8 +28,8 @@ public:
     // Connections [begin, end) in canonical order: handed on in runs of one block, order
     // kept (each target's inputs stay in their order; targets of different blocks are
     // independent).
-    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
-                 std::uint32_t end, spike_output& out) override {
+    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output& out) override {
         std::uint32_t c = begin;
         while (c < end) {
             const block& b = block_of(targets[c]);

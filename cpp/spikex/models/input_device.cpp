@@ -22,8 +22,7 @@ std::string number(double x) {
 class idle_group final: public cell_group {
 public:
     void begin_step(step_type, spike_output&) override {}
-    void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {
-    }
+    void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {}
     std::size_t bytes() const override { return 0; }
 };
 

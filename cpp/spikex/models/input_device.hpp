@@ -25,8 +25,8 @@ enum class input_device_kind { poisson_generator, dc_generator };
 
 struct input_device_parameters {
     input_device_kind kind = input_device_kind::poisson_generator;
-    double rate_hz = 0.0;   // poisson_generator
-    double amplitude = 0.0; // dc_generator [pA]
+    double rate_hz = 0.0;                                                             // poisson_generator
+    double amplitude = 0.0;                                                           // dc_generator [pA]
     double start = 0.0, stop = std::numeric_limits<double>::infinity(), origin = 0.0; // ms
 };
 

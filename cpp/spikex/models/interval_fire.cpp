@@ -6,8 +6,8 @@
 #include "spikex/core/random.hpp"
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/models/cell_group.hpp"
-#include "spikex/models/model_registry.hpp"
 #include "spikex/models/interval_fire.hpp"
+#include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace {

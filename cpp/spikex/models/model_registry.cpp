@@ -1,17 +1,17 @@
 // Models by name: the same names in C++, TOML, CLI and Python. One line per model here;
 // each model's file builds its own entry.
+#include "spikex/models/model_registry.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
-#include "spikex/models/model_registry.hpp"
 
 // X(name): the model's file defines `model_entry name_model()`.
-#define SPIKEX_MODELS(X)                                                                                               \
-    X(interval_fire)                                                                                                   \
-    X(iaf_psc_alpha)                                                                                                   \
-    X(iaf_psc_exp)                                                                                                     \
-    X(iaf_psc_delta)                                                                                                   \
-    X(spike_source_array)                                                                                              \
-    X(poisson_generator)                                                                                               \
+#define SPIKEX_MODELS(X)  \
+    X(interval_fire)      \
+    X(iaf_psc_alpha)      \
+    X(iaf_psc_exp)        \
+    X(iaf_psc_delta)      \
+    X(spike_source_array) \
+    X(poisson_generator)  \
     X(dc_generator)
 
 namespace spikex {

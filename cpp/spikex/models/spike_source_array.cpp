@@ -44,7 +44,8 @@ public:
             }
             for (auto s: steps) spikes_.push_back({s, first_local + i});
         }
-        std::stable_sort(spikes_.begin(), spikes_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(spikes_.begin(), spikes_.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
     }
 
     void begin_step(step_type n, spike_output& out) override {
@@ -52,8 +53,7 @@ public:
         while (next_ < spikes_.size() && spikes_[next_].first == n) out.emit(spikes_[next_++].second, n);
     }
 
-    void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {
-    }
+    void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {}
 
     std::size_t bytes() const override { return spikes_.capacity() * sizeof(spikes_[0]); }
 

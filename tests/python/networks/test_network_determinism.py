@@ -26,7 +26,7 @@ def run_users_network(ranks: int, methods, threads, distributions) -> list[list[
         [sys.executable, str(HERE / "users_network.py"), ",".join(methods),
          ",".join(str(t) for t in threads), ",".join(distributions)],
     )  # fmt: skip
-    env = child_environment({"PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    env = child_environment({**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")})
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
     return [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("RESULT")]

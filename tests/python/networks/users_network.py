@@ -37,7 +37,7 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     d_e = sx.normal_clipped(1.0, 0.5, low=DT)
     net.connect_rule("fixed_indegree", exp, exp, indegree=12, weight=w_e, delay_ms=d_e)
     net.connect_rule("fixed_outdegree", exp, inh, outdegree=5, weight=sx.uniform(0.1, 0.8), delay_ms=sx.uniform(0.1, 2.0))
-    net.connect_rule("fixed_total_number", inh, exp, total_number=900, weight=sx.normal_clipped(-160.0, 16.0, high=0.0), delay_ms=d_e)
+    net.connect_rule("fixed_total_number", inh, exp, total_number=900, weight=sx.normal_clipped(-50.0, 10.0, high=0.0), delay_ms=d_e)
     net.connect_rule("pairwise_bernoulli", alpha, exp, probability=0.1, weight=30.0, delay_ms=0.3, allow_autapses=False)
     net.connect_rule("pairwise_bernoulli", exp, alpha, probability=0.2, weight=sx.normal(20.0, 5.0), delay_ms=0.7)
     net.connect_rule("one_to_one", exp[0:30], alpha, weight=25.0, delay_ms=0.2)
