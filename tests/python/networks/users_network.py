@@ -21,7 +21,7 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
         "iaf_psc_exp", 120,
         params={
             "V_m": sx.normal_clipped(-60.0, 6.0, low=-80.0, high=-52.0),
-            "I_e": sx.uniform(100.0, 300.0),
+            "I_e": sx.uniform(300.0, 500.0),
             "tau_m": np.linspace(8.0, 12.0, 120),
             "tau_syn_ex": 0.5, "tau_syn_in": 0.5,
         },
