@@ -118,3 +118,34 @@ def test_plastic_or_varying_weights_keep_one_weight_per_synapse(tmp_path):
          "simulation.tstop_ms=5", "network.plastic=true"),
     )  # fmt: skip
     assert summary["bytes_per_synapse"] >= 12.0
+
+
+@pytest.mark.slow
+def test_state_report_of_the_first_cells_of_every_population(tmp_path):
+    config = REPO / "examples" / "hpc_benchmark_laptop.toml"
+    sets = (
+        "network.scale=0.02", "network.indegree_e=40", "network.indegree_i=10",
+        "simulation.tstop_ms=20", "simulation.presim_ms=5",
+        "record.state_cells=3", "record.state_interval_ms=0.5",
+    )  # fmt: skip
+    run_config(config, tmp_path / "o", 2, sets)
+    with h5py.File(tmp_path / "o" / "state.h5") as report:
+        assert sorted(report["report"]) == ["E", "I"]
+        data = report["report/E/data"]
+        assert data.shape == (30, 3) and data.attrs["units"] == "mV"
+        assert report["report/E/mapping/node_ids"][:].tolist() == [0, 1, 2]
+        assert report["report/E/mapping/time"][:].tolist() == pytest.approx([5.0, 20.0, 0.5])
+        values = data[:]
+    assert np.all((values >= 0.0) & (values < 20.0)) and np.ptp(values) > 0.1  # hpc: E_L = 0, V_th = 20 mV
+
+
+def test_record_state_refuses_models_without_the_variable():
+    net = sx.Network(dt_ms=0.1)
+    cells = net.create("interval_fire", 3)
+    with pytest.raises(ValueError, match='variable "V_m" of model "interval_fire": allowed are none'):
+        net.record_state(cells, "V_m")
+    neurons = net.create("iaf_psc_delta", 3)
+    with pytest.raises(ValueError, match='variable "I_syn_ex" of model "iaf_psc_delta": allowed are V_m'):
+        net.record_state(neurons, "I_syn_ex")
+    with pytest.raises(ValueError, match="whole multiple of dt_ms"):
+        net.record_state(neurons, "V_m", interval_ms=0.15)
