@@ -14,6 +14,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/models/iaf_psc_alpha.hpp"
+#include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace iaf_psc_alpha {
@@ -340,5 +341,17 @@ std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec& spec, c
 }
 
 const std::vector<std::string>& iaf_psc_alpha_parameter_names() { return iaf_psc_alpha::parameter_names(); }
+
+model_entry iaf_psc_alpha_model() {
+    return {.name = "iaf_psc_alpha",
+            .kind = model_kind::neuron,
+            .description = "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
+                           "integration), weights in pA, optionally with its own Poisson input",
+            .parameters = iaf_psc_alpha::parameter_names(),
+            .state_variables = {},
+            .accepts_current = false,
+            .docs_page = "docs/models/iaf_psc_alpha.md",
+            .make = make_iaf_psc_alpha_group};
+}
 
 } // namespace spikex
