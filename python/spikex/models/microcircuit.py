@@ -10,8 +10,7 @@ K = log(1 - p) / log(1 - 1/(N_t N_s)) synapses computed at full size, times
 n_scaling · k_scaling, with NEST's ``fixed_total_number`` rule (autapses and multapses
 allowed). Weights are PSCs from 0.15 mV PSPs (g = -4 for inhibitory sources, L4E -> L23E
 doubled), normal with sd 0.1·|w| and redrawn to keep their sign; delays normal with mean
-1.5 ms (E) / 0.75 ms (I) and sd 0.5·mean, redrawn below half a step, so the shortest delay
-is one step. Background: one Poisson generator per population (8 Hz · K_ext, a train per
+1.5 ms (E) / 0.75 ms (I) and sd 0.5·mean, redrawn below one step. Background: one Poisson generator per population (8 Hz · K_ext, a train per
 neuron) or the DC current with the same mean. A k_scaling below 1 multiplies the weights
 by 1/sqrt(k_scaling) and adds the DC that restores each neuron's full-scale mean input.
 
@@ -81,9 +80,17 @@ V0: dict[str, tuple[np.ndarray, np.ndarray]] = {
 # Thalamic connection probabilities per target population (stimulus_params.py).
 CONN_PROBS_TH = np.array([0.0, 0.0, 0.0983, 0.0619, 0.0, 0.0, 0.0512, 0.0196])
 
-# NEST connects the thalamic poisson_generator to its parrot neurons with Connect's default
-# delay, so every thalamic spike leaves the parrots this much after the generator drew it.
-TH_PARROT_DELAY_MS = 1.0
+# nest.Connect's default delay (static_synapse): NEST's example connects the thalamic
+# poisson_generator to its parrot neurons and the DC stimulus generators to the neurons
+# with it, so thalamic spikes leave the parrots 1 ms after the generator drew them.
+CONNECT_DEFAULT_DELAY_MS = 1.0
+
+# Delays are redrawn below this many steps. NEST 3.10 redraws below dt/2 and relies on the
+# rounding to whole steps to make the shortest delay one step; spikex's core takes a delay
+# distribution only if its smallest value is >= dt, so we redraw below dt as the spec says
+# (about 1 % of the inhibitory delays, drawn in [dt/2, dt), land elsewhere instead of on one
+# step). 0.5 would be NEST's choice.
+DELAY_LOW_STEPS = 1.0
 
 # Seed salt of the thalamic spike trains (drawn in Python, identical on every rank).
 TH_SEED_SALT = 0x7A1A
@@ -197,7 +204,7 @@ class Microcircuit:
     weight_rel_std: float
     delays_ms: np.ndarray  # (target, source) mean delay
     delay_rel_std: float
-    delay_low_ms: float  # redraw below: half a step, so the rounded delay is >= one step
+    delay_low_ms: float  # delays are redrawn below this: dt (see DELAY_LOW_STEPS)
     poisson: bool
     poisson_rates_hz: np.ndarray  # per population (0 with DC input)
     weight_ext_pA: float
@@ -313,7 +320,7 @@ def derive(config: dict, get: Getter) -> Microcircuit:
         weight_rel_std=section("weight_rel_std"),
         delays_ms=delay_matrix(section("delay_exc_ms"), section("delay_inh_ms")),
         delay_rel_std=section("delay_rel_std"),
-        delay_low_ms=0.5 * get(config, "simulation.dt_ms"),
+        delay_low_ms=DELAY_LOW_STEPS * get(config, "simulation.dt_ms"),
         poisson=poisson,
         poisson_rates_hz=bg_rate * ext_indegrees if poisson else np.zeros(8),
         weight_ext_pA=weight_ext,
@@ -327,20 +334,22 @@ def derive(config: dict, get: Getter) -> Microcircuit:
 
 
 def thalamic_spike_times(thalamus: Thalamus, dt_ms: float, seed: int) -> list[np.ndarray]:
-    """Spike times (ms) of each thalamic neuron, the same on every rank.
+    """Spike times (ms, NEST's stamps) of each thalamic neuron, the same on every rank.
 
-    NEST: one poisson_generator (rate, start, stop) drives ``neurons`` parrot neurons, each
-    its own train; per step in (start, stop] a Poisson count, sent on with Connect's default
-    delay of 1 ms. Here each train is drawn the same way from a generator seeded with
-    (seed, salt) and given to a spike_source_array; coincident spikes stay (multiplicity).
+    NEST: one poisson_generator drives the parrot neurons, each its own train: a Poisson
+    count for every emission step n with round(start/dt) < n <= round(stop/dt) (stamp
+    (n + 1)·dt), repeated by the parrot 1 ms later (Connect's default delay). Here each
+    train is drawn the same way from a generator seeded with (seed, salt). A
+    spike_source_array spikes at most once per step, so a count above one becomes one
+    spike (at 120 Hz and 0.1 ms about 0.6 % of the events).
     """
     rng = np.random.default_rng([seed, TH_SEED_SALT])
     first = math.floor(thalamus.start_ms / dt_ms + 0.5) + 1
     last = math.floor(thalamus.stop_ms / dt_ms + 0.5)
-    steps = np.arange(first, last + 1)
-    mean = thalamus.rate_hz * dt_ms * 0.001
-    counts = rng.poisson(mean, size=(thalamus.neurons, steps.size))
-    return [np.repeat(steps, row) * dt_ms + TH_PARROT_DELAY_MS for row in counts]
+    delay_steps = math.floor(CONNECT_DEFAULT_DELAY_MS / dt_ms + 0.5)
+    stamps = np.arange(first, last + 1) + 1 + delay_steps
+    counts = rng.poisson(thalamus.rate_hz * dt_ms * 0.001, size=(thalamus.neurons, stamps.size))
+    return [stamps[row > 0] * dt_ms for row in counts]
 
 
 # ---- building ------------------------------------------------------------------------
@@ -426,10 +435,9 @@ def build(network, config: dict, get: Getter) -> list:
                 allow_multapses=True,
             )
 
-    # dc_generator -> neuron: Connect's defaults (all_to_all, weight 1, the resolution as delay).
-    dt = get(config, "simulation.dt_ms")
+    # dc_generator -> neurons: nest.Connect's defaults (all_to_all, weight 1, delay 1 ms).
     for generator, target in zip(dc_generators, populations):
-        network.connect_rule("all_to_all", generator, target, weight=1.0, delay_ms=dt)
+        network.connect_rule("all_to_all", generator, target, weight=1.0, delay_ms=CONNECT_DEFAULT_DELAY_MS)
     return populations
 
 
