@@ -24,6 +24,7 @@
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
+#include "spikex/network/rule_check.hpp"
 #include "spikex/models/model_registry.hpp"
 #include "spikex/route/router.hpp"
 
@@ -414,10 +415,13 @@ public:
                 throw user_error(spikex::format("{}: option \"{}\" is unknown", where, name));
         }
         if (lowest_value(r.delay_ms) < spec.dt_ms * (1 - 1e-9)) {
-            throw user_error(spikex::format("{} delay_ms: the smallest possible delay is {} ms: must be >= dt = {} ms",
-                                            where, lowest_value(r.delay_ms), spec.dt_ms));
+            throw user_error(spikex::format("{} delay_ms = {}: its smallest possible value is {} ms: must be >= dt = "
+                                            "{} ms (e.g. normal_clipped with low >= dt)",
+                                            where, distribution_name(r.delay_ms.kind), lowest_value(r.delay_ms),
+                                            spec.dt_ms));
         }
         check_rule_kinds(where, r);
+        check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays
         set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2);
         engine_->spec().connection_sets.push_back(std::move(set));
     }

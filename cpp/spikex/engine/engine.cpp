@@ -153,14 +153,21 @@ void engine::build_connections() {
         for (const auto& part: parts_) shape.thread_first.push_back(part.first);
         shape.thread_first.push_back(parts_.back().end);
     }
+    // Each rule's per-rank preparation (fixed_outdegree, fixed_total_number plans), once.
+    std::vector<rule_drawer> drawers;
+    for (const auto& set: spec_.connection_sets) {
+        if (!set.is_rule) continue;
+        const auto rule_index = static_cast<std::uint32_t>(drawers.size());
+        drawers.emplace_back(set.rule, rule_index, spec_.seed, spec_.dt_ms, local_gids_);
+    }
     // `devices`: only the connections from input devices, else only the others.
     auto produce_some = [&](const connection_visitor& visit_any, unsigned thread, bool devices) {
         const bool one_part = thread == every_thread || shape.thread_first.empty();
         const local_index first = one_part ? 0 : shape.thread_first[thread];
         const local_index end =
             one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
-        std::uint32_t rule_index = 0;
-        std::vector<std::uint64_t> scratch;
+        std::size_t rule_number = 0;
+        rule_scratch scratch;
         std::vector<incoming_connection> incoming;
         std::size_t set_index = 0;
         bool mixed = false; // the current set has device sources
@@ -170,20 +177,20 @@ void engine::build_connections() {
         for (const auto& set: spec_.connection_sets) {
             mixed = set_has_devices[set_index++];
             if (devices && !mixed) {
-                rule_index += set.is_rule ? 1 : 0;
+                rule_number += set.is_rule ? 1 : 0;
                 continue;
             }
             if (set.is_rule) {
-                const auto& rule = set.rule;
-                const std::uint32_t delay = delay_of(rule.delay_ms.value);
+                const rule_drawer& drawer = drawers[rule_number++];
                 for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
-                    if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
+                    if (!drawer.targets(g)) continue;
                     incoming.clear();
-                    draw_incoming(rule, rule_index, g, spec_.seed, spec_.dt_ms, scratch, incoming);
-                    for (const auto& c: incoming) visit({c.source, i, c.weight, delay, set.synapse});
+                    drawer.draw(g, incoming, scratch); // delays >= 1 step, < 2^31 (checked)
+                    for (const auto& c: incoming) {
+                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse});
+                    }
                 }
-                ++rule_index;
             } else {
                 const auto& a = set.arrays;
                 for (std::size_t k = 0; k < a.target.size(); ++k) {

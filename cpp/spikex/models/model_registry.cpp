@@ -8,6 +8,8 @@
 #define SPIKEX_MODELS(X)                                                                                               \
     X(interval_fire)                                                                                                   \
     X(iaf_psc_alpha)                                                                                                   \
+    X(iaf_psc_exp)                                                                                                     \
+    X(iaf_psc_delta)                                                                                                   \
     X(spike_source_array)                                                                                              \
     X(poisson_generator)                                                                                               \
     X(dc_generator)

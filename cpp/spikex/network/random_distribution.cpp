@@ -96,8 +96,8 @@ void check_distribution(const random_distribution& d, const std::string& key) {
             }
         } else if (normal_mass(d.mean, d.std, d.low, d.high) < min_clipped_mass) {
             fail("mean", d.mean,
-                 spikex::format("with std = {}, [low, high] = [{}, {}] has probability < {}: no value could be drawn",
-                                number(d.std), number(d.low), number(d.high), number(min_clipped_mass)));
+                 spikex::format("with std = {}, [low, high] = [{}, {}] has probability < {:g}: no value could be drawn",
+                                number(d.std), number(d.low), number(d.high), min_clipped_mass));
         }
         break;
     case distribution_kind::uniform:
