@@ -25,7 +25,14 @@ from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..launch.launcher import thread_limit_problem
-from ..models import CONNECTION_RULES, MODEL_PARAMETERS, MODELS, SYNAPSES, hpc_benchmark, microcircuit
+from ..models import (
+    CONNECTION_RULES,
+    MODEL_PARAMETERS,
+    MODELS,
+    SYNAPSES,
+    hpc_benchmark,
+    microcircuit,
+)
 from ..version import __version__
 from .collective import gather_spikes
 from .distributions import Distribution

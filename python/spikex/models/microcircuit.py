@@ -10,8 +10,9 @@ K = log(1 - p) / log(1 - 1/(N_t N_s)) synapses computed at full size, times
 n_scaling · k_scaling, with NEST's ``fixed_total_number`` rule (autapses and multapses
 allowed). Weights are PSCs from 0.15 mV PSPs (g = -4 for inhibitory sources, L4E -> L23E
 doubled), normal with sd 0.1·|w| and redrawn to keep their sign; delays normal with mean
-1.5 ms (E) / 0.75 ms (I) and sd 0.5·mean, redrawn below one step. Background: one Poisson generator per population (8 Hz · K_ext, a train per
-neuron) or the DC current with the same mean. A k_scaling below 1 multiplies the weights
+1.5 ms (E) / 0.75 ms (I) and sd 0.5·mean, redrawn below one step. Background: one Poisson
+generator per population (8 Hz · K_ext, a train per neuron) or the DC current with the same
+mean. A k_scaling below 1 multiplies the weights
 by 1/sqrt(k_scaling) and adds the DC that restores each neuron's full-scale mean input.
 
 Everything but ``build`` is a pure function of numbers (or of the configuration), so the
@@ -85,11 +86,11 @@ CONN_PROBS_TH = np.array([0.0, 0.0, 0.0983, 0.0619, 0.0, 0.0, 0.0512, 0.0196])
 # with it, so thalamic spikes leave the parrots 1 ms after the generator drew them.
 CONNECT_DEFAULT_DELAY_MS = 1.0
 
-# Delays are redrawn below this many steps. NEST 3.10 redraws below dt/2 and relies on the
-# rounding to whole steps to make the shortest delay one step; spikex's core takes a delay
-# distribution only if its smallest value is >= dt, so we redraw below dt as the spec says
-# (about 1 % of the inhibitory delays, drawn in [dt/2, dt), land elsewhere instead of on one
-# step). 0.5 would be NEST's choice.
+# Delays are redrawn below this many steps. NEST 3.10 redraws below dt/2 and lets the
+# rounding to the nearest step make the shortest delay one step; spikex's Python binding
+# takes a delay distribution only if its smallest value is >= dt, so we redraw below dt as
+# the spec says (about 1 % of the inhibitory delays, drawn in [dt/2, dt), land elsewhere
+# instead of on one step). 0.5 is NEST's choice, once the binding accepts it.
 DELAY_LOW_STEPS = 1.0
 
 # Seed salt of the thalamic spike trains (drawn in Python, identical on every rank).
@@ -119,9 +120,16 @@ def psc_over_psp(c_m: float, tau_m: float, tau_syn: float) -> float:
     87.8085
     """
     if tau_m == tau_syn:
-        raise ValueError("psc_over_psp: tau_m == tau_syn (the formula needs distinct time constants)")
+        raise ValueError(
+            "psc_over_psp: tau_m == tau_syn (the formula needs distinct time constants)"
+        )
     t_peak = tau_m * tau_syn / (tau_m - tau_syn) * math.log(tau_m / tau_syn)
-    v_peak = tau_m * tau_syn / (c_m * (tau_m - tau_syn)) * (math.exp(-t_peak / tau_m) - math.exp(-t_peak / tau_syn))
+    v_peak = (
+        tau_m
+        * tau_syn
+        / (c_m * (tau_m - tau_syn))
+        * (math.exp(-t_peak / tau_m) - math.exp(-t_peak / tau_syn))
+    )
     return 1.0 / v_peak
 
 
@@ -137,7 +145,9 @@ def delay_matrix(delay_exc_ms: float, delay_inh_ms: float) -> np.ndarray:
     return np.tile([delay_exc_ms, delay_inh_ms], (8, 4))
 
 
-def dc_compensating_poisson(bg_rate_hz: float, k_ext, tau_syn_ms: float, psc_ext_pA: float) -> np.ndarray:
+def dc_compensating_poisson(
+    bg_rate_hz: float, k_ext, tau_syn_ms: float, psc_ext_pA: float
+) -> np.ndarray:
     """DC (pA) with the mean of K_ext Poisson inputs at bg_rate of weight psc_ext (exp. PSCs)."""
     return bg_rate_hz * np.asarray(k_ext, dtype=np.float64) * psc_ext_pA * tau_syn_ms * 0.001
 
@@ -267,7 +277,7 @@ def derive(config: dict, get: Getter) -> Microcircuit:
     k_scaling = get(config, "network.k_scaling")
     poisson = get(config, "network.input") == "poisson"
     tau_syn = NEURON_PARAMS["tau_syn"]
-    section = lambda name: get(config, f"{SECTION}.{name}")  # noqa: E731 - a short reader
+    section = lambda name: get(config, f"{SECTION}.{name}")
 
     sizes = population_sizes(n_scaling)
     full_synapses = synapse_numbers(CONN_PROBS, N_FULL, N_FULL)
@@ -280,7 +290,9 @@ def derive(config: dict, get: Getter) -> Microcircuit:
     bg_rate = section("bg_rate_hz")
     dc = np.zeros(8) if poisson else dc_compensating_poisson(bg_rate, K_EXT, tau_syn, weight_ext)
     if k_scaling != 1.0:
-        weights, weight_ext, dc = adjust_to_k_scaling(k_scaling, weights, weight_ext, dc, tau_syn, poisson, bg_rate)
+        weights, weight_ext, dc = adjust_to_k_scaling(
+            k_scaling, weights, weight_ext, dc, tau_syn, poisson, bg_rate
+        )
 
     thalamus = None
     if get(config, "network.thalamic_input"):
@@ -377,27 +389,44 @@ def build(network, config: dict, get: Getter) -> list:
     for index, name in enumerate(POPULATIONS):
         params = mc.neuron_params(index)
         params["V_m"] = sx.normal(float(mc.v0_mean[index]), float(mc.v0_std[index]))
-        populations.append(network.create("iaf_psc_exp", int(mc.sizes[index]), params=params, name=name))
+        populations.append(
+            network.create("iaf_psc_exp", int(mc.sizes[index]), params=params, name=name)
+        )
 
     generators = []
     if mc.poisson:
         for index, name in enumerate(POPULATIONS):
             rate = float(mc.poisson_rates_hz[index])
-            generators.append(network.create("poisson_generator", 1, params={"rate": rate}, name=f"poisson_{name}"))
+            generators.append(
+                network.create(
+                    "poisson_generator", 1, params={"rate": rate}, name=f"poisson_{name}"
+                )
+            )
 
     thalamic = None
     if mc.thalamus is not None:
-        times = thalamic_spike_times(mc.thalamus, get(config, "simulation.dt_ms"), get(config, "simulation.seed"))
+        times = thalamic_spike_times(
+            mc.thalamus, get(config, "simulation.dt_ms"), get(config, "simulation.seed")
+        )
         thalamic = network.create(
-            "spike_source_array", mc.thalamus.neurons, params={"spike_times": times}, name="thalamus"
+            "spike_source_array",
+            mc.thalamus.neurons,
+            params={"spike_times": times},
+            name="thalamus",
         )
 
     dc_generators = []
     if mc.dc_stimulus is not None:
         stim = mc.dc_stimulus
         for index, name in enumerate(POPULATIONS):
-            params = {"amplitude": float(stim.amplitude_pA[index]), "start": stim.start_ms, "stop": stim.stop_ms}
-            dc_generators.append(network.create("dc_generator", 1, params=params, name=f"dc_{name}"))
+            params = {
+                "amplitude": float(stim.amplitude_pA[index]),
+                "start": stim.start_ms,
+                "stop": stim.stop_ms,
+            }
+            dc_generators.append(
+                network.create("dc_generator", 1, params=params, name=f"dc_{name}")
+            )
 
     for i, target in enumerate(populations):
         for j, source in enumerate(populations):
@@ -411,13 +440,17 @@ def build(network, config: dict, get: Getter) -> list:
                 target,
                 total_number=total,
                 weight=_signed_weight(sx, float(mc.weights_pA[i, j]), mc.weight_rel_std),
-                delay_ms=sx.normal_clipped(mean_delay, mean_delay * mc.delay_rel_std, low=mc.delay_low_ms),
+                delay_ms=sx.normal_clipped(
+                    mean_delay, mean_delay * mc.delay_rel_std, low=mc.delay_low_ms
+                ),
                 allow_autapses=True,
                 allow_multapses=True,
             )
 
     for generator, target in zip(generators, populations):
-        network.connect_rule("all_to_all", generator, target, weight=mc.weight_ext_pA, delay_ms=mc.delay_poisson_ms)
+        network.connect_rule(
+            "all_to_all", generator, target, weight=mc.weight_ext_pA, delay_ms=mc.delay_poisson_ms
+        )
 
     if thalamic is not None:
         th = mc.thalamus
@@ -430,14 +463,18 @@ def build(network, config: dict, get: Getter) -> list:
                 target,
                 total_number=int(th.synapses[i]),
                 weight=_signed_weight(sx, th.weight_pA, th.weight_rel_std),
-                delay_ms=sx.normal_clipped(th.delay_ms, th.delay_ms * th.delay_rel_std, low=mc.delay_low_ms),
+                delay_ms=sx.normal_clipped(
+                    th.delay_ms, th.delay_ms * th.delay_rel_std, low=mc.delay_low_ms
+                ),
                 allow_autapses=True,
                 allow_multapses=True,
             )
 
     # dc_generator -> neurons: nest.Connect's defaults (all_to_all, weight 1, delay 1 ms).
     for generator, target in zip(dc_generators, populations):
-        network.connect_rule("all_to_all", generator, target, weight=1.0, delay_ms=CONNECT_DEFAULT_DELAY_MS)
+        network.connect_rule(
+            "all_to_all", generator, target, weight=1.0, delay_ms=CONNECT_DEFAULT_DELAY_MS
+        )
     return populations
 
 
@@ -448,7 +485,9 @@ def parameter_tables_markdown() -> str:
     """The per-population tables of docs/models/microcircuit.md, from the constants above
     (a test keeps the page equal to them)."""
     full = synapse_numbers(CONN_PROBS, N_FULL, N_FULL)
-    psc = 0.15 * psc_over_psp(NEURON_PARAMS["C_m"], NEURON_PARAMS["tau_m"], NEURON_PARAMS["tau_syn"])
+    psc = 0.15 * psc_over_psp(
+        NEURON_PARAMS["C_m"], NEURON_PARAMS["tau_m"], NEURON_PARAMS["tau_syn"]
+    )
     th = synapse_numbers(CONN_PROBS_TH[np.newaxis, :], [902], N_FULL)[0]
     rows = [
         ("N (full scale)", [f"{n:,}" for n in N_FULL]),
@@ -457,7 +496,10 @@ def parameter_tables_markdown() -> str:
         ("full-scale mean rate (Hz), NEST 3.10", [f"{r:g}" for r in FULL_MEAN_RATES]),
         ("same, spec (NEST 2.x)", [f"{r:g}" for r in FULL_MEAN_RATES_NEST2]),
         ("recurrent in-degree (full scale)", [f"{k:,.0f}" for k in full.sum(axis=1) / N_FULL]),
-        ("DC replacing the background (pA)", [f"{d:.1f}" for d in dc_compensating_poisson(8.0, K_EXT, 0.5, psc)]),
+        (
+            "DC replacing the background (pA)",
+            [f"{d:.1f}" for d in dc_compensating_poisson(8.0, K_EXT, 0.5, psc)],
+        ),
         ("V0 optimized: mean (mV)", [f"{v:g}" for v in V0["optimized"][0]]),
         ("V0 optimized: sd (mV)", [f"{v:g}" for v in V0["optimized"][1]]),
         ("thalamic p", [f"{p:g}" for p in CONN_PROBS_TH]),
@@ -465,7 +507,11 @@ def parameter_tables_markdown() -> str:
     ]
     lines = ["| | " + " | ".join(POPULATIONS) + " |", "|---" * 9 + "|"]
     lines += [f"| {label} | " + " | ".join(values) + " |" for label, values in rows]
-    lines += ["", "Total synapses per (target, source) at full scale, K = log(1 − p) / log(1 − 1/(N_t N_s)):", ""]
+    lines += [
+        "",
+        "Total synapses per (target, source) at full scale, K = log(1 − p) / log(1 − 1/(N_t N_s)):",
+        "",
+    ]
     lines += ["| target \\ source | " + " | ".join(POPULATIONS) + " |", "|---" * 9 + "|"]
     for name, row in zip(POPULATIONS, full):
         lines.append(f"| {name} | " + " | ".join(f"{round(k):,}" for k in row) + " |")

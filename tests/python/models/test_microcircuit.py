@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 from conftest import REPO, run_cli, run_config, write_config
-from spikex.config import resolved_config
 from spikex.config import get as config_get
+from spikex.config import resolved_config
 from spikex.models import microcircuit as mc
 
 FULL = (20683, 5834, 21915, 5479, 4850, 1065, 14395, 2948)
@@ -32,7 +32,9 @@ k_scaling = 0.1
 
 
 def derived(*sets: str) -> mc.Microcircuit:
-    config = resolved_config({"simulation": {"dt_ms": 0.1}, "network": {"model": "microcircuit"}}, sets, ranks=1)
+    config = resolved_config(
+        {"simulation": {"dt_ms": 0.1}, "network": {"model": "microcircuit"}}, sets, ranks=1
+    )
     return mc.derive(config, config_get)
 
 
@@ -69,7 +71,9 @@ def test_psc_of_a_015_mV_psp_is_87_8_pA():
     unit = mc.psc_over_psp(250.0, 10.0, 0.5)
     assert 0.15 * unit == pytest.approx(87.8085, abs=5e-4)
     assert psp_peak_mV(0.15 * unit) == pytest.approx(0.15, rel=1e-5)
-    assert psp_peak_mV(0.3 * mc.psc_over_psp(200.0, 20.0, 2.0), 200.0, 20.0, 2.0) == pytest.approx(0.3, rel=1e-5)
+    assert psp_peak_mV(0.3 * mc.psc_over_psp(200.0, 20.0, 2.0), 200.0, 20.0, 2.0) == pytest.approx(
+        0.3, rel=1e-5
+    )
 
 
 def test_full_scale_sizes_and_synapse_numbers():
@@ -80,7 +84,10 @@ def test_full_scale_sizes_and_synapse_numbers():
         [[total_synapses(mc.CONN_PROBS[i, j], n[i], n[j]) for j in range(8)] for i in range(8)]
     )
     assert np.all(np.abs(net.synapses - expected) <= 1.0)
-    as_nest = [[round(total_synapses_as_nest(mc.CONN_PROBS[i, j], n[i], n[j])) for j in range(8)] for i in range(8)]
+    as_nest = [
+        [round(total_synapses_as_nest(mc.CONN_PROBS[i, j], n[i], n[j])) for j in range(8)]
+        for i in range(8)
+    ]
     assert net.synapses.tolist() == as_nest
     assert net.synapses.sum() == pytest.approx(2.9888e8, rel=1e-4)  # "about 3e8"
     # L23E <- L23E: about 2,200 inputs per neuron
@@ -130,8 +137,9 @@ def test_k_scaling_keeps_the_mean_input(background):
     """Mean input per neuron (recurrent at the full-scale rates + background + DC) does not
     depend on k_scaling; weights grow by 1/sqrt(k)."""
     k = 0.25
-    full, scaled = derived(f'network.input="{background}"'), derived(
-        f'network.input="{background}"', f"network.k_scaling={k}"
+    full, scaled = (
+        derived(f'network.input="{background}"'),
+        derived(f'network.input="{background}"', f"network.k_scaling={k}"),
     )
     assert scaled.weights_pA == pytest.approx(full.weights_pA * 2.0)
     assert scaled.weight_ext_pA == pytest.approx(full.weight_ext_pA * 2.0)
@@ -161,7 +169,9 @@ def test_thalamic_input():
     assert th.synapses.tolist() == expected
     assert th.synapses[L4E] / FULL[L4E] == pytest.approx(0.0983 * 902, rel=0.06)
     # n_scaling changes neither the thalamic neurons nor their synapses (NEST 3.10)
-    scaled = derived("network.thalamic_input=true", "network.n_scaling=0.1", "network.k_scaling=0.25").thalamus
+    scaled = derived(
+        "network.thalamic_input=true", "network.n_scaling=0.1", "network.k_scaling=0.25"
+    ).thalamus
     assert scaled.neurons == 902
     assert scaled.synapses.tolist() == [round(x * 0.25) for x in expected]
     assert scaled.weight_pA == pytest.approx(2 * w)
@@ -172,11 +182,15 @@ def test_thalamic_trains_are_poisson_in_the_pulse_and_reproducible():
     trains = mc.thalamic_spike_times(th, 0.1, 5)
     again = mc.thalamic_spike_times(th, 0.1, 5)
     assert all(np.array_equal(a, b) for a, b in zip(trains, again))
-    assert not np.array_equal(np.concatenate(trains), np.concatenate(mc.thalamic_spike_times(th, 0.1, 6)))
+    assert not np.array_equal(
+        np.concatenate(trains), np.concatenate(mc.thalamic_spike_times(th, 0.1, 6))
+    )
     spikes = np.concatenate(trains)
     # emission steps (start, stop] of the generator, stamped one step later, then NEST's
     # 1 ms generator -> parrot delay; on the grid
-    assert spikes.min() == pytest.approx(700.2 + 1.0) and spikes.max() == pytest.approx(1700.1 + 1.0)
+    assert spikes.min() == pytest.approx(700.2 + 1.0) and spikes.max() == pytest.approx(
+        1700.1 + 1.0
+    )
     assert np.allclose(spikes / 0.1, np.round(spikes / 0.1), atol=1e-6)
     assert all(np.unique(train).size == train.size for train in trains)  # once per step
     rate = spikes.size / 902 / 1.0
@@ -221,7 +235,9 @@ def test_small_microcircuit_runs_with_named_populations(one_rank):
     generators = [pop for pop in populations.values() if pop["model"] == "poisson_generator"]
     assert len(generators) == 8 and all(pop["recorded_cells"] == 0 for pop in generators)
     neurons = int(net.sizes.sum())
-    assert one_rank["synapses"] == net.synapses.sum()  # recurrent only: device inputs are not synapses
+    assert (
+        one_rank["synapses"] == net.synapses.sum()
+    )  # recurrent only: device inputs are not synapses
     rate = one_rank["spikes_total"] / neurons / 0.1
     assert 0.5 < rate < 50.0, f"mean rate {rate:.2f} Hz"
 
@@ -238,7 +254,11 @@ def test_same_spikes_on_two_ranks(small_config, one_rank, tmp_path):
 def test_thalamic_pulse_and_dc_input(small_config, tmp_path):
     import spikex as sx
 
-    sets = ["network.thalamic_input=true", "network.microcircuit.th_start_ms=40", 'network.input="dc"']
+    sets = [
+        "network.thalamic_input=true",
+        "network.microcircuit.th_start_ms=40",
+        'network.input="dc"',
+    ]
     network = sx.Network.from_config(small_config, overrides=sets)
     assert [pop.name for pop in network.populations] == [*mc.POPULATIONS, "thalamus"]
     result = network.simulate(100.0)
