@@ -242,12 +242,34 @@ def test_small_microcircuit_runs_with_named_populations(one_rank):
     assert 0.5 < rate < 50.0, f"mean rate {rate:.2f} Hz"
 
 
+# Every input kind: thalamic spike sources, DC background, DC stimulus generators.
+ALL_INPUTS = (
+    "network.thalamic_input=true",
+    "network.microcircuit.th_start_ms=40",
+    'network.input="dc"',
+    "network.microcircuit.dc_stim=true",
+    "network.microcircuit.dc_stim_start_ms=20",
+)
+
+
 @pytest.mark.slow
 @pytest.mark.mpi
-def test_same_spikes_on_two_ranks(small_config, one_rank, tmp_path):
-    two = run_config(small_config, tmp_path / "two", 2, ("simulation.threads=2",))
-    assert two["ranks"] == 2
-    assert two["spikes_sha256"] == one_rank["spikes_sha256"]
+@pytest.mark.parametrize(
+    "ranks,sets",
+    [
+        (2, ("simulation.threads=2",)),
+        (3, ('distribution.scheme="random_shuffle"', *ALL_INPUTS)),
+    ],
+    ids=["2x2", "3-shuffled-all-inputs"],
+)
+def test_same_spikes_on_several_ranks(small_config, one_rank, tmp_path, ranks, sets):
+    reference = one_rank
+    if len(sets) > 1:
+        reference = run_config(small_config, tmp_path / "one", 1, sets[1:])
+        assert reference["spikes_sha256"] != one_rank["spikes_sha256"]
+    several = run_config(small_config, tmp_path / "several", ranks, sets)
+    assert several["ranks"] == ranks
+    assert several["spikes_sha256"] == reference["spikes_sha256"]
 
 
 @pytest.mark.slow
