@@ -158,6 +158,23 @@ TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
     expect_grouped(t, conns);
 }
 
+TEST(connection_table, only_targets_in_several_groups_of_a_source_keep_indices) {
+    // Source 5: target 0 twice at delay 2 (one group), target 1 at delays 2 and 3.
+    std::vector<built_connection> conns = {{5, 0, 0, 2}, {5, 1, 0, 2}, {5, 0, 0, 2}, {5, 1, 0, 3}};
+    auto t = numbered(conns);
+    ASSERT_TRUE(t.has_connection_index());
+    std::uint32_t index = 0;
+    // Group of delay 2 holds connections 0, 1, 2 at positions 0, 1, 2; delay 3: position 3.
+    EXPECT_FALSE(t.find_connection_index(0, index)); // target 0: one group only
+    EXPECT_FALSE(t.find_connection_index(2, index));
+    ASSERT_TRUE(t.find_connection_index(1, index));
+    EXPECT_EQ(index, 0u); // target 1's first input
+    ASSERT_TRUE(t.find_connection_index(3, index));
+    EXPECT_EQ(index, 1u);
+    EXPECT_THROW(t.connection_index(0), internal_error);
+    expect_grouped(t, conns);
+}
+
 TEST(connection_table, uniform_delay_has_one_group_per_source_and_no_indices) {
     std::vector<built_connection> conns = {{4, 0, 0, 2}, {1, 1, 0, 2}, {4, 1, 0, 2}, {1, 0, 0, 2}, {4, 2, 0, 2}};
     auto t = numbered(conns);
@@ -274,12 +291,12 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
 TEST(connection_table, an_error_on_one_thread_ends_the_build) {
     // The producer runs on every thread at once; what one thread throws reaches the caller.
     table_shape shape{4, {0, 2, 4}};
-    connection_producer produce = [](const connection_visitor& visit, unsigned thread) {
+    connection_producer produce = [](const connection_visitor& visit, unsigned thread, bool) {
         if (thread == 1) throw user_error("bad connection on thread 1");
         visit({1, 0, 1.0, 3, 0});
     };
     EXPECT_THROW(connection_table(produce, shape, true), user_error);
     // A producer that hands a thread a target of another thread is caught.
-    connection_producer wrong = [](const connection_visitor& visit, unsigned) { visit({1, 3, 1.0, 3, 0}); };
+    connection_producer wrong = [](const connection_visitor& visit, unsigned, bool) { visit({1, 3, 1.0, 3, 0}); };
     EXPECT_THROW(connection_table(wrong, shape, true), internal_error);
 }

@@ -179,7 +179,7 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     }
     const table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
-    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
+    connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
         const auto& first = shape.thread_first;
         for (built_connection c: conns) {
             if (thread != every_thread && !first.empty() &&
@@ -226,7 +226,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 parts[t].count(c);
                 seen_by[t].add(c);
             },
-            t);
+            t, false);
     });
     pass_summary all;
     for (const auto& part: seen_by) all.add(part);
@@ -255,11 +255,14 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
 
-    // Pass 2: place every connection; creation order survives within each thread's run. A
-    // copy of the cursors is kept for pass 3, which only runs if connection indices are needed.
+    // Pass 2: place every connection; creation order survives within each thread's run.
+    // When some source has several groups, each connection's index among its target's
+    // inputs is noted too (all inputs of a target come from the thread that owns it), for
+    // find_shared_targets to keep the few a merge needs.
     const bool several_keys =
         std::any_of(parts.begin(), parts.end(), [](const placement& p) { return p.any_several_keys(); });
-    std::vector<placement> starts = several_keys ? parts : std::vector<placement>{};
+    std::vector<std::uint32_t> creation_index(several_keys ? n : 0);
+    std::vector<std::uint32_t> inputs_so_far(several_keys ? all.targets_end : 0, 0);
     target_.resize(n);
     weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
@@ -268,23 +271,29 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 const std::uint32_t p = parts[t].take(c);
                 target_[p] = c.target;
                 weight_[p] = c.weight;
+                if (several_keys) creation_index[p] = inputs_so_far[c.target]++;
             },
-            t);
+            t, true);
     });
+    free_vector(inputs_so_far);
 
     share_uniform_weights();
+    if (several_keys) find_shared_targets(creation_index);
+}
 
-    if (find_shared_targets()) {
-        // Pass 3: each connection's index among its target's inputs, in creation order (all
-        // inputs of a target come from the thread that owns it).
-        connection_index_.resize(n);
-        std::vector<std::uint32_t> inputs_so_far(all.targets_end, 0);
-        for_each_thread(T, [&](unsigned t) {
-            produce(
-                [&](const built_connection& c) { connection_index_[starts[t].take(c)] = inputs_so_far[c.target]++; },
-                t);
-        });
+bool connection_table::find_connection_index(std::uint32_t c, std::uint32_t& index) const {
+    auto it = std::lower_bound(shared_index_.begin(), shared_index_.end(), std::make_pair(c, std::uint32_t{0}));
+    if (it == shared_index_.end() || it->first != c) return false;
+    index = it->second;
+    return true;
+}
+
+std::uint32_t connection_table::connection_index(std::uint32_t c) const {
+    auto it = std::lower_bound(shared_index_.begin(), shared_index_.end(), std::make_pair(c, std::uint32_t{0}));
+    if (it == shared_index_.end() || it->first != c) {
+        throw internal_error(spikex::format("connection {} has no index: its target has one input of its source", c));
     }
+    return it->second;
 }
 
 std::uint32_t connection_table::group_of_connection(std::uint32_t c) const {
@@ -310,36 +319,40 @@ void connection_table::share_uniform_weights() {
     std::vector<double>().swap(weight_);
 }
 
-bool connection_table::find_shared_targets() {
-    // Only sources with several groups can have groups meeting one target in one step.
-    bool several = false;
-    for (std::size_t s = 0; s + 1 < source_run_groups_.size() && !several; ++s) {
-        several = source_run_groups_[s + 1] - source_run_groups_[s] > 1;
-    }
-    if (!several) return false;
+void connection_table::find_shared_targets(std::vector<std::uint32_t>& creation_index) {
+    // Only sources with several groups can have groups meeting one target in one step. Per
+    // such source run: which targets occur in more than one of its groups (a stamp per
+    // target, no sorting); all their connections from the run keep their creation index.
     local_index targets_end = 0;
     for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-    std::vector<std::uint32_t> mark_run(targets_end, none), mark_group(targets_end, none);
+    std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
+    std::vector<char> several_groups(targets_end, 0);
     source_run_shares_.assign(source_count(), 0);
     bool any = false;
     for (std::uint32_t s = 0; s < source_count(); ++s) {
         if (group_begin(s + 1) - group_begin(s) < 2) continue;
-        for (auto g = group_begin(s); g < group_begin(s + 1) && !source_run_shares_[s]; ++g) {
+        for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
             for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
                 const local_index t = target_[c];
-                if (mark_run[t] == s && mark_group[t] != g) {
-                    source_run_shares_[s] = 1;
-                    break;
+                if (stamp[t] != s) {
+                    stamp[t] = s, first_group[t] = g, several_groups[t] = 0;
+                } else if (first_group[t] != g) {
+                    several_groups[t] = 1;
                 }
-                mark_run[t] = s;
-                mark_group[t] = g;
             }
+        }
+        const std::uint32_t first = groups_[group_begin(s)].begin, last = groups_[group_begin(s + 1)].begin;
+        for (auto c = first; c < last; ++c) {
+            if (!several_groups[target_[c]]) continue;
+            shared_index_.emplace_back(c, creation_index[c]);
+            source_run_shares_[s] = 1;
         }
         any = any || source_run_shares_[s];
     }
+    free_vector(creation_index);
     if (!any) free_vector(source_run_shares_);
-    return any;
+    shared_index_.shrink_to_fit();
 }
 
 void connection_table::build_creation_order(const connection_producer& produce) {
@@ -358,7 +371,7 @@ void connection_table::build_creation_order(const connection_producer& produce) 
         min_delay_ = std::min(min_delay_, c.delay);
         max_delay_ = std::max(max_delay_, c.delay);
     };
-    produce(append, every_thread);
+    produce(append, every_thread, true);
     if (target_.empty()) min_delay_ = 0;
 }
 
@@ -373,7 +386,8 @@ void connection_table::release_sources() {
 std::size_t connection_table::connection_bytes() const {
     return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
            capacity_bytes(source_run_groups_) + capacity_bytes(groups_) + capacity_bytes(thread_begin_) +
-           capacity_bytes(source_run_shares_) + capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
+           capacity_bytes(source_run_shares_) + shared_index_.capacity() * sizeof(shared_index_[0]) +
+           capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {

@@ -53,8 +53,10 @@ struct built_connection {
 // Calls `visit` for every connection of the rank whose target belongs to `thread` (all of
 // them for every_thread), in creation order; called once per build pass and thread, for
 // different threads at the same time, and must produce the same sequence every time.
+// `weights` false: the pass does not read weights (the producer may leave them 0 and skip
+// drawing them).
 using connection_visitor = std::function<void(const built_connection&)>;
-using connection_producer = std::function<void(const connection_visitor&, unsigned thread)>;
+using connection_producer = std::function<void(const connection_visitor&, unsigned thread, bool weights)>;
 inline constexpr unsigned every_thread = ~0u;
 
 struct delay_group {
@@ -117,8 +119,12 @@ public:
     bool source_run_groups_share_targets(std::uint32_t run) const {
         return !source_run_shares_.empty() && source_run_shares_[run];
     }
-    bool has_connection_index() const { return !connection_index_.empty(); }
-    std::uint32_t connection_index(std::uint32_t c) const { return connection_index_[c]; }
+    // Index of connection c among its target's inputs (creation order), kept only for
+    // connections whose target has several inputs from c's source run (the ones a merge
+    // has to order); binary search.
+    std::uint32_t connection_index(std::uint32_t c) const;
+    bool find_connection_index(std::uint32_t c, std::uint32_t& index) const;
+    bool has_connection_index() const { return !shared_index_.empty(); }
 
     // --- creation-order layout ---------------------------------------------------------
     gid_type source_of(std::uint32_t c) const { return connection_source_[c]; }
@@ -140,7 +146,8 @@ public:
 private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
-    bool find_shared_targets(); // sets source_run_shares_; whether any source run shares a target
+    // Sets source_run_shares_ and, from each connection's creation index, shared_index_.
+    void find_shared_targets(std::vector<std::uint32_t>& creation_index);
     void share_uniform_weights();
 
     bool sorted_ = true;
@@ -156,7 +163,9 @@ private:
     std::vector<delay_group> groups_;              // + 1 sentinel {0, size}
     std::vector<std::uint32_t> thread_begin_;      // (T + 1) per group, when T > 1
     std::vector<char> source_run_shares_;          // per source run, when some has several groups
-    std::vector<std::uint32_t> connection_index_;  // per connection: index among its target's inputs
+    // (connection, index among its target's inputs), sorted, for connections whose target
+    // has several inputs from their source run (multapses over several delay groups).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> shared_index_;
     // creation order
     std::vector<gid_type> connection_source_; // source table: connection -> gid
     std::vector<std::uint32_t> connection_delay_;

@@ -13,6 +13,7 @@
 //  * random_block(key, purpose, index) gives random access to block `index`: the
 //    interval draws of a cell use block k for its k-th interval (words x0, x1).
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include <Random123/philox.h>
@@ -71,6 +72,23 @@ public:
         return uniform_from_words(a, b);
     }
 
+    // Standard normal by Box-Muller from two uniforms u1, u2 (u1 first), both halves used:
+    // r = sqrt(-2 ln(1 - u1)), a = 2 pi u2; the first call returns r cos(a), the next
+    // r sin(a) (no words drawn), then the next pair.
+    double next_normal() {
+        if (spare_ready_) {
+            spare_ready_ = false;
+            return spare_;
+        }
+        const double u1 = next_uniform();
+        const double u2 = next_uniform();
+        const double r = std::sqrt(-2.0 * std::log(1.0 - u1));
+        const double a = 2.0 * 3.14159265358979323846 * u2;
+        spare_ = r * std::sin(a);
+        spare_ready_ = true;
+        return r * std::cos(a);
+    }
+
     // Unbiased integer in [0, n), n >= 1 (Lemire 2019, "Fast random integer generation
     // in an interval").
     std::uint32_t next_below(std::uint32_t n) {
@@ -94,6 +112,8 @@ private:
     std::uint32_t block_ = 0;
     random_words words_{};
     int used_ = 4;
+    double spare_ = 0.0;
+    bool spare_ready_ = false;
 };
 
 } // namespace spikex

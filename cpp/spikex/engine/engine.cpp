@@ -162,7 +162,7 @@ void engine::build_connections() {
         drawers.emplace_back(set.rule, rule_index, spec_.seed, spec_.dt_ms, local_gids_);
     }
     // `devices`: only the connections from input devices, else only the others.
-    auto produce_some = [&](const connection_visitor& visit_any, unsigned thread, bool devices) {
+    auto produce_some = [&](const connection_visitor& visit_any, unsigned thread, bool devices, bool weights) {
         const bool one_part = thread == every_thread || shape.thread_first.empty();
         const local_index first = one_part ? 0 : shape.thread_first[thread];
         const local_index end =
@@ -187,7 +187,7 @@ void engine::build_connections() {
                     gid_type g = local_gids_[i];
                     if (!drawer.targets(g)) continue;
                     incoming.clear();
-                    drawer.draw(g, incoming, scratch); // delays >= 1 step, < 2^31 (checked)
+                    drawer.draw(g, incoming, scratch, weights); // delays >= 1 step, < 2^31 (checked)
                     for (const auto& c: incoming) {
                         visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse});
                     }
@@ -203,8 +203,8 @@ void engine::build_connections() {
             }
         }
     };
-    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
-        produce_some(visit, thread, false);
+    connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
+        produce_some(visit, thread, false, weights);
     };
     std::vector<std::vector<device_connection>> from_devices(parts_.size());
     if (!device_ranges.empty()) {
@@ -213,7 +213,7 @@ void engine::build_connections() {
                 [&](const built_connection& c) {
                     from_devices[t].push_back({c.source, c.target, c.weight, c.delay});
                 },
-                parts_.size() > 1 ? t : every_thread, true);
+                parts_.size() > 1 ? t : every_thread, true, true);
         }
     }
     device_inputs_ = device_inputs(spec_, local_gids_, from_devices);
@@ -390,7 +390,11 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
     const local_index* targets = table_.targets();
     std::stable_sort(merged.begin(), merged.end(), [&](std::uint32_t a, std::uint32_t b) {
         if (targets[a] != targets[b]) return targets[a] < targets[b];
-        return table_.connection_index(a) < table_.connection_index(b);
+        // A target with inputs in several of the groups has indices for all of them; else
+        // both are in one group, where positions are creation order.
+        std::uint32_t ia = 0, ib = 0;
+        if (table_.find_connection_index(a, ia) && table_.find_connection_index(b, ib)) return ia < ib;
+        return a < b;
     });
     for (auto c: merged) {
         if (table_.group_weights()) {

@@ -128,7 +128,8 @@ void rule_drawer::draw_sources(gid_type target, rule_scratch& scratch) const {
     }
 }
 
-void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch) const {
+void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch,
+                       bool with_weights) const {
     if (!targets(target)) {
         throw internal_error(
             spikex::format("connection rule {}: gid {} is not one of its targets", rule_index_, target));
@@ -139,8 +140,9 @@ void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, r
     random_stream delays(seed_, target, purpose::delays, rule_index_);
     const bool spread = r.weight.is_constant() && r.weight_spread != 0.0;
     for (gid_type s: scratch.sources) {
-        double w = spread ? r.weight.value + (weights.next_uniform() - 0.5) * r.weight_spread
-                          : spikex::draw(r.weight, weights);
+        double w = !with_weights ? 0.0
+                   : spread      ? r.weight.value + (weights.next_uniform() - 0.5) * r.weight_spread
+                                 : spikex::draw(r.weight, weights);
         step_type d =
             r.delay_ms.is_constant() ? constant_delay_ : checked_delay(spikex::draw(r.delay_ms, delays), dt_ms_);
         out.push_back({s, w, d});

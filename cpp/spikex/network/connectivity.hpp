@@ -70,7 +70,10 @@ public:
     // Appends the incoming connections of `target` (one of the rule's targets, and for
     // fixed_outdegree / fixed_total_number one of local_targets) in creation order. The
     // same sequence every time; thread-safe with one scratch per thread.
-    void draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch) const;
+    // with_weights = false leaves every weight 0 and draws none (a pass that only needs
+    // sources and delays: the weights stream is separate, so nothing else changes).
+    void draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch,
+              bool with_weights = true) const;
     // Memory held for this rank (the plans).
     std::size_t bytes() const;
 

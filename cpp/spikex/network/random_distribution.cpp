@@ -1,11 +1,11 @@
 // Bits to numbers for the distributions (part of the model definition: changing a line
 // here changes every network that draws from it).
 //  uniform u in [0, 1):  random_stream::next_uniform (two words, 53 bits).
-//  normal:               Box-Muller on two uniforms u1, u2 (u1 first):
-//                        z = sqrt(-2 ln(1 - u1)) * cos(2 pi u2); x = mean + std * z
-//                        (one normal per pair; the sine half is not used, so every draw
-//                        consumes exactly one block).
-//  normal_clipped:       normal draws until low <= x <= high (each try one block).
+//  normal:               Box-Muller on two uniforms u1, u2 (u1 first), both halves:
+//                        z = sqrt(-2 ln(1 - u1)) * cos(2 pi u2), then the next normal of
+//                        the stream is the sine half (random_stream::next_normal);
+//                        x = mean + std * z.
+//  normal_clipped:       normal draws until low <= x <= high.
 //  uniform:              low + (high - low) * u.
 //  lognormal:            exp(mean + std * z), z as for normal.
 //  exponential:          -beta * ln(1 - u).
@@ -27,11 +27,7 @@ std::string number(double x) {
     return s.str();
 }
 
-double standard_normal(random_stream& stream) {
-    const double u1 = stream.next_uniform();
-    const double u2 = stream.next_uniform();
-    return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
-}
+double standard_normal(random_stream& stream) { return stream.next_normal(); }
 
 // Probability mass of [low, high] under normal(mean, std).
 double normal_mass(double mean, double std, double low, double high) {
