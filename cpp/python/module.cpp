@@ -414,11 +414,16 @@ public:
             else
                 throw user_error(spikex::format("{}: option \"{}\" is unknown", where, name));
         }
-        if (lowest_value(r.delay_ms) < spec.dt_ms * (1 - 1e-9)) {
-            throw user_error(spikex::format("{} delay_ms = {}: its smallest possible value is {} ms: must be >= dt = "
-                                            "{} ms (e.g. normal_clipped with low >= dt)",
-                                            where, distribution_name(r.delay_ms.kind), lowest_value(r.delay_ms),
-                                            spec.dt_ms));
+        // A number must be >= dt; a distribution's draws are rounded to the nearest step, so
+        // its values must round to at least one: >= dt/2 (NEST's microcircuit example
+        // redraws below dt/2 and relies on that rounding).
+        const double lowest_allowed = r.delay_ms.is_constant() ? spec.dt_ms : 0.5 * spec.dt_ms;
+        if (lowest_value(r.delay_ms) < lowest_allowed * (1 - 1e-9)) {
+            throw user_error(spikex::format(
+                "{} delay_ms = {}: its smallest possible value is {} ms: must be >= {} ms ({}; e.g. normal_clipped "
+                "with low >= that)",
+                where, distribution_name(r.delay_ms.kind), lowest_value(r.delay_ms), lowest_allowed,
+                r.delay_ms.is_constant() ? "dt" : "dt/2, which rounds to one step"));
         }
         check_rule_kinds(where, r);
         check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays

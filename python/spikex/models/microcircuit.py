@@ -86,12 +86,9 @@ CONN_PROBS_TH = np.array([0.0, 0.0, 0.0983, 0.0619, 0.0, 0.0, 0.0512, 0.0196])
 # with it, so thalamic spikes leave the parrots 1 ms after the generator drew them.
 CONNECT_DEFAULT_DELAY_MS = 1.0
 
-# Delays are redrawn below this many steps. NEST 3.10 redraws below dt/2 and lets the
-# rounding to the nearest step make the shortest delay one step; spikex's Python binding
-# takes a delay distribution only if its smallest value is >= dt, so we redraw below dt as
-# the spec says (about 1 % of the inhibitory delays, drawn in [dt/2, dt), land elsewhere
-# instead of on one step). 0.5 is NEST's choice, once the binding accepts it.
-DELAY_LOW_STEPS = 1.0
+# Delays are redrawn below this many steps: NEST 3.10 redraws below dt/2 and lets the
+# rounding to the nearest step make the shortest delay one step; so do we.
+DELAY_LOW_STEPS = 0.5
 
 # Seed salt of the thalamic spike trains (drawn in Python, identical on every rank).
 TH_SEED_SALT = 0x7A1A

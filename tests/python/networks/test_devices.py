@@ -148,7 +148,7 @@ def test_impossible_distributions_and_arrays_are_refused_at_create(value, messag
 def test_a_delay_distribution_must_stay_above_dt():
     net = sx.Network(dt_ms=0.1)
     cells = _targets(net, 3)
-    with pytest.raises(ValueError, match=r"delay_ms = normal: its smallest possible value is -inf ms: must be >= dt"):
+    with pytest.raises(ValueError, match=r"delay_ms = normal: its smallest possible value is -inf ms: must be >= 0.05 ms"):
         net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal(1.0, 0.5))
     net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal_clipped(1.0, 0.5, low=0.1))
 
@@ -157,3 +157,18 @@ def test_unknown_model_lists_the_registry():
     net = sx.Network(dt_ms=0.1)
     with pytest.raises(ValueError, match='model = "iaf_psc_foo": must be one of .*"poisson_generator"'):
         net.create("iaf_psc_foo", 3)
+
+
+def test_delays_from_a_distribution_are_rounded_to_steps_down_to_half_a_step():
+    net = sx.Network(dt_ms=0.1, seed=2)
+    cells = _targets(net, 30)
+    net.connect_rule(
+        "fixed_indegree", cells, cells, indegree=20, weight=0.01,
+        delay_ms=sx.normal_clipped(0.1, 0.1, low=0.05, high=0.25), allow_autapses=False,
+    )  # fmt: skip
+    steps = np.rint(net.connections()["delay_ms"] / 0.1).astype(int)
+    assert set(steps.tolist()) == {1, 2}  # [0.05, 0.15) -> 1 step, [0.15, 0.25] -> 2 steps
+    with pytest.raises(ValueError, match=r"must be >= 0.05 ms \(dt/2, which rounds to one step"):
+        net2 = sx.Network(dt_ms=0.1)
+        c2 = _targets(net2, 3)
+        net2.connect_rule("fixed_indegree", c2, c2, indegree=1, delay_ms=sx.uniform(0.04, 1.0))
