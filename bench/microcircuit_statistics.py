@@ -29,6 +29,7 @@ the published values come from other seeds, a longer window and an older NEST).
 
     python bench/microcircuit_statistics.py RUN.npz ...                 # statistics
     python bench/microcircuit_statistics.py A1.npz A2.npz --against B1.npz B2.npz
+    python bench/microcircuit_statistics.py NEST*.npz --labels nest - --section nest-statistics
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "nest"))
 from microcircuit_params import FULL_MEAN_RATES_HZ, POPULATIONS, RESOLUTION_MS
+from report import REPO, update_section
+
+DOC = REPO / "docs" / "validation" / "microcircuit.md"
 
 MIN_SPIKES_CV = 3
 SYNCHRONY_BIN_MS = 3.0
@@ -85,6 +89,36 @@ def load_npz(path: str | Path) -> SpikeRun:
             t_stop_ms=float(data["t_stop_ms"]),
             label=Path(path).stem,
         )
+
+
+def load_spikex(spikes_h5: str | Path, summary_json: str | Path) -> SpikeRun:
+    """A spikex run: SONATA spikes.h5 (one population, gids numbering the populations one
+    after the other) and its summary.json (populations with their cells, in order; the
+    presimulation, whose spikes are left out, in config.simulation.presim_ms)."""
+    import h5py  # main venv only
+
+    summary = json.loads(Path(summary_json).read_text())
+    sizes = {name: int(p["cells"]) for name, p in summary["populations"].items()}
+    simulation = summary.get("config", {}).get("simulation", {})
+    t_start = float(simulation.get("presim_ms", 0.0))
+    t_stop = float(summary.get("simulated_ms", simulation.get("tstop_ms", 0.0)))
+    with h5py.File(spikes_h5, "r") as spikes:
+        (group,) = spikes["spikes"].values()
+        gids, times = group["node_ids"][:], group["timestamps"][:]
+    run = split_by_population(gids, times, sizes, t_start, t_stop, Path(spikes_h5).stem)
+    run.resolution_ms = float(summary.get("dt_ms", RESOLUTION_MS))
+    return run
+
+
+def load_run(path: str | Path) -> SpikeRun:
+    """NEST's npz; a spikex output directory; or a spikex NAME.h5 next to NAME.json (the
+    comparison driver's cache)."""
+    path = Path(path)
+    if path.is_dir():
+        return load_spikex(path / "spikes.h5", path / "summary.json")
+    if path.suffix == ".h5":
+        return load_spikex(path, path.with_suffix(".json"))
+    return load_npz(path)
 
 
 def split_by_population(
@@ -308,19 +342,55 @@ def markdown(comparison: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def markdown_one_side(summary: dict, label: str) -> str:
+    """One side's statistics (mean ± SEM over runs) and its rates against the published."""
+    lines = [
+        f"| population | rate (Hz) {label} | published | CV of ISI | synchrony |",
+        "|---|---|---|---|---|",
+    ]
+    published = published_agreement(summary)
+    for name, stats in summary.items():
+        pub = published.get(name)
+        mark = "" if pub is None or pub["agrees"] else " **(off)**"
+        reference = "–" if pub is None else f"{pub['published_hz']:.3f} ({pub['relative_deviation']:+.0%}){mark}"
+        lines.append(
+            f"| {name} | {_cell(stats['rate_hz'])} | {reference} | {_cell(stats['cv_isi'])} "
+            f"| {_cell(stats['synchrony'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _source_line(runs: list[SpikeRun], paths) -> str:
+    first = runs[0]
+    window = f"({first.t_start_ms:g}, {first.t_stop_ms:g}] ms"
+    names = ", ".join(Path(p).name for p in paths)
+    return f"Runs: {names}; window {window}; mean ± SEM over {len(runs)} run(s).\n\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", help="npz files (nest_microcircuit.py format)")
+    parser.add_argument(
+        "runs", nargs="+", help="NEST npz files, spikex output directories or cached NAME.h5"
+    )
     parser.add_argument("--against", nargs="*", default=[], help="the other side's npz files")
     parser.add_argument("--labels", nargs=2, default=("a", "b"))
     parser.add_argument("--json", help="write the comparison (or statistics) here")
+    parser.add_argument(
+        "--section", help="also write the table into this section of docs/validation/microcircuit.md"
+    )
     args = parser.parse_args(argv)
-    runs = [load_npz(p) for p in args.runs]
+    runs = [load_run(p) for p in args.runs]
     if args.against:
-        result = compare(runs, [load_npz(p) for p in args.against], tuple(args.labels))
-        print(markdown(result))
+        result = compare(runs, [load_run(p) for p in args.against], tuple(args.labels))
+        text = markdown(result)
+        print(text)
+        if args.section:
+            update_section(args.section, _source_line(runs, args.runs) + text, doc=DOC)
     else:
         result = {r.label: population_statistics(r) for r in runs}
+        if args.section:
+            text = markdown_one_side(summarise(runs), args.labels[0])
+            update_section(args.section, _source_line(runs, args.runs) + text, doc=DOC)
         for label, stats in result.items():
             print(label)
             for name, s in stats.items():
