@@ -11,7 +11,8 @@ writes ``STEM.json`` (times, memory, connection count, rates, parameters) and ``
 (spikes after the presimulation: for each population P, ``P_cells`` — 0-based index in P
 — and ``P_times_ms``; ``populations``, ``sizes``, ``t_start_ms``, ``t_stop_ms``).
 
-As in the example: 8 iaf_psc_exp populations; every pair connected with
+As in the example (one difference: each source population's synapses are a copy of
+static_synapse of their own, see ``build``): 8 iaf_psc_exp populations; every pair connected with
 ``fixed_total_number`` (multapses and autapses allowed), weights and delays normal,
 redrawn until inside the bounds (weights keep their sign, delays >= resolution/2, which
 rounds to >= one step); one Poisson generator per population (rate 8 Hz x K_ext, an
@@ -91,6 +92,10 @@ def parse_arguments(argv=None) -> argparse.Namespace:
     return args
 
 
+def synapse_model(source: str) -> str:
+    return f"static_synapse_from_{source}"
+
+
 def build(nest, args, derived: mp.Derived) -> dict:
     """Creates and connects the network; returns its parts."""
     neuron = mp.NEURON
@@ -131,6 +136,12 @@ def build(nest, args, derived: mp.Derived) -> dict:
             },
         )
 
+    # NEST 3.10 holds at most 2^27 - 2 connections per thread and synapse model: the full
+    # microcircuit (2.99e8) on fewer than 3 threads exceeds it with one model, so each
+    # source population gets its own copy of static_synapse (same dynamics; at most
+    # 9.3e7 synapses each, from L23E).
+    for name in mp.POPULATIONS:
+        nest.CopyModel("static_synapse", synapse_model(name))
     min_delay = nest.resolution / 2.0  # rounds to one step at least
     for i, target in enumerate(populations):
         for j, source in enumerate(populations):
@@ -138,7 +149,7 @@ def build(nest, args, derived: mp.Derived) -> dict:
             delay = float(derived.delay_mean_ms[i, j])
             w_min, w_max = (-np.inf, 0.0) if weight < 0 else (0.0, np.inf)
             syn = {
-                "synapse_model": "static_synapse",
+                "synapse_model": synapse_model(mp.POPULATIONS[j]),
                 "weight": nest.math.redraw(
                     nest.random.normal(mean=weight, std=abs(weight) * mp.WEIGHT_REL_STD),
                     min=w_min,
@@ -197,6 +208,7 @@ def parameters(args, derived: mp.Derived) -> dict:
         "presim_ms": args.presim_ms,
         "sim_ms": args.sim_ms,
         "resolution_ms": mp.RESOLUTION_MS,
+        "synapse_models": [synapse_model(name) for name in mp.POPULATIONS],
         "num_synapses": derived.num_synapses.tolist(),
         "ext_indegrees": derived.ext_indegrees.tolist(),
         "weight_mean_pa": derived.weight_mean_pa.tolist(),
