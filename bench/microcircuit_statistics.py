@@ -352,7 +352,11 @@ def markdown_one_side(summary: dict, label: str) -> str:
     for name, stats in summary.items():
         pub = published.get(name)
         mark = "" if pub is None or pub["agrees"] else " **(off)**"
-        reference = "–" if pub is None else f"{pub['published_hz']:.3f} ({pub['relative_deviation']:+.0%}){mark}"
+        reference = (
+            "–"
+            if pub is None
+            else f"{pub['published_hz']:.3f} ({pub['relative_deviation']:+.0%}){mark}"
+        )
         lines.append(
             f"| {name} | {_cell(stats['rate_hz'])} | {reference} | {_cell(stats['cv_isi'])} "
             f"| {_cell(stats['synchrony'])} |"
@@ -376,7 +380,7 @@ def main(argv=None) -> int:
     parser.add_argument("--labels", nargs=2, default=("a", "b"))
     parser.add_argument("--json", help="write the comparison (or statistics) here")
     parser.add_argument(
-        "--section", help="also write the table into this section of docs/validation/microcircuit.md"
+        "--section", help="also write the table into this section of " + str(DOC.name)
     )
     args = parser.parse_args(argv)
     runs = [load_run(p) for p in args.runs]

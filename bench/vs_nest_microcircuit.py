@@ -156,7 +156,8 @@ def environment(run: Run) -> dict:
         env = child_environment(ranks=run.ranks, threads=run.threads)
     except ImportError:  # the NEST half works without spikex
         env = dict(os.environ)
-        env.setdefault("OMP_WAIT_POLICY", "active" if run.ranks * run.threads <= os.cpu_count() else "passive")
+        fits = run.ranks * run.threads <= (os.cpu_count() or 1)
+        env.setdefault("OMP_WAIT_POLICY", "active" if fits else "passive")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     if run.simulator == "nest":
@@ -233,6 +234,7 @@ def nest_row(setting: Setting, run: Run, report: dict) -> dict:
         "exchange_share": None,
         "wait_share": None,
         "rates_hz": _rates(report),
+        "nest_version": report.get("nest_version"),
         "measured": report.get("measured"),
     }
 
@@ -313,7 +315,7 @@ def markdown(result: dict) -> str:
         f"k_scaling {setting['k_scaling']:g} ({result['neurons']:,} neurons, "
         f"{result['recurrent_synapses']:,} recurrent synapses), {setting['input']} input, "
         f"V0 {setting['v0']}, presim {setting['presim_ms']:g} ms + {setting['sim_ms']:g} ms "
-        f"measured, seed {setting['seed']}; NEST {result.get('nest_version', '3.10')}."
+        f"measured, seed {setting['seed']}; NEST {result.get('nest_version') or '3.10'}."
     )
     lines = [
         head,
@@ -327,7 +329,8 @@ def markdown(result: dict) -> str:
             f"| {row['simulator']} | {row['ranks']} × {row['threads']} | {row['method'] or '–'} "
             f"| {_number(row['build_s'], 1)} | {_number(row['init_s'], 1)} "
             f"| {_number(row['simulate_s_per_bio_s'], 1)} | {row['peak_rss_mb_total']:.0f} "
-            f"| {_number(row['bytes_per_synapse'], 1)} | {_number(row['own_bytes_per_synapse'], 1)} "
+            f"| {_number(row['bytes_per_synapse'], 1)} "
+            f"| {_number(row['own_bytes_per_synapse'], 1)} "
             f"| {_share(row['exchange_share'])} | {_share(row['wait_share'])} |"
         )
     for note in result.get("skipped", []):
@@ -363,7 +366,9 @@ def main(argv=None) -> int:
         "--simulators", nargs="+", choices=("nest", "spikex"), default=["nest", "spikex"]
     )
     parser.add_argument("--rerun", action="store_true", help="measure again, not from the cache")
-    parser.add_argument("--report-only", action="store_true", help="the doc section from the JSON")
+    parser.add_argument(
+        "--report-only", action="store_true", help="only rewrite the doc section from the JSON"
+    )
     parser.add_argument("--output", type=Path, default=RESULT)
     parser.add_argument("--doc", type=Path, default=DOC)
     args = parser.parse_args(argv)
@@ -377,7 +382,8 @@ def main(argv=None) -> int:
         )  # fmt: skip
         result = campaign(setting, args.layouts, args.methods, args.simulators, args.rerun)
         result["machine"] = machine()
-        result["nest_version"] = "3.10"
+        versions = {row["nest_version"] for row in result["rows"] if row.get("nest_version")}
+        result["nest_version"] = ", ".join(sorted(versions)) or None
         write_json(args.output, result)
     text = markdown(result)
     update_section("benchmark", text, doc=args.doc)
