@@ -150,28 +150,32 @@ def test_layout_argument():
         vs.parse_layout("two")
 
 
-@pytest.mark.slow
-def test_nest_script_and_the_driver_nest_half(tmp_path, monkeypatch):
-    require_nest(NEST_REASON)
-    stem = tmp_path / "run.0.05"  # a dot in the stem must not be taken for a suffix
+def _nest_run(tmp_path, stem: str, extra: list[str]) -> dict:
     done = subprocess.run(
         [
             str(run_exact.NEST_PYTHON), str(REPO / "bench/nest/nest_microcircuit.py"),
             "--n-scaling", "0.02", "--k-scaling", "0.05", "--presim-ms", "50",
-            "--sim-ms", "100", "--seed", "4", "--input", "dc", "--thalamic",
-            "--v0", "optimized", "--out", str(stem) + ".json",
+            "--sim-ms", "100", "--seed", "4", *extra, "--out", str(tmp_path / stem) + ".json",
         ],
         capture_output=True, text=True, timeout=600, check=False,
         env=run_exact.nest_environment(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    report = json.loads((tmp_path / "run.0.05.json").read_text())
-    derived = mp.derive(0.02, 0.05, poisson_input=False, thalamic_input=True)
+    return json.loads((tmp_path / f"{stem}.json").read_text())
+
+
+@pytest.mark.slow
+def test_nest_script_and_the_driver_nest_half(tmp_path, monkeypatch):
+    require_nest(NEST_REASON)
+    # a dot in the stem must not be taken for a suffix
+    report = _nest_run(tmp_path, "run.0.05", ["--thalamic", "--v0", "optimized"])
+    derived = mp.derive(0.02, 0.05, thalamic_input=True)
     assert report["neurons"] == derived.num_neurons.sum()
     assert report["parameters"]["dc_amp_pa"] == pytest.approx(derived.dc_amp_pa.tolist())
-    # recurrent + thalamic synapses, one per neuron to its recorder, generator -> parrots
+    # recurrent, thalamic, Poisson generator -> neurons, neurons -> recorders, generator
+    # -> parrots
     expected = derived.recurrent_synapses + derived.num_th_synapses.sum()
-    expected += derived.num_neurons.sum() + mp.THALAMUS["num_neurons"]
+    expected += 2 * derived.num_neurons.sum() + mp.THALAMUS["num_neurons"]
     assert report["connections"] == expected
     with np.load(tmp_path / "run.0.05.npz") as data:
         assert [str(p) for p in data["populations"]] == list(mp.POPULATIONS)
@@ -181,7 +185,13 @@ def test_nest_script_and_the_driver_nest_half(tmp_path, monkeypatch):
             assert ((times > 50.0) & (times <= 150.0)).all()
             assert ((cells >= 0) & (cells < size)).all()
             assert report["populations"][name]["spikes"] == times.size
-    assert sum(p["spikes"] for p in report["populations"].values()) > 0
+    assert all(p["spikes"] > 0 for p in report["populations"].values())
+    # DC instead of Poisson input: no generator connections
+    dc = _nest_run(tmp_path, "dc", ["--input", "dc"])
+    assert dc["connections"] == derived.recurrent_synapses + derived.num_neurons.sum()
+    assert dc["parameters"]["dc_amp_pa"] == pytest.approx(
+        mp.derive(0.02, 0.05, poisson_input=False).dc_amp_pa.tolist()
+    )
 
     monkeypatch.setattr(vs, "DATA", tmp_path / "data")
     output, doc = tmp_path / "result.json", tmp_path / "doc.md"
