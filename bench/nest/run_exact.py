@@ -1,12 +1,14 @@
-"""Exact-match check against NEST 3.10 (issue 6, item 6a): both sides, one command.
+"""Exact-match check against NEST 3.10 (issue 6, item 6a; issue 17): both sides, one command.
 
-Runs ``nest_exact_network.py`` with the NEST venv (bench/nest/.venv, made by
-``scripts/setup_nest.sh``), rebuilds the exported network in spikex (this interpreter
+Runs ``nest_exact_network.py`` (iaf_psc_alpha) and ``nest_exact_models.py``
+(iaf_psc_exp, iaf_psc_delta) with the NEST venv (bench/nest/.venv, made by
+``scripts/setup_nest.sh``), rebuilds the exported networks in spikex (this interpreter
 must have spikex), compares the spike trains step by step and writes
-``bench/results/nest_exact.json``::
+``bench/results/nest_exact.json`` and ``bench/results/nest_exact_models.json``::
 
-    python bench/nest/run_exact.py                 # 300 neurons, 1 s
+    python bench/nest/run_exact.py                 # 300 neurons, 1 s; the models: 120, 300 ms
     python bench/nest/run_exact.py --n 100 --tsim 200
+    python bench/nest/run_exact.py --no-alpha      # iaf_psc_exp and iaf_psc_delta only
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ RESULTS = REPO / "bench" / "results"
 
 sys.path.insert(0, str(HERE))
 from exact_network import compare_spikes
+from report import update_section, write_json
 
 
 def _shown(path: Path) -> str:
@@ -112,6 +115,66 @@ def run_nest_side(
     if done.returncode != 0:
         raise RuntimeError(f"NEST side failed:\n{done.stdout}\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_nest_models_side(
+    output: Path, model: str, n: int, indegree: int, tsim: float, seed: int
+) -> dict:
+    command = [str(NEST_PYTHON), str(HERE / "nest_exact_models.py"), model, "-o", str(output)]
+    command += ["--n", str(n), "--indegree", str(indegree), "--tsim", str(tsim)]
+    command += ["--seed", str(seed)]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=nest_environment(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"NEST side failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def exact_match_model(
+    model: str,
+    n: int = 120,
+    indegree: int = 40,
+    tsim: float = 300.0,
+    seed: int = 7,
+    workdir=None,
+    threads: int | None = None,
+) -> dict:
+    """The network of ``exact_models.design`` (iaf_psc_exp or iaf_psc_delta, heterogeneous
+    delays, per-neuron parameter arrays) on both sides; returns the comparison."""
+    import numpy as np
+    from spikex_exact_models import run as run_spikex
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(workdir or tmp) / f"exact_{model}_n{n}_k{indegree}_seed{seed}.npz"
+        nest_info = run_nest_models_side(path, model, n, indegree, tsim, seed)
+        data = np.load(path)
+        ours = run_spikex(path, threads)
+        first = int(data["first_node_id"])
+        report = compare_spikes(
+            data["spike_senders"] - first, data["spike_times_ms"], ours["cells"], ours["times_ms"]
+        )
+    report.update(
+        {
+            "model": model,
+            "neurons": n,
+            "indegree": indegree,
+            "tsim_ms": tsim,
+            "seed": seed,
+            "threads": threads or 1,
+            "connections": nest_info["connections"],
+            "delays_ms": nest_info["distinct_delays_ms"],
+            "nest_version": nest_info["nest_version"],
+            "spikex_version": ours["summary"].get("spikex_version"),
+        }
+    )
+    return report
 
 
 def exact_match(
@@ -206,6 +269,28 @@ def exact_markdown(reports: list[dict]) -> str:
     return "\n".join(lines + [_case_line(r) for r in reports])
 
 
+def models_markdown(reports: list[dict]) -> str:
+    first = reports[0]
+    lines = [
+        "### Exact match: iaf_psc_exp and iaf_psc_delta",
+        "",
+        (
+            f"{first['neurons']} neurons, in-degree {first['indegree']}, {first['connections']:,} "
+            f"connections exported from NEST {first['nest_version']} with delays "
+            f"{', '.join(f'{d:g}' for d in first['delays_ms'])} ms, {first['tsim_ms']:g} ms, seed "
+            f"{first['seed']} (`python bench/nest/run_exact.py --no-alpha`, "
+            "bench/results/nest_exact_models.json). Matching as above."
+        ),
+        "",
+        "| model | NEST spikes | spikex spikes | matching until divergence | result | offsets −1 / 0 / +1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for report in reports:
+        line = _case_line(dict(report, weight_spread=0.0))
+        lines.append(line.replace("| all equal per channel |", f"| `{report['model']}` |", 1))
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=300)
@@ -218,6 +303,12 @@ def main() -> int:
         help="cases: 0 = equal weights per channel; 0.5 = weights uniform in w·(1 ± 0.25) [0,0.5]",
     )
     parser.add_argument("--no-stdp", action="store_true", help="skip the case with STDP on E→E")
+    parser.add_argument("--no-alpha", action="store_true", help="only the iaf_psc_exp / delta cases")
+    parser.add_argument(
+        "--models",
+        default="iaf_psc_exp,iaf_psc_delta",
+        help="models of exact_models.py to check (120 neurons, 300 ms; empty: none) [both]",
+    )
     parser.add_argument("-o", "--output", default=str(RESULTS / "nest_exact.json"))
     args = parser.parse_args()
     reason = nest_unavailable_reason()
@@ -225,6 +316,14 @@ def main() -> int:
         print(f"run_exact: skipped: {reason}", file=sys.stderr)
         return 0
     (HERE / "data").mkdir(exist_ok=True)
+    models = [m for m in args.models.split(",") if m]
+    if models:
+        model_reports = [exact_match_model(m, workdir=HERE / "data") for m in models]
+        write_json(RESULTS / "nest_exact_models.json", {"cases": model_reports})
+        print(json.dumps(model_reports, indent=2))
+        update_section("exact_models", models_markdown(model_reports))
+    if args.no_alpha:
+        return 0
     reports = [
         exact_match(
             args.n,
@@ -248,8 +347,6 @@ def main() -> int:
     tmp.replace(args.output)
     print(json.dumps(reports, indent=2))
     if args.output == str(RESULTS / "nest_exact.json"):
-        from report import update_section
-
         update_section("exact", exact_markdown(reports))
     return 0
 

@@ -10,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -22,6 +23,9 @@
 #include "spikex/engine/engine.hpp"
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
+#include "spikex/models/input_device.hpp"
+#include "spikex/models/model_registry.hpp"
+#include "spikex/network/rule_check.hpp"
 #include "spikex/route/router.hpp"
 
 namespace nb = nanobind;
@@ -222,6 +226,87 @@ nb::list registry_to_python() {
 }
 
 // The engine plus the network description it is built from (until build()).
+// A distribution given from Python as {"distribution": name, parameter: value, ...}.
+random_distribution distribution_from_python(const nb::dict& d, const std::string& key) {
+    if (!d.contains("distribution")) {
+        throw user_error(spikex::format("{}: a distribution needs its name under \"distribution\"", key));
+    }
+    random_distribution out;
+    out.kind = parse_distribution_kind(nb::cast<std::string>(d["distribution"]), key);
+    for (auto [name_handle, value]: d) {
+        const auto name = nb::cast<std::string>(name_handle);
+        if (name == "distribution") continue;
+        const double x = nb::cast<double>(value);
+        if (name == "value")
+            out.value = x;
+        else if (name == "mean")
+            out.mean = x;
+        else if (name == "std")
+            out.std = x;
+        else if (name == "low")
+            out.low = x;
+        else if (name == "high")
+            out.high = x;
+        else if (name == "beta")
+            out.beta = x;
+        else {
+            throw user_error(spikex::format("{}: distribution parameter \"{}\" is unknown: allowed are value, mean, "
+                                            "std, low, high, beta",
+                                            key, name));
+        }
+    }
+    check_distribution(out, key);
+    return out;
+}
+
+// A number, a distribution (dict) or one value per cell (1-d float array of `cells`).
+parameter_value parameter_from_python(nb::handle value, const std::string& key, std::size_t cells) {
+    if (nb::isinstance<nb::dict>(value)) return {distribution_from_python(nb::borrow<nb::dict>(value), key), {}};
+    if (nb::isinstance<nb::float_>(value) || nb::isinstance<nb::int_>(value)) {
+        return parameter_value::constant(nb::cast<double>(value));
+    }
+    auto array = nb::cast<input1d<double>>(value);
+    if (array.shape(0) != cells) {
+        throw user_error(spikex::format("{}: an array of {} values for {} cells: give one value per cell", key,
+                                        array.shape(0), cells));
+    }
+    return {random_distribution::constant(0.0), to_vector(array)};
+}
+
+// What connect may join: targets must be neurons (devices take no input); a dc_generator
+// needs targets that take a current.
+void check_connection_kinds(const network_spec& spec, const std::string& where, const population_spec& source,
+                            const population_spec& target) {
+    const model_entry& to = find_model(target.model);
+    if (to.kind != model_kind::neuron) {
+        throw user_error(spikex::format("{}: target population of model \"{}\" takes no input (only neuron models do)",
+                                        where, target.model));
+    }
+    if (source.model == "dc_generator" && !to.accepts_current) {
+        throw user_error(spikex::format("{}: \"dc_generator\" cannot drive \"{}\" (the model has no input current)",
+                                        where, target.model));
+    }
+    (void)spec;
+}
+
+nb::list models_to_python() {
+    nb::list out;
+    for (const auto& entry: model_registry()) {
+        nb::dict d;
+        d["name"] = entry.name;
+        d["kind"] = entry.kind == model_kind::neuron         ? "neuron"
+                    : entry.kind == model_kind::spike_source ? "spike_source"
+                                                             : "input_device";
+        d["description"] = entry.description;
+        d["parameters"] = entry.parameters;
+        d["state_variables"] = entry.state_variables;
+        d["accepts_current"] = entry.accepts_current;
+        d["docs_page"] = entry.docs_page;
+        out.append(d);
+    }
+    return out;
+}
+
 class py_engine {
 public:
     py_engine(double dt_ms, std::uint32_t seed, const std::string& method, const std::string& distribution,
@@ -237,57 +322,113 @@ public:
         engine_ = std::make_unique<engine>(comm(), std::move(spec), std::move(options));
     }
 
-    std::uint32_t add_population(const std::string& model, std::uint32_t n,
-                                 const std::map<std::string, double>& params) {
+    std::uint32_t add_population(const std::string& model, std::uint32_t n, const nb::dict& params) {
         require_unbuilt("create");
         auto& spec = engine_->spec();
+        const model_entry& entry = find_model(model);
         population_spec pop{model, spec.cells(), n, {}, {}, {}};
-        for (const auto& [name, value]: params) pop.params[name] = parameter_value::constant(value);
+        for (auto [name_handle, value]: params) {
+            const auto name = nb::cast<std::string>(name_handle);
+            if (std::find(entry.parameters.begin(), entry.parameters.end(), name) == entry.parameters.end() ||
+                name == "spike_times") {
+                std::string allowed;
+                for (const auto& p: entry.parameters) allowed += (allowed.empty() ? "" : ", ") + p;
+                throw user_error(spikex::format("create(\"{}\"): parameter \"{}\" is unknown: allowed are {}", model,
+                                                name, allowed.empty() ? "none" : allowed));
+            }
+            pop.params[name] = parameter_from_python(value, spikex::format("create(\"{}\") {}", model, name), n);
+        }
         if (n == 0) throw user_error("create: a population needs at least one cell");
         if (static_cast<std::uint64_t>(pop.first) + n > 0xfffffffeull) throw user_error("create: too many cells");
         spec.populations.push_back(pop);
         return pop.first;
     }
 
+    // options: indegree, indegree_spread, outdegree, total_number, probability,
+    // allow_autapses, allow_multapses, weight (number or distribution), weight_spread,
+    // delay_ms (number or distribution), synapse, synapse_params.
     void connect_rule(const std::string& rule, std::uint32_t source_first, std::uint32_t source_n,
-                      std::uint32_t target_first, std::uint32_t target_n, std::uint32_t indegree,
-                      std::uint32_t indegree_spread, double weight, double weight_spread, double delay_ms,
-                      const std::string& synapse, const std::map<std::string, double>& synapse_params) {
+                      std::uint32_t target_first, std::uint32_t target_n, const nb::dict& options) {
         require_unbuilt("connect");
+        static const std::vector<std::pair<std::string, connection_rule_kind>> kinds = {
+            {"random", connection_rule_kind::random},
+            {"adjacent", connection_rule_kind::adjacent},
+            {"fixed_indegree", connection_rule_kind::fixed_indegree},
+            {"fixed_outdegree", connection_rule_kind::fixed_outdegree},
+            {"fixed_total_number", connection_rule_kind::fixed_total_number},
+            {"pairwise_bernoulli", connection_rule_kind::pairwise_bernoulli},
+            {"one_to_one", connection_rule_kind::one_to_one},
+            {"all_to_all", connection_rule_kind::all_to_all}};
         connection_set set;
-        if (rule == "random")
-            set.rule.kind = connection_rule_kind::random;
-        else if (rule == "adjacent")
-            set.rule.kind = connection_rule_kind::adjacent;
-        else if (rule == "fixed_indegree")
-            set.rule.kind = connection_rule_kind::fixed_indegree;
-        else {
-            throw user_error(spikex::format(
-                "network.connectivity = \"{}\": must be \"random\", \"adjacent\" or \"fixed_indegree\"", rule));
+        auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == rule; });
+        if (kind == kinds.end()) {
+            std::string allowed;
+            for (const auto& k: kinds) allowed += (allowed.empty() ? "\"" : ", \"") + k.first + "\"";
+            throw user_error(spikex::format("connect: rule \"{}\" is unknown: allowed are {}", rule, allowed));
         }
-        set.synapse = synapse_index(synapse, synapse_params, weight - weight_spread / 2);
-        std::uint64_t cells = engine_->spec().cells();
-        if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells) {
+        const auto& spec = engine_->spec();
+        std::uint64_t cells = spec.cells();
+        if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells ||
+            source_n == 0 || target_n == 0) {
             throw user_error(spikex::format("connect: source or target range outside the network's {} cells", cells));
         }
-        set.rule.source_first = source_first;
-        set.rule.source_size = source_n;
-        set.rule.target_first = target_first;
-        set.rule.target_size = target_n;
-        set.rule.indegree = indegree;
-        set.rule.indegree_spread = indegree_spread;
-        set.rule.weight = random_distribution::constant(weight);
-        set.rule.weight_spread = weight_spread;
-        set.rule.delay_ms = random_distribution::constant(delay_ms);
-        // Hines et al.'s and hpc_benchmark's rules never connect a cell to itself.
-        set.rule.allow_autapses = false;
-        set.rule.allow_multapses = set.rule.kind == connection_rule_kind::fixed_indegree;
+        auto& r = set.rule;
+        r.kind = kind->second;
+        r.source_first = source_first;
+        r.source_size = source_n;
+        r.target_first = target_first;
+        r.target_size = target_n;
+        // Hines et al.'s rules never connect a cell to itself; NEST's allow both by default.
+        const bool legacy = r.kind == connection_rule_kind::random || r.kind == connection_rule_kind::adjacent;
+        r.allow_autapses = !legacy;
+        r.allow_multapses = r.kind != connection_rule_kind::random;
+        std::string synapse = "static";
+        std::map<std::string, double> synapse_params;
+        const std::string where = spikex::format("connect(rule=\"{}\")", rule);
+        for (auto [name_handle, value]: options) {
+            const auto name = nb::cast<std::string>(name_handle);
+            if (name == "indegree")
+                r.indegree = nb::cast<std::uint32_t>(value);
+            else if (name == "indegree_spread")
+                r.indegree_spread = nb::cast<std::uint32_t>(value);
+            else if (name == "outdegree")
+                r.outdegree = nb::cast<std::uint32_t>(value);
+            else if (name == "total_number")
+                r.total_number = nb::cast<std::uint64_t>(value);
+            else if (name == "probability")
+                r.probability = nb::cast<double>(value);
+            else if (name == "allow_autapses")
+                r.allow_autapses = nb::cast<bool>(value);
+            else if (name == "allow_multapses")
+                r.allow_multapses = nb::cast<bool>(value);
+            else if (name == "weight")
+                r.weight = parameter_from_python(value, where + " weight", 1).distribution;
+            else if (name == "weight_spread")
+                r.weight_spread = nb::cast<double>(value);
+            else if (name == "delay_ms")
+                r.delay_ms = parameter_from_python(value, where + " delay_ms", 1).distribution;
+            else if (name == "synapse")
+                synapse = nb::cast<std::string>(value);
+            else if (name == "synapse_params")
+                synapse_params = nb::cast<std::map<std::string, double>>(value);
+            else
+                throw user_error(spikex::format("{}: option \"{}\" is unknown", where, name));
+        }
+        if (lowest_value(r.delay_ms) < spec.dt_ms * (1 - 1e-9)) {
+            throw user_error(spikex::format("{} delay_ms = {}: its smallest possible value is {} ms: must be >= dt = "
+                                            "{} ms (e.g. normal_clipped with low >= dt)",
+                                            where, distribution_name(r.delay_ms.kind), lowest_value(r.delay_ms),
+                                            spec.dt_ms));
+        }
+        check_rule_kinds(where, r);
+        check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays
+        set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2);
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 
     void connect_arrays(const input1d<std::int64_t>& sources, const input1d<std::int64_t>& targets,
                         const input1d<double>& weights, const input1d<double>& delays, const std::string& synapse,
-                        const std::map<std::string, double>& synapse_params) {
+                        const std::map<std::string, double>& synapse_params, bool local) {
         require_unbuilt("connect");
         std::size_t n = sources.shape(0);
         if (targets.shape(0) != n || weights.shape(0) != n || delays.shape(0) != n) {
@@ -306,6 +447,16 @@ public:
                 throw user_error(spikex::format("connect: gid out of range [0, {}) at index {}", cells, k));
             }
         }
+        const auto& spec = engine_->spec();
+        for (std::size_t k = 0; k < n; ++k) {
+            const auto& from = spec.population_of(static_cast<gid_type>(sources.data()[k]));
+            const auto& to = spec.population_of(static_cast<gid_type>(targets.data()[k]));
+            if (k == 0 || from.first != spec.population_of(static_cast<gid_type>(sources.data()[k - 1])).first ||
+                to.first != spec.population_of(static_cast<gid_type>(targets.data()[k - 1])).first) {
+                check_connection_kinds(spec, "connect", from, to);
+            }
+        }
+        a.local = local;
         a.source.assign(sources.data(), sources.data() + n);
         a.target.assign(targets.data(), targets.data() + n);
         a.weight = to_vector(weights);
@@ -332,9 +483,66 @@ public:
         engine_->spec().recorded.emplace_back(first, n);
     }
 
+    void set_spike_times(std::uint32_t first, const input1d<double>& times, const input1d<std::uint64_t>& offsets) {
+        require_unbuilt("spike_times");
+        auto& spec = engine_->spec();
+        for (auto& pop: spec.populations) {
+            if (pop.first != first) continue;
+            if (pop.model != "spike_source_array" || offsets.shape(0) != pop.size + 1 ||
+                offsets.data()[pop.size] != times.shape(0)) {
+                throw internal_error("set_spike_times: not a spike_source_array population or bad offsets");
+            }
+            pop.spike_times_ms = to_vector(times);
+            pop.spike_offsets = to_vector(offsets);
+            return;
+        }
+        throw internal_error("set_spike_times: no population starts at this gid");
+    }
+
+    // One recording of `variable` of the cells in the (first, count) runs, every
+    // interval_steps steps from start_step; returns its index.
+    std::size_t record_state(const std::string& variable,
+                             const std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs,
+                             std::uint32_t interval_steps, std::int64_t start_step) {
+        require_unbuilt("record_state");
+        auto& spec = engine_->spec();
+        for (auto [first, count]: runs) {
+            for (gid_type g = first; g < first + count;) {
+                const auto& pop = spec.population_of(g);
+                const auto& vars = find_model(pop.model).state_variables;
+                if (std::find(vars.begin(), vars.end(), variable) == vars.end()) {
+                    std::string allowed;
+                    for (const auto& v: vars) allowed += (allowed.empty() ? "" : ", ") + v;
+                    throw user_error(spikex::format("record_state: variable \"{}\" of model \"{}\": allowed are {}",
+                                                    variable, pop.model, allowed.empty() ? "none" : allowed));
+                }
+                g = pop.first + pop.size;
+            }
+        }
+        if (interval_steps < 1) throw user_error("record_state: interval must be at least one step");
+        state_recording rec{variable, {}, interval_steps, start_step};
+        for (auto [first, count]: runs) rec.cells.emplace_back(first, count);
+        spec.state_recordings.push_back(std::move(rec));
+        return spec.state_recordings.size() - 1;
+    }
+
+    void set_record_from(std::int64_t step) { engine_->spec().record_from_step = step; }
+
     engine& get() { return *engine_; }
 
 private:
+    // Sources and targets of a rule: every population they overlap must fit.
+    void check_rule_kinds(const std::string& where, const connection_rule& r) const {
+        const auto& spec = engine_->spec();
+        for (const auto& from: spec.populations) {
+            if (from.first >= r.source_first + r.source_size || r.source_first >= from.first + from.size) continue;
+            for (const auto& to: spec.populations) {
+                if (to.first >= r.target_first + r.target_size || r.target_first >= to.first + to.size) continue;
+                check_connection_kinds(spec, where, from, to);
+            }
+        }
+    }
+
     // The index of a synapse type with these parameters in the network's list, adding it
     // when new. Plastic weights must not be negative.
     std::uint16_t synapse_index(const std::string& name, const std::map<std::string, double>& params,
@@ -492,6 +700,12 @@ NB_MODULE(_core, m) {
         return out;
     });
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
+    m.def("model_registry", &models_to_python);
+    m.def("local_gids", [](const std::string& scheme, std::uint32_t cells, std::uint32_t seed) {
+        distribution d(parse_distribution_scheme(scheme), cells, comm().size(), seed);
+        auto gids = d.gids_of(comm().rank());
+        return to_numpy(std::vector<std::int64_t>(gids.begin(), gids.end()));
+    });
     m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"));
     m.def("gups_run", &gups_run, nb::arg("options"));
 
@@ -502,6 +716,19 @@ NB_MODULE(_core, m) {
         .def("connect_rule", &py_engine::connect_rule)
         .def("connect_arrays", &py_engine::connect_arrays)
         .def("record", &py_engine::record)
+        .def("set_spike_times", &py_engine::set_spike_times)
+        .def("record_state", &py_engine::record_state)
+        .def("set_record_from", &py_engine::set_record_from)
+        .def("state",
+             [](py_engine& e, std::size_t k) {
+                 const auto& s = e.get().recorded_state(k);
+                 std::vector<std::int64_t> gids(s.gids.begin(), s.gids.end());
+                 std::vector<std::int64_t> steps(s.steps.begin(), s.steps.end());
+                 std::vector<double> values(s.values);
+                 return std::make_tuple(to_numpy(std::move(gids)), to_numpy(std::move(steps)),
+                                        to_numpy(std::move(values)));
+             })
+        .def("local_synapse_count", [](py_engine& e) { return e.get().local_synapses(); })
         .def("set_threads", &py_engine::set_threads)
         .def("set_connection_options", &py_engine::set_connection_options, nb::arg("sort_by_source"),
              nb::arg("keep_sources"))

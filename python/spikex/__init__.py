@@ -77,10 +77,30 @@ if _core.comm_size() > 1:
     _install_abort_on_uncaught_exception()
 
 from .errors import ConfigError
+from .api.distributions import (
+    Distribution,
+    exponential,
+    lognormal,
+    normal,
+    normal_clipped,
+    uniform,
+)
 from .api.population import Population
 from .api.result import Result
 
-__all__ = ["ConfigError", "Network", "Population", "Result", "__version__"]
+__all__ = [
+    "ConfigError",
+    "Distribution",
+    "Network",
+    "Population",
+    "Result",
+    "__version__",
+    "exponential",
+    "lognormal",
+    "normal",
+    "normal_clipped",
+    "uniform",
+]
 
 
 def __getattr__(name: str):

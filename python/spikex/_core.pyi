@@ -37,7 +37,12 @@ def exchange_registry() -> list[dict]:
     {"name", "kind" ("bool" | "int" | "float" | "choice" | "grid"), "default", "doc",
     "minimum", "maximum", "exclusive_minimum", "choices", "variant"}. spikex.methods reads it."""
 def common_exchange_options() -> list[dict]: ...  # options every method has (measure_wait)
-def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts ([] if unknown)
+def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts
+def model_registry() -> list[dict]:
+    # every model and device: name, kind ("neuron" | "spike_source" | "input_device"),
+    # description, parameters, state_variables, accepts_current, docs_page
+    ...
+def local_gids(distribution: str, cells: int, seed: int) -> NDArray[np.int64]: ...  # this rank's cells
 def counter_names() -> dict[str, object]:
     """The names exchanges report (cpp/spikex/instrument/counter_names.hpp):
     {"counters": [...], "properties": [...], "dry_run": [...], "route_dim_prefix": "route_dim_"}.
@@ -62,18 +67,26 @@ class Engine:
         """exchange_options: e.g. {"allgather_slots": 10, "compress": "auto",
         "source_lookup": "dense", "measure_wait": True, "subintervals": 1, "phases": 1,
         "max_pending_sends": 1024, "rma_slot_spikes": 2}. Unknown keys -> UserError."""
-    def add_population(self, model: str, n: int, params: dict[str, float]) -> int:
-        """Returns the first gid. interval_fire params: tau_ms, invl_low_ms,
-        invl_high_ms, burst_groups, burst_factor, burst_period_ms."""
+    def add_population(self, model: str, n: int, params: dict[str, object]) -> int:
+        # values: float, 1-d float64 array of n, or {"distribution": name, mean/std/low/high/beta/value}
+        ...
     def connect_rule(self, rule: str, source_first: int, source_n: int,
-                     target_first: int, target_n: int, indegree: int,
-                     indegree_spread: int, weight: float, weight_spread: float,
-                     delay_ms: float, synapse: str, synapse_params: dict[str, float]) -> None:
-        """rule: "random" | "adjacent" (drawn on the target's rank at build())."""
+                     target_first: int, target_n: int, options: dict[str, object]) -> None:
+        # options: indegree, indegree_spread, outdegree, total_number, probability,
+        # allow_autapses, allow_multapses, weight, weight_spread, delay_ms (number or
+        # distribution dict), synapse, synapse_params
+        ...
     def connect_arrays(self, sources: NDArray[np.int64], targets: NDArray[np.int64],
-                       weights: NDArray[np.float64], delays_ms: NDArray[np.float64],
-                       synapse: str, synapse_params: dict[str, float]) -> None:
-        """Explicit connections (same arrays on every rank; each keeps its local targets)."""
+                       weights: NDArray[np.float64], delays: NDArray[np.float64],
+                       synapse: str, synapse_params: dict[str, float], local: bool) -> None: ...
+    def set_spike_times(self, first: int, times: NDArray[np.float64], offsets: NDArray[np.uint64]) -> None: ...
+    def record_state(self, variable: str, runs: list[tuple[int, int]], interval_steps: int,
+                     start_step: int) -> int: ...
+    def set_record_from(self, step: int) -> None: ...   # spikes of earlier steps are not recorded
+    def state(self, k: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+        # recording k on this rank: gids, sampled steps, values (steps x gids, row-major)
+        ...
+    def local_synapse_count(self) -> int: ...          # synapses (without device inputs)
     def record(self, first: int, n: int) -> None: ...
     def build(self) -> None:            # cells + connections on this rank (no communication)
         ...

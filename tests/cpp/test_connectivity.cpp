@@ -26,9 +26,12 @@ connection_rule random_rule(gid_type src_first, std::uint32_t src_size, gid_type
     r.target_size = tgt_size;
     r.indegree = c;
     r.indegree_spread = dc;
-    r.weight = 0.5;
+    r.weight = random_distribution::constant(0.5);
     r.weight_spread = 0.2;
-    r.delay_ms = 1.5;
+    r.delay_ms = random_distribution::constant(1.5);
+    // As the bindings give the legacy rules.
+    r.allow_autapses = false;
+    r.allow_multapses = false;
     return r;
 }
 
@@ -38,9 +41,15 @@ connection_rule adjacent_rule(gid_type first, std::uint32_t size, std::uint32_t 
     return r;
 }
 
+// The rule drawer of one target (the legacy rules need no per-rank plan).
+void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target, std::uint32_t seed,
+                   double dt_ms, rule_scratch& scratch, std::vector<incoming_connection>& out) {
+    rule_drawer(rule, rule_index, seed, dt_ms, {target}).draw(target, out, scratch);
+}
+
 std::vector<incoming_connection> draw(const connection_rule& rule, std::uint32_t rule_index, gid_type target,
                                       std::uint32_t seed) {
-    std::vector<std::uint64_t> scratch;
+    rule_scratch scratch;
     std::vector<incoming_connection> out;
     draw_incoming(rule, rule_index, target, seed, dt, scratch, out);
     return out;
@@ -131,8 +140,8 @@ TEST(connectivity, random_draw_depends_on_seed_gid_rule_index_only) {
     EXPECT_NE(base.front().weight, other_rule.front().weight) << "and another weight sub-stream";
     EXPECT_NE(sources_of(base), sources_of(draw(rule, 0, 17, 98)));
     EXPECT_NE(sources_of(base), sources_of(draw(rule, 0, 18, 99)));
-    // A reused scratch bitmap (as the engine does over many targets) changes nothing.
-    std::vector<std::uint64_t> scratch;
+    // Reused scratch (as the engine does over many targets) changes nothing.
+    rule_scratch scratch;
     std::vector<incoming_connection> out;
     draw_incoming(rule, 0, 500, 99, dt, scratch, out);
     out.clear();
@@ -150,7 +159,7 @@ TEST(connectivity, random_source_choice_is_roughly_uniform) {
     const std::uint32_t s = 50, targets = 4000, c = 10;
     auto rule = random_rule(0, s, 10000, targets, c, 0);
     std::vector<double> hits(s, 0);
-    std::vector<std::uint64_t> scratch;
+    rule_scratch scratch;
     std::vector<incoming_connection> out;
     for (gid_type j = 10000; j < 10000 + targets; ++j) {
         out.clear();

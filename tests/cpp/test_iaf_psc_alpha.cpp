@@ -423,8 +423,8 @@ TEST(iaf_psc_alpha, threshold_is_inclusive_and_reset_is_immediate) {
 
 TEST(iaf_psc_alpha, populations_use_their_own_parameters_in_any_cell_order) {
     network_spec spec = population(with(hpc, {{"I_e", 0.0}}), 3);
-    spec.populations.push_back({"iaf_psc_alpha", 3, 3, with(hpc, {{"I_e", 600.0}})});
-    spec.populations.push_back({"iaf_psc_alpha", 6, 2, with(hpc, {{"I_e", 0.0}})});
+    spec.populations.push_back({"iaf_psc_alpha", 3, 3, constant_parameter_map(with(hpc, {{"I_e", 600.0}}))});
+    spec.populations.push_back({"iaf_psc_alpha", 6, 2, constant_parameter_map(with(hpc, {{"I_e", 0.0}}))});
     // Local cells: gids 4, 0, 7, 5, 1 (a shuffled distribution).
     auto g = make(spec, {4, 0, 7, 5, 1});
     recorder out;
@@ -662,4 +662,96 @@ TEST(iaf_psc_alpha, registry_names_and_memory) {
     auto large = make_cell_group(population(hpc, 1000), many);
     EXPECT_GE(large->bytes(), 1000u * (9 * sizeof(double) + sizeof(std::int32_t)));
     EXPECT_GT(large->bytes(), small->bytes());
+}
+
+// --- per-cell parameters, current input, recordable state ---------------------------------
+
+TEST(iaf_psc_alpha, per_cell_parameters_do_not_depend_on_the_split_into_groups) {
+    parameter_map params = constant_parameter_map(hpc);
+    random_distribution I_e;
+    I_e.kind = distribution_kind::normal, I_e.mean = 500.0, I_e.std = 50.0;
+    params["I_e"] = {I_e, {}};
+    std::vector<double> V_m(24), tau(24);
+    for (std::size_t i = 0; i < 24; ++i) {
+        V_m[i] = 0.75 * double(i);
+        tau[i] = i % 4 == 0 ? 10.0 : hpc_tau_syn; // some at tau_m: the singular propagators
+    }
+    params["V_m"] = {random_distribution::constant(0.0), V_m};
+    params["tau_syn_ex"] = {random_distribution::constant(0.0), tau};
+    network_spec spec;
+    spec.dt_ms = 0.1;
+    spec.seed = 5;
+    spec.populations.push_back({"iaf_psc_alpha", 0, 24, params, {}, {}});
+    std::vector<gid_type> all(24);
+    for (gid_type i = 0; i < 24; ++i) all[i] = i;
+    auto whole = iaf::make_group(spec, all);
+    auto first = iaf::make_group(spec, std::vector<gid_type>(all.begin(), all.begin() + 10));
+    auto second = iaf::make_group(spec, std::vector<gid_type>(all.begin() + 10, all.end()), 10);
+    std::vector<input> inputs;
+    for (step_type n = 0; n < 300; n += 5)
+        for (local_index c = 0; c < 24; c += 3) inputs.push_back({n, c, c % 2 ? 40.0 : -80.0});
+    recorder a, b;
+    for (step_type n = 0; n < 300; ++n) {
+        step(*whole, n, inputs, a);
+        std::vector<input> low, high;
+        for (const auto& in: inputs) (in.cell < 10 ? low : high).push_back(in);
+        step(*first, n, low, b);
+        step(*second, n, high, b);
+        for (local_index c = 0; c < 24; ++c) ASSERT_EQ(whole->V_m(c), (c < 10 ? *first : *second).V_m(c)) << c;
+    }
+    ASSERT_GT(a.spikes.size(), 10u);
+    std::sort(a.spikes.begin(), a.spikes.end());
+    std::sort(b.spikes.begin(), b.spikes.end());
+    EXPECT_EQ(a.spikes, b.spikes);
+    EXPECT_EQ(whole->parameter_sets(), 24u);
+    EXPECT_EQ(iaf::make_group(spec, all)->V_m(3), 2.25);
+    // Uniform populations: one set (the hpc_benchmark's two populations share it).
+    network_spec two = population(hpc, 10);
+    two.populations.push_back({"iaf_psc_alpha", 10, 5, constant_parameter_map(with(hpc, {{"V_m", 3.0}})), {}, {}});
+    std::vector<gid_type> fifteen(15);
+    for (gid_type i = 0; i < 15; ++i) fifteen[i] = i;
+    EXPECT_EQ(iaf::make_group(two, fifteen)->parameter_sets(), 1u);
+}
+
+TEST(iaf_psc_alpha, current_input_acts_from_the_next_step_like_i_e) {
+    auto with_I_e = make(population(with(hpc, {{"I_e", 600.0}})), {0});
+    auto with_current = make(population(hpc, 2), {1}, 1);
+    recorder a, b;
+    std::vector<double> va, vb;
+    for (step_type n = 0; n < 300; ++n) {
+        step(*with_I_e, n, {}, a);
+        va.push_back(with_I_e->V_m(0));
+        with_current->begin_step(n, b);
+        with_current->deliver_current(n, 1, 250.0);
+        with_current->deliver_current(n, 1, 350.0);
+        with_current->end_step(n, b);
+        vb.push_back(with_current->V_m(1));
+    }
+    EXPECT_EQ(vb[0], 0.0);
+    for (step_type n = 1; n < 300; ++n) EXPECT_EQ(vb[n], va[n - 1]) << n;
+    ASSERT_FALSE(a.spikes.empty());
+    EXPECT_EQ(b.spikes.front().second, a.spikes.front().second + 1);
+}
+
+TEST(iaf_psc_alpha, state_variables_and_registry_entry) {
+    auto g = make(population(hpc), {0});
+    recorder out;
+    step(*g, 0, {{0, 0, 100.0}, {0, 0, -30.0}}, out);
+    step(*g, 1, {}, out);
+    EXPECT_EQ(g->state(0, "V_m"), g->V_m(0));
+    EXPECT_EQ(g->state(0, "I_syn_ex"), g->I_syn_ex(0));
+    EXPECT_GT(g->state(0, "I_syn_ex"), 0.0);
+    EXPECT_LT(g->state(0, "I_syn_in"), 0.0);
+    try {
+        g->state(0, "V_th");
+        FAIL() << "no error";
+    } catch (const user_error& e) {
+        EXPECT_NE(std::string(e.what()).find("iaf_psc_alpha has no state variable \"V_th\": allowed are V_m, "
+                                             "I_syn_ex, I_syn_in"),
+                  std::string::npos)
+            << e.what();
+    }
+    const model_entry e = iaf_psc_alpha_model();
+    EXPECT_TRUE(e.accepts_current);
+    EXPECT_EQ(e.state_variables, (std::vector<std::string>{"V_m", "I_syn_ex", "I_syn_in"}));
 }

@@ -39,7 +39,12 @@ run_result run(const std::string& method, const option_values& exchange, bool fa
     if (fast) params = {{"invl_low_ms", 0.3}, {"invl_high_ms", 0.9}};
     spec.populations.push_back({"interval_fire", 0, 240, constant_parameter_map(params), {}, {}});
     connection_set set;
-    set.rule = {connection_rule_kind::random, 0, 240, 0, 240, 30, 10, 0.0, 0.08, fast ? 2.0 : 1.0};
+    set.rule.kind = connection_rule_kind::random;
+    set.rule.source_size = set.rule.target_size = 240;
+    set.rule.indegree = 30;
+    set.rule.indegree_spread = 10;
+    set.rule.weight_spread = 0.08;
+    set.rule.delay_ms = random_distribution::constant(fast ? 2.0 : 1.0);
     spec.connection_sets.push_back(set);
     spec.recorded.emplace_back(0, 240);
     engine_options options;

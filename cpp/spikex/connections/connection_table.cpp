@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "spikex/connections/connection_table.hpp"
@@ -271,6 +272,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
             t);
     });
 
+    share_uniform_weights();
+
     if (find_shared_targets()) {
         // Pass 3: each connection's index among its target's inputs, in creation order (all
         // inputs of a target come from the thread that owns it).
@@ -282,6 +285,29 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 t);
         });
     }
+}
+
+std::uint32_t connection_table::group_of_connection(std::uint32_t c) const {
+    auto it = std::upper_bound(groups_.begin(), groups_.end(), c,
+                               [](std::uint32_t x, const delay_group& g) { return x < g.begin; });
+    return static_cast<std::uint32_t>(it - groups_.begin()) - 1;
+}
+
+void connection_table::share_uniform_weights() {
+    // Static synapses whose weights are equal within every delay group (one projection's
+    // constant weight): one weight per group instead of one per connection (8 bytes less
+    // per synapse). Plastic weights change one by one, so they keep theirs.
+    if (has_plastic_ || weight_.empty()) return;
+    std::vector<double> per_group(group_count());
+    for (std::uint32_t g = 0; g < group_count(); ++g) {
+        const auto begin = groups_[g].begin, end = groups_[g + 1].begin;
+        for (auto c = begin + 1; c < end; ++c) {
+            if (std::bit_cast<std::uint64_t>(weight_[c]) != std::bit_cast<std::uint64_t>(weight_[begin])) return;
+        }
+        per_group[g] = begin < end ? weight_[begin] : 0.0;
+    }
+    group_weight_ = std::move(per_group);
+    std::vector<double>().swap(weight_);
 }
 
 bool connection_table::find_shared_targets() {
@@ -345,9 +371,9 @@ void connection_table::release_sources() {
 }
 
 std::size_t connection_table::connection_bytes() const {
-    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(source_run_groups_) +
-           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
-           capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
+    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
+           capacity_bytes(source_run_groups_) + capacity_bytes(groups_) + capacity_bytes(thread_begin_) +
+           capacity_bytes(source_run_shares_) + capacity_bytes(connection_index_) + capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {

@@ -84,8 +84,18 @@ public:
     std::size_t size() const { return target_.size(); }
 
     const local_index* targets() const { return target_.data(); }
-    const double* weights() const { return weight_.data(); }
+    // Per-connection weights, or nullptr when every delay group has one weight
+    // (group_weight; sorted layout, static synapses only): see share_uniform_weights.
+    const double* weights() const { return weight_.empty() ? nullptr : weight_.data(); }
     double* mutable_weights() { return weight_.data(); } // plastic synapses change theirs
+    bool group_weights() const { return !group_weight_.empty(); }
+    double group_weight(std::uint32_t g) const { return group_weight_[g]; }
+    // The delay group connection c belongs to (sorted layout; binary search).
+    std::uint32_t group_of_connection(std::uint32_t c) const;
+    // The weight of connection c of group g, whichever way it is stored.
+    double weight_of(std::uint32_t g, std::uint32_t c) const {
+        return group_weight_.empty() ? weight_[c] : group_weight_[g];
+    }
 
     // --- sorted layout -----------------------------------------------------------------
     // Distinct sources with at least one local target, ascending (source run -> gid).
@@ -131,6 +141,7 @@ private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
     bool find_shared_targets(); // sets source_run_shares_; whether any source run shares a target
+    void share_uniform_weights();
 
     bool sorted_ = true;
     bool sources_released_ = false;
@@ -138,6 +149,7 @@ private:
     unsigned threads_ = 1;
     std::vector<local_index> target_;
     std::vector<double> weight_;
+    std::vector<double> group_weight_; // per delay group, when weights are shared (then weight_ is empty)
     // sorted
     std::vector<gid_type> source_run_gid_;         // source table: source run -> gid
     std::vector<std::uint32_t> source_run_groups_; // per source run + 1 sentinel

@@ -60,14 +60,21 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
         }
     };
     std::uint32_t rule_index = 0;
-    std::vector<std::uint64_t> scratch;
+    rule_scratch scratch;
     std::vector<incoming_connection> drawn;
+    std::vector<gid_type> targets;
     for (const auto& set: spec.connection_sets) {
         if (set.is_rule) {
+            // Every target of the rule, as if one rank held them all (the draws do not
+            // depend on the ranks). fixed_outdegree keeps all of the rule's connections
+            // meanwhile (4 bytes each).
             const auto& rule = set.rule;
-            for (gid_type g = rule.target_first; g < rule.target_first + rule.target_size; ++g) {
+            targets.resize(rule.target_size);
+            for (std::uint32_t k = 0; k < rule.target_size; ++k) targets[k] = rule.target_first + k;
+            const rule_drawer drawer(rule, rule_index, spec.seed, spec.dt_ms, targets);
+            for (gid_type g: targets) {
                 drawn.clear();
-                draw_incoming(rule, rule_index, g, spec.seed, spec.dt_ms, scratch, drawn);
+                drawer.draw(g, drawn, scratch);
                 for (const auto& c: drawn) add(c.source, g, c.delay);
             }
             ++rule_index;

@@ -4,7 +4,7 @@
 //
 // Algorithm: the cell distribution is the real one (network/distribution.hpp) for P ranks;
 //   every target's incoming connections are drawn with the real rule code
-//   (network/connectivity.hpp draw_incoming), in a single pass over all targets, exactly as
+//   (network/connectivity.hpp rule_drawer), in a single pass over all targets, exactly as
 //   the ranks of a real run would draw them. Nothing is simulated. What is kept:
 //    * receive side, for every sampled rank t: its connections grouped by source (the
 //      connection table's source runs, connections per run, delay groups) — what the

@@ -71,6 +71,23 @@ void engine::build_local() {
             if (local_gids_[i] >= first && local_gids_[i] - first < count) recorded_cell_[i] = 1;
         }
     }
+    // State recordings: each recorded local cell with the thread part that owns it.
+    state_cells_.assign(spec_.state_recordings.size(), {});
+    state_samples_.assign(spec_.state_recordings.size(), {});
+    for (std::size_t k = 0; k < spec_.state_recordings.size(); ++k) {
+        const auto& rec = spec_.state_recordings[k];
+        for (local_index i = 0; i < local_gids_.size(); ++i) {
+            const gid_type g = local_gids_[i];
+            bool wanted = false;
+            for (auto [first, count]: rec.cells) wanted = wanted || (g >= first && g - first < count);
+            if (!wanted) continue;
+            unsigned t = 0;
+            while (i >= parts_[t].end) ++t;
+            parts_[t].cells->state(i, rec.variable); // an unknown variable fails here, at build
+            state_cells_[k].push_back({t, i});
+            state_samples_[k].gids.push_back(g);
+        }
+    }
     build_connections();
     plastic_ = plasticity(spec_, local_gids_, table_);
 }
@@ -97,7 +114,35 @@ void engine::build_connections() {
                 throw user_error(spikex::format("connect: gid {} does not exist (the network has {} cells)",
                                                 std::max(a.source[k], a.target[k]), n_cells));
             }
+            if (a.local && cells_->rank_of(a.target[k]) != comm_.rank()) {
+                throw user_error(spikex::format("connect(local=True): target gid {} is not on rank {} (it is on "
+                                                "rank {}): give each rank only the connections ending on its cells",
+                                                a.target[k], comm_.rank(), cells_->rank_of(a.target[k])));
+            }
         }
+    }
+    // Connections from input devices become device inputs (device_inputs.hpp), not synapses.
+    std::vector<std::pair<gid_type, gid_type>> device_ranges; // [first, end) gids
+    for (const auto& pop: spec_.populations) {
+        if (is_input_device(pop.model)) device_ranges.push_back({pop.first, pop.first + pop.size});
+    }
+    auto is_device = [&](gid_type g) {
+        for (auto [first, end]: device_ranges)
+            if (g >= first && g < end) return true;
+        return false;
+    };
+    std::vector<char> set_has_devices; // whether a set may have device sources
+    for (const auto& set: spec_.connection_sets) {
+        bool touches = false;
+        if (set.is_rule) {
+            for (auto [first, end]: device_ranges) {
+                touches =
+                    touches || (set.rule.source_first < end && first < set.rule.source_first + set.rule.source_size);
+            }
+        } else {
+            for (auto s: set.arrays.source) touches = touches || is_device(s);
+        }
+        set_has_devices.push_back(touches);
     }
 
     // Creation order: connection sets in order; within a rule, targets in local order and
@@ -109,26 +154,44 @@ void engine::build_connections() {
         for (const auto& part: parts_) shape.thread_first.push_back(part.first);
         shape.thread_first.push_back(parts_.back().end);
     }
-    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
+    // Each rule's per-rank preparation (fixed_outdegree, fixed_total_number plans), once.
+    std::vector<rule_drawer> drawers;
+    for (const auto& set: spec_.connection_sets) {
+        if (!set.is_rule) continue;
+        const auto rule_index = static_cast<std::uint32_t>(drawers.size());
+        drawers.emplace_back(set.rule, rule_index, spec_.seed, spec_.dt_ms, local_gids_);
+    }
+    // `devices`: only the connections from input devices, else only the others.
+    auto produce_some = [&](const connection_visitor& visit_any, unsigned thread, bool devices) {
         const bool one_part = thread == every_thread || shape.thread_first.empty();
         const local_index first = one_part ? 0 : shape.thread_first[thread];
         const local_index end =
             one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
-        std::uint32_t rule_index = 0;
-        std::vector<std::uint64_t> scratch;
+        std::size_t rule_number = 0;
+        rule_scratch scratch;
         std::vector<incoming_connection> incoming;
+        std::size_t set_index = 0;
+        bool mixed = false; // the current set has device sources
+        auto visit = [&](const built_connection& c) {
+            if ((mixed && is_device(c.source)) == devices) visit_any(c);
+        };
         for (const auto& set: spec_.connection_sets) {
+            mixed = set_has_devices[set_index++];
+            if (devices && !mixed) {
+                rule_number += set.is_rule ? 1 : 0;
+                continue;
+            }
             if (set.is_rule) {
-                const auto& rule = set.rule;
-                const std::uint32_t delay = delay_of(rule.delay_ms.value);
+                const rule_drawer& drawer = drawers[rule_number++];
                 for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
-                    if (g < rule.target_first || g - rule.target_first >= rule.target_size) continue;
+                    if (!drawer.targets(g)) continue;
                     incoming.clear();
-                    draw_incoming(rule, rule_index, g, spec_.seed, spec_.dt_ms, scratch, incoming);
-                    for (const auto& c: incoming) visit({c.source, i, c.weight, delay, set.synapse});
+                    drawer.draw(g, incoming, scratch); // delays >= 1 step, < 2^31 (checked)
+                    for (const auto& c: incoming) {
+                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse});
+                    }
                 }
-                ++rule_index;
             } else {
                 const auto& a = set.arrays;
                 for (std::size_t k = 0; k < a.target.size(); ++k) {
@@ -140,6 +203,20 @@ void engine::build_connections() {
             }
         }
     };
+    connection_producer produce = [&](const connection_visitor& visit, unsigned thread) {
+        produce_some(visit, thread, false);
+    };
+    std::vector<std::vector<device_connection>> from_devices(parts_.size());
+    if (!device_ranges.empty()) {
+        for (unsigned t = 0; t < parts_.size(); ++t) {
+            produce_some(
+                [&](const built_connection& c) {
+                    from_devices[t].push_back({c.source, c.target, c.weight, c.delay});
+                },
+                parts_.size() > 1 ? t : every_thread, true);
+        }
+    }
+    device_inputs_ = device_inputs(spec_, local_gids_, from_devices);
     // Source-addressed exchanges find connections by source: they need the sorted layout.
     bool sort = options_.sort_by_source || !find_exchange_method(options_.method).capabilities.target_addressed;
     table_ = connection_table(produce, shape, sort);
@@ -261,6 +338,7 @@ void engine::thread_step(thread_part& part, unsigned t, step_type n) {
             }
         }
     }
+    device_inputs_.apply(t, n, *part.cells, part);
     part.cells->end_step(n, part);
 }
 
@@ -272,6 +350,7 @@ void engine::finish_step(step_type n) {
         }
     }
     bucket.clear();
+    if (!state_cells_.empty()) sample_state(n);
     for (auto& part: parts_) {
         for (auto [cell, step]: part.emitted) emit(cell, step);
         part.emitted.clear();
@@ -289,7 +368,11 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
     const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
     if (begin == end) return;
     if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
-    part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
+    if (table_.group_weights()) {
+        part.cells->deliver_uniform(n, table_.targets() + begin, end - begin, table_.group_weight(g), part);
+    } else {
+        part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
+    }
 }
 
 void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n) {
@@ -309,7 +392,13 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         if (targets[a] != targets[b]) return targets[a] < targets[b];
         return table_.connection_index(a) < table_.connection_index(b);
     });
-    for (auto c: merged) part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+    for (auto c: merged) {
+        if (table_.group_weights()) {
+            part.cells->deliver_uniform(n, targets + c, 1, table_.group_weight(table_.group_of_connection(c)), part);
+        } else {
+            part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+        }
+    }
 }
 
 void engine::deliver_creation_order(thread_part& part, step_type n) {
@@ -321,10 +410,20 @@ void engine::deliver_creation_order(thread_part& part, step_type n) {
     }
 }
 
+void engine::sample_state(step_type n) {
+    for (std::size_t k = 0; k < state_cells_.size(); ++k) {
+        const auto& rec = spec_.state_recordings[k];
+        if (n < rec.start_step || (n - rec.start_step) % rec.interval_steps != 0) continue;
+        auto& samples = state_samples_[k];
+        samples.steps.push_back(n);
+        for (auto [t, cell]: state_cells_[k]) samples.values.push_back(parts_[t].cells->state(cell, rec.variable));
+    }
+}
+
 void engine::emit(local_index cell, step_type step) {
     gid_type gid = local_gids_[cell];
     ++spikes_emitted_;
-    if (recorded_cell_[cell]) recorded_.push_back({gid, step});
+    if (recorded_cell_[cell] && step >= spec_.record_from_step) recorded_.push_back({gid, step});
     exchange_->spike_emitted(gid, step);
 }
 
@@ -377,7 +476,7 @@ engine::connection_arrays engine::connections() const {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
                 out.source.push_back(table_.sources()[run]);
                 out.target.push_back(local_gids_[table_.targets()[c]]);
-                out.weight.push_back(table_.weights()[c]);
+                out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
             }
         }
@@ -452,6 +551,11 @@ std::map<std::string, double> engine::memory_bytes() const {
     double cells = 0;
     for (const auto& part: parts_) cells += part.cells ? double(part.cells->bytes()) : 0.0;
     out["cells"] = cells;
+    if (!device_inputs_.empty()) out["device_inputs"] = double(device_inputs_.bytes());
+    for (const auto& s: state_samples_) {
+        out["state_recording"] += double(s.values.capacity() * sizeof(double) + s.steps.capacity() * sizeof(step_type) +
+                                         s.gids.capacity() * sizeof(gid_type));
+    }
     if (plastic_.active()) out["plasticity"] = double(plastic_.bytes());
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
     for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);

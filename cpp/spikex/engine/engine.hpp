@@ -34,6 +34,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/engine/device_inputs.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/engine/plasticity.hpp"
 #include "spikex/engine/thread_part.hpp"
@@ -71,9 +72,19 @@ public:
     std::uint32_t steps_per_interval() const { return steps_per_interval_; }
     std::uint32_t cells_total() const { return spec_.cells(); }
     std::uint32_t local_cells() const { return static_cast<std::uint32_t>(local_gids_.size()); }
-    std::size_t local_connections() const { return table_.size(); }
+    // Synapses ending on this rank's cells plus the inputs of devices to them.
+    std::size_t local_connections() const { return table_.size() + device_inputs_.size(); }
+    std::size_t local_synapses() const { return table_.size(); }
 
     const std::vector<spike>& recorded_spikes() const { return recorded_; }
+    // Samples of state recording k (network_spec::state_recordings) on this rank: the
+    // recorded local cells' gids, and per sample its step and one value per cell.
+    struct state_samples {
+        std::vector<gid_type> gids;
+        std::vector<step_type> steps;
+        std::vector<double> values; // steps.size() rows of gids.size() values
+    };
+    const state_samples& recorded_state(std::size_t k) const { return state_samples_.at(k); }
     // Per-interval rows (record.timeline), sampled after every exchange synchronisation.
     timeline_recorder& timeline() { return timeline_; }
 
@@ -108,6 +119,7 @@ private:
     void synchronize_exchange(step_type due);
 
     void emit(local_index cell, step_type step);
+    void sample_state(step_type n);
     void deliver_source(std::uint32_t run, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
     void push_delivery(std::uint32_t index, step_type arrival, step_type emitted);
@@ -123,6 +135,10 @@ private:
     std::unique_ptr<distribution> cells_;
     std::vector<gid_type> local_gids_;
     std::vector<char> recorded_cell_;
+    device_inputs device_inputs_;
+    // Per state recording: (thread part, local cell) of each recorded cell, and the samples.
+    std::vector<std::vector<std::pair<unsigned, local_index>>> state_cells_;
+    std::vector<state_samples> state_samples_;
     std::vector<thread_part> parts_; // one per thread
     connection_table table_;
     plasticity plastic_;

@@ -30,6 +30,15 @@ public:
     virtual void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin,
                          std::uint32_t end, spike_output& out) = 0;
 
+    // Input of one weight over `count` connections to targets[0..count) (a delay group
+    // whose synapses share their weight): the same as deliver() with that weight for each.
+    // Models may do it faster; the default fills a buffer.
+    virtual void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
+                                 spike_output& out) {
+        uniform_scratch_.assign(count, weight);
+        deliver(n, targets, uniform_scratch_.data(), 0, count, out);
+    }
+
     // A current input (a dc_generator's, times its connection weight) [pA] for step n:
     // what NEST reads from the neuron's current buffer at step n (it acts on V from step
     // n + 1). Called before end_step(n); the currents of one step add up. Models without
@@ -44,6 +53,9 @@ public:
     virtual double state(local_index cell, const std::string& variable) const;
 
     virtual std::size_t bytes() const = 0;
+
+private:
+    std::vector<double> uniform_scratch_;
 };
 
 // Cells `local_gids` (ascending) of the populations of `spec`: a contiguous block of the

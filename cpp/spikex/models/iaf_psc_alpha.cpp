@@ -4,16 +4,17 @@
 //   2. the exact-integration update (branch-free, vectorisable);
 //   3. threshold test, reset and spike report (rare, scalar).
 // Cells are grouped into runs of consecutive local indices sharing one parameter set
-// (populations with equal dynamics share a set, so the two hpc_benchmark populations form
-// one run whatever the cell distribution).
+// (cells with equal dynamics share a set, cell_parameter_sets.hpp, so the two
+// hpc_benchmark populations form one run whatever the cell distribution).
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/models/cell_parameter_sets.hpp"
 #include "spikex/models/iaf_psc_alpha.hpp"
+#include "spikex/models/model_parameters.hpp"
 
 namespace spikex {
 namespace iaf_psc_alpha {
@@ -23,26 +24,26 @@ const std::vector<std::string> names = {"E_L",     "C_m",        "tau_m",       
                                         "V_reset", "tau_syn_ex", "tau_syn_in",      "I_e",           "V_m",
                                         "V_m_sd",  "tau_minus",  "poisson_rate_hz", "poisson_weight"};
 
-std::string number(double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-}
+const char* const model_name = "iaf_psc_alpha";
 
-std::string all_names() {
-    std::string s;
-    for (const auto& n: names) s += (s.empty() ? "" : ", ") + n;
-    return s;
-}
+const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parameters::E_L},
+                                                                 {"C_m", &parameters::C_m},
+                                                                 {"tau_m", &parameters::tau_m},
+                                                                 {"t_ref", &parameters::t_ref},
+                                                                 {"V_th", &parameters::V_th},
+                                                                 {"V_reset", &parameters::V_reset},
+                                                                 {"tau_syn_ex", &parameters::tau_syn_ex},
+                                                                 {"tau_syn_in", &parameters::tau_syn_in},
+                                                                 {"I_e", &parameters::I_e},
+                                                                 {"V_m", &parameters::V_m},
+                                                                 {"V_m_sd", &parameters::V_m_sd},
+                                                                 {"tau_minus", &parameters::tau_minus},
+                                                                 {"poisson_rate_hz", &parameters::poisson_rate_hz},
+                                                                 {"poisson_weight", &parameters::poisson_weight}};
 
-// Parameters that change the dynamics (V_m, V_m_sd only set the initial state; tau_minus
-// belongs to the synapses).
-bool same_dynamics(const parameters& a, const parameters& b) {
-    return a.E_L == b.E_L && a.C_m == b.C_m && a.tau_m == b.tau_m && a.t_ref == b.t_ref && a.V_th == b.V_th &&
-           a.V_reset == b.V_reset && a.tau_syn_ex == b.tau_syn_ex && a.tau_syn_in == b.tau_syn_in && a.I_e == b.I_e &&
-           a.poisson_rate_hz == b.poisson_rate_hz && a.poisson_weight == b.poisson_weight;
-}
+const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+
+using model_parameters::number;
 
 // Everything end_step needs of one parameter set.
 struct parameter_set {
@@ -54,31 +55,25 @@ struct parameter_set {
     poisson_table table;
 };
 
-struct run {
-    local_index begin, end; // group-local indices
-    std::uint32_t set;
-};
-
 // The exact-integration update of cells [begin, end): NEST's expressions in NEST's
 // order, written without branches so that the compiler vectorises the loop (a free
-// function: GCC honours __restrict on parameters).
+// function: GCC honours __restrict on parameters). Without current input I_stim is 0 and
+// not read.
+template <bool with_stim>
 [[gnu::noinline]] void integrate(const propagators& propagators_of_set, double I_e, std::size_t begin, std::size_t end,
                                  double* __restrict V, double* __restrict I_ex, double* __restrict dI_ex,
-                                 double* __restrict I_in, double* __restrict dI_in, double* __restrict ex_sum,
-                                 double* __restrict in_sum, double* __restrict w_ex, double* __restrict w_in,
-                                 std::int32_t* __restrict r) {
+                                 double* __restrict I_in, double* __restrict dI_in, const double* __restrict I_stim,
+                                 double* __restrict ex_sum, double* __restrict in_sum, double* __restrict w_ex,
+                                 double* __restrict w_in, std::int32_t* __restrict r) {
     const propagators q = propagators_of_set;
     const double I_e_term = q.P30 * I_e; // NEST: P30 * (I0 + I_e), I0 = 0
     for (std::size_t i = begin; i < end; ++i) {
         const double v = V[i];
-        const double v_new = I_e_term + q.P31_ex * dI_ex[i] + q.P32_ex * I_ex[i] + q.P31_in * dI_in[i] +
+        const double drive = with_stim ? q.P30 * (I_stim[i] + I_e) : I_e_term;
+        const double v_new = drive + q.P31_ex * dI_ex[i] + q.P32_ex * I_ex[i] + q.P31_in * dI_in[i] +
                              q.P32_in * I_in[i] + q.expm1_tau_m * v + v;
-        // V = r == 0 ? v_new : v, as a bit mask: a conditional would keep the compiler from
-        // computing v_new speculatively (floating point may trap), so from vectorising.
         const std::int32_t ri = r[i];
-        const std::uint64_t not_refractory = std::uint64_t(0) - std::uint64_t(ri == 0);
-        V[i] = std::bit_cast<double>((std::bit_cast<std::uint64_t>(v_new) & not_refractory) |
-                                     (std::bit_cast<std::uint64_t>(v) & ~not_refractory));
+        V[i] = iaf_integration::if_not_refractory(ri, v_new, v);
         r[i] = ri - std::int32_t(ri != 0);
 
         const double ex = ex_sum[i];
@@ -100,23 +95,16 @@ public:
     iaf_psc_alpha_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
         seed_(spec.seed), first_(first_local), gid_(gids) {
         const double h = spec.dt_ms;
-        std::vector<parameters> pop_params;
-        std::vector<std::uint32_t> pop_set;
-        for (const auto& pop: spec.populations) {
-            if (pop.model != "iaf_psc_alpha") { // another model's cells: never among ours
-                pop_params.push_back({});
-                pop_set.push_back(0);
-                continue;
-            }
-            parameters p = parse_parameters(pop);
-            pop_params.push_back(p);
-            std::uint32_t s = 0;
-            while (s < sets_.size() && !same_dynamics(sets_[s].p, p)) ++s;
-            if (s == sets_.size()) sets_.push_back(make_set(p, h));
-            pop_set.push_back(s);
-        }
         const std::size_t n = gids.size();
         V_.resize(n);
+        auto resolved = resolve_cell_parameters<parameters>(
+            spec, model_name, gids, [](const population_spec&, const auto& values) { return parse_parameters(values); },
+            dynamics_key,
+            [&](local_index i, const parameters& p, std::uint32_t) {
+                V_[i] = initial_membrane_potential(p, seed_, gids[i]) - p.E_L;
+            });
+        runs_ = std::move(resolved.runs);
+        for (const auto& p: resolved.sets) sets_.push_back(make_set(p, h));
         I_ex_.assign(n, 0.0);
         dI_ex_.assign(n, 0.0);
         I_in_.assign(n, 0.0);
@@ -126,19 +114,8 @@ public:
         in_sum_.assign(n, 0.0);
         weighted_ex_.assign(n, 0.0);
         weighted_in_.assign(n, 0.0);
-        std::size_t p = 0;
-        for (local_index i = 0; i < n; ++i) {
-            if (gids[i] < spec.populations[p].first) p = 0;
-            while (p < spec.populations.size() && gids[i] >= spec.populations[p].first + spec.populations[p].size) ++p;
-            if (p == spec.populations.size()) {
-                throw internal_error(spikex::format("iaf_psc_alpha: gid {} is in no population", gids[i]));
-            }
-            const std::uint32_t s = pop_set[p];
-            V_[i] = initial_membrane_potential(pop_params[p], seed_, gids[i]) - sets_[s].p.E_L;
-            if (runs_.empty() || runs_.back().set != s) runs_.push_back({i, i, s});
-            runs_.back().end = i + 1;
-            if (sets_[s].poisson) any_poisson_ = true;
-        }
+        for (const auto& run: runs_)
+            if (sets_[run.set].poisson) any_poisson_ = true;
         if (any_poisson_) poisson_cache_.assign(n, 0);
     }
 
@@ -157,6 +134,14 @@ public:
         }
     }
 
+    void deliver_current(step_type, local_index cell, double current) override {
+        if (stim_next_.empty()) { // the first current input: from now on I_stim is read
+            I_stim_.assign(V_.size(), 0.0);
+            stim_next_.assign(V_.size(), 0.0);
+        }
+        stim_next_[at(cell)] += current;
+    }
+
     void end_step(step_type n, spike_output& out) override {
         if (any_poisson_) add_poisson_input(n);
         for (const auto& run: runs_) update(sets_[run.set], run.begin, run.end);
@@ -170,14 +155,27 @@ public:
                 }
             }
         }
+        if (!I_stim_.empty()) {
+            I_stim_.swap(stim_next_);
+            std::fill(stim_next_.begin(), stim_next_.end(), 0.0);
+        }
+    }
+
+    double state(local_index cell, const std::string& variable) const override {
+        if (variable == "V_m") return V_m(cell);
+        if (variable == "I_syn_ex") return I_syn_ex(cell);
+        if (variable == "I_syn_in") return I_syn_in(cell);
+        throw user_error(spikex::format("{} has no state variable \"{}\": allowed are {}", model_name, variable,
+                                        model_parameters::joined(state_names)));
     }
 
     std::size_t bytes() const override {
-        std::size_t b = (V_.capacity() + I_ex_.capacity() + dI_ex_.capacity() + I_in_.capacity() + dI_in_.capacity() +
-                         ex_sum_.capacity() + in_sum_.capacity() + weighted_ex_.capacity() + weighted_in_.capacity()) *
+        std::size_t b = (V_.capacity() + I_stim_.capacity() + stim_next_.capacity() + I_ex_.capacity() +
+                         dI_ex_.capacity() + I_in_.capacity() + dI_in_.capacity() + ex_sum_.capacity() +
+                         in_sum_.capacity() + weighted_ex_.capacity() + weighted_in_.capacity()) *
                             sizeof(double) +
                         refractory_count_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
-                        poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(run) +
+                        poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(cell_run) +
                         sets_.capacity() * sizeof(parameter_set);
         for (const auto& s: sets_) b += s.table.cdf().capacity() * sizeof(double);
         return b;
@@ -189,6 +187,7 @@ public:
     double weighted_spikes_ex(local_index cell) const override { return weighted_ex_[at(cell)]; }
     double weighted_spikes_in(local_index cell) const override { return weighted_in_[at(cell)]; }
     std::int32_t refractory_count(local_index cell) const override { return refractory_count_[at(cell)]; }
+    std::size_t parameter_sets() const override { return sets_.size(); }
 
 private:
     static parameter_set make_set(const parameters& p, double h) {
@@ -211,8 +210,14 @@ private:
     }
 
     void update(const parameter_set& s, std::size_t begin, std::size_t end) {
-        integrate(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(), dI_in_.data(),
-                  ex_sum_.data(), in_sum_.data(), weighted_ex_.data(), weighted_in_.data(), refractory_count_.data());
+        if (I_stim_.empty())
+            integrate<false>(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(),
+                             dI_in_.data(), nullptr, ex_sum_.data(), in_sum_.data(), weighted_ex_.data(),
+                             weighted_in_.data(), refractory_count_.data());
+        else
+            integrate<true>(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(),
+                            dI_in_.data(), I_stim_.data(), ex_sum_.data(), in_sum_.data(), weighted_ex_.data(),
+                            weighted_in_.data(), refractory_count_.data());
     }
 
     // Own Poisson input of step n. Even steps compute Philox block n/2 and keep its second
@@ -246,19 +251,23 @@ private:
 
     local_index at(local_index cell) const { return cell - first_; }
     const parameter_set& set_of(local_index i) const {
-        for (const auto& run: runs_)
-            if (i >= run.begin && i < run.end) return sets_[run.set];
-        throw internal_error(spikex::format("iaf_psc_alpha: cell {} is not in this group", i));
+        auto run =
+            std::upper_bound(runs_.begin(), runs_.end(), i, [](local_index x, const cell_run& r) { return x < r.end; });
+        if (run == runs_.end() || i < run->begin) {
+            throw internal_error(spikex::format("{}: cell {} is not in this group", model_name, i));
+        }
+        return sets_[run->set];
     }
 
     std::uint32_t seed_;
     local_index first_; // rank-local index of cell 0 of this group
     std::vector<gid_type> gid_;
     std::vector<parameter_set> sets_;
-    std::vector<run> runs_;
+    std::vector<cell_run> runs_;
     bool any_poisson_ = false;
     step_type cached_block_ = -1;
     std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_; // V relative to E_L
+    std::vector<double> I_stim_, stim_next_;              // current inputs [pA]; empty until the first
     std::vector<std::int32_t> refractory_count_;          // r: refractory steps left
     std::vector<double> ex_sum_, in_sum_;                 // input of the current step [pA]
     std::vector<double> weighted_ex_, weighted_in_;       // input applied in the last end_step
@@ -269,49 +278,12 @@ private:
 
 const std::vector<std::string>& parameter_names() { return names; }
 
-parameters parse_parameters(const population_spec& pop) {
+parameters parse_parameters(const std::map<std::string, double>& values) {
     parameters p;
-    bool V_m_given = false;
-    for (const auto& [name, value]: constant_parameters(pop)) {
-        if (!std::isfinite(value)) {
-            throw user_error(
-                spikex::format("iaf_psc_alpha parameter {} = {}: must be a finite number", name, number(value)));
-        }
-        if (name == "E_L")
-            p.E_L = value;
-        else if (name == "C_m")
-            p.C_m = value;
-        else if (name == "tau_m")
-            p.tau_m = value;
-        else if (name == "t_ref")
-            p.t_ref = value;
-        else if (name == "V_th")
-            p.V_th = value;
-        else if (name == "V_reset")
-            p.V_reset = value;
-        else if (name == "tau_syn_ex")
-            p.tau_syn_ex = value;
-        else if (name == "tau_syn_in")
-            p.tau_syn_in = value;
-        else if (name == "I_e")
-            p.I_e = value;
-        else if (name == "V_m")
-            p.V_m = value, V_m_given = true;
-        else if (name == "V_m_sd")
-            p.V_m_sd = value;
-        else if (name == "tau_minus")
-            p.tau_minus = value;
-        else if (name == "poisson_rate_hz")
-            p.poisson_rate_hz = value;
-        else if (name == "poisson_weight")
-            p.poisson_weight = value;
-        else
-            throw user_error(
-                spikex::format("iaf_psc_alpha parameter \"{}\" is unknown: allowed are {}", name, all_names()));
-    }
-    if (!V_m_given) p.V_m = p.E_L;
+    const auto given = model_parameters::assign(model_name, p, fields, names, values);
+    if (!given.count("V_m")) p.V_m = p.E_L;
     auto require = [](bool ok, const std::string& name, double value, const std::string& allowed) {
-        if (!ok) throw user_error(spikex::format("iaf_psc_alpha parameter {} = {}: {}", name, number(value), allowed));
+        model_parameters::require(ok, model_name, name, value, allowed);
     };
     require(p.C_m > 0, "C_m", p.C_m, "must be > 0 pF");
     require(p.tau_m > 0, "tau_m", p.tau_m, "must be > 0 ms");
@@ -333,6 +305,23 @@ std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gi
 }
 
 } // namespace iaf_psc_alpha
+
+model_entry iaf_psc_alpha_model() {
+    model_entry e;
+    e.name = "iaf_psc_alpha";
+    e.kind = model_kind::neuron;
+    e.description = "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
+                    "integration), weights in pA, optionally with its own Poisson input";
+    e.parameters = iaf_psc_alpha::parameter_names();
+    e.state_variables = iaf_psc_alpha::state_names;
+    e.accepts_current = true;
+    e.docs_page = "docs/models/iaf_psc_alpha.md";
+    e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids,
+                local_index first_local) -> std::unique_ptr<cell_group> {
+        return iaf_psc_alpha::make_group(spec, local_gids, first_local);
+    };
+    return e;
+}
 
 std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                                      local_index first_local) {

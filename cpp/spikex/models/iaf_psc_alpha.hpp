@@ -4,15 +4,18 @@
 // iaf_psc_alpha (docs/models/iaf_psc_alpha.md).
 //
 //  State per neuron: V (membrane potential relative to E_L, NEST's y3), I_ex, dI_ex,
-//  I_in, dI_in, refractory counter r; inputs of the step summed in ex_sum (w > 0) and
-//  in_sum (w <= 0), in pA.
+//  I_in, dI_in, I_stim (the current input read at the previous step, NEST's y0),
+//  refractory counter r; inputs of the step summed in ex_sum (w > 0) and in_sum (w <= 0),
+//  in pA, its current inputs in stim_next.
+//  Parameters per cell (cell_parameter_sets): cells with equal dynamics share one set.
 //  end_step(n), per neuron:
-//   1. r == 0: V = P30*I_e + P31_ex*dI_ex + P32_ex*I_ex + P31_in*dI_in + P32_in*I_in
-//                  + expm1(-h/tau_m)*V + V;                  else --r (V clamped)
+//   1. r == 0: V = P30*(I_stim + I_e) + P31_ex*dI_ex + P32_ex*I_ex + P31_in*dI_in
+//                  + P32_in*I_in + expm1(-h/tau_m)*V + V;    else --r (V clamped)
 //   2. I_ex = P21_ex*dI_ex + P22_ex*I_ex; dI_ex *= P11_ex; dI_ex += e/tau_syn_ex * ex_sum
 //      (the same for the inhibitory channel): input of step n acts on V from step n+1
 //   3. V >= V_th - E_L: r = t_ref in steps (rounded up, as NEST), V = V_reset - E_L,
 //      spike at step n
+//   4. I_stim = stim_next (a current delivered for step n acts on V from step n + 1)
 //  A spike at step n is NEST's spike at time (n+1)*h: NEST stamps the end of the step.
 //
 //  Own Poisson input (poisson_rate_hz, poisson_weight): k_n ~ Poisson(rate*h/1000) per
@@ -20,14 +23,16 @@
 //  of cell gid: Philox block floor(n/2) (sub-stream n >> 33) of stream (seed, gid,
 //  external_input), words (x0, x1) for even n and (x2, x3) for odd n as one 53-bit
 //  uniform u (random.hpp); k_n = smallest k with u < F(k), F the Poisson CDF tabulated
-//  once per population (inversion, see poisson_table). Means above max_poisson_mean are
+//  once per parameter set (inversion, see poisson_table). Means above max_poisson_mean are
 //  refused.
 //  Initial V: V_m, or when V_m_sd > 0, V_m + V_m_sd*z with z standard normal by
 //  Box-Muller from block 0 of stream (seed, gid, initial_state):
 //  u1 = uniform(x0, x1), u2 = uniform(x2, x3), z = sqrt(-2 ln(1 - u1)) cos(2 pi u2).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <string>
@@ -36,6 +41,8 @@
 
 #include "spikex/core/random.hpp"
 #include "spikex/models/cell_group.hpp"
+#include "spikex/models/iaf_propagators.hpp"
+#include "spikex/models/model_registry.hpp"
 #include "spikex/network/network_spec.hpp"
 
 namespace spikex::iaf_psc_alpha {
@@ -63,57 +70,36 @@ inline constexpr double max_poisson_mean = 500.0;
 
 const std::vector<std::string>& parameter_names();
 
-// Parameters of one population, defaults filled in (V_m = E_L when not given), every
-// value validated: user_error naming the parameter and what is allowed.
-parameters parse_parameters(const population_spec& pop);
+// One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
+// when not given), every value validated: user_error naming the parameter, its value and
+// what is allowed.
+parameters parse_parameters(const std::map<std::string, double>& values);
+
+// The parameters that change the dynamics (V_m, V_m_sd only set the initial state;
+// tau_minus belongs to the synapses).
+inline std::array<double, 11> dynamics_key(const parameters& p) {
+    return {p.E_L,        p.C_m,        p.tau_m, p.t_ref,           p.V_th,          p.V_reset,
+            p.tau_syn_ex, p.tau_syn_in, p.I_e,   p.poisson_rate_hz, p.poisson_weight};
+}
 
 // Propagators of one step h (NEST's names).
 struct propagators {
     double P11_ex, P21_ex, P22_ex, P31_ex, P32_ex;
     double P11_in, P21_in, P22_in, P31_in, P32_in;
-    double P30;                    // I_e -> V
+    double P30;                    // I_e + I_stim -> V
     double expm1_tau_m;            // P33 - 1 = expm1(-h/tau_m)
     double psc_ex, psc_in;         // e/tau_syn: dI jump per pA of input
     std::int32_t refractory_steps; // t_ref in steps (refractory_steps())
 };
 
 // P31 (dI -> V) and P32 (I -> V) of one alpha channel: NEST's IAFPropagatorAlpha,
-// including its fall-backs when tau_m is (numerically) equal to tau_syn:
-//   beta = tau_syn*tau_m/(tau_m - tau_syn), gamma = beta/C, x = expm1(h/tau_syn - h/tau_m)
-//   P32 = gamma*exp(-h/tau_syn)*x; when that is not a positive normal number:
-//   P32 = h/C*exp(-h/tau_m)
-//   P31 = gamma*exp(-h/tau_syn)*(beta*x - h) when h > 1e-7*tau_m^2/|tau_m - tau_syn|,
-//   else P31 = h^2/(2C)*exp(-h/tau_m).
+// including its fall-backs when tau_m is (numerically) equal to tau_syn
+// (iaf_propagators.hpp).
 inline std::pair<double, double> alpha_propagators(double tau_syn, double tau_m, double C_m, double h) {
-    // The same operations in the same order as NEST, so that the propagators are bitwise
-    // NEST's: reciprocals first, then products.
-    const double beta = tau_syn * tau_m / (tau_m - tau_syn); // inf when equal
-    const double gamma = beta / C_m;
-    const double inv_tau_syn = 1 / tau_syn, inv_tau_m = 1 / tau_m, inv_C_m = 1 / C_m;
-    const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m); // 0 when equal
-    const double exp_h_tau_syn = std::exp(-h * inv_tau_syn);
-    const double expm1_h_tau = std::expm1(h * inv_beta);
-    const double exp_h_tau_m = std::exp(-h * inv_tau_m);
-    double P32 = gamma * exp_h_tau_syn * expm1_h_tau;
-    if (!(std::isnormal(P32) && P32 > 0)) P32 = h * inv_C_m * exp_h_tau_m;
-    const double h_min_regular = 1e-7 * tau_m * tau_m / std::abs(tau_m - tau_syn);
-    const double P31 =
-        h > h_min_regular ? gamma * exp_h_tau_syn * (beta * expm1_h_tau - h) : 0.5 * h * h * inv_C_m * exp_h_tau_m;
-    return {P31, P32};
+    return iaf_integration::alpha_current_propagators(tau_syn, tau_m, C_m, h);
 }
 
-// Steps of t_ref, as NEST's Time converts it: to whole tics of 1 us (nearest), then up to
-// whole steps. A dt that is not a whole number of tics (NEST refuses those): up to whole
-// steps directly, to within 1e-9 of a step.
-inline std::int64_t refractory_steps(double t_ref, double h) {
-    const double tics_per_step = h * 1000.0;
-    const auto rounded = std::llround(tics_per_step);
-    if (rounded >= 1 && std::abs(tics_per_step - double(rounded)) <= 1e-9 * tics_per_step) {
-        const auto tics = static_cast<std::int64_t>(std::floor(t_ref * 1000.0 + 0.5));
-        return (tics + rounded - 1) / rounded;
-    }
-    return static_cast<std::int64_t>(std::ceil(t_ref / h - 1e-9));
-}
+using iaf_integration::refractory_steps;
 
 inline propagators compute_propagators(const parameters& p, double h) {
     propagators q{};
@@ -193,9 +179,14 @@ public:
     virtual double weighted_spikes_ex(local_index cell) const = 0;
     virtual double weighted_spikes_in(local_index cell) const = 0;
     virtual std::int32_t refractory_count(local_index cell) const = 0;
+    virtual std::size_t parameter_sets() const = 0; // distinct dynamics among its cells
 };
 
 std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                   local_index first_local = 0);
 
 } // namespace spikex::iaf_psc_alpha
+
+namespace spikex {
+model_entry iaf_psc_alpha_model();
+} // namespace spikex

@@ -7,6 +7,7 @@
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/interval_fire.hpp"
+#include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace {
@@ -158,5 +159,17 @@ std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec, c
 }
 
 const std::vector<std::string>& interval_fire_parameter_names() { return parameter_names; }
+
+model_entry interval_fire_model() {
+    return {.name = "interval_fire",
+            .kind = model_kind::neuron,
+            .description = "the artificial cell of Hines, Kumar & Schürmann 2011: fires after a random interval, "
+                           "inputs move its next firing time",
+            .parameters = parameter_names,
+            .state_variables = {},
+            .accepts_current = false,
+            .docs_page = "docs/models/interval_fire.md",
+            .make = make_interval_fire_group};
+}
 
 } // namespace spikex

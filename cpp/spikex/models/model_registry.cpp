@@ -1,37 +1,45 @@
-// Models by name: the same names in C++, TOML, CLI and Python.
-#include <set>
-
+// Models by name: the same names in C++, TOML, CLI and Python. One line per model here;
+// each model's file builds its own entry.
+#include "spikex/models/model_registry.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
-#include "spikex/models/cell_group.hpp"
+
+// X(name): the model's file defines `model_entry name_model()`.
+#define SPIKEX_MODELS(X)  \
+    X(interval_fire)      \
+    X(iaf_psc_alpha)      \
+    X(iaf_psc_exp)        \
+    X(iaf_psc_delta)      \
+    X(spike_source_array) \
+    X(poisson_generator)  \
+    X(dc_generator)
 
 namespace spikex {
 
-std::unique_ptr<cell_group> make_interval_fire_group(const network_spec&, const std::vector<gid_type>&,
-                                                     local_index first_local);
-const std::vector<std::string>& interval_fire_parameter_names();
-std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec&, const std::vector<gid_type>&,
-                                                     local_index first_local);
-const std::vector<std::string>& iaf_psc_alpha_parameter_names();
+#define SPIKEX_DECLARE_MODEL(name) model_entry name##_model();
+SPIKEX_MODELS(SPIKEX_DECLARE_MODEL)
+#undef SPIKEX_DECLARE_MODEL
 
-std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
-                                            local_index first_local) {
-    std::set<std::string> models;
-    for (const auto& pop: spec.populations) models.insert(pop.model);
-    if (models.size() > 1) {
-        throw user_error("populations of different models in one network are not supported yet");
-    }
-    std::string model = models.empty() ? "interval_fire" : *models.begin();
-    if (model == "interval_fire") return make_interval_fire_group(spec, local_gids, first_local);
-    if (model == "iaf_psc_alpha") return make_iaf_psc_alpha_group(spec, local_gids, first_local);
-    throw user_error(
-        spikex::format("model \"{}\" is unknown: allowed are \"interval_fire\", \"iaf_psc_alpha\"", model));
+const std::vector<model_entry>& model_registry() {
+#define SPIKEX_LIST_MODEL(name) name##_model(),
+    static const std::vector<model_entry> entries{SPIKEX_MODELS(SPIKEX_LIST_MODEL)};
+#undef SPIKEX_LIST_MODEL
+    return entries;
 }
 
-std::vector<std::string> model_parameter_names(const std::string& model) {
-    if (model == "interval_fire") return interval_fire_parameter_names();
-    if (model == "iaf_psc_alpha") return iaf_psc_alpha_parameter_names();
-    return {};
+const model_entry& find_model(const std::string& name) {
+    std::string allowed;
+    for (const auto& entry: model_registry()) {
+        if (entry.name == name) return entry;
+        allowed += (allowed.empty() ? "\"" : ", \"") + entry.name + "\"";
+    }
+    throw user_error(spikex::format("model \"{}\" is unknown: allowed are {}", name, allowed));
+}
+
+std::vector<std::string> model_parameter_names(const std::string& model) { return find_model(model).parameters; }
+
+double cell_group::state(local_index, const std::string& variable) const {
+    throw user_error(spikex::format("state variable \"{}\" cannot be recorded from this model", variable));
 }
 
 } // namespace spikex

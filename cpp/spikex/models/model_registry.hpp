@@ -16,9 +16,9 @@
 namespace spikex {
 
 enum class model_kind {
-    neuron,        // integrates input, emits spikes through the exchange
-    spike_source,  // emits spikes through the exchange, takes no input (spike_source_array)
-    input_device   // drives its targets directly on their rank (poisson_generator, dc_generator)
+    neuron,       // integrates input, emits spikes through the exchange
+    spike_source, // emits spikes through the exchange, takes no input (spike_source_array)
+    input_device  // drives its targets directly on their rank (poisson_generator, dc_generator)
 };
 
 struct model_entry {

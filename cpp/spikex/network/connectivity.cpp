@@ -1,104 +1,149 @@
+#include <algorithm>
 #include <cmath>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/network/connectivity.hpp"
+#include "spikex/network/discrete_sampling.hpp"
+#include "spikex/network/outdegree_plan.hpp"
+#include "spikex/network/rule_check.hpp"
+#include "spikex/network/source_pool.hpp"
+#include "spikex/network/total_number_plan.hpp"
 
 namespace spikex {
-
-step_type delay_steps(double delay_ms, double dt_ms) { return static_cast<step_type>(std::llround(delay_ms / dt_ms)); }
-
 namespace {
 
-bool target_in_sources(const connection_rule& r, gid_type target) {
-    return target >= r.source_first && target - r.source_first < r.source_size;
-}
+// Delays are stored as 32-bit step counts with room to spare (connection_table).
+constexpr double longest_delay_steps = 2147483647.0;
 
-// Floyd's algorithm: `count` distinct values in [0, n) with exactly `count` draws.
-// Marks chosen values in `bitmap` and clears them again before returning.
-void sample_distinct(random_stream& rng, std::uint32_t n, std::uint32_t count, std::vector<std::uint64_t>& bitmap,
-                     std::vector<std::uint32_t>& chosen) {
-    bitmap.assign((n + 63) / 64, 0);
-    auto test_and_set = [&](std::uint32_t v) {
-        std::uint64_t bit = std::uint64_t{1} << (v & 63);
-        bool was = bitmap[v >> 6] & bit;
-        bitmap[v >> 6] |= bit;
-        return was;
-    };
-    chosen.clear();
-    for (std::uint32_t j = n - count; j < n; ++j) {
-        std::uint32_t t = rng.next_below(j + 1);
-        if (test_and_set(t)) {
-            test_and_set(j);
-            chosen.push_back(j);
-        } else {
-            chosen.push_back(t);
-        }
+step_type checked_delay(double delay_ms, double dt_ms) {
+    if (!(delay_ms * (1.0 / dt_ms) < longest_delay_steps)) {
+        throw user_error(spikex::format("delay_ms: a drawn delay of {} ms is longer than the longest possible, {} ms",
+                                        delay_ms, longest_delay_steps * dt_ms));
     }
+    const step_type d = delay_steps(delay_ms, dt_ms);
+    if (d < 1) throw internal_error(spikex::format("delay_ms: drawn {} ms rounds to no step", delay_ms));
+    return d;
 }
 
 } // namespace
 
-void draw_incoming(const connection_rule& rule, std::uint32_t rule_index, gid_type target, std::uint32_t seed,
-                   double dt_ms, std::vector<std::uint64_t>& scratch, std::vector<incoming_connection>& out) {
-    step_type delay = delay_steps(rule.delay_ms.value, dt_ms);
-    bool exclude_self = target_in_sources(rule, target);
-    std::uint32_t pool = rule.source_size - (exclude_self ? 1 : 0);
-    std::vector<gid_type> sources;
-
-    if (rule.kind == connection_rule_kind::random) {
-        random_stream rng(seed, target, purpose::connections, rule_index);
-        std::uint32_t half = rule.indegree_spread / 2;
-        std::uint32_t low = rule.indegree > half ? rule.indegree - half : 0;
-        std::uint32_t count = low + rng.next_below(rule.indegree + half - low + 1);
-        if (count > pool) {
-            throw user_error(spikex::format("network.indegree: a cell would need {} distinct sources but only {} exist",
-                                            count, pool));
-        }
-        std::vector<std::uint32_t> chosen;
-        sample_distinct(rng, pool, count, scratch, chosen);
-        sources.reserve(count);
-        std::uint32_t self = exclude_self ? target - rule.source_first : pool + 1;
-        for (std::uint32_t v: chosen) {
-            sources.push_back(rule.source_first + (v >= self ? v + 1 : v));
-        }
-    } else if (rule.kind == connection_rule_kind::fixed_indegree) {
-        // Each of the C draws is uniform over the pool (multapses allowed), as NEST's
-        // fixed_indegree with allow_multapses = True, allow_autapses = False.
-        random_stream rng(seed, target, purpose::connections, rule_index);
-        if (pool == 0 && rule.indegree > 0) {
-            throw user_error("fixed_indegree: a cell would need sources but only itself is in the source range");
-        }
-        sources.reserve(rule.indegree);
-        std::uint32_t self = exclude_self ? target - rule.source_first : pool + 1;
-        for (std::uint32_t k = 0; k < rule.indegree; ++k) {
-            std::uint32_t v = rng.next_below(pool);
-            sources.push_back(rule.source_first + (v >= self ? v + 1 : v));
-        }
-    } else {
-        if (!exclude_self) {
-            throw user_error("network.connectivity = \"adjacent\": targets must lie in the source population");
-        }
-        if (rule.indegree > pool) {
-            throw user_error(spikex::format(
-                "network.indegree = {}: adjacent connectivity allows at most cells - 1 = {}", rule.indegree, pool));
-        }
-        std::int64_t n = rule.source_size;
-        std::int64_t i = target - rule.source_first;
-        std::int64_t below = rule.indegree / 2;
-        std::int64_t above = rule.indegree - below;
-        for (std::int64_t k = i - below; k <= i + above; ++k) {
-            if (k == i) continue;
-            sources.push_back(rule.source_first + static_cast<gid_type>(((k % n) + n) % n));
-        }
+rule_drawer::rule_drawer(const connection_rule& rule, std::uint32_t rule_index, std::uint32_t seed, double dt_ms,
+                         const std::vector<gid_type>& local_targets):
+    rule_(rule), rule_index_(rule_index), seed_(seed), dt_ms_(dt_ms) {
+    check_rule(rule, dt_ms, spikex::format("connection rule {} ({})", rule_index, rule_name(rule.kind)));
+    if (rule.delay_ms.is_constant()) constant_delay_ = checked_delay(rule.delay_ms.value, dt_ms);
+    const bool planned =
+        rule.kind == connection_rule_kind::fixed_outdegree || rule.kind == connection_rule_kind::fixed_total_number;
+    if (!planned) return;
+    std::vector<gid_type> mine;
+    for (gid_type g: local_targets) {
+        if (targets(g)) mine.push_back(g);
     }
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    if (rule.kind == connection_rule_kind::fixed_outdegree) {
+        outdegree_ = std::make_unique<outdegree_plan>(rule, rule_index, seed, std::move(mine));
+    } else {
+        total_number_ = std::make_unique<total_number_plan>(rule, rule_index, seed, std::move(mine));
+    }
+}
 
-    random_stream wrng(seed, target, purpose::weights, rule_index);
-    for (gid_type s: sources) {
-        double w = rule.weight.value;
-        if (rule.weight_spread != 0.0) w += (wrng.next_uniform() - 0.5) * rule.weight_spread;
-        out.push_back({s, w, delay});
+rule_drawer::~rule_drawer() = default;
+rule_drawer::rule_drawer(rule_drawer&&) noexcept = default;
+rule_drawer& rule_drawer::operator=(rule_drawer&&) noexcept = default;
+
+std::size_t rule_drawer::bytes() const {
+    return (outdegree_ ? outdegree_->bytes() : 0) + (total_number_ ? total_number_->bytes() : 0);
+}
+
+void rule_drawer::draw_sources(gid_type target, rule_scratch& scratch) const {
+    const auto& r = rule_;
+    auto& sources = scratch.sources;
+    sources.clear();
+    random_stream rng(seed_, target, purpose::connections, rule_index_);
+    switch (r.kind) {
+    case connection_rule_kind::random: {
+        const source_pool pool(r.source_first, r.source_size, target, true);
+        const std::uint32_t half = r.indegree_spread / 2;
+        const std::uint32_t low = r.indegree > half ? r.indegree - half : 0;
+        const std::uint32_t count = low + rng.next_below(r.indegree + half - low + 1);
+        if (count > pool.size()) {
+            throw user_error(spikex::format("indegree: a cell would need {} distinct sources but only {} exist", count,
+                                            pool.size()));
+        }
+        pool.draw_distinct(rng, count, scratch.bitmap, sources);
+        break;
+    }
+    case connection_rule_kind::adjacent: {
+        const std::int64_t n = r.source_size;
+        const std::int64_t i = static_cast<std::int64_t>(target) - r.source_first;
+        const std::int64_t below = r.indegree / 2;
+        const std::int64_t above = r.indegree - below;
+        for (std::int64_t k = i - below; k <= i + above; ++k) {
+            if (k != i) sources.push_back(r.source_first + static_cast<gid_type>(((k % n) + n) % n));
+        }
+        break;
+    }
+    case connection_rule_kind::fixed_indegree:
+    case connection_rule_kind::fixed_total_number: {
+        const source_pool pool(r.source_first, r.source_size, target, !r.allow_autapses);
+        const std::uint64_t count =
+            r.kind == connection_rule_kind::fixed_indegree ? r.indegree : total_number_->indegree(target);
+        if (r.allow_multapses) {
+            pool.draw_with_replacement(rng, count, sources);
+        } else {
+            pool.draw_distinct(rng, static_cast<std::uint32_t>(count), scratch.bitmap, sources);
+        }
+        break;
+    }
+    case connection_rule_kind::fixed_outdegree: {
+        const auto from = outdegree_->sources(target);
+        sources.assign(from.begin(), from.end());
+        break;
+    }
+    case connection_rule_kind::pairwise_bernoulli: {
+        const source_pool pool(r.source_first, r.source_size, target, !r.allow_autapses);
+        // Index of the next connection = previous + 1 + gap, gap ~ Geometric(p).
+        std::uint64_t next = geometric_gap(r.probability, rng.next_uniform());
+        while (next < pool.size()) {
+            sources.push_back(pool.gid(static_cast<std::uint32_t>(next)));
+            const std::uint64_t gap = geometric_gap(r.probability, rng.next_uniform());
+            if (gap >= pool.size()) break;
+            next += 1 + gap;
+        }
+        break;
+    }
+    case connection_rule_kind::one_to_one: {
+        const gid_type source = r.source_first + (target - r.target_first);
+        if (r.allow_autapses || source != target) sources.push_back(source);
+        break;
+    }
+    case connection_rule_kind::all_to_all: {
+        const source_pool pool(r.source_first, r.source_size, target, !r.allow_autapses);
+        for (std::uint32_t k = 0; k < pool.size(); ++k) sources.push_back(pool.gid(k));
+        break;
+    }
+    }
+}
+
+void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch) const {
+    if (!targets(target)) {
+        throw internal_error(
+            spikex::format("connection rule {}: gid {} is not one of its targets", rule_index_, target));
+    }
+    draw_sources(target, scratch);
+    const auto& r = rule_;
+    random_stream weights(seed_, target, purpose::weights, rule_index_);
+    random_stream delays(seed_, target, purpose::delays, rule_index_);
+    const bool spread = r.weight.is_constant() && r.weight_spread != 0.0;
+    for (gid_type s: scratch.sources) {
+        double w = spread ? r.weight.value + (weights.next_uniform() - 0.5) * r.weight_spread
+                          : spikex::draw(r.weight, weights);
+        step_type d =
+            r.delay_ms.is_constant() ? constant_delay_ : checked_delay(spikex::draw(r.delay_ms, delays), dt_ms_);
+        out.push_back({s, w, d});
     }
 }
 

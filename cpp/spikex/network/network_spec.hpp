@@ -114,6 +114,7 @@ struct network_spec {
     std::vector<synapse_spec> synapses{synapse_spec{}};
     std::vector<std::pair<gid_type, std::uint32_t>> recorded; // (first gid, count)
     std::vector<state_recording> state_recordings;
+    step_type record_from_step = 0; // spikes of earlier steps are not recorded (presimulation)
 
     // The population that holds gid (user_error when none does).
     const population_spec& population_of(gid_type gid) const;

@@ -1,7 +1,7 @@
+#include "spikex/network/parameter_value.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/network/network_spec.hpp"
-#include "spikex/network/parameter_value.hpp"
 
 namespace spikex {
 

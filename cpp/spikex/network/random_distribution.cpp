@@ -46,12 +46,18 @@ constexpr double min_clipped_mass = 1e-6;
 
 std::string distribution_name(distribution_kind kind) {
     switch (kind) {
-    case distribution_kind::constant: return "constant";
-    case distribution_kind::normal: return "normal";
-    case distribution_kind::normal_clipped: return "normal_clipped";
-    case distribution_kind::uniform: return "uniform";
-    case distribution_kind::lognormal: return "lognormal";
-    case distribution_kind::exponential: return "exponential";
+    case distribution_kind::constant:
+        return "constant";
+    case distribution_kind::normal:
+        return "normal";
+    case distribution_kind::normal_clipped:
+        return "normal_clipped";
+    case distribution_kind::uniform:
+        return "uniform";
+    case distribution_kind::lognormal:
+        return "lognormal";
+    case distribution_kind::exponential:
+        return "exponential";
     }
     return "?";
 }
@@ -75,7 +81,9 @@ void check_distribution(const random_distribution& d, const std::string& key) {
         if (!std::isfinite(value)) fail(parameter, value, "must be a finite number");
     };
     switch (d.kind) {
-    case distribution_kind::constant: finite("value", d.value); break;
+    case distribution_kind::constant:
+        finite("value", d.value);
+        break;
     case distribution_kind::normal:
     case distribution_kind::lognormal:
         finite("mean", d.mean);
@@ -96,8 +104,8 @@ void check_distribution(const random_distribution& d, const std::string& key) {
             }
         } else if (normal_mass(d.mean, d.std, d.low, d.high) < min_clipped_mass) {
             fail("mean", d.mean,
-                 spikex::format("with std = {}, [low, high] = [{}, {}] has probability < {}: no value could be drawn",
-                                number(d.std), number(d.low), number(d.high), number(min_clipped_mass)));
+                 spikex::format("with std = {}, [low, high] = [{}, {}] has probability < {:g}: no value could be drawn",
+                                number(d.std), number(d.low), number(d.high), min_clipped_mass));
         }
         break;
     case distribution_kind::uniform:
@@ -114,40 +122,57 @@ void check_distribution(const random_distribution& d, const std::string& key) {
 
 double draw(const random_distribution& d, random_stream& stream) {
     switch (d.kind) {
-    case distribution_kind::constant: return d.value;
-    case distribution_kind::normal: return d.mean + d.std * standard_normal(stream);
+    case distribution_kind::constant:
+        return d.value;
+    case distribution_kind::normal:
+        return d.mean + d.std * standard_normal(stream);
     case distribution_kind::normal_clipped:
         for (;;) {
             const double x = d.mean + d.std * standard_normal(stream);
             if (x >= d.low && x <= d.high) return x;
         }
-    case distribution_kind::uniform: return d.low + (d.high - d.low) * stream.next_uniform();
-    case distribution_kind::lognormal: return std::exp(d.mean + d.std * standard_normal(stream));
-    case distribution_kind::exponential: return -d.beta * std::log(1.0 - stream.next_uniform());
+    case distribution_kind::uniform:
+        return d.low + (d.high - d.low) * stream.next_uniform();
+    case distribution_kind::lognormal:
+        return std::exp(d.mean + d.std * standard_normal(stream));
+    case distribution_kind::exponential:
+        return -d.beta * std::log(1.0 - stream.next_uniform());
     }
     return d.value;
 }
 
 double lowest_value(const random_distribution& d) {
     switch (d.kind) {
-    case distribution_kind::constant: return d.value;
-    case distribution_kind::normal: return d.std == 0 ? d.mean : -INFINITY;
-    case distribution_kind::normal_clipped: return d.std == 0 ? d.mean : d.low;
-    case distribution_kind::uniform: return d.low;
-    case distribution_kind::lognormal: return d.std == 0 ? std::exp(d.mean) : 0.0;
-    case distribution_kind::exponential: return 0.0;
+    case distribution_kind::constant:
+        return d.value;
+    case distribution_kind::normal:
+        return d.std == 0 ? d.mean : -INFINITY;
+    case distribution_kind::normal_clipped:
+        return d.std == 0 ? d.mean : d.low;
+    case distribution_kind::uniform:
+        return d.low;
+    case distribution_kind::lognormal:
+        return d.std == 0 ? std::exp(d.mean) : 0.0;
+    case distribution_kind::exponential:
+        return 0.0;
     }
     return d.value;
 }
 
 double highest_value(const random_distribution& d) {
     switch (d.kind) {
-    case distribution_kind::constant: return d.value;
-    case distribution_kind::normal: return d.std == 0 ? d.mean : INFINITY;
-    case distribution_kind::normal_clipped: return d.std == 0 ? d.mean : d.high;
-    case distribution_kind::uniform: return d.high;
-    case distribution_kind::lognormal: return d.std == 0 ? std::exp(d.mean) : INFINITY;
-    case distribution_kind::exponential: return INFINITY;
+    case distribution_kind::constant:
+        return d.value;
+    case distribution_kind::normal:
+        return d.std == 0 ? d.mean : INFINITY;
+    case distribution_kind::normal_clipped:
+        return d.std == 0 ? d.mean : d.high;
+    case distribution_kind::uniform:
+        return d.high;
+    case distribution_kind::lognormal:
+        return d.std == 0 ? std::exp(d.mean) : INFINITY;
+    case distribution_kind::exponential:
+        return INFINITY;
     }
     return d.value;
 }

@@ -24,12 +24,12 @@ enum class distribution_kind { constant, normal, normal_clipped, uniform, lognor
 
 struct random_distribution {
     distribution_kind kind = distribution_kind::constant;
-    double value = 0.0; // constant
-    double mean = 0.0;  // normal, normal_clipped, lognormal (of the log)
-    double std = 0.0;   // normal, normal_clipped, lognormal (of the log)
-    double low = -std::numeric_limits<double>::infinity();  // normal_clipped, uniform
-    double high = std::numeric_limits<double>::infinity();  // normal_clipped, uniform
-    double beta = 1.0;  // exponential
+    double value = 0.0;                                    // constant
+    double mean = 0.0;                                     // normal, normal_clipped, lognormal (of the log)
+    double std = 0.0;                                      // normal, normal_clipped, lognormal (of the log)
+    double low = -std::numeric_limits<double>::infinity(); // normal_clipped, uniform
+    double high = std::numeric_limits<double>::infinity(); // normal_clipped, uniform
+    double beta = 1.0;                                     // exponential
 
     static random_distribution constant(double v) {
         random_distribution d;

@@ -25,12 +25,14 @@ from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..launch.launcher import thread_limit_problem
-from ..models import CONNECTION_RULES, MODEL_PARAMETERS, SYNAPSES, hpc_benchmark
+from ..models import CONNECTION_RULES, MODEL_PARAMETERS, MODELS, SYNAPSES, hpc_benchmark
 from ..version import __version__
 from .collective import gather_spikes
+from .distributions import Distribution
 from .population import Population
 from .result import Result
-from .summary import build_summary
+from .state import gather_states
+from .summary import build_summary, population_summary
 
 # Exchange options accepted as keyword arguments of Network (section [exchange]).
 EXCHANGE_OPTIONS = tuple(
@@ -115,6 +117,8 @@ class Network:
         self._rules: list[dict] = []
         self._explicit_connections = 0
         self._recorded: list[list[int]] = []
+        self._state_recordings: list[dict] = []
+        self._record_from_ms = 0.0
         self._state = "open"
         self._wall = {"build": 0.0, "init": 0.0, "simulate": 0.0, "total": 0.0}
         self._requested_ms = 0.0
@@ -163,7 +167,7 @@ class Network:
             cells = Population(0, network.cells, "iaf_psc_alpha")
         else:
             params = {name: get(config, path) for name, path in MODEL_PARAMETERS[model].items()}
-            cells = network.create(model, get(config, "network.cells"), params=params)
+            cells = network.create(model, get(config, "network.cells"), params=params, name=model)
             network.connect_rule(
                 get(config, "network.connectivity"),
                 cells,
@@ -174,6 +178,17 @@ class Network:
                 weight_spread=get(config, "network.weight_spread"),
                 delay_ms=get(config, "network.delay_ms"),
             )
+        network.set_recording_start(get(config, "simulation.presim_ms"))
+        state_cells = get(config, "record.state_cells")
+        if state_cells:
+            for population in network.populations:
+                if MODELS[population.model]["kind"] == "neuron":
+                    network.record_state(
+                        population[0 : min(state_cells, population.size)],
+                        get(config, "record.state_variable"),
+                        interval_ms=get(config, "record.state_interval_ms"),
+                        start_ms=get(config, "simulation.presim_ms"),
+                    )
         if get(config, "record.spikes"):
             network.record_spikes(cells)
         if get(config, "record.timeline"):
@@ -183,19 +198,29 @@ class Network:
 
     # ---- building ---------------------------------------------------------------------
 
-    def create(self, model: str, n: int, params: dict[str, float] | None = None) -> Population:
+    def create(
+        self, model: str, n: int, params: dict | None = None, name: str | None = None
+    ) -> Population:
         """Create ``n`` cells of ``model``; their gids follow those created before.
 
         Parameters
         ----------
         model : str
-            Model name, e.g. ``"interval_fire"``.
+            A neuron model or device of ``spikex.models.MODELS``: ``"interval_fire"``,
+            ``"iaf_psc_alpha"``, ``"iaf_psc_exp"``, ``"iaf_psc_delta"``,
+            ``"spike_source_array"``, ``"poisson_generator"``, ``"dc_generator"``
+            (docs/models/).
         n : int
             Number of cells (>= 1).
         params : dict, optional
-            Model parameters; missing ones take their defaults. ``interval_fire``:
-            ``tau_ms``, ``invl_low_ms``, ``invl_high_ms``, ``burst_groups``,
-            ``burst_factor``, ``burst_period_ms``.
+            Model parameters (NEST's names and units); missing ones take their defaults.
+            Each value is a number, an array of ``n`` numbers (one per cell) or a
+            distribution (``sx.normal(...)``, ...) drawn per cell from the stream keyed by
+            (seed, gid, parameter name). ``spike_source_array`` takes ``spike_times``: one
+            array of times (ms) for every cell, or a list of ``n`` arrays.
+        name : str, optional
+            Population name (default: the model name, numbered from the second
+            population of that model on: ``iaf_psc_exp_2``, ...).
 
         Returns
         -------
@@ -203,11 +228,22 @@ class Network:
         """
         self._require_open("create")
         where = f"create({format_value(model)})"
-        model = _check("create", "model", "network.model", model)
+        if model not in MODELS:
+            allowed = ", ".join(format_value(m) for m in MODELS)
+            raise ValueError(f"create: model = {format_value(model)}: must be one of {allowed}")
         n = _check(where, "n", "network.cells", n)
-        full_params = _model_params(where, model, params or {})
-        first_gid = int(self._engine.add_population(model, n, full_params))
-        population = Population(first_gid=first_gid, size=n, model=model)
+        params = dict(params or {})
+        spike_times = params.pop("spike_times", None) if model == "spike_source_array" else None
+        if model in MODEL_PARAMETERS and all(_is_number(v) for v in params.values()):
+            core_params = _model_params(where, model, params)
+        else:
+            core_params = {key: _parameter_to_core(where, key, value, n) for key, value in params.items()}
+        name = self._population_name(where, model, name)
+        first_gid = int(self._engine.add_population(model, n, core_params))
+        if spike_times is not None:
+            times, offsets = _spike_times(where, spike_times, n)
+            self._engine.set_spike_times(first_gid, times, offsets)
+        population = Population(first_gid=first_gid, size=n, model=model, name=name)
         self.populations.append(population)
         self._cells_total = population.stop_gid
         return population
@@ -220,6 +256,7 @@ class Network:
         delay_ms=1.0,
         synapse: str = "static",
         synapse_params: dict[str, float] | None = None,
+        local: bool = False,
     ) -> None:
         """Connect ``sources[i]`` to ``targets[i]`` for every i.
 
@@ -238,10 +275,12 @@ class Network:
             Parameters of a plastic synapse type (``alpha``, ``lambda``, ``mu``,
             ``tau_plus``); connections with equal type and parameters share them.
 
-        Notes
-        -----
-        Give the same arrays on every rank; each rank keeps the connections whose
-        target it owns.
+        local : bool
+            False (default): give the same arrays on every rank; each rank keeps the
+            connections whose target it owns. True: each rank gives only connections
+            whose target it owns (``net.local_gids()``; any other is an error), so no
+            rank holds arrays of the size of the whole network. The order of a target's
+            connections is the order they are given in, rank by rank as given.
         """
         self._require_open("connect")
         synapse_params = _synapse_params("connect", synapse, synapse_params)
@@ -260,6 +299,7 @@ class Network:
             columns["delay_ms"],
             synapse,
             synapse_params,
+            bool(local),
         )
         self._explicit_connections += columns["sources"].size
 
@@ -268,32 +308,48 @@ class Network:
         rule: str,
         sources: Population,
         targets: Population,
-        indegree: int,
+        indegree: int | None = None,
         indegree_spread: int = 0,
-        weight: float = 0.0,
+        weight: float | Distribution = 0.0,
         weight_spread: float = 0.0,
-        delay_ms: float = 1.0,
+        delay_ms: float | Distribution = 1.0,
         synapse: str = "static",
         synapse_params: dict[str, float] | None = None,
+        *,
+        outdegree: int | None = None,
+        total_number: int | None = None,
+        probability: float | None = None,
+        allow_autapses: bool | None = None,
+        allow_multapses: bool | None = None,
     ) -> None:
         """Connect by a rule; each target's inputs are drawn on the rank that owns it.
 
         Parameters
         ----------
         rule : str
-            ``"random"``: each target gets UniformInt[indegree - spread/2,
-            indegree + spread/2] distinct sources, never itself. ``"adjacent"``: target
-            i gets sources i - indegree/2 .. i + indegree/2 except i, wrapping.
-            ``"fixed_indegree"``: each target gets exactly ``indegree`` sources drawn with
-            replacement (multapses allowed), never itself (NEST's fixed_indegree).
+            NEST's rules (docs/user/connection_rules.md): ``"fixed_indegree"``
+            (``indegree``), ``"fixed_outdegree"`` (``outdegree``),
+            ``"fixed_total_number"`` (``total_number``), ``"pairwise_bernoulli"``
+            (``probability``), ``"one_to_one"``, ``"all_to_all"``; and Hines et al.'s
+            ``"random"`` (UniformInt[indegree - spread/2, indegree + spread/2] distinct
+            sources, never the target itself) and ``"adjacent"`` (the ``indegree`` gids
+            around the target).
         sources, targets : Population
-        indegree, indegree_spread : int
-        weight, weight_spread : float
-            Weights uniform in ``weight +- weight_spread/2``.
-        delay_ms : float
-            Delay of every connection (>= dt_ms).
+        indegree, indegree_spread, outdegree, total_number, probability
+            The rule's count or probability.
+        weight : float or Distribution
+            Weight of every connection, or a distribution drawn per connection.
+        weight_spread : float
+            ``random``/``adjacent``/``fixed_indegree`` with a number as weight: weights
+            uniform in ``weight +- weight_spread/2``.
+        delay_ms : float or Distribution
+            Delay (>= dt_ms; rounded to whole steps), or a distribution whose smallest
+            value is >= dt_ms.
         synapse, synapse_params
             As in ``connect``.
+        allow_autapses, allow_multapses : bool, optional
+            NEST's flags; default True for NEST's rules (as NEST). ``random`` and
+            ``adjacent`` never connect a cell to itself.
         """
         self._require_open("connect_rule")
         where = f"connect_rule({format_value(rule)})"
@@ -302,42 +358,72 @@ class Network:
             raise ValueError(f"connect_rule: rule = {format_value(rule)}: must be one of {allowed}")
         self._check_population(where, "sources", sources)
         self._check_population(where, "targets", targets)
-        indegree = _check(where, "indegree", "network.indegree", indegree)
-        spread = _check(where, "indegree_spread", "network.indegree_spread", indegree_spread)
-        weight = _check(where, "weight", "network.weight", weight)
-        weight_spread = _check(where, "weight_spread", "network.weight_spread", weight_spread)
-        delay_ms = _check(where, "delay_ms", "network.delay_ms", delay_ms)
-        self._check_delays(where, np.array([delay_ms]))
-        _check_indegree(where, rule, sources, targets, indegree, spread)
-        synapse_params = _synapse_params(where, synapse, synapse_params)
+        options: dict[str, object] = {}
+        needs = {
+            "random": "indegree",
+            "adjacent": "indegree",
+            "fixed_indegree": "indegree",
+            "fixed_outdegree": "outdegree",
+            "fixed_total_number": "total_number",
+            "pairwise_bernoulli": "probability",
+        }
+        given = {
+            "indegree": indegree,
+            "outdegree": outdegree,
+            "total_number": total_number,
+            "probability": probability,
+        }
+        for key, value in given.items():
+            if value is None:
+                continue
+            if needs.get(rule) != key:
+                raise ValueError(f"{where}: {key} does not apply to this rule")
+        needed = needs.get(rule)
+        if needed is not None and given[needed] is None:
+            raise ValueError(f"{where}: {needed} is required")
+        if needed == "probability":
+            p = _real(where, "probability", probability)
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"{where}: probability = {p}: must be in [0, 1]")
+            options["probability"] = p
+        elif needed is not None:
+            options[needed] = _count(where, needed, given[needed])
+        if rule in ("random", "adjacent", "fixed_indegree"):
+            options["indegree_spread"] = _check(where, "indegree_spread", "network.indegree_spread", indegree_spread)
+        elif indegree_spread:
+            raise ValueError(f"{where}: indegree_spread does not apply to this rule")
+        for flag, value in (("allow_autapses", allow_autapses), ("allow_multapses", allow_multapses)):
+            if value is None:
+                continue
+            if rule in ("random", "adjacent"):
+                raise ValueError(f"{where}: {flag} does not apply to this rule (it never connects a cell to itself)")
+            options[flag] = bool(value)
+        options["weight"] = _value_to_core(where, "weight", weight)
+        weight_spread = _real(where, "weight_spread", weight_spread)
+        if weight_spread and (isinstance(weight, Distribution) or rule not in ("random", "adjacent", "fixed_indegree")):
+            raise ValueError(f"{where}: weight_spread needs a number as weight and rule random, adjacent or fixed_indegree; use a distribution as weight")
+        if weight_spread < 0:
+            raise ValueError(f"{where}: weight_spread = {weight_spread}: must be >= 0")
+        options["weight_spread"] = weight_spread
+        if not isinstance(delay_ms, Distribution):
+            self._check_delays(where, np.array([_real(where, "delay_ms", delay_ms)]))
+        options["delay_ms"] = _value_to_core(where, "delay_ms", delay_ms)
+        options["synapse"] = synapse
+        options["synapse_params"] = _synapse_params(where, synapse, synapse_params)
+        if rule in ("random", "adjacent"):
+            _check_indegree(where, rule, sources, targets, options["indegree"], options["indegree_spread"])
         self._engine.connect_rule(
-            rule,
-            sources.first_gid,
-            sources.size,
-            targets.first_gid,
-            targets.size,
-            indegree,
-            spread,
-            weight,
-            weight_spread,
-            delay_ms,
-            synapse,
-            synapse_params,
+            rule, sources.first_gid, sources.size, targets.first_gid, targets.size, options
         )
-        self._rules.append(
-            {
-                "rule": rule,
-                "sources": [sources.first_gid, sources.size],
-                "targets": [targets.first_gid, targets.size],
-                "indegree": indegree,
-                "indegree_spread": spread,
-                "weight": weight,
-                "weight_spread": weight_spread,
-                "delay_ms": delay_ms,
-                "synapse": synapse,
-                **({"synapse_params": synapse_params} if synapse_params else {}),
-            }
-        )
+        record = {
+            "rule": rule,
+            "sources": [sources.first_gid, sources.size],
+            "targets": [targets.first_gid, targets.size],
+            **{k: (v if not isinstance(v, dict) or "distribution" not in v else dict(v)) for k, v in options.items()},
+        }
+        if not record.get("synapse_params"):
+            record.pop("synapse_params", None)
+        self._rules.append(record)
 
     def record_spikes(self, cells) -> None:
         """Record the spikes of ``cells`` (a Population or an array of gids)."""
@@ -346,6 +432,63 @@ class Network:
         for first, size in _contiguous_runs(gids):
             self._engine.record(first, size)
             self._recorded.append([first, size])
+
+    def record_state(
+        self,
+        cells,
+        variable: str = "V_m",
+        interval_ms: float | None = None,
+        start_ms: float = 0.0,
+    ) -> int:
+        """Record a state variable of ``cells`` (a Population or gids) during the run.
+
+        Parameters
+        ----------
+        cells : Population or array-like of int
+        variable : str
+            One of the model's ``state_variables`` (``spikex.models.MODELS``), e.g.
+            ``"V_m"`` (mV), ``"I_syn_ex"``, ``"I_syn_in"`` (pA).
+        interval_ms : float, optional
+            Sampling interval, a whole number of steps (default: every step).
+        start_ms : float
+            Time of the first sample.
+
+        Returns
+        -------
+        int
+            Index of the recording in ``Result.states``. The value sampled at step n is
+            the state after the update of step n (NEST's multimeter at (n + 1) * dt).
+        """
+        self._require_open("record_state")
+        where = "record_state"
+        gids = np.unique(self._gid_array(where, "cells", cells))
+        interval_ms = self.dt_ms if interval_ms is None else _real(where, "interval_ms", interval_ms)
+        steps = interval_ms / self.dt_ms
+        if steps < 1 - DELAY_TOLERANCE or abs(steps - round(steps)) > 1e-6:
+            raise ValueError(
+                f"{where}: interval_ms = {interval_ms}: must be a whole multiple of dt_ms = {self.dt_ms}"
+            )
+        start_ms = _real(where, "start_ms", start_ms)
+        if start_ms < 0:
+            raise ValueError(f"{where}: start_ms = {start_ms}: must be >= 0")
+        runs = _contiguous_runs(gids)
+        index = self._engine.record_state(
+            variable, runs, int(round(steps)), math.floor(start_ms / self.dt_ms + 0.5)
+        )
+        self._state_recordings.append(
+            {"variable": variable, "cells": [list(r) for r in runs], "interval_ms": interval_ms, "start_ms": start_ms}
+        )
+        return int(index)
+
+    def set_recording_start(self, start_ms: float) -> None:
+        """Record spikes only from ``start_ms`` on (``simulation.presim_ms``): the time
+        before is simulated but not recorded, and rates are taken over the time after it."""
+        self._require_open("set_recording_start")
+        start_ms = _real("set_recording_start", "start_ms", start_ms)
+        if start_ms < 0:
+            raise ValueError(f"set_recording_start: start_ms = {start_ms}: must be >= 0")
+        self._record_from_ms = start_ms
+        self._engine.set_record_from(math.floor(start_ms / self.dt_ms + 0.5))
 
     def record_timeline(self, enabled: bool = True) -> None:
         """Record per-interval timings and counts (``record.timeline``).
@@ -372,6 +515,12 @@ class Network:
     def cells(self) -> int:
         """Number of cells created so far (all ranks)."""
         return self._cells_total
+
+    def local_gids(self) -> np.ndarray:
+        """Gids of the cells this rank owns (builds nothing; for ``connect(local=True)``)."""
+        from .. import _core as core
+
+        return np.asarray(core.local_gids(self.distribution, self._cells_total, self.seed), dtype=np.int64)
 
     def connections(self) -> dict[str, np.ndarray]:
         """Connections whose target is on this rank (builds the network if needed).
@@ -449,6 +598,7 @@ class Network:
         # "total" covers the whole call, gathering included; the summary's own
         # reductions are the only thing left out.
         self._wall["total"] += time.perf_counter() - call_start
+        recorded_ms = max(0.0, self._engine.step * self.dt_ms - self._record_from_ms)
         summary = build_summary(
             self._engine,
             version=__version__,
@@ -459,12 +609,21 @@ class Network:
             wall_seconds=self._wall,
             dt_ms=self.dt_ms,
         )
+        summary["populations"] = population_summary(
+            self.populations, self._recorded, gids, recorded_ms
+        )
         timeline = None
         if self._timeline:
             timeline = gather_timeline(self._engine)
             summary["timeline"] = timeline_summary(timeline)
+        states = gather_states(self._engine, self._state_recordings, self.dt_ms)
         return Result(
-            spikes=(gids, steps * self.dt_ms), spike_steps=steps, summary=summary, timeline=timeline
+            spikes=(gids, steps * self.dt_ms),
+            spike_steps=steps,
+            summary=summary,
+            timeline=timeline,
+            states=states,
+            populations=list(self.populations),
         )
 
     def _description(self) -> dict:
@@ -476,12 +635,14 @@ class Network:
             "exchange": {"method": self.method, **self.exchange_options},
             "connections": {"sort_by_source": self.sort_by_source, "keep_sources": self.keep_sources},
             "populations": [
-                {"model": pop.model, "first_gid": pop.first_gid, "size": pop.size}
+                {"name": pop.name, "model": pop.model, "first_gid": pop.first_gid, "size": pop.size}
                 for pop in self.populations
             ],
             "connect_rules": self._rules,
             "explicit_connections": self._explicit_connections,
             "recorded": self._recorded,
+            "record_from_ms": self._record_from_ms,
+            "state_recordings": self._state_recordings,
         }
 
     def _require_open(self, what: str) -> None:
@@ -503,6 +664,21 @@ class Network:
                 f"0..{self._cells_total - 1} (the network has {self._cells_total} cells)"
             )
         return gids
+
+    def _population_name(self, where: str, model: str, name: str | None) -> str:
+        taken = {pop.name for pop in self.populations}
+        if name is None:
+            count = sum(1 for pop in self.populations if pop.model == model)
+            name = model if count == 0 else f"{model}_{count + 1}"
+            while name in taken:
+                count += 1
+                name = f"{model}_{count + 1}"
+            return name
+        if not isinstance(name, str) or not name or "/" in name:
+            raise ValueError(f"{where}: name = {format_value(name)}: must be a non-empty string without '/'")
+        if name in taken:
+            raise ValueError(f"{where}: name = {format_value(name)}: a population of that name exists already")
+        return name
 
     def _check_population(self, where: str, name: str, population) -> None:
         if not isinstance(population, Population):
@@ -564,6 +740,59 @@ def _model_params(where: str, model: str, params: dict) -> dict[str, float]:
             f"params['invl_low_ms'] = {values['invl_low_ms']}"
         )
     return {name: float(value) for name, value in values.items()}
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def _real(where: str, name: str, value: object) -> float:
+    if not _is_number(value) or not math.isfinite(float(value)):
+        raise ValueError(f"{where}: {name} = {format_value(value)}: must be a finite number")
+    return float(value)
+
+
+def _count(where: str, name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{where}: {name} = {format_value(value)}: must be an integer >= 0")
+    return int(value)
+
+
+def _value_to_core(where: str, name: str, value: object) -> object:
+    """A number or a Distribution, as the core takes it."""
+    if isinstance(value, Distribution):
+        return value.to_core()
+    return _real(where, name, value)
+
+
+def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
+    """A per-cell parameter: number, Distribution or array of ``n`` numbers."""
+    if isinstance(value, Distribution):
+        return value.to_core()
+    if _is_number(value):
+        return _real(where, f"params[{name!r}]", value)
+    array = _float_array(where, f"params[{name!r}]", value)
+    if array.size != n:
+        raise ValueError(
+            f"{where}: params[{name!r}] has {array.size} values for {n} cells: give one per cell, "
+            "a number or a distribution"
+        )
+    return np.ascontiguousarray(array)
+
+
+def _spike_times(where: str, spike_times: object, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat times and offsets (n + 1) from one array for all cells or n arrays."""
+    if n > 1 and isinstance(spike_times, (list, tuple)) and len(spike_times) == n and all(
+        np.ndim(t) == 1 for t in spike_times
+    ):
+        per_cell = [_float_array(where, "spike_times", t) for t in spike_times]
+    else:
+        per_cell = [_float_array(where, "spike_times", spike_times)] * n
+    lengths = np.array([t.size for t in per_cell], dtype=np.uint64)
+    offsets = np.zeros(n + 1, dtype=np.uint64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.concatenate(per_cell) if per_cell else np.zeros(0)
+    return np.ascontiguousarray(flat, dtype=np.float64), offsets
 
 
 def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, float]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,12 +19,15 @@ class Population:
         Number of cells.
     model : str
         Neuron model name.
+    name : str
+        The population's name (``summary.json`` ``populations``, SONATA population of its
+        spikes); ``Network.create`` gives one when none is given. A slice keeps it.
 
     Examples
     --------
     >>> pop = Population(first_gid=100, size=10, model="interval_fire")
     >>> pop[2:5]
-    Population(first_gid=102, size=3, model='interval_fire')
+    Population(first_gid=102, size=3, model='interval_fire', name='')
     >>> int(pop[-1])
     109
     """
@@ -32,6 +35,7 @@ class Population:
     first_gid: int
     size: int
     model: str
+    name: str = field(default="", compare=False)
 
     @property
     def gids(self) -> np.ndarray:
@@ -60,7 +64,7 @@ class Population:
                     f"population slices must be contiguous (step 1), got step {step}; "
                     "use pop.gids[start:stop:step] for a gid array"
                 )
-            return Population(self.first_gid + start, max(stop - start, 0), self.model)
+            return Population(self.first_gid + start, max(stop - start, 0), self.model, self.name)
         if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
             position = int(index) + (self.size if index < 0 else 0)
             if not 0 <= position < self.size:

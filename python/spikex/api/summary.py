@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .collective import float64_per_rank, sum_int64
+from .collective import float64_per_rank, int64_per_rank, sum_int64
 
 # Wall-clock phases measured in Python around the engine calls.
 WALL_PHASES = ("build", "init", "simulate", "total")
@@ -58,6 +58,7 @@ def build_summary(
         Every ``summary.json`` field of the contract, plus a few descriptive extras.
     """
     counters = summed_counters(engine.counters())
+    synapses, connection_store = synapse_memory(engine)
     return {
         "spikex_version": version,
         "config": config,
@@ -74,12 +75,39 @@ def build_summary(
         "peak_rss_mb": peak_rss(),
         "exchange": {**counters, **exchange_properties(engine)},
         "memory_bytes": memory_bytes(engine),
+        "synapses": synapses,
+        "bytes_per_synapse": connection_store / synapses if synapses else 0.0,
         "comm_backend": _core.comm_backend(),
         "dt_ms": dt_ms,
         "steps": int(engine.step),
         "simulated_ms": int(engine.step) * dt_ms,
         "steps_per_interval": int(engine.steps_per_interval),
     }
+
+
+def population_summary(
+    populations: list, recorded_runs: list[list[int]], gids: np.ndarray, recorded_ms: float
+) -> dict[str, dict]:
+    """``populations`` of summary.json: per population its cells, the spikes recorded of it
+    and their rate in Hz over the recorded cells and the recorded time (after
+    ``simulation.presim_ms``). ``recorded_cells`` says how many cells were recorded."""
+    recorded = np.zeros(0, dtype=np.int64)
+    if recorded_runs:
+        recorded = np.unique(np.concatenate([np.arange(f, f + n) for f, n in recorded_runs]))
+    out = {}
+    for pop in populations:
+        cells_recorded = int(np.count_nonzero((recorded >= pop.first_gid) & (recorded < pop.stop_gid)))
+        spikes = int(np.count_nonzero((gids >= pop.first_gid) & (gids < pop.stop_gid)))
+        seconds = recorded_ms / 1000.0
+        rate = spikes / (cells_recorded * seconds) if cells_recorded and seconds > 0 else 0.0
+        out[pop.name] = {
+            "model": pop.model,
+            "cells": int(pop.size),
+            "recorded_cells": cells_recorded,
+            "spikes": spikes,
+            "rate_hz": float(rate),
+        }
+    return out
 
 
 def summed_counters(local_counters: dict[str, float]) -> dict[str, int | float]:
@@ -95,6 +123,16 @@ def exchange_properties(engine) -> dict[str, int | float | bool]:
         name: bool(value) if name in BOOLEAN_PROPERTIES else _as_number(value)
         for name, value in sorted(engine.properties().items())
     }
+
+
+def synapse_memory(engine) -> tuple[int, int]:
+    """Synapses (connection table entries, without device inputs) and the bytes of the
+    connection store that holds them (connection table + source table), summed over ranks:
+    their ratio is summary.json's ``bytes_per_synapse``."""
+    local = engine.memory_bytes()
+    store = int(local.get("connections", 0) + local.get("sources", 0))
+    totals = int64_per_rank([int(engine.local_synapse_count()), store]).sum(axis=0)
+    return int(totals[0]), int(totals[1])
 
 
 def memory_bytes(engine) -> dict[str, dict[str, int]]:

@@ -104,8 +104,11 @@ REGISTRY: tuple[Key, ...] = (
         "network.weight",
         "float",
         0.0,
-        "Mean connection weight: added to the cell state m for interval_fire (0 is the paper's "
-        "benchmark), a PSC amplitude in pA for iaf_psc_alpha.",
+        "Mean connection weight, in the unit of network.model: interval_fire: the jump of "
+        "the dimensionless state m (0 is the paper's benchmark; > 0 advances, < 0 delays "
+        "firing); iaf_psc_alpha and iaf_psc_exp: the PSC amplitude in pA (> 0 excitatory); "
+        "iaf_psc_delta: the jump of V_m in mV. Whole networks (hpc_benchmark, microcircuit) "
+        "set their own weights.",
     ),
     Key(
         "network.weight_spread",

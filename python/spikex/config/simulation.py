@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .key import UINT32_MAX, Key
+from ..errors import ConfigError
+from .key import UINT32_MAX, Key, format_number
 
 SECTION_DOCS: dict[str, str] = {
     "simulation": "Time grid, duration and random seed of the run.",
@@ -36,8 +37,26 @@ REGISTRY: tuple[Key, ...] = (
         minimum=1,
         maximum=1024,
     ),
+    Key(
+        "simulation.presim_ms",
+        "float",
+        0.0,
+        "Time simulated before recording starts (NEST's presimulation): the run covers "
+        "[0, tstop_ms) and spikes are recorded, and rates taken, over [presim_ms, tstop_ms).",
+        minimum=0.0,
+    ),
 )
 
-CROSS_RULES: tuple[str, ...] = ()
+CROSS_RULES: tuple[str, ...] = ("simulation.presim_ms must be < simulation.tstop_ms (or 0)",)
 
-CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = ()
+
+def _check_presim(config: dict, ranks: int) -> None:
+    presim = config["simulation"]["presim_ms"]
+    tstop = config["simulation"]["tstop_ms"]
+    if presim > 0 and presim >= tstop:
+        raise ConfigError(
+            "simulation.presim_ms", presim, f"must be < simulation.tstop_ms = {format_number(tstop)} (or 0)"
+        )
+
+
+CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = (_check_presim,)

@@ -102,8 +102,13 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
     )
 
     gids, times_ms = result.spikes
-    write_sonata_spikes(workdir / SPIKES_FILE, spikes_population(config), gids, times_ms)
+    write_sonata_spikes(workdir / SPIKES_FILE, result.populations or spikes_population(config), gids, times_ms)
     files = [SPIKES_FILE]
+    if result.states:
+        from ..io.output import STATE_FILE, write_sonata_report
+
+        write_sonata_report(workdir / STATE_FILE, result.states, result.populations, result.summary["dt_ms"])
+        files.append(STATE_FILE)
     if result.timeline is not None:
         from ..io.timeline import TIMELINE_FILE, write_timeline
 

@@ -7,6 +7,12 @@ parameter has one type, one range and one sentence wherever it is set.
 
 from __future__ import annotations
 
+from .. import _core
+
+# Every neuron model and device of the C++ registry (cpp/spikex/models/model_registry.cpp):
+# name -> {kind, description, parameters, state_variables, accepts_current, docs_page}.
+MODELS: dict[str, dict] = {entry["name"]: entry for entry in _core.model_registry()}
+
 MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     "interval_fire": {
         "tau_ms": "network.interval_fire.tau_ms",
@@ -55,8 +61,18 @@ SYNAPSES: dict[str, dict[str, float]] = {
     "stdp_pl_synapse_hom": {"alpha": 1.0, "lambda": 0.1, "mu": 0.4, "tau_plus": 20.0},
 }
 
-# Connection rules accepted by Network.connect_rule (and network.connectivity).
-CONNECTION_RULES: tuple[str, ...] = ("random", "adjacent", "fixed_indegree")
+# Connection rules accepted by Network.connect_rule (network.connectivity takes the first
+# three): Hines et al.'s and NEST's (docs/user/connection_rules.md).
+CONNECTION_RULES: tuple[str, ...] = (
+    "random",
+    "adjacent",
+    "fixed_indegree",
+    "fixed_outdegree",
+    "fixed_total_number",
+    "pairwise_bernoulli",
+    "one_to_one",
+    "all_to_all",
+)
 
 # Whole networks that network.model can name besides a neuron model.
 NETWORK_MODELS: dict[str, str] = {

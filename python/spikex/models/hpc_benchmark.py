@@ -100,9 +100,9 @@ def build(network, config: dict, get) -> tuple:
     params["tau_minus"] = get(config, f"{section}.tau_minus_ms")
     params["poisson_rate_hz"] = poisson_rate_hz(get(config, f"{section}.eta"), ce, je)
     params["poisson_weight"] = je
-    exc = network.create("iaf_psc_alpha", n_e, params=params)
-    inh = network.create("iaf_psc_alpha", n_i, params=params)
-    everyone = Population(exc.first_gid, n_e + n_i, exc.model)
+    exc = network.create("iaf_psc_alpha", n_e, params=params, name="E")
+    inh = network.create("iaf_psc_alpha", n_i, params=params, name="I")
+    everyone = Population(exc.first_gid, n_e + n_i, exc.model, "E+I")
     delay = get(config, f"{section}.delay_ms")
     plastic = get(config, "network.plastic")
     stdp = {
@@ -111,12 +111,14 @@ def build(network, config: dict, get) -> tuple:
         "mu": get(config, f"{section}.stdp_mu"),
         "tau_plus": get(config, f"{section}.stdp_tau_plus_ms"),
     }
+    # NEST's hpc_benchmark: multapses allowed, autapses not.
+    flags = {"allow_autapses": False, "allow_multapses": True}
     network.connect_rule(
         "fixed_indegree", exc, exc, indegree=ce, weight=je, delay_ms=delay,
         synapse="stdp_pl_synapse_hom" if plastic else "static",
-        synapse_params=stdp if plastic else None,
+        synapse_params=stdp if plastic else None, **flags,
     )
-    network.connect_rule("fixed_indegree", exc, inh, indegree=ce, weight=je, delay_ms=delay)
+    network.connect_rule("fixed_indegree", exc, inh, indegree=ce, weight=je, delay_ms=delay, **flags)
     g = get(config, f"{section}.g")
-    network.connect_rule("fixed_indegree", inh, everyone, indegree=ci, weight=g * je, delay_ms=delay)
+    network.connect_rule("fixed_indegree", inh, everyone, indegree=ci, weight=g * je, delay_ms=delay, **flags)
     return exc, inh

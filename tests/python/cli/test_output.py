@@ -9,6 +9,8 @@ import struct
 import h5py
 import numpy as np
 import pytest
+
+import spikex as sx
 from conftest import marked, run_config, several_ranks, write_config
 from spikex.io.output import (
     read_sonata_spikes,
@@ -54,24 +56,33 @@ def test_sonata_layout(tmp_path):
     assert read_sonata_spikes(path)[0].tolist() == [4, 2]  # the only population
 
 
-def test_reading_a_file_with_several_populations_needs_a_name(tmp_path):
+def test_several_populations_are_read_back_as_gids_in_time_order(tmp_path):
     path = tmp_path / "spikes.h5"
-    write_sonata_spikes(path, "a", np.array([1]), np.array([0.5]))
-    with h5py.File(path, "a") as spikes:
-        spikes.create_group("spikes/b")
+    pops = [sx.Population(0, 3, "iaf_psc_exp", "a"), sx.Population(3, 2, "iaf_psc_exp", "b")]
+    write_sonata_spikes(path, pops, np.array([4, 1, 3]), np.array([0.5, 0.75, 0.75]))
+    with h5py.File(path, "r") as spikes:
+        assert spikes["spikes/b/node_ids"][:].tolist() == [1, 0]  # SONATA: index in the population
+        assert spikes["spikes/b"].attrs["first_gid"] == 3
+        assert spikes["spikes/a/node_ids"][:].tolist() == [1]
     with pytest.raises(ValueError, match=r"expected one spike population, found \['a', 'b'\]"):
-        read_sonata_spikes(path)
+        sonata_population(path)
+    gids, times = read_sonata_spikes(path)
+    assert gids.tolist() == [4, 1, 3] and times.tolist() == [0.5, 0.75, 0.75]
     assert read_sonata_spikes(path, "a")[0].tolist() == [1]
 
 
-def test_spike_population_is_named_after_the_network_model(tmp_path):
+def test_spikes_file_has_one_population_per_created_population(tmp_path):
     config = write_config(tmp_path)
     sets = (
         "network.model=hpc_benchmark", "network.scale=0.02", "network.indegree_e=40",
         "network.indegree_i=10", "simulation.tstop_ms=20",
     )  # fmt: skip
     summary = run_config(config, tmp_path / "out", 1, sets)
-    assert sonata_population(tmp_path / "out" / "spikes.h5") == "hpc_benchmark"
+    with h5py.File(tmp_path / "out" / "spikes.h5", "r") as spikes:
+        assert sorted(spikes["spikes"]) == ["E", "I"]
+        counts = {name: spikes[f"spikes/{name}/node_ids"].size for name in ("E", "I")}
+    assert counts == {name: summary["populations"][name]["spikes"] for name in ("E", "I")}
+    assert sum(counts.values()) == summary["spikes_total"]
     assert read_sonata_spikes(tmp_path / "out" / "spikes.h5")[0].size == summary["spikes_total"]
 
 

@@ -1,0 +1,116 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+#include "spikex/core/random.hpp"
+#include "spikex/engine/device_inputs.hpp"
+
+namespace spikex {
+namespace {
+
+step_type steps_of(double ms, double dt) {
+    if (std::isinf(ms)) return std::numeric_limits<step_type>::max() / 4;
+    return static_cast<step_type>(std::llround(ms / dt));
+}
+
+} // namespace
+
+device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                             const std::vector<std::vector<device_connection>>& by_thread):
+    seed_(spec.seed), gid_(local_gids) {
+    std::map<gid_type, std::uint32_t> source_of_device;
+    std::map<double, std::uint32_t> table_of_mean;
+    const double h = spec.dt_ms;
+    auto source_index = [&](gid_type device) {
+        auto it = source_of_device.find(device);
+        if (it != source_of_device.end()) return it->second;
+        const input_device_parameters p = parse_input_device(spec.population_of(device), device, spec.seed);
+        const step_type s0 = steps_of(p.origin + p.start, h), s1 = steps_of(p.origin + p.stop, h);
+        source s{p.kind, p.amplitude, 0, 0, 0};
+        if (p.kind == input_device_kind::poisson_generator) {
+            s.first = s0 + 1, s.last = s1; // emission steps s0 < e <= s1
+            const double mean = p.rate_hz * h / 1000.0;
+            if (mean > iaf_psc_alpha::max_poisson_mean) {
+                throw user_error(spikex::format(
+                    "poisson_generator parameter rate = {} Hz: must be <= {} Hz at dt = {} ms (at most {} events "
+                    "per step on average)",
+                    p.rate_hz, iaf_psc_alpha::max_poisson_mean * 1000.0 / h, h, iaf_psc_alpha::max_poisson_mean));
+            }
+            auto t = table_of_mean.find(mean);
+            if (t == table_of_mean.end()) {
+                t = table_of_mean.emplace(mean, static_cast<std::uint32_t>(tables_.size())).first;
+                tables_.emplace_back(mean);
+            }
+            s.table = t->second;
+        } else {
+            s.first = s0 - 1, s.last = s1 - 2; // read at m with s0 - 1 <= m - d < s1 - 1
+        }
+        auto index = static_cast<std::uint32_t>(sources_.size());
+        sources_.push_back(s);
+        source_of_device.emplace(device, index);
+        return index;
+    };
+    threads_.resize(by_thread.size());
+    for (std::size_t t = 0; t < by_thread.size(); ++t) {
+        auto& mine = threads_[t].inputs;
+        std::map<local_index, std::uint32_t> count; // device inputs per target so far
+        for (const auto& c: by_thread[t]) {
+            mine.push_back({c.target, source_index(c.device), count[c.target]++, c.delay, c.weight, 0, -1});
+        }
+        std::stable_sort(mine.begin(), mine.end(), [](const input& a, const input& b) {
+            return a.target != b.target ? a.target < b.target : a.substream < b.substream;
+        });
+        total_ += mine.size();
+    }
+}
+
+void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike_output& out) {
+    if (thread >= threads_.size()) return;
+    auto& mine = threads_[thread];
+    if (mine.inputs.empty()) return;
+    mine.batch_targets.clear();
+    mine.batch_weights.clear();
+    for (input& in: mine.inputs) {
+        const source& s = sources_[in.source];
+        const step_type e = n - static_cast<step_type>(in.delay);
+        if (e < s.first || e > s.last) continue;
+        if (s.kind == input_device_kind::dc_generator) {
+            cells.deliver_current(n, in.target, s.level * in.weight);
+            continue;
+        }
+        std::uint64_t bits;
+        if ((e & 1) && in.cached_step == e) {
+            bits = in.cached_bits;
+        } else {
+            const auto block = random_block(seed_, gid_[in.target], purpose::device_input,
+                                            static_cast<std::uint32_t>(e >> 1), in.substream);
+            const auto half = [&](int k) { return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1]; };
+            bits = (e & 1) ? half(2) : half(0);
+            in.cached_bits = half(2);
+            in.cached_step = (e & 1) ? -1 : e + 1;
+        }
+        const double u = uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
+        const std::uint32_t k = tables_[s.table].sample(u);
+        if (k == 0) continue;
+        mine.batch_targets.push_back(in.target);
+        mine.batch_weights.push_back(static_cast<double>(k) * in.weight);
+    }
+    if (!mine.batch_targets.empty()) {
+        cells.deliver(n, mine.batch_targets.data(), mine.batch_weights.data(), 0,
+                      static_cast<std::uint32_t>(mine.batch_targets.size()), out);
+    }
+}
+
+std::size_t device_inputs::bytes() const {
+    std::size_t b = gid_.capacity() * sizeof(gid_type) + sources_.capacity() * sizeof(source);
+    for (const auto& t: tables_) b += t.cdf().capacity() * sizeof(double);
+    for (const auto& t: threads_) {
+        b += t.inputs.capacity() * sizeof(input) + t.batch_targets.capacity() * sizeof(local_index) +
+             t.batch_weights.capacity() * sizeof(double);
+    }
+    return b;
+}
+
+} // namespace spikex

@@ -1,0 +1,81 @@
+#pragma once
+// The inputs of input devices (poisson_generator, dc_generator; models/input_device.hpp)
+// to this rank's cells. A connection from a device is kept here, with its target, instead
+// of in the connection table: nothing of a device is exchanged between ranks.
+//
+// Each thread owns the inputs of its own cells, ordered by (target, k), k = the index of
+// the input among its target's device inputs in creation order. In step n a thread hands
+// its cells, after the step's synaptic input and before end_step:
+//   poisson_generator: k_n events of the connection's weight in one deliver() batch
+//     (targets ascending, each target's inputs by k), with k_n ~ Poisson(rate * h) drawn
+//     for the emission step e = n - d from Philox block floor(e/2) of stream
+//     (seed, target gid, device_input, sub-stream k): words (x0, x1) for even e, (x2, x3)
+//     for odd e, as one 53-bit uniform, inverted through the Poisson CDF (poisson_table);
+//   dc_generator: amplitude * weight as a current (cell_group::deliver_current).
+// So a train depends only on (seed, target gid, k): never on P, T or the layout.
+#include <cstdint>
+#include <vector>
+
+#include "spikex/core/types.hpp"
+#include "spikex/models/cell_group.hpp"
+#include "spikex/models/iaf_psc_alpha.hpp" // poisson_table
+#include "spikex/models/input_device.hpp"
+
+namespace spikex {
+
+struct device_connection {
+    gid_type device;
+    local_index target;
+    double weight;
+    std::uint32_t delay; // steps
+};
+
+class device_inputs {
+public:
+    device_inputs() = default;
+    // `by_thread[t]`: the device connections of thread t's cells in creation order.
+    device_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                  const std::vector<std::vector<device_connection>>& by_thread);
+
+    bool empty() const { return total_ == 0; }
+    std::size_t size() const { return total_; }
+
+    // The inputs of thread t's cells for step n (see above).
+    void apply(unsigned thread, step_type n, cell_group& cells, spike_output& out);
+
+    std::size_t bytes() const;
+
+private:
+    struct input {
+        local_index target;
+        std::uint32_t source; // index into sources_
+        std::uint32_t substream;
+        std::uint32_t delay;
+        double weight;
+        // The second half of the block of the last even emission step drawn (e + 1's
+        // uniform), and that step: one Philox block serves two steps.
+        std::uint64_t cached_bits = 0;
+        step_type cached_step = -1;
+    };
+    // One device's timing and level, shared by its inputs.
+    struct source {
+        input_device_kind kind;
+        double level;          // amplitude [pA] (dc)
+        step_type first, last; // active emission steps [first, last] (poisson) / read steps - d (dc)
+        std::uint32_t table;   // poisson: index into tables_
+    };
+    struct thread_inputs {
+        std::vector<input> inputs;
+        std::vector<local_index> batch_targets;
+        std::vector<double> batch_weights;
+    };
+
+    std::uint32_t seed_ = 0;
+    std::vector<gid_type> gid_; // of local cells
+    std::vector<source> sources_;
+    std::vector<iaf_psc_alpha::poisson_table> tables_;
+    std::vector<thread_inputs> threads_;
+    std::size_t total_ = 0;
+};
+
+} // namespace spikex

@@ -1,0 +1,107 @@
+// Cells of several models on one rank (or thread): one group per block of consecutive
+// local cells of one model. With round_robin and consecutive distributions local gids
+// ascend, so each population is one block of local indices (consecutive populations of
+// one model share one); random_shuffle mixes them into more, shorter blocks. A network of
+// one model is one block and gets that model's group itself, with no indirection.
+#include <algorithm>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+#include "spikex/models/model_registry.hpp"
+
+namespace spikex {
+namespace {
+
+struct block {
+    local_index begin, end; // rank-local indices
+    std::unique_ptr<cell_group> cells;
+};
+
+class composite_group final: public cell_group {
+public:
+    explicit composite_group(std::vector<block> blocks): blocks_(std::move(blocks)) {}
+
+    void begin_step(step_type n, spike_output& out) override {
+        for (auto& b: blocks_) b.cells->begin_step(n, out);
+    }
+
+    // Connections [begin, end) in canonical order: handed on in runs of one block, order
+    // kept (each target's inputs stay in their order; targets of different blocks are
+    // independent).
+    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output& out) override {
+        std::uint32_t c = begin;
+        while (c < end) {
+            const block& b = block_of(targets[c]);
+            std::uint32_t run_end = c + 1;
+            while (run_end < end && targets[run_end] >= b.begin && targets[run_end] < b.end) ++run_end;
+            b.cells->deliver(n, targets, weights, c, run_end, out);
+            c = run_end;
+        }
+    }
+
+    void deliver_current(step_type n, local_index cell, double pA) override {
+        block_of(cell).cells->deliver_current(n, cell, pA);
+    }
+
+    void end_step(step_type n, spike_output& out) override {
+        for (auto& b: blocks_) b.cells->end_step(n, out);
+    }
+
+    double state(local_index cell, const std::string& variable) const override {
+        return block_of(cell).cells->state(cell, variable);
+    }
+
+    std::size_t bytes() const override {
+        std::size_t total = blocks_.capacity() * sizeof(block);
+        for (const auto& b: blocks_) total += b.cells->bytes();
+        return total;
+    }
+
+private:
+    const block& block_of(local_index cell) const {
+        auto it = std::upper_bound(blocks_.begin(), blocks_.end(), cell,
+                                   [](local_index c, const block& b) { return c < b.begin; });
+        if (it == blocks_.begin() || cell >= std::prev(it)->end) {
+            throw internal_error(spikex::format("cell {} is in no block of this group", cell));
+        }
+        return *std::prev(it);
+    }
+
+    std::vector<block> blocks_;
+};
+
+} // namespace
+
+std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                                            local_index first_local) {
+    for (const auto& pop: spec.populations) find_model(pop.model); // unknown names fail on every rank
+    if (spec.populations.empty()) return find_model("interval_fire").make(spec, local_gids, first_local);
+    // Blocks of consecutive local cells whose populations share a model.
+    std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> spans; // model, [begin, end)
+    std::size_t i = 0;
+    while (i < local_gids.size()) {
+        const std::string& model = spec.population_of(local_gids[i]).model;
+        std::size_t j = i + 1;
+        while (j < local_gids.size() && spec.population_of(local_gids[j]).model == model) ++j;
+        spans.push_back({model, {i, j}});
+        i = j;
+    }
+    auto make_block = [&](const std::string& model, std::size_t begin, std::size_t end) {
+        std::vector<gid_type> gids(local_gids.begin() + begin, local_gids.begin() + end);
+        return find_model(model).make(spec, gids, first_local + static_cast<local_index>(begin));
+    };
+    if (spans.size() <= 1) {
+        const std::string model = spans.empty() ? spec.populations.front().model : spans.front().first;
+        return make_block(model, 0, local_gids.size());
+    }
+    std::vector<block> blocks;
+    for (const auto& [model, range]: spans) {
+        blocks.push_back({first_local + static_cast<local_index>(range.first),
+                          first_local + static_cast<local_index>(range.second),
+                          make_block(model, range.first, range.second)});
+    }
+    return std::make_unique<composite_group>(std::move(blocks));
+}
+
+} // namespace spikex

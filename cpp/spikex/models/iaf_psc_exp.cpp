@@ -1,0 +1,239 @@
+// The iaf_psc_exp cell group: state as arrays (structure of arrays), propagators per
+// parameter set, runs of consecutive cells sharing a set (cell_parameter_sets), and
+// end_step in two passes: the exact-integration update (branch-free, vectorisable) and
+// the threshold test with reset and spike report (rare, scalar).
+#include <algorithm>
+#include <limits>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+#include "spikex/models/cell_parameter_sets.hpp"
+#include "spikex/models/iaf_psc_exp.hpp"
+#include "spikex/models/model_parameters.hpp"
+
+namespace spikex {
+namespace iaf_psc_exp {
+namespace {
+
+const char* const model_name = "iaf_psc_exp";
+
+const std::vector<std::string> names = {"E_L",        "C_m",        "tau_m", "t_ref", "V_th",     "V_reset",
+                                        "tau_syn_ex", "tau_syn_in", "I_e",   "V_m",   "tau_minus"};
+
+const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+
+// Everything end_step needs of one parameter set.
+struct parameter_set {
+    propagators q;
+    double I_e;
+    double E_L;
+    double theta;   // V_th - E_L
+    double V_reset; // V_reset - E_L
+};
+
+// Steps 1 and 2 of the update (header comment) for cells [begin, end): a free function, so
+// that GCC honours __restrict and vectorises the loop. Without current input I_stim is 0
+// and not read (NEST's I_e + 0.0 is I_e).
+template <bool with_stim>
+[[gnu::noinline]] void integrate(const parameter_set& set, std::size_t begin, std::size_t end, double* __restrict V,
+                                 double* __restrict I_ex, double* __restrict I_in, const double* __restrict I_stim,
+                                 double* __restrict ex_sum, double* __restrict in_sum, std::int32_t* __restrict r) {
+    const propagators q = set.q;
+    const double I_e = set.I_e;
+    const double I_e_term = (I_e + 0.0) * q.P20;
+    for (std::size_t i = begin; i < end; ++i) {
+        const double v = V[i];
+        const double drive = with_stim ? (I_e + I_stim[i]) * q.P20 : I_e_term;
+        const double v_new = v * q.P22 + I_ex[i] * q.P21_ex + I_in[i] * q.P21_in + drive;
+        const std::int32_t ri = r[i];
+        V[i] = iaf_integration::if_not_refractory(ri, v_new, v);
+        r[i] = ri - std::int32_t(ri != 0);
+        I_ex[i] = I_ex[i] * q.P11_ex + ex_sum[i];
+        I_in[i] = I_in[i] * q.P11_in + in_sum[i];
+        ex_sum[i] = 0.0;
+        in_sum[i] = 0.0;
+    }
+}
+
+class iaf_psc_exp_group final: public group {
+public:
+    iaf_psc_exp_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
+        first_(first_local) {
+        const double h = spec.dt_ms;
+        const std::size_t n = gids.size();
+        V_.resize(n);
+        auto resolved = resolve_cell_parameters<parameters>(
+            spec, model_name, gids, [](const population_spec&, const auto& values) { return parse_parameters(values); },
+            dynamics_key, [&](local_index i, const parameters& p, std::uint32_t) { V_[i] = p.V_m - p.E_L; });
+        runs_ = std::move(resolved.runs);
+        for (const auto& p: resolved.sets) sets_.push_back(make_set(p, h));
+        I_ex_.assign(n, 0.0);
+        I_in_.assign(n, 0.0);
+        ex_sum_.assign(n, 0.0);
+        in_sum_.assign(n, 0.0);
+        refractory_count_.assign(n, 0);
+    }
+
+    void begin_step(step_type, spike_output&) override {}
+
+    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output&) override {
+        for (std::uint32_t c = begin; c < end; ++c) {
+            const local_index i = targets[c] - first_;
+            const double w = weights[c];
+            // NEST: w > 0 into the excitatory buffer, everything else into the inhibitory one.
+            if (w > 0)
+                ex_sum_[i] += w;
+            else
+                in_sum_[i] += w;
+        }
+    }
+
+    void deliver_current(step_type, local_index cell, double current) override {
+        if (stim_next_.empty()) { // the first current input: from now on I_stim is read
+            I_stim_.assign(V_.size(), 0.0);
+            stim_next_.assign(V_.size(), 0.0);
+        }
+        stim_next_[at(cell)] += current;
+    }
+
+    void end_step(step_type n, spike_output& out) override {
+        for (const auto& run: runs_) {
+            const parameter_set& s = sets_[run.set];
+            if (I_stim_.empty())
+                integrate<false>(s, run.begin, run.end, V_.data(), I_ex_.data(), I_in_.data(), nullptr, ex_sum_.data(),
+                                 in_sum_.data(), refractory_count_.data());
+            else
+                integrate<true>(s, run.begin, run.end, V_.data(), I_ex_.data(), I_in_.data(), I_stim_.data(),
+                                ex_sum_.data(), in_sum_.data(), refractory_count_.data());
+        }
+        for (const auto& run: runs_) {
+            const parameter_set& s = sets_[run.set];
+            for (local_index i = run.begin; i < run.end; ++i) {
+                if (V_[i] >= s.theta) {
+                    refractory_count_[i] = s.q.refractory_steps;
+                    V_[i] = s.V_reset;
+                    out.emit(first_ + i, n);
+                }
+            }
+        }
+        if (!I_stim_.empty()) {
+            I_stim_.swap(stim_next_);
+            std::fill(stim_next_.begin(), stim_next_.end(), 0.0);
+        }
+    }
+
+    double state(local_index cell, const std::string& variable) const override {
+        if (variable == "V_m") return V_m(cell);
+        if (variable == "I_syn_ex") return I_syn_ex(cell);
+        if (variable == "I_syn_in") return I_syn_in(cell);
+        throw user_error(spikex::format("{} has no state variable \"{}\": allowed are {}", model_name, variable,
+                                        model_parameters::joined(state_names)));
+    }
+
+    std::size_t bytes() const override {
+        return (V_.capacity() + I_ex_.capacity() + I_in_.capacity() + I_stim_.capacity() + stim_next_.capacity() +
+                ex_sum_.capacity() + in_sum_.capacity()) *
+                   sizeof(double) +
+               refractory_count_.capacity() * sizeof(std::int32_t) + runs_.capacity() * sizeof(cell_run) +
+               sets_.capacity() * sizeof(parameter_set);
+    }
+
+    double V_m(local_index cell) const override { return V_[at(cell)] + set_of(at(cell)).E_L; }
+    double I_syn_ex(local_index cell) const override { return I_ex_[at(cell)]; }
+    double I_syn_in(local_index cell) const override { return I_in_[at(cell)]; }
+    std::int32_t refractory_count(local_index cell) const override { return refractory_count_[at(cell)]; }
+    std::size_t parameter_sets() const override { return sets_.size(); }
+
+private:
+    static parameter_set make_set(const parameters& p, double h) {
+        if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
+            model_parameters::require(
+                false, model_name, "t_ref", p.t_ref,
+                spikex::format("must be at most {} ms at dt = {} ms",
+                               model_parameters::number(std::numeric_limits<std::int32_t>::max() * h),
+                               model_parameters::number(h)));
+        }
+        return {compute_propagators(p, h), p.I_e, p.E_L, p.V_th - p.E_L, p.V_reset - p.E_L};
+    }
+
+    local_index at(local_index cell) const { return cell - first_; }
+    const parameter_set& set_of(local_index i) const {
+        auto run =
+            std::upper_bound(runs_.begin(), runs_.end(), i, [](local_index x, const cell_run& r) { return x < r.end; });
+        if (run == runs_.end() || i < run->begin) {
+            throw internal_error(spikex::format("{}: cell {} is not in this group", model_name, i));
+        }
+        return sets_[run->set];
+    }
+
+    local_index first_; // rank-local index of cell 0 of this group
+    std::vector<parameter_set> sets_;
+    std::vector<cell_run> runs_;
+    std::vector<double> V_, I_ex_, I_in_;        // V relative to E_L
+    std::vector<double> I_stim_, stim_next_;     // current inputs [pA]; empty until the first
+    std::vector<double> ex_sum_, in_sum_;        // synaptic input of the current step [pA]
+    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
+};
+
+const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parameters::E_L},
+                                                                 {"C_m", &parameters::C_m},
+                                                                 {"tau_m", &parameters::tau_m},
+                                                                 {"t_ref", &parameters::t_ref},
+                                                                 {"V_th", &parameters::V_th},
+                                                                 {"V_reset", &parameters::V_reset},
+                                                                 {"tau_syn_ex", &parameters::tau_syn_ex},
+                                                                 {"tau_syn_in", &parameters::tau_syn_in},
+                                                                 {"I_e", &parameters::I_e},
+                                                                 {"V_m", &parameters::V_m},
+                                                                 {"tau_minus", &parameters::tau_minus}};
+
+} // namespace
+
+const std::vector<std::string>& parameter_names() { return names; }
+
+parameters parse_parameters(const std::map<std::string, double>& values) {
+    using model_parameters::require;
+    parameters p;
+    const auto given = model_parameters::assign(model_name, p, fields, names, values);
+    if (!given.count("V_m")) p.V_m = p.E_L;
+    require(p.C_m > 0, model_name, "C_m", p.C_m, "must be > 0 pF");
+    require(p.tau_m > 0, model_name, "tau_m", p.tau_m, "must be > 0 ms");
+    require(p.tau_syn_ex > 0, model_name, "tau_syn_ex", p.tau_syn_ex, "must be > 0 ms");
+    require(p.tau_syn_in > 0, model_name, "tau_syn_in", p.tau_syn_in, "must be > 0 ms");
+    require(p.t_ref >= 0, model_name, "t_ref", p.t_ref, "must be >= 0 ms");
+    require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
+            spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
+    require(p.tau_minus > 0, model_name, "tau_minus", p.tau_minus, "must be > 0 ms");
+    return p;
+}
+
+std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                                  local_index first_local) {
+    if (!(spec.dt_ms > 0)) {
+        throw user_error(
+            spikex::format("{}: dt = {} ms: must be > 0", model_name, model_parameters::number(spec.dt_ms)));
+    }
+    return std::make_unique<iaf_psc_exp_group>(spec, local_gids, first_local);
+}
+
+} // namespace iaf_psc_exp
+
+model_entry iaf_psc_exp_model() {
+    model_entry e;
+    e.name = "iaf_psc_exp";
+    e.kind = model_kind::neuron;
+    e.description = "NEST's leaky integrate-and-fire neuron with exponentially decaying synaptic currents "
+                    "(exact integration, also for tau_syn == tau_m), weights in pA";
+    e.parameters = iaf_psc_exp::parameter_names();
+    e.state_variables = iaf_psc_exp::state_names;
+    e.accepts_current = true;
+    e.docs_page = "docs/models/iaf_psc_exp.md";
+    e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids,
+                local_index first_local) -> std::unique_ptr<cell_group> {
+        return iaf_psc_exp::make_group(spec, local_gids, first_local);
+    };
+    return e;
+}
+
+} // namespace spikex

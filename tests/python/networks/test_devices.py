@@ -1,0 +1,159 @@
+"""Devices as populations: spike_source_array, poisson_generator (an independent train per
+target, computed on the target's rank) and their timing; mixed-model networks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spikex as sx
+
+# interval_fire targets that never fire by themselves within the tests' time and fire at
+# once on an input of weight > 1: each target spike marks a step with input.
+SILENT = {"tau_ms": 1000.0, "invl_low_ms": 20000.0, "invl_high_ms": 20000.0}  # first spike after ~20 s
+
+
+def _targets(net, n):
+    return net.create("interval_fire", n, params=SILENT, name="targets")
+
+
+def test_spike_source_array_emits_one_step_before_the_given_time_and_reaches_targets_like_nest():
+    net = sx.Network(dt_ms=0.1, seed=1)
+    source = net.create(
+        "spike_source_array", 2, params={"spike_times": [[1.0, 2.5], [0.1]]}, name="src"
+    )
+    targets = _targets(net, 2)
+    net.connect(source.gids, targets.gids, weight=2.0, delay_ms=np.array([0.3, 1.0]))
+    net.record_spikes(source)
+    net.record_spikes(targets)
+    result = net.simulate(5.0)
+    gids, steps = result.spikes[0], result.spike_steps
+    by_cell = {int(g): sorted(int(s) for s in steps[gids == g]) for g in np.unique(gids)}
+    # NEST stamps t; spikex reports the step before (t/dt - 1), as for every model.
+    assert by_cell[source[0]] == [9, 24]
+    assert by_cell[source[1]] == [0]
+    # Emitted at step n, delivered at n + d: targets fire at the arrival step.
+    assert by_cell[targets[0]] == [12, 27]
+    assert by_cell[targets[1]] == [10]
+    assert result.summary["populations"]["src"]["spikes"] == 3
+
+
+@pytest.mark.parametrize(
+    "times, message",
+    [([0.05], "multiple of dt"), ([0.0], ">= dt"), ([1.0, 1.0], "given twice")],
+)
+def test_spike_source_array_refuses_bad_times(times, message):
+    net = sx.Network(dt_ms=0.1)
+    net.create("spike_source_array", 1, params={"spike_times": times})
+    with pytest.raises(ValueError, match=message):
+        net.simulate(1.0)
+
+
+def test_poisson_generator_is_active_for_emission_steps_after_start_up_to_stop():
+    """With ~100 events per step every step of the window delivers: NEST 3.10's window
+    (start, stop] in emission steps, each arriving after the connection's delay."""
+    net = sx.Network(dt_ms=0.1, seed=2)
+    generator = net.create("poisson_generator", 1, params={"rate": 1e6, "start": 1.0, "stop": 2.0})
+    targets = _targets(net, 3)
+    net.connect_rule("all_to_all", generator, targets, weight=2.0, delay_ms=0.3)
+    net.record_spikes(targets)
+    result = net.simulate(5.0)
+    for gid in targets:
+        steps = result.spike_steps[result.spikes[0] == gid]
+        assert steps.tolist() == list(range(10 + 1 + 3, 20 + 3 + 1))
+
+
+def test_poisson_generator_gives_each_target_its_own_train_with_the_right_rate():
+    dt, rate, t_ms, n = 0.1, 500.0, 2000.0, 200
+    net = sx.Network(dt_ms=dt, seed=5)
+    generator = net.create("poisson_generator", 1, params={"rate": rate})
+    targets = _targets(net, n)
+    net.connect_rule("all_to_all", generator, targets, weight=2.0, delay_ms=0.1)
+    net.record_spikes(targets)
+    result = net.simulate(t_ms)
+    gids = result.spikes[0]
+    counts = np.array([np.count_nonzero(gids == g) for g in targets])
+    # A target fires in every step with at least one event: p = 1 - exp(-rate dt).
+    steps = int(round(t_ms / dt)) - 2  # emission steps 1.. that arrive before the end
+    p = 1.0 - np.exp(-rate * dt / 1000.0)
+    mean, sd = steps * p, np.sqrt(steps * p * (1 - p))
+    assert abs(counts.mean() - mean) < 5 * sd / np.sqrt(n)
+    assert abs(counts.std() - sd) < 0.25 * sd
+    trains = {tuple(result.spike_steps[gids == g]) for g in targets}
+    assert len(trains) == n  # independent trains, not one shared train
+
+
+def test_devices_take_no_input():
+    net = sx.Network(dt_ms=0.1)
+    cells = _targets(net, 2)
+    generator = net.create("poisson_generator", 1, params={"rate": 10.0})
+    with pytest.raises(ValueError, match='"poisson_generator" takes no input'):
+        net.connect(cells[0], generator[0], weight=1.0, delay_ms=1.0)
+    source = net.create("spike_source_array", 1)
+    with pytest.raises(ValueError, match="takes no input"):
+        net.connect_rule("all_to_all", cells, source, weight=1.0)
+
+
+def test_dc_generator_needs_a_model_with_an_input_current():
+    net = sx.Network(dt_ms=0.1)
+    cells = _targets(net, 2)
+    dc = net.create("dc_generator", 1, params={"amplitude": 10.0})
+    with pytest.raises(ValueError, match='"dc_generator" cannot drive "interval_fire"'):
+        net.connect_rule("all_to_all", dc, cells, weight=1.0)
+
+
+@pytest.mark.parametrize(
+    "model, params, message",
+    [
+        ("poisson_generator", {"rate": -1.0}, "rate = -1: must be >= 0 Hz"),
+        ("poisson_generator", {"start": 5.0, "stop": 1.0}, "stop = 1: must be >= start"),
+        ("poisson_generator", {"amplitude": 1.0}, 'parameter "amplitude" is unknown'),
+        ("dc_generator", {"rate": 1.0}, 'parameter "rate" is unknown'),
+        ("poisson_generator", {"rate": 1e9}, "must be <= 5000000 Hz"),
+    ],
+)
+def test_bad_device_parameters_name_the_parameter(model, params, message):
+    net = sx.Network(dt_ms=0.1)
+    generator = net.create(model, 1, params=params) if "unknown" not in message else None
+    if generator is None:
+        with pytest.raises(ValueError, match=message):
+            net.create(model, 1, params=params)
+        return
+    cells = _targets(net, 1) if model == "poisson_generator" else None
+    if cells is not None:
+        net.connect(generator[0], cells[0], weight=2.0, delay_ms=0.1)
+    with pytest.raises(ValueError, match=message):
+        net.simulate(1.0)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (sx.normal(10.0, -1.0), "normal std = -1: must be >= 0"),
+        (sx.normal_clipped(0.0, 1.0, low=5.0, high=4.0), "normal_clipped low = 5: must be <= high = 4"),
+        (sx.normal_clipped(0.0, 1.0, low=50.0, high=60.0), "has probability < 1e-06"),
+        (sx.uniform(3.0, 1.0), "uniform low = 3: must be <= high = 1"),
+        (sx.exponential(0.0), "exponential beta = 0: must be > 0"),
+        (sx.lognormal(float("nan"), 1.0), "lognormal mean = nan: must be a finite number"),
+        ([1.0, 2.0], "has 2 values for 3 cells"),
+    ],
+)
+def test_impossible_distributions_and_arrays_are_refused_at_create(value, message):
+    net = sx.Network(dt_ms=0.1)
+    with pytest.raises(ValueError, match=message) as error:
+        net.create("poisson_generator", 3, params={"rate": value})
+    assert "rate" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_delay_distribution_must_stay_above_dt():
+    net = sx.Network(dt_ms=0.1)
+    cells = _targets(net, 3)
+    with pytest.raises(ValueError, match=r"delay_ms = normal: its smallest possible value is -inf ms: must be >= dt"):
+        net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal(1.0, 0.5))
+    net.connect_rule("fixed_indegree", cells, cells, indegree=1, delay_ms=sx.normal_clipped(1.0, 0.5, low=0.1))
+
+
+def test_unknown_model_lists_the_registry():
+    net = sx.Network(dt_ms=0.1)
+    with pytest.raises(ValueError, match='model = "iaf_psc_foo": must be one of .*"poisson_generator"'):
+        net.create("iaf_psc_foo", 3)

@@ -1,0 +1,97 @@
+"""A small network that uses every model, device, distribution and connection rule of
+users' networks, for the determinism tests (imported by the SPMD script the tests run)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import numpy as np
+
+import spikex as sx
+from spikex.api.collective import gather_int64
+from spikex import _core
+
+DT = 0.1
+
+
+def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Network:
+    net = sx.Network(dt_ms=DT, seed=seed, method=method, threads=threads, distribution=distribution)
+    exp = net.create(
+        "iaf_psc_exp", 120,
+        params={
+            "V_m": sx.normal_clipped(-60.0, 6.0, low=-80.0, high=-52.0),
+            "I_e": sx.uniform(300.0, 500.0),
+            "tau_m": np.linspace(8.0, 12.0, 120),
+            "tau_syn_ex": 0.5, "tau_syn_in": 0.5,
+        },
+        name="exp",
+    )  # fmt: skip
+    inh = net.create("iaf_psc_delta", 40, params={"V_m": sx.uniform(-70.0, -56.0), "I_e": sx.lognormal(5.0, 0.2)}, name="delta")
+    alpha = net.create("iaf_psc_alpha", 30, params={"V_m": sx.exponential(3.0), "I_e": 376.0}, name="alpha")
+    poisson = net.create("poisson_generator", 2, params={"rate": np.array([3000.0, 6000.0]), "start": 20.0}, name="bg")
+    dc = net.create("dc_generator", 1, params={"amplitude": 150.0, "start": 50.0, "stop": 120.0}, name="dc")
+    times = [np.arange(1.0, 200.0, 7.0 + k) for k in range(5)]
+    array = net.create("spike_source_array", 5, params={"spike_times": times}, name="array")
+    w_e = sx.normal_clipped(40.0, 8.0, low=0.0)
+    d_e = sx.normal_clipped(1.0, 0.5, low=DT)
+    net.connect_rule("fixed_indegree", exp, exp, indegree=12, weight=w_e, delay_ms=d_e)
+    net.connect_rule("fixed_outdegree", exp, inh, outdegree=5, weight=sx.uniform(0.1, 0.8), delay_ms=sx.uniform(0.1, 2.0))
+    net.connect_rule("fixed_total_number", inh, exp, total_number=900, weight=sx.normal_clipped(-50.0, 10.0, high=0.0), delay_ms=d_e)
+    net.connect_rule("pairwise_bernoulli", alpha, exp, probability=0.1, weight=30.0, delay_ms=0.3, allow_autapses=False)
+    net.connect_rule("pairwise_bernoulli", exp, alpha, probability=0.2, weight=sx.normal(20.0, 5.0), delay_ms=0.7)
+    net.connect_rule("one_to_one", exp[0:30], alpha, weight=25.0, delay_ms=0.2)
+    net.connect_rule("all_to_all", array, inh, weight=2.0, delay_ms=sx.normal_clipped(0.5, 0.2, low=DT))
+    net.connect_rule("fixed_indegree", inh, inh, indegree=4, weight=-1.0, delay_ms=0.1, allow_autapses=False, allow_multapses=False)
+    net.connect_rule("all_to_all", poisson[0:1], exp, weight=20.0, delay_ms=1.5)
+    net.connect_rule("one_to_one", poisson, alpha[0:2], weight=40.0, delay_ms=0.4)
+    net.connect_rule("all_to_all", dc, alpha, weight=1.0, delay_ms=0.5)
+    rng = np.random.default_rng(3)
+    src, tgt = rng.integers(exp.first_gid, exp.stop_gid, 300), rng.integers(inh.first_gid, inh.stop_gid, 300)
+    net.connect(src, tgt, weight=rng.uniform(0.1, 0.5, 300), delay_ms=rng.choice([0.1, 0.2, 1.3], 300))
+    for pop in (exp, inh, alpha, array):
+        net.record_spikes(pop)
+    net.record_state(exp[0:4], "V_m", interval_ms=1.0)
+    return net
+
+
+def connections_sha256(net: sx.Network) -> str:
+    """Hash of every rank's connections, sorted: the network itself, whatever P is."""
+    c = net.connections()
+    rows = np.stack(
+        [
+            gather_int64(c["source"]),
+            gather_int64(c["target"]),
+            gather_int64(np.round(c["weight"] * 1e9).astype(np.int64)),
+            gather_int64(np.round(c["delay_ms"] / DT).astype(np.int64)),
+        ],
+        axis=1,
+    )
+    rows = rows[np.lexsort(rows.T[::-1])]
+    return hashlib.sha256(rows.tobytes()).hexdigest()
+
+
+def main() -> None:
+    methods = sys.argv[1].split(",")
+    threads = [int(t) for t in sys.argv[2].split(",")]
+    distributions = sys.argv[3].split(",")
+    for method in methods:
+        for t in threads:
+            for distribution in distributions:
+                net = build(method, t, distribution)
+                connections = connections_sha256(net)
+                result = net.simulate(200.0)
+                state = result.states[0]["values"]
+                state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
+                if _core.comm_rank() == 0:
+                    pops = result.summary["populations"]
+                    print(
+                        "RESULT", method, t, distribution, result.summary["spikes_sha256"],
+                        result.summary["spikes_total"], connections, state_sha,
+                        " ".join(f"{name}={p['spikes']}" for name, p in pops.items()),
+                        flush=True,
+                    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
