@@ -92,8 +92,9 @@ def load_npz(path: str | Path) -> SpikeRun:
 
 
 def load_spikex(spikes_h5: str | Path, summary_json: str | Path) -> SpikeRun:
-    """A spikex run: SONATA spikes.h5 (one population, gids numbering the populations one
-    after the other) and its summary.json (populations with their cells, in order; the
+    """A spikex run: its SONATA spikes.h5 (one group per population, node ids = index in
+    the population; or one group for all, node ids = gids numbering the populations one
+    after the other) and summary.json (populations with their cells, in order; the
     presimulation, whose spikes are left out, in config.simulation.presim_ms)."""
     import h5py  # main venv only
 
@@ -102,10 +103,21 @@ def load_spikex(spikes_h5: str | Path, summary_json: str | Path) -> SpikeRun:
     simulation = summary.get("config", {}).get("simulation", {})
     t_start = float(simulation.get("presim_ms", 0.0))
     t_stop = float(summary.get("simulated_ms", simulation.get("tstop_ms", 0.0)))
+    label = Path(spikes_h5).stem
     with h5py.File(spikes_h5, "r") as spikes:
-        (group,) = spikes["spikes"].values()
-        gids, times = group["node_ids"][:], group["timestamps"][:]
-    run = split_by_population(gids, times, sizes, t_start, t_stop, Path(spikes_h5).stem)
+        groups = spikes["spikes"]
+        if set(groups) == set(sizes):
+            first = np.cumsum([0, *sizes.values()])
+            gids = np.concatenate(
+                [groups[n]["node_ids"][:].astype(np.int64) + f for n, f in zip(sizes, first)]
+            )
+            times = np.concatenate([groups[n]["timestamps"][:] for n in sizes])
+        elif len(groups) == 1:
+            (group,) = groups.values()
+            gids, times = group["node_ids"][:], group["timestamps"][:]
+        else:
+            raise ValueError(f"{spikes_h5}: populations {sorted(groups)}, summary {list(sizes)}")
+    run = split_by_population(gids, times, sizes, t_start, t_stop, label)
     run.resolution_ms = float(summary.get("dt_ms", RESOLUTION_MS))
     return run
 

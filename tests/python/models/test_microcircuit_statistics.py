@@ -4,6 +4,7 @@ cells left out, intervals across cells, wrong bins or subsample, wrong compariso
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -164,3 +165,28 @@ def test_npz_round_trip(tmp_path):
     stats = ms.population_statistics(run)
     assert stats["L23E"]["rate_hz"] == pytest.approx(0.5)
     assert stats["L23I"]["rate_hz"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("layout", ["per_population", "one_population"])
+def test_spikex_output_is_read_per_population_without_the_presimulation(tmp_path, layout):
+    h5py = pytest.importorskip("h5py")
+    summary = {
+        "populations": {"L23E": {"cells": 3}, "L23I": {"cells": 2}},
+        "config": {"simulation": {"presim_ms": 100.0, "tstop_ms": 300.0}},
+        "simulated_ms": 300.0,
+        "dt_ms": 0.1,
+    }
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    with h5py.File(tmp_path / "spikes.h5", "w") as f:
+        if layout == "per_population":
+            f["spikes/L23E/node_ids"] = np.array([2, 0], np.uint64)
+            f["spikes/L23E/timestamps"] = np.array([150.0, 50.0])  # 50: presimulation
+            f["spikes/L23I/node_ids"] = np.array([1], np.uint64)
+            f["spikes/L23I/timestamps"] = np.array([300.0])
+        else:
+            f["spikes/microcircuit/node_ids"] = np.array([0, 2, 4], np.uint64)
+            f["spikes/microcircuit/timestamps"] = np.array([50.0, 150.0, 300.0])
+    run = ms.load_run(tmp_path)
+    assert (run.t_start_ms, run.t_stop_ms) == (100.0, 300.0)
+    assert run.cells["L23E"].tolist() == [2] and run.times_ms["L23E"].tolist() == [150.0]
+    assert run.cells["L23I"].tolist() == [1] and run.times_ms["L23I"].tolist() == [300.0]
