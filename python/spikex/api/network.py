@@ -25,7 +25,14 @@ from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..launch.launcher import thread_limit_problem
-from ..models import CONNECTION_RULES, MODEL_PARAMETERS, MODELS, SYNAPSES, hpc_benchmark
+from ..models import (
+    CONNECTION_RULES,
+    MODEL_PARAMETERS,
+    MODELS,
+    SYNAPSES,
+    hpc_benchmark,
+    microcircuit,
+)
 from ..version import __version__
 from .collective import gather_spikes
 from .distributions import Distribution
@@ -164,7 +171,9 @@ class Network:
         model = get(config, "network.model")
         if model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
-            cells = Population(0, network.cells, "iaf_psc_alpha")
+            recorded = [Population(0, network.cells, "iaf_psc_alpha")]
+        elif model == "microcircuit":
+            recorded = microcircuit.build(network, config, get)  # the 8 neuron populations
         else:
             params = {name: get(config, path) for name, path in MODEL_PARAMETERS[model].items()}
             cells = network.create(model, get(config, "network.cells"), params=params, name=model)
@@ -178,6 +187,7 @@ class Network:
                 weight_spread=get(config, "network.weight_spread"),
                 delay_ms=get(config, "network.delay_ms"),
             )
+            recorded = [cells]
         network.set_recording_start(get(config, "simulation.presim_ms"))
         state_cells = get(config, "record.state_cells")
         if state_cells:
@@ -190,7 +200,8 @@ class Network:
                         start_ms=get(config, "simulation.presim_ms"),
                     )
         if get(config, "record.spikes"):
-            network.record_spikes(cells)
+            for population in recorded:
+                network.record_spikes(population)
         if get(config, "record.timeline"):
             network.record_timeline()
         network.config = config

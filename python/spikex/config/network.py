@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import ConfigError
-from ..models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS
+from ..models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS, microcircuit
 from .key import Key, format_number, get, require_at_least
 
 SECTION_DOCS: dict[str, str] = {
@@ -27,6 +27,10 @@ SECTION_DOCS: dict[str, str] = {
         'NEST\'s hpc_benchmark (`network.model = "hpc_benchmark"`, spec/hpc_benchmark.md): '
         "the values NEST uses, changeable."
     ),
+    "network.microcircuit": (
+        'The Potjans & Diesmann (2014) microcircuit (`network.model = "microcircuit"`, '
+        "docs/models/microcircuit.md): the values NEST 3.10's example lets users change."
+    ),
 }
 
 REGISTRY: tuple[Key, ...] = (
@@ -36,8 +40,9 @@ REGISTRY: tuple[Key, ...] = (
         "interval_fire",
         "Neuron model of every cell, or a whole network: hpc_benchmark builds NEST's "
         "hpc_benchmark from network.scale, indegree_e, indegree_i, plastic and "
-        "[network.hpc_benchmark] (network.cells, indegree, connectivity, delay_ms and weight "
-        "are then not used).",
+        "[network.hpc_benchmark]; microcircuit the Potjans & Diesmann (2014) microcircuit from "
+        "network.n_scaling, k_scaling, input, thalamic_input, v0 and [network.microcircuit] "
+        "(network.cells, indegree, connectivity, delay_ms and weight are then not used).",
         choices=(*MODEL_PARAMETERS, *NETWORK_MODELS),
     ),
     Key(
@@ -67,6 +72,47 @@ REGISTRY: tuple[Key, ...] = (
         "bool",
         False,
         "hpc_benchmark: E->E synapses are stdp_pl_synapse_hom (true) or static (false).",
+    ),
+    Key(
+        "network.n_scaling",
+        "float",
+        1.0,
+        "microcircuit: neurons per population = round(full size * n_scaling) (77,169 at 1); "
+        "synapse numbers scale with it too, in-degrees do not.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.k_scaling",
+        "float",
+        1.0,
+        "microcircuit: in-degrees (recurrent, background, thalamic) times k_scaling; below 1 "
+        "weights grow by 1/sqrt(k_scaling) and a DC restores the full-scale mean input.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.input",
+        "choice",
+        "poisson",
+        "microcircuit background: poisson (one generator per population, an independent "
+        "train of bg_rate_hz * K_ext per neuron) or dc (a constant I_e with the same mean).",
+        choices=("poisson", "dc"),
+    ),
+    Key(
+        "network.thalamic_input",
+        "bool",
+        False,
+        "microcircuit: add the thalamic pulse ([network.microcircuit] th_*: th_neurons Poisson "
+        "sources onto L4 and L6).",
+    ),
+    Key(
+        "network.v0",
+        "choice",
+        "optimized",
+        "microcircuit initial V_m: optimized (per-population normal, NEST 3.10's default, a "
+        "smaller initial burst) or original (normal(-58, 10) mV for all).",
+        choices=("optimized", "original"),
     ),
     Key("network.cells", "int", 8192, "Number of cells N.", minimum=1),
     Key(
@@ -326,6 +372,138 @@ REGISTRY: tuple[Key, ...] = (
         minimum=0.0,
         exclusive_minimum=True,
     ),
+    # [network.microcircuit]
+    Key(
+        "network.microcircuit.psp_mV",
+        "float",
+        0.15,
+        "Mean excitatory PSP peak in mV (recurrent and background); the PSC is 87.81 pA.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key("network.microcircuit.g", "float", -4.0, "Inhibitory PSP = g * psp_mV.", maximum=0.0),
+    Key(
+        "network.microcircuit.weight_rel_std",
+        "float",
+        0.1,
+        "Weight sd relative to its mean (normal, redrawn to keep its sign).",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.delay_exc_ms",
+        "float",
+        1.5,
+        "Mean delay of connections from excitatory populations in ms.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.microcircuit.delay_inh_ms",
+        "float",
+        0.75,
+        "Mean delay of connections from inhibitory populations in ms.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.microcircuit.delay_rel_std",
+        "float",
+        0.5,
+        "Delay sd relative to its mean (normal, redrawn below dt/2: at least one step).",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.bg_rate_hz",
+        "float",
+        8.0,
+        "Rate of each background input in Hz (a neuron gets K_ext of them: 12.8 to 23.2 kHz).",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.delay_poisson_ms",
+        "float",
+        1.5,
+        "Delay of the background Poisson input in ms.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.microcircuit.th_neurons",
+        "int",
+        902,
+        "Number of thalamic neurons (not scaled by n_scaling, as NEST).",
+        minimum=1,
+    ),
+    Key(
+        "network.microcircuit.th_rate_hz",
+        "float",
+        120.0,
+        "Rate of each thalamic neuron during the pulse in Hz.",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.th_start_ms",
+        "float",
+        700.0,
+        "Start of the thalamic pulse in ms (its spikes leave 1 ms later, NEST's parrot delay).",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.th_duration_ms",
+        "float",
+        10.0,
+        "Duration of the thalamic pulse in ms.",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.th_psp_mV",
+        "float",
+        0.15,
+        "Mean PSP peak of a thalamic synapse in mV (sd: weight_rel_std).",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.microcircuit.th_delay_ms",
+        "float",
+        1.5,
+        "Mean delay of thalamic synapses in ms.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "network.microcircuit.th_delay_rel_std",
+        "float",
+        0.5,
+        "Thalamic delay sd relative to its mean.",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.dc_stim",
+        "bool",
+        False,
+        "Add NEST's optional DC stimulus: a dc_generator per population of dc_stim_amp_pA * K_ext.",
+    ),
+    Key(
+        "network.microcircuit.dc_stim_start_ms",
+        "float",
+        650.0,
+        "Start of the DC stimulus in ms.",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.dc_stim_duration_ms",
+        "float",
+        100.0,
+        "Duration of the DC stimulus in ms.",
+        minimum=0.0,
+    ),
+    Key(
+        "network.microcircuit.dc_stim_amp_pA",
+        "float",
+        0.3,
+        "DC stimulus per unit of external in-degree in pA (L23E: 0.3 * 1600 = 480 pA).",
+    ),
 )
 
 CROSS_RULES: tuple[str, ...] = (
@@ -340,6 +518,11 @@ CROSS_RULES: tuple[str, ...] = (
     "random connectivity: `indegree + indegree_spread/2` <= `cells - 1`.",
     "adjacent connectivity: `indegree` <= `cells - 1`.",
     "`network.burst.groups` <= `network.cells`.",
+    "microcircuit: every population gets at least one neuron (`network.n_scaling` > 0.5 / 1065).",
+    (
+        "microcircuit: the spikes exchange every step (the shortest delay is one step), "
+        "whatever the mean delays."
+    ),
 )
 
 # Largest mean number of own Poisson events per step (cpp/spikex/models/iaf_psc_alpha.hpp).
@@ -347,18 +530,31 @@ IAF_MAX_POISSON_MEAN = 500.0
 
 
 def network_cells(config: dict) -> int:
-    """Number of cells the configured network has (hpc_benchmark: NE + NI)."""
-    if get(config, "network.model") == "hpc_benchmark":
+    """Number of cells the configured network has (hpc_benchmark: NE + NI; microcircuit:
+    neurons, thalamic sources and generators)."""
+    model = get(config, "network.model")
+    if model == "hpc_benchmark":
         scale = get(config, "network.scale")
         return int(9000 * scale) + int(2250 * scale)
+    if model == "microcircuit":
+        return microcircuit.cell_count(config, get)
     return get(config, "network.cells")
 
 
 def network_delay_ms(config: dict) -> float:
-    """The delay of every connection of the configured network."""
-    if get(config, "network.model") == "hpc_benchmark":
+    """The delay of every connection of the configured network (the microcircuit's delays
+    are drawn, the shortest is one step)."""
+    model = get(config, "network.model")
+    if model == "hpc_benchmark":
         return get(config, "network.hpc_benchmark.delay_ms")
+    if model == "microcircuit":
+        return get(config, "simulation.dt_ms")
     return get(config, "network.delay_ms")
+
+
+def _check_microcircuit(config: dict, ranks: int) -> None:
+    if get(config, "network.model") == "microcircuit":
+        microcircuit.population_sizes(get(config, "network.n_scaling"))
 
 
 def _check_delay(config: dict, ranks: int) -> None:
@@ -392,8 +588,8 @@ def _check_iaf_psc_alpha(config: dict, ranks: int) -> None:
 
 
 def _check_indegree(config: dict, ranks: int) -> None:
-    if get(config, "network.model") == "hpc_benchmark":
-        return  # fixed in-degree with multapses: any in-degree can be drawn
+    if get(config, "network.model") in NETWORK_MODELS:
+        return  # whole networks draw their own connections
     cells = get(config, "network.cells")
     indegree = get(config, "network.indegree")
     spread = get(config, "network.indegree_spread")
@@ -435,6 +631,7 @@ def _check_burst_groups(config: dict, ranks: int) -> None:
 
 
 CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = (
+    _check_microcircuit,
     _check_delay,
     _check_intervals,
     _check_iaf_psc_alpha,

@@ -77,4 +77,8 @@ CONNECTION_RULES: tuple[str, ...] = (
 # Whole networks that network.model can name besides a neuron model.
 NETWORK_MODELS: dict[str, str] = {
     "hpc_benchmark": "NEST's hpc_benchmark (Jordan et al. 2018): iaf_psc_alpha E/I network with Poisson drive",
+    "microcircuit": (
+        "the Potjans & Diesmann (2014) cortical microcircuit as NEST 3.10's example: 8 iaf_psc_exp "
+        "populations, 77,169 neurons and 3e8 synapses at full scale"
+    ),
 }
