@@ -139,7 +139,7 @@ def test_comparison_agrees_within_error_and_detects_a_shift():
 
 
 def test_agreement_with_published_rates():
-    published = ms.FULL_MEAN_RATES_HZ[0]  # L23E
+    published = ms.PUBLISHED_RATES_HZ[0]  # L23E
     close = ms.summarise(_runs([published * 1.05] * 3, seed=4))
     far = ms.summarise(_runs([published * 2.0] * 3, seed=5))
     assert ms.published_agreement(close)["L23E"]["agrees"]
@@ -171,7 +171,7 @@ def test_npz_round_trip(tmp_path):
 def test_spikex_output_is_read_per_population_without_the_presimulation(tmp_path, layout):
     h5py = pytest.importorskip("h5py")
     summary = {
-        "populations": {"L23E": {"cells": 3}, "L23I": {"cells": 2}},
+        "populations": {"L23E": {"cells": 3}, "L23I": {"cells": 2}, "noise": {"cells": 1}},
         "config": {"simulation": {"presim_ms": 100.0, "tstop_ms": 300.0}},
         "simulated_ms": 300.0,
         "dt_ms": 0.1,
@@ -183,6 +183,8 @@ def test_spikex_output_is_read_per_population_without_the_presimulation(tmp_path
             f["spikes/L23E/timestamps"] = np.array([150.0, 50.0])  # 50: presimulation
             f["spikes/L23I/node_ids"] = np.array([1], np.uint64)
             f["spikes/L23I/timestamps"] = np.array([300.0])
+            f["spikes/noise/node_ids"] = np.array([], np.uint64)
+            f["spikes/noise/timestamps"] = np.array([], float)
         else:
             f["spikes/microcircuit/node_ids"] = np.array([0, 2, 4], np.uint64)
             f["spikes/microcircuit/timestamps"] = np.array([50.0, 150.0, 300.0])

@@ -63,6 +63,43 @@ def test_scaling_compensation_and_dc_input():
     assert th.num_th_synapses[0] == 0 and th.num_th_synapses[2] > 2e6
 
 
+@pytest.mark.parametrize(
+    "n_scaling, k_scaling, background, thalamic",
+    [(1.0, 1.0, "poisson", False), (0.1, 0.1, "poisson", True), (0.5, 0.3, "dc", True)],
+)
+def test_spikex_model_derives_the_same_network(n_scaling, k_scaling, background, thalamic):
+    """Both sides of the comparison build the same network: spikex's model
+    (python/spikex/models/microcircuit.py) and the NEST script's parameters agree."""
+    config_module = pytest.importorskip("spikex.config")
+    mc = pytest.importorskip("spikex.models.microcircuit")
+    sets = [
+        f"network.n_scaling={n_scaling}",
+        f"network.k_scaling={k_scaling}",
+        f'network.input="{background}"',
+        f"network.thalamic_input={'true' if thalamic else 'false'}",
+    ]
+    base = {"simulation": {"dt_ms": 0.1}, "network": {"model": "microcircuit"}}
+    config = config_module.resolved_config(base, sets, ranks=1)
+    theirs = mc.derive(config, config_module.get)
+    ours = mp.derive(n_scaling, k_scaling, background == "poisson", thalamic)
+    assert theirs.sizes.tolist() == ours.num_neurons.tolist()
+    assert theirs.synapses.tolist() == ours.num_synapses.tolist()
+    assert theirs.weights_pA == pytest.approx(ours.weight_mean_pa, rel=1e-12)
+    assert theirs.weight_ext_pA == pytest.approx(ours.weight_ext_pa, rel=1e-12)
+    assert theirs.dc_pA == pytest.approx(ours.dc_amp_pa, rel=1e-12, abs=1e-9)
+    assert theirs.delays_ms.tolist() == ours.delay_mean_ms.tolist()
+    if background == "poisson":
+        assert theirs.poisson_rates_hz.tolist() == ours.poisson_rate_hz.tolist()
+    if thalamic:
+        assert theirs.thalamus.synapses.tolist() == ours.num_th_synapses.tolist()
+        assert theirs.thalamus.weight_pA == pytest.approx(ours.weight_th_pa, rel=1e-12)
+    for v0 in ("original", "optimized"):
+        config = config_module.resolved_config(base, [f'network.v0="{v0}"'], ranks=1)
+        theirs = mc.derive(config, config_module.get)
+        assert theirs.v0_mean.tolist() == mp.V0[v0]["mean"]
+        assert theirs.v0_std.tolist() == mp.V0[v0]["std"]
+
+
 def test_spikex_command_follows_the_contract():
     setting = vs.Setting(n_scaling=0.1, k_scaling=0.5, presim_ms=100, sim_ms=200, seed=3)
     command = vs.spikex_command(setting, vs.Run("spikex", 2, 1, "rma"), REPO / "out")
@@ -100,22 +137,27 @@ def test_rows_bytes_per_synapse_and_shares():
         "populations": {"L23E": {"rate_hz": 1.0}},
     }
     row = vs.nest_row(setting, vs.Run("nest", 1, 2), nest)
-    assert row["simulate_s_per_bio_s"] == pytest.approx(8.0)
+    # presim + measured (6 s for 0.6 s), as spikex's one simulate call; measured alone apart
+    assert row["simulate_s_per_bio_s"] == pytest.approx(10.0)
+    assert row["measured_simulate_s_per_bio_s"] == pytest.approx(8.0)
     assert row["bytes_per_synapse"] == pytest.approx(200 * 2**20 / synapses)
     spikex = {
         "connections": synapses,
         "time_s": {"build": 5.0, "init": 1.0, "simulate": 2.0, "exchange": 0.5, "wait": 0.1},
         "peak_rss_mb": {"max": 160.0, "mean": 150.0},
         "memory_bytes": {"connections": {"max": 10, "mean": 1000.0}, "cells": {"mean": 24.0}},
+        "synapses": synapses - 7,
+        "bytes_per_synapse": 17.5,
         "simulated_ms": 600.0,
         "populations": {"L23E": {"cells": 2068, "spikes": 10, "rate_hz": 0.9}},
     }
     baseline = {"peak_rss_mb": {"max": 60.0, "mean": 50.0}}
     row = vs.spikex_row(setting, vs.Run("spikex", 2, 1, "alltoall"), spikex, baseline)
-    assert row["simulate_s_per_bio_s"] == pytest.approx(4.0)
+    assert row["simulate_s_per_bio_s"] == pytest.approx(2.0 / 0.6)
     assert row["peak_rss_mb_total"] == pytest.approx(300.0)
-    assert row["bytes_per_synapse"] == pytest.approx(200 * 2**20 / synapses)
-    assert row["own_bytes_per_synapse"] == pytest.approx(2048.0 / synapses)
+    assert row["bytes_per_synapse"] == pytest.approx(200 * 2**20 / (synapses - 7))
+    assert row["own_bytes_per_synapse"] == pytest.approx(2048.0 / (synapses - 7))
+    assert row["store_bytes_per_synapse"] == 17.5
     assert row["exchange_share"] == pytest.approx(0.25) and row["wait_share"] == 0.05
     assert row["rates_hz"] == {"L23E": 0.9}
 
@@ -128,7 +170,14 @@ def test_report_states_the_load_and_what_was_not_run():
             "init_s": 2.0, "simulate_s_per_bio_s": 3.0, "peak_rss_mb_total": 400.0,
             "bytes_per_synapse": 50.0, "own_bytes_per_synapse": None, "exchange_share": None,
             "wait_share": None, "measured": {"date_utc": "2026-01-01 10:00", "load_1min": 2.5},
-        }
+        },
+        {
+            "simulator": "spikex", "ranks": 2, "threads": 1, "method": "rma", "build_s": 0.5,
+            "init_s": 0.0, "simulate_s_per_bio_s": 2.0, "peak_rss_mb_total": 200.0,
+            "bytes_per_synapse": 20.0, "own_bytes_per_synapse": 19.0,
+            "store_bytes_per_synapse": 17.5, "exchange_share": 0.123, "wait_share": 0.01,
+            "measured": {"date_utc": "2026-01-01 10:05", "load_1min": 3.0},
+        },
     ]  # fmt: skip
     result = {
         "setting": asdict(setting),
@@ -139,8 +188,9 @@ def test_report_states_the_load_and_what_was_not_run():
         "machine": {"cpu": "cpu", "cores": 2, "date_utc": "2026-01-01 10:00"},
     }
     text = vs.markdown(result)
-    assert "load average at the end of a run 2.5–2.5" in text
-    assert "| nest | 1 × 2 | – | 1.0 | 2.0 | 3.0 | 400 | 50.0 | – | – | – |" in text
+    assert "load average at the end of a run 2.5–3.0" in text
+    assert "| nest | 1 × 2 | – | 1.0 | 3.0 | 400 | 50.0 | – | – | – |" in text
+    assert "| spikex | 2 × 1 | rma | 0.5 | 2.0 | 200 | 20.0 | 19.0 / 17.5 | 12 % | 1 % |" in text
     assert "Not run: nest 2x1" in text
 
 
