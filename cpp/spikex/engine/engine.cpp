@@ -555,12 +555,14 @@ std::map<std::string, double> engine::memory_bytes() const {
     double cells = 0;
     for (const auto& part: parts_) cells += part.cells ? double(part.cells->bytes()) : 0.0;
     out["cells"] = cells;
-    if (!device_inputs_.empty()) out["device_inputs"] = double(device_inputs_.bytes());
+    // Every rank reports the same names (the summary reduces them over ranks), zeros included.
+    out["device_inputs"] = double(device_inputs_.bytes());
+    out["state_recording"] = 0.0;
     for (const auto& s: state_samples_) {
         out["state_recording"] += double(s.values.capacity() * sizeof(double) + s.steps.capacity() * sizeof(step_type) +
                                          s.gids.capacity() * sizeof(gid_type));
     }
-    if (plastic_.active()) out["plasticity"] = double(plastic_.bytes());
+    if (spec_.synapses.size() > 1) out["plasticity"] = plastic_.active() ? double(plastic_.bytes()) : 0.0;
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
     for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);
     out["delivery_queue"] = double(ring);

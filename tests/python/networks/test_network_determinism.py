@@ -20,11 +20,11 @@ HERE = Path(__file__).resolve().parent
 DISTRIBUTIONS = ("round_robin", "consecutive", "random_shuffle")
 
 
-def run_users_network(ranks: int, methods, threads, distributions) -> list[list[str]]:
+def run_users_network(ranks: int, methods, threads, distributions, network="users") -> list[list[str]]:
     command = mpiexec_command(
         ranks,
         [sys.executable, str(HERE / "users_network.py"), ",".join(methods),
-         ",".join(str(t) for t in threads), ",".join(distributions)],
+         ",".join(str(t) for t in threads), ",".join(distributions), network],
     )  # fmt: skip
     env = child_environment({**os.environ, "PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")})
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, stdin=subprocess.DEVNULL)
@@ -54,3 +54,20 @@ def test_same_network_spikes_and_state_everywhere(reference, ranks):
     assert len(rows) == 2 * len(EXCHANGE_METHODS) + 8
     for method, threads, distribution, *values in rows:
         assert values == reference, f"{method} T={threads} {distribution} on {ranks} ranks differs"
+
+
+@pytest.fixture(scope="module")
+def microcircuit_reference():
+    (row,) = run_users_network(1, ["allgather"], [1], ["round_robin"], "microcircuit")
+    return row[3:]
+
+
+@pytest.mark.parametrize("ranks", marked([1, 2, 3, 4], mpi_if=lambda r: r > 1))
+def test_same_microcircuit_everywhere(microcircuit_reference, ranks):
+    """The microcircuit at small scale (exchange every step, Poisson, thalamic input)."""
+    sha, total, *_ = microcircuit_reference
+    assert int(total) > 100
+    rows = run_users_network(ranks, list(EXCHANGE_METHODS), [1 + ranks % 2], ["round_robin"], "microcircuit")
+    rows += run_users_network(ranks, ["alltoall"], [2], DISTRIBUTIONS[1:], "microcircuit")
+    for method, threads, distribution, *values in rows:
+        assert values == microcircuit_reference, f"{method} T={threads} {distribution} on {ranks} ranks differs"

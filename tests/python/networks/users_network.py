@@ -71,16 +71,32 @@ def connections_sha256(net: sx.Network) -> str:
     return hashlib.sha256(rows.tobytes()).hexdigest()
 
 
+def microcircuit(method: str, threads: int, distribution: str) -> sx.Network:
+    """A small microcircuit (every input kind: Poisson, thalamus, DC stimulus)."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "microcircuit.toml"
+    overrides = [
+        "network.n_scaling=0.02", "network.k_scaling=0.05", "network.thalamic_input=true",
+        "network.microcircuit.th_start_ms=20", "simulation.presim_ms=0",
+        f"exchange.method={method}", f"simulation.threads={threads}", f"distribution.scheme={distribution}",
+    ]  # fmt: skip
+    net = sx.Network.from_config(example, overrides=overrides)
+    net.record_state(net.populations[0][0:3], "V_m", interval_ms=1.0)
+    return net
+
+
 def main() -> None:
     methods = sys.argv[1].split(",")
     threads = [int(t) for t in sys.argv[2].split(",")]
     distributions = sys.argv[3].split(",")
+    network = sys.argv[4] if len(sys.argv) > 4 else "users"
     for method in methods:
         for t in threads:
             for distribution in distributions:
-                net = build(method, t, distribution)
+                net = (microcircuit if network == "microcircuit" else build)(method, t, distribution)
                 connections = connections_sha256(net)
-                result = net.simulate(200.0)
+                result = net.simulate(200.0 if network == "users" else 100.0)
                 state = result.states[0]["values"]
                 state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
                 if _core.comm_rank() == 0:
