@@ -1,8 +1,10 @@
-"""Registry of neuron models and of the parameters each accepts.
+"""The neuron models and devices (``MODELS``, from the C++ registry), and for the models a
+configuration file can name (``network.model``) their parameters' configuration keys.
 
-Each model maps its parameter names (as given to ``Network.create`` and to the C++
-engine) to the configuration key that documents and validates the same quantity, so a
-parameter has one type, one range and one sentence wherever it is set.
+``MODEL_PARAMETERS`` maps each such model's parameter names (as given to
+``Network.create`` and to the C++ engine) to the configuration key that documents and
+validates the same quantity, so a parameter has one type, one range and one sentence
+wherever it is set. Every other model's parameters are checked by the C++ core.
 """
 
 from __future__ import annotations
@@ -43,16 +45,6 @@ MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     },
 }
 
-MODEL_DOCS: dict[str, str] = {
-    "interval_fire": (
-        "the artificial cell of Hines, Kumar & Schürmann 2011: fires after a random "
-        "interval, inputs move its next firing time"
-    ),
-    "iaf_psc_alpha": (
-        "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
-        "integration), weights in pA, optionally with its own Poisson input"
-    ),
-}
 
 # Synapse types accepted by Network.connect / connect_rule, each with its parameters and
 # their defaults (NEST's); the core checks the values.
