@@ -14,6 +14,7 @@
 #include "spikex/core/format.hpp"
 #include "spikex/models/cell_parameter_sets.hpp"
 #include "spikex/models/iaf_psc_alpha.hpp"
+#include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
 
 namespace spikex {
@@ -135,30 +136,14 @@ public:
     }
 
     void deliver_current(step_type, local_index cell, double current) override {
-        if (stim_next_.empty()) { // the first current input: from now on I_stim is read
-            I_stim_.assign(V_.size(), 0.0);
-            stim_next_.assign(V_.size(), 0.0);
-        }
-        stim_next_[at(cell)] += current;
+        stim_.add(V_.size(), at(cell), current);
     }
 
     void end_step(step_type n, spike_output& out) override {
         if (any_poisson_) add_poisson_input(n);
         for (const auto& run: runs_) update(sets_[run.set], run.begin, run.end);
-        for (const auto& run: runs_) {
-            const parameter_set& s = sets_[run.set];
-            for (local_index i = run.begin; i < run.end; ++i) {
-                if (V_[i] >= s.theta) {
-                    refractory_count_[i] = s.q.refractory_steps;
-                    V_[i] = s.V_reset;
-                    out.emit(first_ + i, n);
-                }
-            }
-        }
-        if (!I_stim_.empty()) {
-            I_stim_.swap(stim_next_);
-            std::fill(stim_next_.begin(), stim_next_.end(), 0.0);
-        }
+        iaf_step::fire_crossings(runs_, sets_, V_.data(), refractory_count_.data(), first_, n, out);
+        stim_.advance();
     }
 
     double state(local_index cell, const std::string& variable) const override {
@@ -170,13 +155,12 @@ public:
     }
 
     std::size_t bytes() const override {
-        std::size_t b = (V_.capacity() + I_stim_.capacity() + stim_next_.capacity() + I_ex_.capacity() +
-                         dI_ex_.capacity() + I_in_.capacity() + dI_in_.capacity() + ex_sum_.capacity() +
-                         in_sum_.capacity() + weighted_ex_.capacity() + weighted_in_.capacity()) *
+        std::size_t b = (V_.capacity() + I_ex_.capacity() + dI_ex_.capacity() + I_in_.capacity() + dI_in_.capacity() +
+                         ex_sum_.capacity() + in_sum_.capacity() + weighted_ex_.capacity() + weighted_in_.capacity()) *
                             sizeof(double) +
                         refractory_count_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
                         poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(cell_run) +
-                        sets_.capacity() * sizeof(parameter_set);
+                        sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
         for (const auto& s: sets_) b += s.table.cdf().capacity() * sizeof(double);
         return b;
     }
@@ -210,13 +194,13 @@ private:
     }
 
     void update(const parameter_set& s, std::size_t begin, std::size_t end) {
-        if (I_stim_.empty())
+        if (!stim_.active())
             integrate<false>(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(),
                              dI_in_.data(), nullptr, ex_sum_.data(), in_sum_.data(), weighted_ex_.data(),
                              weighted_in_.data(), refractory_count_.data());
         else
             integrate<true>(s.q, s.p.I_e, begin, end, V_.data(), I_ex_.data(), dI_ex_.data(), I_in_.data(),
-                            dI_in_.data(), I_stim_.data(), ex_sum_.data(), in_sum_.data(), weighted_ex_.data(),
+                            dI_in_.data(), stim_.now(), ex_sum_.data(), in_sum_.data(), weighted_ex_.data(),
                             weighted_in_.data(), refractory_count_.data());
     }
 
@@ -267,7 +251,7 @@ private:
     bool any_poisson_ = false;
     step_type cached_block_ = -1;
     std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_; // V relative to E_L
-    std::vector<double> I_stim_, stim_next_;              // current inputs [pA]; empty until the first
+    iaf_step::current_buffer stim_;                       // current inputs (I_stim) [pA]
     std::vector<std::int32_t> refractory_count_;          // r: refractory steps left
     std::vector<double> ex_sum_, in_sum_;                 // input of the current step [pA]
     std::vector<double> weighted_ex_, weighted_in_;       // input applied in the last end_step

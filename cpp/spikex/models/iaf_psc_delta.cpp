@@ -9,6 +9,7 @@
 #include "spikex/core/format.hpp"
 #include "spikex/models/cell_parameter_sets.hpp"
 #include "spikex/models/iaf_psc_delta.hpp"
+#include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
 
 namespace spikex {
@@ -101,15 +102,11 @@ public:
     }
 
     void deliver_current(step_type, local_index cell, double current) override {
-        if (stim_next_.empty()) { // the first current input: from now on I_stim is read
-            I_stim_.assign(V_.size(), 0.0);
-            stim_next_.assign(V_.size(), 0.0);
-        }
-        stim_next_[at(cell)] += current;
+        stim_.add(V_.size(), at(cell), current);
     }
 
     void end_step(step_type n, spike_output& out) override {
-        const double* stim = I_stim_.empty() ? nullptr : I_stim_.data();
+        const double* stim = stim_.now();
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
             if (s.refractory_input)
@@ -120,20 +117,8 @@ public:
             else
                 integrate<false>(s, run.begin, run.end, V_.data(), nullptr, sum_.data(), refractory_count_.data());
         }
-        for (const auto& run: runs_) {
-            const parameter_set& s = sets_[run.set];
-            for (local_index i = run.begin; i < run.end; ++i) {
-                if (V_[i] >= s.theta) {
-                    refractory_count_[i] = s.q.refractory_steps;
-                    V_[i] = s.V_reset;
-                    out.emit(first_ + i, n);
-                }
-            }
-        }
-        if (stim) {
-            I_stim_.swap(stim_next_);
-            std::fill(stim_next_.begin(), stim_next_.end(), 0.0);
-        }
+        iaf_step::fire_crossings(runs_, sets_, V_.data(), refractory_count_.data(), first_, n, out);
+        stim_.advance();
     }
 
     double state(local_index cell, const std::string& variable) const override {
@@ -143,10 +128,9 @@ public:
     }
 
     std::size_t bytes() const override {
-        return (V_.capacity() + I_stim_.capacity() + stim_next_.capacity() + sum_.capacity() + held_.capacity()) *
-                   sizeof(double) +
+        return (V_.capacity() + sum_.capacity() + held_.capacity()) * sizeof(double) +
                refractory_count_.capacity() * sizeof(std::int32_t) + runs_.capacity() * sizeof(cell_run) +
-               sets_.capacity() * sizeof(parameter_set);
+               sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
     }
 
     double V_m(local_index cell) const override { return V_[at(cell)] + set_of(at(cell)).E_L; }
@@ -181,7 +165,7 @@ private:
     std::vector<parameter_set> sets_;
     std::vector<cell_run> runs_;
     std::vector<double> V_;                      // relative to E_L
-    std::vector<double> I_stim_, stim_next_;     // current inputs [pA]; empty until the first
+    iaf_step::current_buffer stim_;              // current inputs (I_stim) [pA]
     std::vector<double> sum_;                    // input of the current step [mV]
     std::vector<double> held_;                   // input held while refractory (refractory_input)
     std::vector<std::int32_t> refractory_count_; // r: refractory steps left
