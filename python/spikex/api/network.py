@@ -426,12 +426,9 @@ class Network:
         self._engine.connect_rule(
             rule, sources.first_gid, sources.size, targets.first_gid, targets.size, options
         )
-        record = {
-            "rule": rule,
-            "sources": [sources.first_gid, sources.size],
-            "targets": [targets.first_gid, targets.size],
-            **{k: (v if not isinstance(v, dict) or "distribution" not in v else dict(v)) for k, v in options.items()},
-        }
+        # summary["config"] of an API-built network: the rule as given (JSON-ready).
+        record = {"rule": rule, "sources": [sources.first_gid, sources.size],
+                  "targets": [targets.first_gid, targets.size], **options}  # fmt: skip
         if not record.get("synapse_params"):
             record.pop("synapse_params", None)
         self._rules.append(record)
