@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <tuple>
@@ -17,6 +18,12 @@ namespace {
 
 // Builds the table from `conns` with weight = creation index, so that every connection can
 // be traced back to where it was created.
+// The weight at position `pos`, whether the table keeps one per connection or one per
+// delay group (every group uniform, e.g. groups of one connection).
+double weight_at(const connection_table& t, std::uint32_t pos) {
+    return t.weights() ? t.weights()[pos] : t.group_weight(t.group_of_connection(pos));
+}
+
 connection_table numbered(std::vector<built_connection>& conns) {
     for (std::size_t i = 0; i < conns.size(); ++i) conns[i].weight = double(i);
     return connection_table(conns);
@@ -34,7 +41,7 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
                std::tie(conns[b].source, conns[b].delay, conns[b].synapse);
     });
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
-        ASSERT_EQ(t.weights()[pos], double(order[pos])) << "position " << pos;
+        ASSERT_EQ(weight_at(t, pos), double(order[pos])) << "position " << pos;
         ASSERT_EQ(t.targets()[pos], conns[order[pos]].target) << "position " << pos;
     }
 
@@ -62,7 +69,7 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
             if (g > t.group_begin(s)) EXPECT_GT(key, last_key);
             last_key = key;
             for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) {
-                const auto& orig = conns[std::size_t(t.weights()[c])];
+                const auto& orig = conns[std::size_t(weight_at(t, c))];
                 EXPECT_EQ(orig.source, t.sources()[s]);
                 EXPECT_EQ(orig.delay, t.group(g).delay);
                 EXPECT_EQ(orig.synapse, t.group(g).synapse);
@@ -98,13 +105,25 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     }
     EXPECT_EQ(t.has_connection_index(), shares);
 
-    // Connection index: position among the target's incoming connections in creation order.
-    if (t.has_connection_index()) {
-        for (std::uint32_t pos = 0; pos < t.size(); ++pos) {
-            std::size_t created = std::size_t(t.weights()[pos]);
+    // Connection index: position among the target's incoming connections in creation order,
+    // kept exactly for the connections whose target occurs in several groups of their source.
+    for (std::uint32_t s = 0; s < t.source_count(); ++s) {
+        std::map<local_index, std::set<std::uint32_t>> groups_of_target;
+        for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g) {
+            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c)
+                groups_of_target[t.targets()[c]].insert(g);
+        }
+        for (auto pos = t.group(t.group_begin(s)).begin; pos < t.group(t.group_begin(s + 1)).begin; ++pos) {
             std::uint32_t index = 0;
-            for (std::size_t i = 0; i < created; ++i) index += conns[i].target == conns[created].target;
-            ASSERT_EQ(t.connection_index(pos), index) << "position " << pos;
+            if (groups_of_target[t.targets()[pos]].size() < 2) {
+                EXPECT_FALSE(t.find_connection_index(pos, index)) << "position " << pos;
+                continue;
+            }
+            std::size_t created = std::size_t(weight_at(t, pos));
+            std::uint32_t expected = 0;
+            for (std::size_t i = 0; i < created; ++i) expected += conns[i].target == conns[created].target;
+            ASSERT_TRUE(t.find_connection_index(pos, index)) << "position " << pos;
+            ASSERT_EQ(index, expected) << "position " << pos;
         }
     }
 }
@@ -135,7 +154,7 @@ TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
     EXPECT_EQ(t.sources(), (std::vector<gid_type>{0, 2, 7}));
     // Expected layout: (0,9): 5 8 | (2,3): 1 3 | (2,4): 7 | (7,3): 2 6 | (7,5): 0 4
     const std::vector<double> order = {5, 8, 1, 3, 7, 2, 6, 0, 4};
-    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(t.weights()[i], order[i]) << i;
+    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(weight_at(t, i), order[i]) << i;
     ASSERT_EQ(t.group_count(), 5u);
     EXPECT_EQ(t.group_begin(0), 0u);
     EXPECT_EQ(t.group_begin(1), 1u);
@@ -151,10 +170,12 @@ TEST(connection_table, groups_by_source_then_delay_keeping_creation_order) {
     EXPECT_EQ(t.min_delay(), 3u);
     EXPECT_EQ(t.max_delay(), 9u);
     ASSERT_TRUE(t.has_connection_index()); // source 7's delay groups share target 0
-    // Target 0 got connections 0, 3, 6 -> indices 0, 1, 2 (at positions 7, 3, 6).
+    // Target 0 got connections 0, 3, 6 -> indices 0, 1, 2 (at positions 7, 3, 6); only
+    // source 7 reaches it in two groups, so connection 3 (source 2) keeps no index.
     EXPECT_EQ(t.connection_index(7), 0u);
-    EXPECT_EQ(t.connection_index(3), 1u);
     EXPECT_EQ(t.connection_index(6), 2u);
+    std::uint32_t index = 0;
+    EXPECT_FALSE(t.find_connection_index(3, index));
     expect_grouped(t, conns);
 }
 
@@ -193,7 +214,9 @@ TEST(connection_table, single_connection) {
     EXPECT_EQ(t.group(0).delay, 40u);
     EXPECT_EQ(t.group_end_connection(0), 1u);
     EXPECT_EQ(t.targets()[0], 3u);
-    EXPECT_EQ(t.weights()[0], 0.5);
+    ASSERT_TRUE(t.group_weights()); // one connection: its group's weight is uniform
+    EXPECT_EQ(t.weights(), nullptr);
+    EXPECT_EQ(t.weight_of(0, 0), 0.5);
 }
 
 TEST(connection_table, large_gids_and_delays_sort_on_all_bits) {
@@ -236,9 +259,9 @@ TEST(connection_table, synapse_types_make_separate_groups) {
     ASSERT_EQ(t.group_count(), 3u);
     EXPECT_EQ(t.group(0).synapse, 0u); // static first within source 3
     EXPECT_EQ(t.group(1).synapse, 1u);
-    EXPECT_EQ(t.weights()[0], 1.0);
-    EXPECT_EQ(t.weights()[1], 2.0);
-    EXPECT_EQ(t.weights()[2], 0.0);
+    EXPECT_EQ(weight_at(t, 0), 1.0);
+    EXPECT_EQ(weight_at(t, 1), 2.0);
+    EXPECT_EQ(weight_at(t, 2), 0.0);
     EXPECT_TRUE(t.has_plastic());
     EXPECT_FALSE(t.source_run_groups_share_targets(0)); // disjoint targets: no merge needed
     EXPECT_FALSE(t.has_connection_index());
@@ -268,9 +291,9 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
             for (auto c = three.thread_begin(g, t); c < three.thread_begin(g, t + 1); ++c) {
                 EXPECT_GE(three.targets()[c], bounds[t]);
                 EXPECT_LT(three.targets()[c], bounds[t + 1]);
-                EXPECT_GT(three.weights()[c], last); // creation order inside a thread's run
-                last = three.weights()[c];
-                merged.push_back(three.weights()[c]);
+                EXPECT_GT(weight_at(three, c), last); // creation order inside a thread's run
+                last = weight_at(three, c);
+                merged.push_back(weight_at(three, c));
             }
         }
         // The same connections as the one-thread group.
@@ -279,10 +302,17 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
         EXPECT_EQ(merged, reference);
         if (three.has_connection_index()) {
             for (auto c = three.group(g).begin; c < three.group_end_connection(g); ++c) {
-                std::size_t created = std::size_t(three.weights()[c]);
-                std::uint32_t index = 0;
-                for (std::size_t i = 0; i < created; ++i) index += conns[i].target == conns[created].target;
-                ASSERT_EQ(three.connection_index(c), index);
+                std::size_t created = std::size_t(weight_at(three, c));
+                std::uint32_t expected = 0, index = 0;
+                for (std::size_t i = 0; i < created; ++i) expected += conns[i].target == conns[created].target;
+                // Kept only where the target has inputs in several groups of the source; the
+                // same connections keep an index with one thread.
+                std::uint32_t one_pos = 0;
+                while (one.weights()[one_pos] != double(created)) ++one_pos;
+                std::uint32_t one_index = 0;
+                const bool kept = three.find_connection_index(c, index);
+                ASSERT_EQ(kept, one.find_connection_index(one_pos, one_index)) << "connection " << created;
+                if (kept) ASSERT_EQ(index, expected);
             }
         }
     }

@@ -398,11 +398,13 @@ TEST(interval_fire, each_population_uses_its_own_parameters_and_burst_groups) {
     spec.populations.push_back({"interval_fire",
                                 3,
                                 4,
-                                {{"invl_low_ms", 5.0},
-                                 {"invl_high_ms", 6.0},
-                                 {"burst_groups", 2},
-                                 {"burst_factor", 2.0},
-                                 {"burst_period_ms", 50.0}}});
+                                constant_parameter_map({{"invl_low_ms", 5.0},
+                                                        {"invl_high_ms", 6.0},
+                                                        {"burst_groups", 2},
+                                                        {"burst_factor", 2.0},
+                                                        {"burst_period_ms", 50.0}}),
+                                {},
+                                {}});
     auto group = make_cell_group(spec, {4, 1, 6});
     auto out = run(*group, 800);                          // 20 ms: inside the first burst window
     EXPECT_EQ(out.steps_of(1), free_running(17, 1, 800)); // default cell: no spike before 20 ms
