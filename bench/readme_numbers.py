@@ -74,21 +74,27 @@ def vs_nest_block(results: dict, scale: float = SCALE, indegree: int = INDEGREE)
     )
 
 
-def readme_with_block(text: str, block: str) -> str:
-    """``text`` with the part between the markers replaced by ``block``."""
-    start, end = text.find(BEGIN), text.find(END)
+def readme_with_block(text: str, block: str, name: str = "vs_nest") -> str:
+    """``text`` with the part between the markers of block ``name`` replaced by ``block``."""
+    begin, end_marker = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    start, end = text.find(begin), text.find(end_marker)
     if start < 0 or end < start:
-        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
-    return text[: start + len(BEGIN)] + "\n" + block + "\n" + text[end:]
+        raise ValueError(f"README.md has no {begin} ... {end_marker} block")
+    return text[: start + len(begin)] + "\n" + block + "\n" + text[end:]
+
+
+def write_block(block: str, name: str, readme: Path = README) -> bool:
+    """Rewrite README's block ``name``; whether it changed."""
+    text = readme.read_text(encoding="utf-8")
+    new = readme_with_block(text, block, name)
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
 
 
 def update_readme(results: dict, readme: Path = README) -> bool:
     """Rewrite README's block from ``results``; whether it changed."""
-    text = readme.read_text(encoding="utf-8")
-    new = readme_with_block(text, vs_nest_block(results))
-    if new != text:
-        readme.write_text(new, encoding="utf-8")
-    return new != text
+    return write_block(vs_nest_block(results), "vs_nest", readme)
 
 
 def main(argv: list[str] | None = None) -> int:

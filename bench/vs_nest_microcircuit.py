@@ -53,6 +53,7 @@ sys.path.insert(0, str(HERE))
 import microcircuit_params as mp
 from report import RESULTS, machine, measured_on, run_stamp, update_section, write_json
 from run_exact import NEST_PYTHON
+import readme_numbers
 
 CONFIG = REPO / "examples" / "microcircuit.toml"
 DATA = HERE / "nest" / "data" / "microcircuit"
@@ -327,6 +328,71 @@ def _own(row: dict) -> str:
     return f"{row['own_bytes_per_synapse']:.1f} / {_number(row.get('store_bytes_per_synapse'), 1)}"
 
 
+# The issue's targets at equal cores: spikex's simulate time and memory per synapse as a
+# share of NEST's.
+TARGET_SIMULATE_RATIO = 0.25
+TARGET_MEMORY_RATIO = 0.5
+
+
+def _span(values: list[float]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}"
+
+
+def equal_core_ratios(result: dict) -> list[str]:
+    """spikex / NEST per number of cores (NEST's 1 × c run against every spikex ranks × threads
+    layout with c cores), simulate time per biological second and RSS bytes per synapse."""
+    nest = {row["threads"]: row for row in result["rows"] if row["simulator"] == "nest"}
+    lines = []
+    for cores in sorted({r["ranks"] * r["threads"] for r in result["rows"]}):
+        ref = nest.get(cores)
+        mine = [
+            r for r in result["rows"]
+            if r["simulator"] == "spikex" and r["ranks"] * r["threads"] == cores
+        ]  # fmt: skip
+        if ref is None or not mine:
+            continue
+        simulate = [r["simulate_s_per_bio_s"] / ref["simulate_s_per_bio_s"] for r in mine]
+        memory = [
+            r["bytes_per_synapse"] / ref["bytes_per_synapse"]
+            for r in mine
+            if r.get("bytes_per_synapse") and ref.get("bytes_per_synapse")
+        ]
+        met = max(simulate) <= TARGET_SIMULATE_RATIO and (
+            not memory or max(memory) <= TARGET_MEMORY_RATIO
+        )
+        lines.append(
+            f"* {cores} core{'s' if cores > 1 else ''} ({len(mine)} spikex runs against NEST 1 × "
+            f"{cores}): simulate {_span(simulate)}"
+            + (f", memory per synapse {_span(memory)}" if memory else "")
+            + (" — targets met" if met else " — **targets not met**")
+        )
+    if lines:
+        lines.insert(
+            0,
+            f"spikex / NEST at equal cores (targets: simulate ≤ {TARGET_SIMULATE_RATIO}, "
+            f"memory per synapse ≤ {TARGET_MEMORY_RATIO}):\n",
+        )
+    return lines
+
+
+def readme_block(result: dict) -> str:
+    """The README's paragraph on the microcircuit benchmark (block ``vs_nest_microcircuit``)."""
+    setting = result["setting"]
+    stamps = sorted(row["measured"]["date_utc"] for row in result["rows"] if row.get("measured"))
+    when = f", {stamps[0]} to {stamps[-1]} UTC" if stamps else ""
+    return "\n".join(
+        [
+            f"The microcircuit at n_scaling {setting['n_scaling']:g}, k_scaling "
+            f"{setting['k_scaling']:g} ({result['recurrent_synapses']:,} synapses; "
+            f"`bench/vs_nest_microcircuit.py`{when}, one run each; "
+            "`docs/validation/microcircuit.md`):",
+            "",
+            *equal_core_ratios(result)[1:],
+        ]
+    )
+
+
 def markdown(result: dict) -> str:
     """The benchmark section of docs/validation/microcircuit.md, from the JSON."""
     setting = result["setting"]
@@ -359,6 +425,10 @@ def markdown(result: dict) -> str:
         lines.append(f"\nspikex's spikes are {same} in every layout and method (spikes_sha256).")
     for note in result.get("skipped", []):
         lines.append(f"\nNot run: {note}.")
+    ratios = equal_core_ratios(result)
+    if ratios:
+        lines.append("")
+        lines.extend(ratios)
     return "\n".join(lines) + "\n"
 
 
@@ -411,6 +481,8 @@ def main(argv=None) -> int:
         write_json(args.output, result)
     text = markdown(result)
     update_section("benchmark", text, doc=args.doc)
+    if args.doc == DOC:
+        readme_numbers.write_block(readme_block(result), "vs_nest_microcircuit")
     print(text)
     return 0
 

@@ -24,6 +24,21 @@ def test_readme_block_is_generated_from_vs_nest_json():
     )
 
 
+def test_readme_microcircuit_block_is_generated_from_its_json():
+    import vs_nest_microcircuit
+
+    result = json.loads((REPO / "bench" / "results" / "vs_nest_microcircuit.json").read_text())
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = vs_nest_microcircuit.readme_block(result)
+    assert "simulate" in block and "memory per synapse" in block
+    expected = readme_numbers.readme_with_block(text, block, "vs_nest_microcircuit")
+    assert text == expected, (
+        "README.md's vs_nest_microcircuit block differs from "
+        "bench/results/vs_nest_microcircuit.json: run `python bench/vs_nest_microcircuit.py "
+        "--report-only`"
+    )
+
+
 def test_vs_nest_json_keeps_its_campaigns():
     campaigns = readme_numbers.campaigns(RESULTS)
     assert len(campaigns) >= 3  # the three campaigns of 2026-11-23

@@ -192,6 +192,10 @@ def test_report_states_the_load_and_what_was_not_run():
     assert "| nest | 1 × 2 | – | 1.0 | 3.0 | 400 | 50.0 | – | – | – |" in text
     assert "| spikex | 2 × 1 | rma | 0.5 | 2.0 | 200 | 20.0 | 19.0 / 17.5 | 12 % | 1 % |" in text
     assert "Not run: nest 2x1" in text
+    # 2 / 3 of NEST's time and 20 / 50 of its memory at 2 cores: the time target is missed
+    assert "* 2 cores (1 spikex runs against NEST 1 × 2): simulate 0.67, memory per synapse 0.40 — **targets not met**" in text
+    rows[1]["simulate_s_per_bio_s"] = 0.6
+    assert "simulate 0.20, memory per synapse 0.40 — targets met" in vs.markdown(result)
 
 
 def test_layout_argument():
