@@ -9,7 +9,7 @@ from conftest import run_cli, write_config
 from spikex import _core
 from spikex import config as registry
 from spikex.errors import ConfigError
-from spikex.models import MODEL_DOCS, MODEL_PARAMETERS
+from spikex.models import MODEL_PARAMETERS, MODELS
 
 IAF = """
 [simulation]
@@ -39,7 +39,7 @@ def test_every_parameter_has_a_documented_key():
         key = registry.KEYS[path]
         assert path == f"network.iaf_psc_alpha.{name}"
         assert key.kind == "float" and key.doc.endswith(".")
-    assert "iaf_psc_alpha" in MODEL_DOCS
+    assert MODELS["iaf_psc_alpha"]["docs_page"].endswith("iaf_psc_alpha.md")
     assert "network.iaf_psc_alpha" in registry.SECTION_DOCS
 
 
