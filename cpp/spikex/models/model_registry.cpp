@@ -5,13 +5,14 @@
 #include "spikex/core/format.hpp"
 
 // X(name): the model's file defines `model_entry name_model()`.
-#define SPIKEX_MODELS(X)  \
-    X(interval_fire)      \
-    X(iaf_psc_alpha)      \
-    X(iaf_psc_exp)        \
-    X(iaf_psc_delta)      \
-    X(spike_source_array) \
-    X(poisson_generator)  \
+#define SPIKEX_MODELS(X)    \
+    X(interval_fire)        \
+    X(iaf_psc_alpha)        \
+    X(iaf_psc_exp)          \
+    X(iaf_psc_delta)        \
+    X(spike_source_array)   \
+    X(spike_source_poisson) \
+    X(poisson_generator)    \
     X(dc_generator)
 
 namespace spikex {

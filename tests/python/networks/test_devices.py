@@ -172,3 +172,31 @@ def test_delays_from_a_distribution_are_rounded_to_steps_down_to_half_a_step():
         net2 = sx.Network(dt_ms=0.1)
         c2 = _targets(net2, 3)
         net2.connect_rule("fixed_indegree", c2, c2, indegree=1, delay_ms=sx.uniform(0.04, 1.0))
+
+
+def test_spike_source_poisson_sends_one_train_to_every_target_within_its_window():
+    net = sx.Network(dt_ms=0.1, seed=4)
+    trains = net.create("spike_source_poisson", 40, params={"rate": 80.0, "start": 100.0, "stop": 600.0}, name="trains")
+    targets = _targets(net, 3)
+    net.connect(np.repeat(trains[0], 3), targets.gids, weight=2.0, delay_ms=np.array([0.1, 0.5, 1.0]))
+    net.record_spikes(trains)
+    net.record_spikes(targets)
+    result = net.simulate(800.0)
+    gids, steps = result.spikes[0], result.spike_steps
+    source = steps[gids < targets.first_gid]
+    # 40 trains x 80 Hz x 0.5 s = 1600 expected (Poisson: sd 40); all inside [start, stop)
+    assert abs(source.size - 1600) < 200
+    assert source.min() >= 999 and (source.max() + 1) * 0.1 < 600.0 + 1e-9
+    # every target receives the same spikes of cell 0, each after its own delay
+    first = np.sort(steps[gids == trains[0]])
+    for target, delay_steps in zip(targets.gids, (1, 5, 10)):
+        assert np.array_equal(np.sort(steps[gids == target]), first + delay_steps)
+    # the trains differ from cell to cell and with the seed
+    assert not np.array_equal(first, np.sort(steps[gids == trains[1]]))
+
+
+def test_spike_source_poisson_bad_parameters_name_the_key():
+    net = sx.Network(dt_ms=0.1)
+    net.create("spike_source_poisson", 2, params={"rate": -1.0})
+    with pytest.raises(ValueError, match="rate = -1: must be >= 0 Hz"):
+        net.simulate(1.0)

@@ -42,7 +42,7 @@ def test_the_network_is_active_and_uses_its_inputs(reference):
     sha, total, _, _, *pops = reference
     counts = dict(p.split("=") for p in pops)
     assert int(total) > 500
-    assert all(int(counts[name]) > 0 for name in ("exp", "delta", "alpha", "array")), counts
+    assert all(int(counts[name]) > 0 for name in ("exp", "delta", "alpha", "array", "trains")), counts
 
 
 @pytest.mark.parametrize("ranks", marked([1, 2, 3, 4], mpi_if=lambda r: r > 1))

@@ -33,6 +33,7 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     dc = net.create("dc_generator", 1, params={"amplitude": 150.0, "start": 50.0, "stop": 120.0}, name="dc")
     times = [np.arange(1.0, 200.0, 7.0 + k) for k in range(5)]
     array = net.create("spike_source_array", 5, params={"spike_times": times}, name="array")
+    trains = net.create("spike_source_poisson", 6, params={"rate": sx.uniform(50.0, 150.0), "start": 10.0}, name="trains")
     w_e = sx.normal_clipped(40.0, 8.0, low=0.0)
     d_e = sx.normal_clipped(1.0, 0.5, low=DT)
     net.connect_rule("fixed_indegree", exp, exp, indegree=12, weight=w_e, delay_ms=d_e)
@@ -46,10 +47,11 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("all_to_all", poisson[0:1], exp, weight=20.0, delay_ms=1.5)
     net.connect_rule("one_to_one", poisson, alpha[0:2], weight=40.0, delay_ms=0.4)
     net.connect_rule("all_to_all", dc, alpha, weight=1.0, delay_ms=0.5)
+    net.connect_rule("fixed_outdegree", trains, exp, outdegree=10, weight=30.0, delay_ms=sx.uniform(0.1, 1.0))
     rng = np.random.default_rng(3)
     src, tgt = rng.integers(exp.first_gid, exp.stop_gid, 300), rng.integers(inh.first_gid, inh.stop_gid, 300)
     net.connect(src, tgt, weight=rng.uniform(0.1, 0.5, 300), delay_ms=rng.choice([0.1, 0.2, 1.3], 300))
-    for pop in (exp, inh, alpha, array):
+    for pop in (exp, inh, alpha, array, trains):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     return net

@@ -1,0 +1,142 @@
+// spike_source_poisson: cells that each emit one Poisson train (PyNN's SpikeSourcePoisson;
+// in NEST a poisson_generator feeding a parrot_neuron). Unlike poisson_generator, whose
+// every target gets a train of its own, all targets of a cell receive the same spikes,
+// and the cell's spikes can be recorded.
+//
+// Parameters: rate (Hz, >= 0), start and stop (ms, default 0 and infinity). The train of
+// cell `gid` is a sequence of exponential gaps drawn from its own stream (seed, gid,
+// purpose::source_train): the events t1 < t2 < ... in (start, stop). An event at time t is
+// emitted at step ceil(t/dt) - 1, so that its time stamp (n + 1)·dt (NEST's convention,
+// docs/models/iaf_psc_alpha.md) is the first grid time at or after t. A cell spikes at most
+// once per step: two events of one step make one spike (at 10 Hz and dt = 0.1 ms about one
+// event in 2·10^5 shares a step with the one before).
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <sstream>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+#include "spikex/core/random.hpp"
+#include "spikex/models/model_registry.hpp"
+
+namespace spikex {
+namespace {
+
+std::string number(double x) {
+    std::ostringstream s;
+    s.precision(17);
+    s << x;
+    return s.str();
+}
+
+struct train_parameters {
+    double rate_hz = 0.0;
+    double start = 0.0;
+    double stop = std::numeric_limits<double>::infinity();
+};
+
+train_parameters parse(const population_spec& pop, gid_type gid, std::uint32_t seed) {
+    train_parameters p;
+    for (const auto& [name, value]: cell_parameters(pop, gid, seed)) {
+        auto fail = [&](const std::string& allowed) {
+            throw user_error(
+                spikex::format("spike_source_poisson parameter {} = {}: {}", name, number(value), allowed));
+        };
+        if (std::isnan(value) || (name != "stop" && !std::isfinite(value))) fail("must be a finite number");
+        if (name == "rate") {
+            if (value < 0) fail("must be >= 0 Hz");
+            p.rate_hz = value;
+        } else if (name == "start") {
+            if (value < 0) fail("must be >= 0 ms");
+            p.start = value;
+        } else if (name == "stop") {
+            p.stop = value;
+        } else {
+            throw user_error(spikex::format(
+                "spike_source_poisson parameter \"{}\" is unknown: allowed are rate, start, stop", name));
+        }
+    }
+    if (p.stop < p.start) {
+        throw user_error(spikex::format("spike_source_poisson parameter stop = {}: must be >= start = {} ms",
+                                        number(p.stop), number(p.start)));
+    }
+    return p;
+}
+
+class spike_source_poisson_group final: public cell_group {
+public:
+    spike_source_poisson_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
+        dt_(spec.dt_ms), first_local_(first_local) {
+        cells_.reserve(gids.size());
+        for (local_index i = 0; i < gids.size(); ++i) {
+            const train_parameters p = parse(spec.population_of(gids[i]), gids[i], spec.seed);
+            cells_.push_back({p, random_stream(spec.seed, gids[i], purpose::source_train), p.start});
+            schedule(i, std::numeric_limits<step_type>::max());
+        }
+    }
+
+    void begin_step(step_type n, spike_output& out) override {
+        // A restart past some events (none in a normal run) drops them.
+        while (!due_.empty() && due_.top().first <= n) {
+            const auto [step, i] = due_.top();
+            due_.pop();
+            if (step == n) out.emit(first_local_ + i, n);
+            schedule(i, step);
+        }
+    }
+
+    void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {}
+
+    std::size_t bytes() const override {
+        return cells_.capacity() * sizeof(cells_[0]) + due_.size() * sizeof(std::pair<step_type, local_index>);
+    }
+
+private:
+    struct cell {
+        train_parameters p;
+        random_stream stream;
+        double t; // the last event drawn, ms
+    };
+
+    // Draws cell i's events until one falls on a step after `after` (none before the
+    // first call: `after` = max), and queues it unless it is at or past stop.
+    void schedule(local_index i, step_type after) {
+        cell& c = cells_[i];
+        if (c.p.rate_hz <= 0) return;
+        const double mean_gap_ms = 1000.0 / c.p.rate_hz;
+        for (;;) {
+            c.t += -std::log(1.0 - c.stream.next_uniform()) * mean_gap_ms;
+            if (!(c.t < c.p.stop)) return;
+            const double steps = std::ceil(c.t / dt_);
+            if (steps > double(std::numeric_limits<step_type>::max() - 1)) return;
+            const auto step = static_cast<step_type>(steps) - 1;
+            if (after == std::numeric_limits<step_type>::max() || step > after) {
+                due_.push({step, i});
+                return;
+            }
+        }
+    }
+
+    using entry = std::pair<step_type, local_index>;
+    double dt_;
+    local_index first_local_;
+    std::vector<cell> cells_;
+    std::priority_queue<entry, std::vector<entry>, std::greater<entry>> due_;
+};
+
+} // namespace
+
+model_entry spike_source_poisson_model() {
+    return {.name = "spike_source_poisson",
+            .kind = model_kind::spike_source,
+            .description = "cells that each emit one Poisson train, the same to every target (PyNN's "
+                           "SpikeSourcePoisson, NEST's poisson_generator into a parrot_neuron)",
+            .parameters = {"rate", "start", "stop"},
+            .docs_page = "docs/models/devices.md",
+            .make = [](const network_spec& spec, const std::vector<gid_type>& gids, local_index first) {
+                return std::unique_ptr<cell_group>(std::make_unique<spike_source_poisson_group>(spec, gids, first));
+            }};
+}
+
+} // namespace spikex
