@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -20,7 +20,7 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build format-check test-cpp test-sanitize test-python
+test: build format-check test-cpp test-sanitize test-python test-pynn
 
 # The C++ unit and multi-rank tests and the micro-benchmarks (bench/cpp/) in their own
 # build, apart from the package (`pip install .` builds only the core library and the
@@ -63,6 +63,13 @@ setup-nest:
 
 test-python: setup-nest
 	$(PY) -m pytest -q tests/python
+
+# PyNN's own system scenarios (its sdist, fetched once into build/pynn-sdist/) against
+# spikex.pynn, each in a subprocess: writes docs/validation/pynn.md and
+# bench/results/pynn_scenarios.json, fails if a scenario of tests/pynn/expected_pass.txt
+# does not pass (docs/dev/testing.md). At most 300 s a scenario and 480 s in all.
+test-pynn: build
+	$(PY) tests/pynn/harness.py --check
 
 # While developing: the Python tests not marked slow (pyproject.toml, docs/dev/testing.md),
 # serial and MPI, in under two minutes on 2 cores; `make test` still runs everything.
