@@ -1,0 +1,153 @@
+"""Population, PopulationView and Assembly on PyNN's common base classes.
+
+A population keeps its native parameters (NEST's names and units) and initial values as
+full-size arrays, the same on every rank when the values come from numbers, arrays or a
+parallel-safe RNG; spikex receives them when the network is built (simulator.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pyNN import common, errors
+from pyNN.parameters import ParameterSpace, Sequence, simplify
+from pyNN.standardmodels import StandardCellType
+
+from . import simulator
+from .recording import Recorder
+
+
+def _evaluated(value, size: int) -> np.ndarray:
+    """A lazy parameter value as an array of `size` entries (objects for sequences)."""
+    value.shape = (size,)
+    result = np.asarray(value.evaluate(simplify=False))
+    if result.ndim == 0:  # a one-cell population's value
+        result = np.full(size, result.item(), dtype=result.dtype)
+    return result
+
+
+def _check_spike_times(values) -> None:
+    for times in values:
+        times = np.asarray(times.value if isinstance(times, Sequence) else times, dtype=float)
+        if np.any(np.diff(times) < 0):
+            raise errors.InvalidParameterValueError(
+                f"spikex.pynn: SpikeSourceArray spike_times must be in increasing order: {times.tolist()}"
+            )
+
+
+class Assembly(common.Assembly):
+    _simulator = simulator
+
+
+class PopulationView(common.PopulationView):
+    _assembly_class = Assembly
+    _simulator = simulator
+
+    def _get_parameters(self, *names):
+        local = self.grandparent.id_to_index(self.local_cells)
+        return _parameters_of(self.grandparent, self.celltype, names, local)
+
+    def _set_parameters(self, parameter_space):
+        self.grandparent._store_native(parameter_space, self._root_indices())
+
+    def _set_initial_value_array(self, variable, initial_values):
+        self.grandparent._store_initial(variable, initial_values, self._root_indices())
+
+    def _get_view(self, selector, label=None):
+        return PopulationView(self, selector, label)
+
+    def _root_indices(self) -> np.ndarray:
+        return self.grandparent.id_to_index(self.all_cells)
+
+
+def _parameters_of(root, celltype, names, indices) -> ParameterSpace:
+    """PyNN-named parameters of cells `indices` of population `root`."""
+    if any(name in celltype.computed_parameters() for name in names):
+        native_names = celltype.get_native_names()
+    else:
+        native_names = celltype.get_native_names(*names)
+    native = {name: simplify(root._native[name][indices]) for name in native_names}
+    space = ParameterSpace(native, shape=(len(indices),))
+    return celltype.reverse_translate(space)
+
+
+class Population(common.Population):
+    __doc__ = common.Population.__doc__
+    _simulator = simulator
+    _recorder_class = Recorder
+    _assembly_class = Assembly
+
+    def _create_cells(self):
+        if not isinstance(self.celltype, StandardCellType) or not hasattr(self.celltype, "spikex_model"):
+            raise errors.InvalidModelError(
+                f"spikex.pynn: cell type {type(self.celltype).__name__} is not supported "
+                "(supported: IF_curr_alpha, IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, "
+                "SpikeSourceArray; docs/user/pynn.md)"
+            )
+        state = simulator.state
+        state.changed("creating a Population")
+        ids = np.arange(state.id_counter, state.id_counter + self.size)
+        self.all_cells = np.array([simulator.ID(i) for i in ids], dtype=simulator.ID)
+        self._mask_local = ids % state.num_processes == state.mpi_rank
+        for cell in self.all_cells:
+            cell.parent = self
+        native = self.celltype.native_parameters
+        native.shape = (self.size,)
+        self._native = {name: _evaluated(value, self.size) for name, value in native.items()}
+        if "spike_times" in self._native:
+            _check_spike_times(self._native["spike_times"])
+        self._initial = {}
+        state.id_counter += self.size
+        state.populations.append(self)
+
+    def _store_native(self, parameter_space, indices) -> None:
+        simulator.state.changed("changing parameters")
+        for name, value in parameter_space.items():
+            self._native[name][indices] = _evaluated(value, len(indices))
+            if name == "spike_times":
+                _check_spike_times(self._native[name])
+
+    def _store_initial(self, variable, initial_values, indices) -> None:
+        from ..models import MODELS
+
+        native = self.celltype.variable_map.get(variable)
+        if native not in MODELS[self.celltype.spikex_model]["parameters"]:
+            # isyn_exc, isyn_inh: spikex's models start without synaptic current
+            if np.any(np.asarray(initial_values.evaluate(simplify=False)) != 0):
+                raise NotImplementedError(
+                    f"spikex.pynn: initial value of {variable}: {self.celltype.spikex_model} starts at 0"
+                )
+            return
+        simulator.state.changed("changing initial values")
+        values = self._initial.setdefault(native, np.full(self.size, np.nan))
+        initial_values.shape = (len(indices),)
+        values[indices] = np.asarray(initial_values.evaluate(simplify=False), dtype=float)
+
+    def _set_initial_value_array(self, variable, initial_values):
+        self._store_initial(variable, initial_values, np.arange(self.size))
+
+    def _get_view(self, selector, label=None):
+        return PopulationView(self, selector, label)
+
+    def _get_parameters(self, *names):
+        return _parameters_of(self, self.celltype, names, np.arange(self.size)[self._mask_local])
+
+    def _get_native_parameters(self, *names):
+        local = np.arange(self.size)[self._mask_local]
+        return ParameterSpace({name: simplify(self._native[name][local]) for name in names}, shape=(local.size,))
+
+    def _set_parameters(self, parameter_space):
+        self._store_native(parameter_space, np.arange(self.size))
+
+    def _create_in(self, net) -> None:
+        """Create this population's cells in spikex network `net` (gids = PyNN ids)."""
+        params = {}
+        for name, values in self._native.items():
+            if name == "spike_times":
+                params[name] = [np.asarray(s.value if isinstance(s, Sequence) else s, dtype=float) for s in values]
+            else:
+                values = np.asarray(values, dtype=float)
+                params[name] = float(values[0]) if np.all(values == values[0]) else values
+        for name, values in self._initial.items():
+            params[name] = values
+        created = net.create(self.celltype.spikex_model, self.size, params=params, name=self.label)
+        assert created.first_gid == int(self.all_cells[0]), "spikex.pynn: gids out of step with PyNN ids"

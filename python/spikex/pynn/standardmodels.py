@@ -1,0 +1,147 @@
+"""PyNN's standard cell types, synapse types and current sources on spikex's models.
+
+Translations are PyNN's units to NEST's (spikex's models take NEST's names and units):
+nF -> pF and nA -> pA (x 1000). ``spikex_model`` names the spikex model; ``variable_map``
+the spikex state variable of a PyNN recordable. Anything PyNN defines that is not here is
+refused by name (``__init__.py``), never replaced by something else.
+"""
+
+from __future__ import annotations
+
+from pyNN.standardmodels import build_translations, cells, electrodes, synapses
+
+from . import simulator
+
+
+class IF_curr_alpha(cells.IF_curr_alpha):
+    __doc__ = cells.IF_curr_alpha.__doc__
+    translations = build_translations(
+        ("v_rest", "E_L"),
+        ("v_reset", "V_reset"),
+        ("cm", "C_m", 1000.0),
+        ("tau_m", "tau_m"),
+        ("tau_refrac", "t_ref"),
+        ("tau_syn_E", "tau_syn_ex"),
+        ("tau_syn_I", "tau_syn_in"),
+        ("v_thresh", "V_th"),
+        ("i_offset", "I_e", 1000.0),
+    )
+    variable_map = {"v": "V_m", "isyn_exc": "I_syn_ex", "isyn_inh": "I_syn_in"}
+    scale_factors = {"v": 1.0, "isyn_exc": 0.001, "isyn_inh": 0.001}
+    spikex_model = "iaf_psc_alpha"
+    weight_scale = 1.0  # synapse translations already give pA
+
+
+class IF_curr_exp(cells.IF_curr_exp):
+    __doc__ = cells.IF_curr_exp.__doc__
+    translations = IF_curr_alpha.translations
+    variable_map = IF_curr_alpha.variable_map
+    scale_factors = IF_curr_alpha.scale_factors
+    spikex_model = "iaf_psc_exp"
+    weight_scale = 1.0
+
+
+class IF_curr_delta(cells.IF_curr_delta):
+    __doc__ = cells.IF_curr_delta.__doc__
+    translations = build_translations(
+        ("v_rest", "E_L"),
+        ("v_reset", "V_reset"),
+        ("cm", "C_m", 1000.0),
+        ("tau_m", "tau_m"),
+        ("tau_refrac", "t_ref"),
+        ("v_thresh", "V_th"),
+        ("i_offset", "I_e", 1000.0),
+    )
+    variable_map = {"v": "V_m"}
+    scale_factors = {"v": 1.0}
+    spikex_model = "iaf_psc_delta"
+    weight_scale = 1e-3  # weights are jumps of V in mV: undo the synapse's nA -> pA
+
+
+class SpikeSourcePoisson(cells.SpikeSourcePoisson):
+    __doc__ = cells.SpikeSourcePoisson.__doc__
+    translations = build_translations(
+        ("rate", "rate"),
+        ("start", "start"),
+        ("duration", "stop", "start+duration", "stop-start"),
+    )
+    variable_map = {}
+    scale_factors = {}
+    spikex_model = "spike_source_poisson"
+
+
+class SpikeSourceArray(cells.SpikeSourceArray):
+    __doc__ = cells.SpikeSourceArray.__doc__
+    translations = build_translations(("spike_times", "spike_times"))
+    variable_map = {}
+    scale_factors = {}
+    spikex_model = "spike_source_array"
+
+
+class StaticSynapse(synapses.StaticSynapse):
+    __doc__ = synapses.StaticSynapse.__doc__
+    translations = build_translations(("weight", "weight", 1000.0), ("delay", "delay"))
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
+class DCSource(electrodes.DCSource):
+    """A constant current from ``start`` to ``stop`` (nA, ms) into the cells it is injected
+    into: a spikex ``dc_generator`` with NEST's timing (PyNN's pyNN.nest does the same)."""
+
+    __doc__ = electrodes.DCSource.__doc__
+    translations = build_translations(
+        ("amplitude", "amplitude", 1000.0),
+        ("start", "start"),
+        ("stop", "stop"),
+    )
+
+    def __init__(self, **parameters):
+        object.__setattr__(self, "_native", {})
+        object.__setattr__(self, "_targets", [])
+        super().__init__(**parameters)
+        native = self.translate(self.parameter_space)
+        native.shape = (1,)
+        native.evaluate(simplify=True)
+        object.__setattr__(self, "_native", {k: float(v) for k, v in native.items()})
+        simulator.state.current_sources.append(self)
+
+    def set_native_parameters(self, parameters):
+        parameters.shape = (1,)
+        parameters.evaluate(simplify=True)
+        simulator.state.changed("changing a current source")
+        self._native.update({k: float(v) for k, v in parameters.items()})
+
+    def get_native_parameters(self):
+        from pyNN.parameters import ParameterSpace
+
+        return ParameterSpace(dict(self._native), self.get_schema(), (1,))
+
+    def inject_into(self, cells):
+        targets = [int(c) for c in cells]
+        for cell in cells:
+            if not cell.celltype.injectable:
+                raise TypeError("Can't inject current into a spike source.")
+        simulator.state.changed("injecting a current")
+        self._targets.extend(targets)
+
+    def _create_in(self, net) -> None:
+        """A dc_generator cell and its inputs to the local targets. NEST's timing as in
+        pyNN.nest: the current reaches the cells one step after the generator, so the
+        generator's window moves one step earlier."""
+        if not self._targets:
+            return
+        dt = simulator.state.dt
+        start = max(0.0, self._native["start"] - dt)
+        stop = max(start, self._native["stop"] - dt)
+        generator = net.create(
+            "dc_generator", 1, params={"amplitude": self._native["amplitude"], "start": start, "stop": stop}
+        )
+        local = set(net.local_gids().tolist())
+        targets = [t for t in self._targets if t in local]
+        if targets:
+            net.connect(generator.first_gid, targets, weight=1.0, delay_ms=dt, local=True)
+
+
+STANDARD_CELL_TYPES = (IF_curr_alpha, IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, SpikeSourceArray)
