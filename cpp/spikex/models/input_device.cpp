@@ -1,22 +1,17 @@
 // The input devices' registry entries and parameters; their inputs are computed on the
 // targets' ranks (engine/device_inputs.cpp), so their own cells do nothing.
 #include <cmath>
-#include <sstream>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/models/input_device.hpp"
+#include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace {
 
-std::string number(double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-}
+using model_parameters::number;
 
 // A device's own cells: no state, no spikes.
 class idle_group final: public cell_group {

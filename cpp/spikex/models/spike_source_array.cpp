@@ -8,21 +8,16 @@
 // once per step: a time given twice is an error.
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace {
 
-std::string number(double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-}
+using model_parameters::number;
 
 class spike_source_array_group final: public cell_group {
 public:

@@ -13,22 +13,17 @@
 #include <cmath>
 #include <limits>
 #include <queue>
-#include <sstream>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
+#include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 namespace {
 
-std::string number(double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-}
+using model_parameters::number;
 
 struct train_parameters {
     double rate_hz = 0.0;
