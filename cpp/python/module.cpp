@@ -27,6 +27,7 @@
 #include "spikex/models/model_registry.hpp"
 #include "spikex/network/rule_check.hpp"
 #include "spikex/route/router.hpp"
+#include "spikex/synapses/synapse_registry.hpp"
 
 namespace nb = nanobind;
 using namespace spikex;
@@ -307,6 +308,20 @@ nb::list models_to_python() {
     return out;
 }
 
+nb::list synapses_to_python() {
+    nb::list out;
+    for (const auto& entry: synapse_registry()) {
+        nb::dict d;
+        d["name"] = entry.name;
+        d["description"] = entry.description;
+        d["defaults"] = entry.defaults;
+        d["plastic"] = bool(entry.make_rule);
+        d["docs_page"] = entry.docs_page;
+        out.append(d);
+    }
+    return out;
+}
+
 class py_engine {
 public:
     py_engine(double dt_ms, std::uint32_t seed, const std::string& method, const std::string& distribution,
@@ -427,7 +442,8 @@ public:
         }
         check_rule_kinds(where, r);
         check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays
-        set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2);
+        set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2,
+                                    highest_value(r.weight) + r.weight_spread / 2);
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 
@@ -441,9 +457,13 @@ public:
         }
         connection_set set;
         set.is_rule = false;
-        double lowest = 0;
-        for (std::size_t k = 0; k < n; ++k) lowest = std::min(lowest, weights.data()[k]);
-        set.synapse = synapse_index(synapse, synapse_params, lowest);
+        double lowest = 0, highest = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            lowest = std::min(lowest, weights.data()[k]);
+            highest = std::max(highest, weights.data()[k]);
+        }
+        if (n == 0) lowest = highest = NAN; // nothing to check
+        set.synapse = synapse_index(synapse, synapse_params, lowest, highest);
         auto& a = set.arrays;
         std::int64_t cells = engine_->spec().cells();
         for (std::size_t k = 0; k < n; ++k) {
@@ -549,14 +569,19 @@ private:
     }
 
     // The index of a synapse type with these parameters in the network's list, adding it
-    // when new. Plastic weights must not be negative.
+    // when new. The weights must lie in the range the type allows (stdp_synapse: between 0
+    // and Wmax); NaN bounds: no weights to check.
     std::uint16_t synapse_index(const std::string& name, const std::map<std::string, double>& params,
-                                double lowest_weight) {
+                                double lowest_weight, double highest_weight) {
         synapse_spec wanted{name, params};
-        validate_synapse(wanted);
-        if (name != "static" && lowest_weight < 0) {
+        const synapse_entry& entry = find_synapse(name);
+        entry.check(params);
+        const auto [low, high] = entry.weight_range(params);
+        if (lowest_weight < low || highest_weight > high) {
             throw user_error(
-                spikex::format("connect: synapse \"{}\" needs weights >= 0, got {:.6f}", name, lowest_weight));
+                spikex::format("connect: synapse \"{}\" needs weights in [{}, {}], got weights in [{}, {}]", name,
+                               model_parameters::number(low), model_parameters::number(high),
+                               model_parameters::number(lowest_weight), model_parameters::number(highest_weight)));
         }
         auto& list = engine_->spec().synapses;
         for (std::size_t k = 0; k < list.size(); ++k) {
@@ -585,7 +610,20 @@ public:
         d["target"] = to_numpy(std::move(c.target));
         d["weight"] = to_numpy(std::move(c.weight));
         d["delay_ms"] = to_numpy(std::move(c.delay_ms));
+        d["synapse"] = to_numpy(std::move(c.synapse));
         return d;
+    }
+
+    // The network's synapse types in index order (connections()["synapse"]): name, params.
+    nb::list synapse_types() const {
+        nb::list out;
+        for (const auto& s: engine_->spec().synapses) {
+            nb::dict d;
+            d["name"] = s.name;
+            d["params"] = s.params;
+            out.append(d);
+        }
+        return out;
     }
 
 private:
@@ -706,6 +744,7 @@ NB_MODULE(_core, m) {
     });
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("model_registry", &models_to_python);
+    m.def("synapse_registry", &synapses_to_python);
     m.def("local_gids", [](const std::string& scheme, std::uint32_t cells, std::uint32_t seed) {
         distribution d(parse_distribution_scheme(scheme), cells, comm().size(), seed);
         auto gids = d.gids_of(comm().rank());
@@ -747,6 +786,7 @@ NB_MODULE(_core, m) {
         .def_prop_ro("threads", [](py_engine& e) { return e.get().options().threads; })
         .def("local_spikes", &py_engine::local_spikes)
         .def("connections", &py_engine::connections)
+        .def("synapse_types", &py_engine::synapse_types)
         .def("local_connection_count", [](py_engine& e) { return e.get().local_connections(); })
         .def("counters", [](py_engine& e) { return e.get().counters(); })
         .def("properties", [](py_engine& e) { return e.get().properties(); })

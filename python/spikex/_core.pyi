@@ -42,6 +42,10 @@ def model_registry() -> list[dict]:
     # every model and device: name, kind ("neuron" | "spike_source" | "input_device"),
     # description, parameters, state_variables, accepts_current, docs_page
     ...
+def synapse_registry() -> list[dict]:
+    # every synapse type: name, description, defaults {parameter: NEST's default}, plastic,
+    # docs_page
+    ...
 def local_gids(distribution: str, cells: int, seed: int) -> NDArray[np.int64]: ...  # this rank's cells
 def counter_names() -> dict[str, object]:
     """The names exchanges report (cpp/spikex/instrument/counter_names.hpp):

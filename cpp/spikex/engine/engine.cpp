@@ -47,7 +47,8 @@ void engine::build() {
 
 void engine::build_local() {
     const std::uint32_t n_cells = spec_.cells();
-    for (std::size_t k = 1; k < spec_.synapses.size(); ++k) validate_synapse(spec_.synapses[k]);
+    for (std::size_t k = 1; k < spec_.synapses.size(); ++k)
+        find_synapse(spec_.synapses[k].name).check(spec_.synapses[k].params);
     cells_ = std::make_unique<distribution>(parse_distribution_scheme(options_.distribution), n_cells, comm_.size(),
                                             spec_.seed);
     local_gids_ = cells_->gids_of(comm_.rank());
@@ -466,12 +467,14 @@ engine::connection_arrays engine::connections() const {
     out.target.reserve(n);
     out.weight.reserve(n);
     out.delay_ms.reserve(n);
+    out.synapse.reserve(n);
     if (!table_.sorted()) {
         for (std::uint32_t c = 0; c < n; ++c) {
             out.source.push_back(table_.source_of(c));
             out.target.push_back(local_gids_[table_.targets()[c]]);
             out.weight.push_back(table_.weights()[c]);
             out.delay_ms.push_back(table_.delay_of(c) * spec_.dt_ms);
+            out.synapse.push_back(0); // creation order holds static synapses only
         }
         return out;
     }
@@ -482,6 +485,7 @@ engine::connection_arrays engine::connections() const {
                 out.target.push_back(local_gids_[table_.targets()[c]]);
                 out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
+                out.synapse.push_back(table_.group(g).synapse);
             }
         }
     }

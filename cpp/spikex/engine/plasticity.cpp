@@ -1,27 +1,9 @@
 #include "spikex/engine/plasticity.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/models/model_parameters.hpp"
 
 namespace spikex {
-
-const std::vector<std::string>& synapse_names() {
-    static const std::vector<std::string> names = {"static", "stdp_pl_synapse_hom"};
-    return names;
-}
-
-void validate_synapse(const synapse_spec& synapse) {
-    if (synapse.name == "static") {
-        if (!synapse.params.empty()) {
-            throw user_error(
-                spikex::format("synapse \"static\" takes no parameters, got \"{}\"", synapse.params.begin()->first));
-        }
-    } else if (synapse.name == "stdp_pl_synapse_hom") {
-        parse_stdp_pl_parameters(synapse.params);
-    } else {
-        throw user_error(
-            spikex::format("synapse = \"{}\": must be \"static\" or \"stdp_pl_synapse_hom\"", synapse.name));
-    }
-}
 
 plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& local_gids,
                        const connection_table& table):
@@ -29,7 +11,8 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
     if (!table.has_plastic()) return;
     rule_.resize(spec.synapses.size());
     for (std::size_t s = 1; s < spec.synapses.size(); ++s) {
-        rule_[s] = stdp_pl_rule(parse_stdp_pl_parameters(spec.synapses[s].params), spec.dt_ms);
+        const synapse_entry& entry = find_synapse(spec.synapses[s].name);
+        if (entry.make_rule) rule_[s] = entry.make_rule(spec.synapses[s].params, spec.dt_ms);
     }
     pre_.assign(table.group_count(), {});
     post_.resize(local_gids.size());
@@ -43,11 +26,15 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         }
     }
     for (std::uint32_t g = 0; g < table.group_count(); ++g) {
-        if (table.group(g).synapse == 0) continue;
+        const std::uint16_t s = table.group(g).synapse;
+        if (s == 0) continue;
+        const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-            if (table.weights()[c] < 0) {
-                throw user_error(spikex::format("stdp_pl_synapse_hom: weight = {:.6f}: plastic weights must be >= 0",
-                                                table.weights()[c]));
+            const double w = table.weights()[c];
+            if (!(w >= low && w <= high)) {
+                throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
+                                                model_parameters::number(w), model_parameters::number(low),
+                                                model_parameters::number(high)));
             }
             ++incoming_[table.targets()[c]];
         }
@@ -59,22 +46,31 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const delay_group& group = table.group(g);
     const step_type delay = group.delay;
     const step_type stamp = n - delay + 1; // emitted at n - delay
-    const stdp_pl_rule& rule = rule_[group.synapse];
     const local_index* targets = table.targets();
     double* weights = table.mutable_weights();
-    // Targets ascend within a group, so post_ is walked in order; the histories' storage
-    // is not, and is fetched a few connections ahead.
-    constexpr std::uint32_t ahead = 8;
-    for (auto c = begin; c < end; ++c) {
-        if (c + ahead < end) post_[targets[c + ahead]].prefetch();
-        const local_index i = targets[c];
-        weights[c] = stdp_pl_weight(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
+    // One dispatch per group: the loop is compiled for each rule.
+    auto update = [&](const auto& rule, auto weight_of) {
+        // Targets ascend within a group, so post_ is walked in order; the histories'
+        // storage is not, and is fetched a few connections ahead.
+        constexpr std::uint32_t ahead = 8;
+        for (auto c = begin; c < end; ++c) {
+            if (c + ahead < end) post_[targets[c + ahead]].prefetch();
+            const local_index i = targets[c];
+            weights[c] = weight_of(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
+        }
+    };
+    const plastic_rule& rule = rule_[group.synapse];
+    if (const auto* pl = std::get_if<stdp_pl_rule>(&rule)) {
+        update(*pl, [](auto&&... a) { return stdp_pl_weight(a...); });
+    } else {
+        update(std::get<stdp_rule>(rule), [](auto&&... a) { return stdp_weight(a...); });
     }
 }
 
 void plasticity::advance(const connection_table& table, std::uint32_t g, step_type n) {
     const delay_group& group = table.group(g);
-    stdp_pl_advance(pre_[g], n - step_type(group.delay) + 1, rule_[group.synapse]);
+    const double tau_plus = std::visit([](const auto& rule) { return rule.tau_plus(); }, rule_[group.synapse]);
+    stdp_pre_advance(pre_[g], n - step_type(group.delay) + 1, dt_ms_, tau_plus);
 }
 
 void plasticity::post_spike(local_index cell, step_type n) {
@@ -85,8 +81,8 @@ void plasticity::post_spike(local_index cell, step_type n) {
 std::size_t plasticity::bytes() const {
     std::size_t total = pre_.capacity() * sizeof(stdp_pre_state) + post_.capacity() * sizeof(post_history) +
                         tau_minus_.capacity() * sizeof(double) + incoming_.capacity() * sizeof(std::uint32_t) +
-                        rule_.capacity() * sizeof(stdp_pl_rule);
-    for (const auto& r: rule_) total += r.plus_decay.bytes();
+                        rule_.capacity() * sizeof(plastic_rule);
+    for (const auto& r: rule_) total += std::visit([](const auto& rule) { return rule.plus_decay.bytes(); }, r);
     for (const auto& h: post_) total += h.bytes();
     return total;
 }

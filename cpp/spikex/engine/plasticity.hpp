@@ -1,21 +1,16 @@
 #pragma once
-// The plastic synapses of one rank: presynaptic traces per plastic delay group, spike
-// histories of the local neurons that have plastic inputs, and the rule parameters per
-// synapse type. Threads may call weights() and post_spike() at once for targets they own
-// (every structure touched is per target); advance() runs on one thread after a step's
-// deliveries.
+// The plastic synapses of one rank (the rules of synapse_registry.hpp): presynaptic traces per plastic delay group,
+// spike histories of the local neurons that have plastic inputs, and the rule parameters per synapse type. Threads may
+// call weights() and post_spike() at once for targets they own (every structure touched is per target); advance() runs
+// on one thread after a step's deliveries.
 #include <cstdint>
 #include <vector>
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/network/network_spec.hpp"
-#include "spikex/synapses/stdp_pl_synapse_hom.hpp"
+#include "spikex/synapses/synapse_registry.hpp"
 
 namespace spikex {
-
-// Synapse type names, index 0 first; user_error for unknown names or parameters.
-const std::vector<std::string>& synapse_names();
-void validate_synapse(const synapse_spec& synapse);
 
 class plasticity {
 public:
@@ -38,7 +33,7 @@ public:
 private:
     double dt_ms_ = 0.1;
     step_type max_delay_ = 0;
-    std::vector<stdp_pl_rule> rule_;      // per synapse type (index 0 unused)
+    std::vector<plastic_rule> rule_;      // per synapse type (index 0, static, unused)
     std::vector<stdp_pre_state> pre_;     // per delay group
     std::vector<post_history> post_;      // per local cell
     std::vector<double> tau_minus_;       // per local cell, ms

@@ -280,11 +280,13 @@ class Network:
         delay_ms : float or array-like of float
             Delay of each connection in ms (>= dt_ms).
         synapse : str
-            ``"static"`` or ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA; see
-            docs/models/stdp_pl_synapse_hom.md).
+            ``"static"`` or a plastic type of ``spikex.models.SYNAPSES``:
+            ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA;
+            docs/models/stdp_pl_synapse_hom.md) or ``"stdp_synapse"`` (weights between 0
+            and ``Wmax``; docs/models/stdp_synapse.md).
         synapse_params : dict, optional
-            Parameters of a plastic synapse type (``alpha``, ``lambda``, ``mu``,
-            ``tau_plus``); connections with equal type and parameters share them.
+            Parameters of a plastic synapse type (``SYNAPSES[synapse]`` names them and
+            their defaults); connections with equal type and parameters share them.
 
         local : bool
             False (default): give the same arrays on every rank; each rank keeps the
@@ -536,11 +538,18 @@ class Network:
         Returns
         -------
         dict
-            ``source`` (int64), ``target`` (int64), ``weight`` (float64),
-            ``delay_ms`` (float64) arrays of equal length.
+            ``source`` (int64), ``target`` (int64), ``weight`` (float64, plastic ones as
+            they are now), ``delay_ms`` (float64) and ``synapse`` (int64, an index into
+            ``synapse_types()``) arrays of equal length.
         """
         self._build()
         return {name: np.asarray(values) for name, values in self._engine.connections().items()}
+
+    def synapse_types(self) -> list[dict]:
+        """The synapse types of the network's connections, in the order
+        ``connections()["synapse"]`` indexes them: ``{"name", "params"}`` each; index 0 is
+        ``static``. Connections of one type and parameter set share an index."""
+        return [{"name": t["name"], "params": dict(t["params"])} for t in self._engine.synapse_types()]
 
     # ---- simulation -------------------------------------------------------------------
 
@@ -789,8 +798,9 @@ def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
 
 
 def _spike_times(where: str, spike_times: object, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Flat times and offsets (n + 1) from one array for all cells or n arrays."""
-    if n > 1 and isinstance(spike_times, (list, tuple)) and len(spike_times) == n and all(
+    """Flat times and offsets (n + 1) from one array for all cells or n arrays (a list of
+    n one-dimensional sequences, also for n = 1: ``[[5.0, 7.0]]`` is one cell's times)."""
+    if isinstance(spike_times, (list, tuple)) and len(spike_times) == n and all(
         np.ndim(t) == 1 for t in spike_times
     ):
         per_cell = [_float_array(where, "spike_times", t) for t in spike_times]

@@ -47,11 +47,10 @@ MODEL_PARAMETERS: dict[str, dict[str, str]] = {
 
 
 # Synapse types accepted by Network.connect / connect_rule, each with its parameters and
-# their defaults (NEST's); the core checks the values.
-SYNAPSES: dict[str, dict[str, float]] = {
-    "static": {},
-    "stdp_pl_synapse_hom": {"alpha": 1.0, "lambda": 0.1, "mu": 0.4, "tau_plus": 20.0},
-}
+# their defaults (NEST's), from the C++ registry (cpp/spikex/synapses/synapse_registry.cpp);
+# the core checks the values.
+SYNAPSE_TYPES: dict[str, dict] = {entry["name"]: entry for entry in _core.synapse_registry()}
+SYNAPSES: dict[str, dict[str, float]] = {name: dict(entry["defaults"]) for name, entry in SYNAPSE_TYPES.items()}
 
 # Connection rules accepted by Network.connect_rule (network.connectivity takes the first
 # three): Hines et al.'s and NEST's (docs/user/connection_rules.md).

@@ -2,7 +2,8 @@
 
 Built on PyNN's common base classes like PyNN's own backends. Supported: IF_curr_alpha,
 IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, SpikeSourceArray, DCSource,
-StaticSynapse, PyNN's connectors. Every other standard model PyNN defines is refused
+StaticSynapse, STDPMechanism with SpikePairRule and the additive, multiplicative, mixed
+and Guetig weight dependences, PyNN's connectors. Every other standard model PyNN defines is refused
 with PyNN's NotImplementedError naming it.
 """
 
@@ -34,13 +35,19 @@ from .procedural_api import connect, create, record, record_v  # noqa: F401
 from .projections import Projection  # noqa: F401
 from .standardmodels import (  # noqa: F401
     STANDARD_CELL_TYPES,
+    AdditivePotentiationMultiplicativeDepression,
+    AdditiveWeightDependence,
     DCSource,
+    GutigWeightDependence,
     IF_curr_alpha,
     IF_curr_delta,
     IF_curr_exp,
+    MultiplicativeWeightDependence,
+    SpikePairRule,
     SpikeSourceArray,
     SpikeSourcePoisson,
     StaticSynapse,
+    STDPMechanism,
 )
 
 

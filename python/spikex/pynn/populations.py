@@ -77,7 +77,9 @@ class Population(common.Population):
     _assembly_class = Assembly
 
     def _create_cells(self):
-        if not isinstance(self.celltype, StandardCellType) or not hasattr(self.celltype, "spikex_model"):
+        if not isinstance(self.celltype, StandardCellType) or not hasattr(
+            self.celltype, "spikex_model"
+        ):
             raise errors.InvalidModelError(
                 f"spikex.pynn: cell type {type(self.celltype).__name__} is not supported "
                 "(supported: IF_curr_alpha, IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, "
@@ -133,21 +135,47 @@ class Population(common.Population):
 
     def _get_native_parameters(self, *names):
         local = np.arange(self.size)[self._mask_local]
-        return ParameterSpace({name: simplify(self._native[name][local]) for name in names}, shape=(local.size,))
+        return ParameterSpace(
+            {name: simplify(self._native[name][local]) for name in names}, shape=(local.size,)
+        )
 
     def _set_parameters(self, parameter_space):
         self._store_native(parameter_space, np.arange(self.size))
+
+    def _stdp_tau_minus(self):
+        """tau_minus of the cells that STDP projections end on (SpikePairRule's, set on the
+        postsynaptic cells as in NEST); None without any. Other cells never read it and
+        take the same value."""
+        values = np.full(self.size, np.nan)
+        for projection in simulator.state.projections:
+            if projection.tau_minus is None:
+                continue
+            ids = np.asarray(projection.post.all_cells, dtype=np.int64) - int(self.all_cells[0])
+            values[ids[(ids >= 0) & (ids < self.size)]] = projection.tau_minus
+        known = values[~np.isnan(values)]
+        if known.size == 0:
+            return None
+        values[np.isnan(values)] = known[0]
+        return float(known[0]) if np.all(values == known[0]) else values
 
     def _create_in(self, net) -> None:
         """Create this population's cells in spikex network `net` (gids = PyNN ids)."""
         params = {}
         for name, values in self._native.items():
             if name == "spike_times":
-                params[name] = [np.asarray(s.value if isinstance(s, Sequence) else s, dtype=float) for s in values]
+                params[name] = [
+                    np.asarray(s.value if isinstance(s, Sequence) else s, dtype=float)
+                    for s in values
+                ]
             else:
                 values = np.asarray(values, dtype=float)
                 params[name] = float(values[0]) if np.all(values == values[0]) else values
         for name, values in self._initial.items():
             params[name] = values
+        tau_minus = self._stdp_tau_minus()
+        if tau_minus is not None:
+            params["tau_minus"] = tau_minus
         created = net.create(self.celltype.spikex_model, self.size, params=params, name=self.label)
-        assert created.first_gid == int(self.all_cells[0]), "spikex.pynn: gids out of step with PyNN ids"
+        assert created.first_gid == int(self.all_cells[0]), (
+            "spikex.pynn: gids out of step with PyNN ids"
+        )

@@ -3,6 +3,11 @@
 those (``connect(..., local=True)``): nothing of the size of all connections is
 replicated. Weights and delays are kept in native units (pA, or mV for IF_curr_delta;
 ms) and given back in PyNN's.
+
+An STDPMechanism projection becomes spikex ``stdp_synapse`` connections with one
+parameter set (the rule's parameters must be the same for every connection); its
+``tau_minus`` is set on the postsynaptic cells at build (populations.py). After a run,
+``get("weight")`` reads the plastic weights as they are now from the network.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from pyNN import common, errors
 from pyNN.space import Space
 
 from . import simulator
-from .standardmodels import StaticSynapse
+from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism
 
 
 class Connection(common.Connection):
@@ -24,7 +29,7 @@ class Connection(common.Connection):
         self.postsynaptic_index = int(projection._post_index[i])
 
     def _get_weight(self):
-        return float(self.projection._weights[self.i] / self.projection._weight_factor)
+        return float(self.projection._current_weights()[self.i] / self.projection._weight_factor)
 
     def _get_delay(self):
         return float(self.projection._delays[self.i])
@@ -45,19 +50,31 @@ class Projection(common.Projection):
                  source=None, receptor_type=None, space=Space(), label=None):  # fmt: skip
         common.Projection.__init__(self, presynaptic_population, postsynaptic_population, connector,
                                    synapse_type, source, receptor_type, space, label)  # fmt: skip
-        if not isinstance(self.synapse_type, StaticSynapse):
+        if not isinstance(self.synapse_type, (StaticSynapse, STDPMechanism)):
             raise NotImplementedError(
                 f"spikex.pynn: synapse type {type(self.synapse_type).__name__} is not supported yet "
-                "(supported: StaticSynapse; docs/user/pynn.md)"
+                "(supported: StaticSynapse, STDPMechanism; docs/user/pynn.md)"
             )
         if source is not None:
             raise NotImplementedError("spikex.pynn: Projection(source=...) is not supported")
         simulator.state.changed("creating a Projection")
-        post_type = self.post.celltype if hasattr(self.post, "celltype") else self.post.populations[0].celltype
+        post_type = (
+            self.post.celltype
+            if hasattr(self.post, "celltype")
+            else self.post.populations[0].celltype
+        )
         # Connectors hand over translated weights (x 1000: nA -> pA); IF_curr_delta's are
         # mV, so its weight_scale undoes that. native = PyNN weight x _weight_factor.
         self._weight_scale = getattr(post_type, "weight_scale", 1.0)
         self._weight_factor = 1000.0 * self._weight_scale
+        self._synapse, self._synapse_params, self._rule_native, self.tau_minus = (
+            "static",
+            {},
+            {},
+            None,
+        )
+        if isinstance(self.synapse_type, STDPMechanism):
+            self._take_stdp_rule()
         self._pre_index = np.zeros(0, dtype=np.int64)
         self._post_index = np.zeros(0, dtype=np.int64)
         self._weights = np.zeros(0)
@@ -66,6 +83,37 @@ class Projection(common.Projection):
         connector.connect(self)
         self._gather_parts()
         simulator.state.projections.append(self)
+
+    def _take_stdp_rule(self) -> None:
+        """The stdp_synapse parameter set of this projection, and its tau_minus."""
+        native = self.synapse_type.native_parameters
+        values = {}
+        for name in (*STDP_RULE_PARAMETERS, "tau_minus"):
+            value = native[name]
+            if not value.is_homogeneous:
+                raise NotImplementedError(
+                    f"spikex.pynn: STDP parameter {name} (native name) differs between connections: spikex's "
+                    "stdp_synapse takes one value per projection"
+                )
+            value.shape = (1,)
+            values[name] = float(value.evaluate(simplify=True))
+        self.tau_minus = values.pop("tau_minus")
+        self._rule_native = dict(values)  # as the connectors hand them over, for checking
+        # Wmax in the weights' units; inhibitory current synapses have negative weights
+        # (PyNN's rule), so their bound is -w_max: |w| stays within [0, w_max].
+        values["Wmax"] = abs(values["Wmax"] * self._weight_scale)
+        if self.receptor_type == "inhibitory":
+            values["Wmax"] = -values["Wmax"]
+        self._synapse, self._synapse_params = STDPMechanism.spikex_synapse, values
+        targets = {int(i) for i in self.post.all_cells}
+        for other in simulator.state.projections:
+            if other.tau_minus is not None and other.tau_minus != self.tau_minus:
+                if targets & {int(i) for i in other.post.all_cells}:
+                    raise ValueError(
+                        f"spikex.pynn: STDP tau_minus = {self.tau_minus} ms, but cells of this projection's "
+                        f"postsynaptic population already have tau_minus = {other.tau_minus} ms from another "
+                        "projection: a neuron has one tau_minus"
+                    )
 
     def __len__(self):
         return int(self._pre_index.size)
@@ -83,13 +131,24 @@ class Projection(common.Projection):
             raise NotImplementedError("spikex.pynn: multicompartment locations are not supported")
         pre = np.asarray(presynaptic_indices, dtype=np.int64).reshape(-1)
         n = pre.size
-        weight = np.broadcast_to(np.asarray(connection_parameters.get("weight", 0.0), dtype=float), (n,))
+        weight = np.broadcast_to(
+            np.asarray(connection_parameters.get("weight", 0.0), dtype=float), (n,)
+        )
         delay = connection_parameters.get("delay")
         if delay is None:
             delay = simulator.state.min_delay
         delay = np.broadcast_to(np.asarray(delay, dtype=float), (n,))
+        for name, expected in self._rule_native.items():
+            given = connection_parameters.get(name)
+            if given is not None and np.any(np.asarray(given, dtype=float) != expected):
+                raise NotImplementedError(
+                    f"spikex.pynn: STDP parameter {name} differs between connections (the connector gives "
+                    "per-connection values): spikex's stdp_synapse takes one value per projection"
+                )
         post = int(postsynaptic_index)  # an index into self.post
-        self._parts.append((pre, np.full(n, post, dtype=np.int64), weight * self._weight_scale, delay))
+        self._parts.append(
+            (pre, np.full(n, post, dtype=np.int64), weight * self._weight_scale, delay)
+        )
 
     def _gather_parts(self):
         if not self._parts:
@@ -109,7 +168,11 @@ class Projection(common.Projection):
             matrix = np.asarray(value, dtype=float)
             local_post = np.arange(self.post.size)[self.post._mask_local]
             column = np.searchsorted(local_post, self._post_index)
-            new = matrix[self._pre_index, column] if matrix.ndim == 2 else np.broadcast_to(matrix, self._pre_index.shape)
+            new = (
+                matrix[self._pre_index, column]
+                if matrix.ndim == 2
+                else np.broadcast_to(matrix, self._pre_index.shape)
+            )
             if name == "weight":
                 self._weights = np.array(new * self._weight_scale, dtype=float)
             elif name == "delay":
@@ -125,7 +188,7 @@ class Projection(common.Projection):
             elif name == "postsynaptic_index":
                 columns.append(self._post_index)
             elif name == "weight":
-                columns.append(self._weights / self._weight_factor)
+                columns.append(self._current_weights() / self._weight_factor)
             elif name == "delay":
                 columns.append(self._delays)
             else:
@@ -136,12 +199,17 @@ class Projection(common.Projection):
         combine = common.Projection.MULTI_SYNAPSE_OPERATIONS[multiple_synapses]
         result = []
         for name in names:
-            name = name[:-1] if name.endswith("s") else name
-            values = {"weight": self._weights / self._weight_factor, "delay": self._delays}.get(name)
+            name = name.removesuffix("s")
+            values = {
+                "weight": self._current_weights() / self._weight_factor,
+                "delay": self._delays,
+            }.get(name)
             if values is None:
                 raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
             matrix = np.full((self.pre.size, self.post.size), np.nan)
-            for i, j, v in zip(self._pre_index.tolist(), self._post_index.tolist(), values.tolist()):
+            for i, j, v in zip(
+                self._pre_index.tolist(), self._post_index.tolist(), values.tolist()
+            ):
                 matrix[i, j] = v if np.isnan(matrix[i, j]) else combine(matrix[i, j], v)
             result.append(matrix)
         return result
@@ -152,4 +220,35 @@ class Projection(common.Projection):
             return
         sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._pre_index]
         targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._post_index]
-        net.connect(sources, targets, weight=self._weights, delay_ms=self._delays, local=True)
+        net.connect(sources, targets, weight=self._weights, delay_ms=self._delays, synapse=self._synapse,
+                    synapse_params=self._synapse_params, local=True)  # fmt: skip
+
+    def _current_weights(self) -> np.ndarray:
+        """Native weights of this rank's connections: as given, or for STDP after a run as
+        the network has them now (matched by source, target and delay)."""
+        state = simulator.state
+        if self._synapse == "static" or state.result is None or len(self) == 0:
+            return self._weights
+        net = state.network
+        kind = [k for k, t in enumerate(net.synapse_types())
+                if t["name"] == self._synapse and t["params"] == self._synapse_params]  # fmt: skip
+        c = net.connections()
+        sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._pre_index]
+        targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._post_index]
+        rows = (
+            np.isin(c["synapse"], kind)
+            & np.isin(c["source"], sources)
+            & np.isin(c["target"], targets)
+        )
+        steps = np.rint(self._delays / state.dt).astype(np.int64)
+        theirs = np.lexsort((np.rint(c["delay_ms"][rows] / state.dt).astype(np.int64), c["target"][rows],
+                             c["source"][rows]))  # fmt: skip
+        mine = np.lexsort((steps, targets, sources))
+        if theirs.size != mine.size:
+            raise NotImplementedError(
+                "spikex.pynn: the weights of two STDP projections with the same cells and parameters cannot "
+                "be told apart; give them different parameters"
+            )
+        weights = np.empty_like(self._weights)
+        weights[mine] = c["weight"][rows][theirs]
+        return weights

@@ -86,6 +86,151 @@ class StaticSynapse(synapses.StaticSynapse):
         return simulator.state.min_delay
 
 
+def _alpha_from_a_minus(**parameters):
+    """NEST's alpha = A_minus / A_plus (A_minus itself when A_plus is 0: then alpha does
+    nothing, and keeping A_minus lets it be read back)."""
+    a_plus = parameters["A_plus"]
+    return parameters["A_minus"] if a_plus == 0 else parameters["A_minus"] / a_plus
+
+
+def _a_minus_from_alpha(**parameters):
+    learning_rate = parameters["lambda"]
+    return parameters["alpha"] if learning_rate == 0 else parameters["alpha"] * learning_rate
+
+
+class STDPMechanism(synapses.STDPMechanism):
+    """Spike-pair STDP: spikex's ``stdp_synapse`` (NEST's, as in pyNN.nest). The whole
+    delay is dendritic; the rule's parameters are the same for every connection of a
+    projection; ``tau_minus`` is set on the postsynaptic cells (docs/models/stdp_synapse.md)."""
+
+    __doc__ = synapses.STDPMechanism.__doc__
+    base_translations = build_translations(
+        ("weight", "weight", 1000.0),
+        ("delay", "delay"),
+        ("dendritic_delay_fraction", "dendritic_delay_fraction"),
+    )
+    spikex_synapse = "stdp_synapse"
+
+    def __init__(self, timing_dependence=None, weight_dependence=None, voltage_dependence=None,
+                 dendritic_delay_fraction=1.0, weight=0.0, delay=None):  # fmt: skip
+        if dendritic_delay_fraction != 1:
+            raise NotImplementedError(
+                f"spikex.pynn: STDPMechanism dendritic_delay_fraction = {dendritic_delay_fraction}: only 1 "
+                "(the whole delay dendritic, as NEST) is supported"
+            )
+        if voltage_dependence is not None:
+            raise NotImplementedError(
+                "spikex.pynn: STDPMechanism voltage_dependence is not supported"
+            )
+        for component, kinds in (
+            (timing_dependence, (SpikePairRule,)),
+            (weight_dependence, WEIGHT_DEPENDENCES),
+        ):
+            if component is not None and not isinstance(component, kinds):
+                raise NotImplementedError(
+                    f"spikex.pynn: STDP component {type(component).__name__} is not supported (supported: "
+                    "SpikePairRule with AdditiveWeightDependence, MultiplicativeWeightDependence, "
+                    "AdditivePotentiationMultiplicativeDepression or GutigWeightDependence)"
+                )
+        if timing_dependence is None or weight_dependence is None:
+            raise NotImplementedError(
+                "spikex.pynn: STDPMechanism needs a timing and a weight dependence"
+            )
+        super().__init__(timing_dependence, weight_dependence, voltage_dependence, dendritic_delay_fraction,
+                         weight, delay)  # fmt: skip
+
+    def _build_translations(self):
+        # A copy: PyNN's base class extends the class's own dictionary in place.
+        self.translations = dict(self.base_translations)
+        for component in (self.timing_dependence, self.weight_dependence):
+            self.translations.update(component.translations)
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
+class SpikePairRule(synapses.SpikePairRule):
+    __doc__ = synapses.SpikePairRule.__doc__
+    translations = build_translations(
+        ("tau_plus", "tau_plus"),
+        ("tau_minus", "tau_minus"),  # a parameter of the postsynaptic cell
+        ("A_plus", "lambda"),
+        ("A_minus", "alpha", _alpha_from_a_minus, _a_minus_from_alpha),
+    )
+    possible_models = {"stdp_synapse"}
+
+
+def _no_w_min(kind: str, w_min) -> None:
+    if w_min != 0:
+        raise NotImplementedError(
+            f"spikex.pynn: {kind} w_min = {w_min}: only 0 is supported (as in NEST)"
+        )
+
+
+_WEIGHT_BOUNDS = build_translations(("w_max", "Wmax", 1000.0), ("w_min", "w_min"))
+
+
+class AdditiveWeightDependence(synapses.AdditiveWeightDependence):
+    __doc__ = synapses.AdditiveWeightDependence.__doc__
+    translations = _WEIGHT_BOUNDS
+    possible_models = {"stdp_synapse"}
+    extra_parameters = {"mu_plus": 0.0, "mu_minus": 0.0}
+
+    def __init__(self, w_min=0.0, w_max=1.0):
+        _no_w_min("AdditiveWeightDependence", w_min)
+        super().__init__(w_min, w_max)
+
+
+class MultiplicativeWeightDependence(synapses.MultiplicativeWeightDependence):
+    __doc__ = synapses.MultiplicativeWeightDependence.__doc__
+    translations = _WEIGHT_BOUNDS
+    possible_models = {"stdp_synapse"}
+    extra_parameters = {"mu_plus": 1.0, "mu_minus": 1.0}
+
+    def __init__(self, w_min=0.0, w_max=1.0):
+        _no_w_min("MultiplicativeWeightDependence", w_min)
+        super().__init__(w_min, w_max)
+
+
+class AdditivePotentiationMultiplicativeDepression(
+    synapses.AdditivePotentiationMultiplicativeDepression
+):
+    __doc__ = synapses.AdditivePotentiationMultiplicativeDepression.__doc__
+    translations = _WEIGHT_BOUNDS
+    possible_models = {"stdp_synapse"}
+    extra_parameters = {"mu_plus": 0.0, "mu_minus": 1.0}
+
+    def __init__(self, w_min=0.0, w_max=1.0):
+        _no_w_min("AdditivePotentiationMultiplicativeDepression", w_min)
+        super().__init__(w_min, w_max)
+
+
+class GutigWeightDependence(synapses.GutigWeightDependence):
+    __doc__ = synapses.GutigWeightDependence.__doc__
+    translations = build_translations(
+        ("w_max", "Wmax", 1000.0),
+        ("w_min", "w_min"),
+        ("mu_plus", "mu_plus"),
+        ("mu_minus", "mu_minus"),
+    )
+    possible_models = {"stdp_synapse"}
+
+    def __init__(self, w_min=0.0, w_max=1.0, mu_plus=0.5, mu_minus=0.5):
+        _no_w_min("GutigWeightDependence", w_min)
+        super().__init__(w_min, w_max, mu_plus, mu_minus)
+
+
+WEIGHT_DEPENDENCES = (
+    AdditiveWeightDependence,
+    MultiplicativeWeightDependence,
+    AdditivePotentiationMultiplicativeDepression,
+    GutigWeightDependence,
+)
+# The native parameters of the rule spikex's stdp_synapse takes (the rest: weight, delay,
+# tau_minus of the postsynaptic cell, w_min = 0, dendritic_delay_fraction = 1).
+STDP_RULE_PARAMETERS = ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax")
+
+
 class DCSource(electrodes.DCSource):
     """A constant current from ``start`` to ``stop`` (nA, ms) into the cells it is injected
     into: a spikex ``dc_generator`` with NEST's timing (PyNN's pyNN.nest does the same)."""
@@ -136,7 +281,9 @@ class DCSource(electrodes.DCSource):
         start = max(0.0, self._native["start"] - dt)
         stop = max(start, self._native["stop"] - dt)
         generator = net.create(
-            "dc_generator", 1, params={"amplitude": self._native["amplitude"], "start": start, "stop": stop}
+            "dc_generator",
+            1,
+            params={"amplitude": self._native["amplitude"], "start": start, "stop": stop},
         )
         local = set(net.local_gids().tolist())
         targets = [t for t in self._targets if t in local]
@@ -144,4 +291,10 @@ class DCSource(electrodes.DCSource):
             net.connect(generator.first_gid, targets, weight=1.0, delay_ms=dt, local=True)
 
 
-STANDARD_CELL_TYPES = (IF_curr_alpha, IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, SpikeSourceArray)
+STANDARD_CELL_TYPES = (
+    IF_curr_alpha,
+    IF_curr_exp,
+    IF_curr_delta,
+    SpikeSourcePoisson,
+    SpikeSourceArray,
+)

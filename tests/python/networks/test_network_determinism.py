@@ -1,5 +1,5 @@
-"""Every model, device, per-cell distribution and connection rule together: the same
-connections, spikes and recorded state for P in {1, 2, 3, 4}, T in {1, 2}, every exchange
+"""Every model, device, per-cell distribution, connection rule and plastic synapse type
+together: the same connections, spikes, recorded state and final plastic weights for P in {1, 2, 3, 4}, T in {1, 2}, every exchange
 method and every cell distribution (the tests fail if any draw depends on the layout)."""
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def reference():
 
 
 def test_the_network_is_active_and_uses_its_inputs(reference):
-    sha, total, _, _, *pops = reference
+    sha, total, initial, _, final, *pops = reference
+    assert final != initial, "the plastic weights did not move"
     counts = dict(p.split("=") for p in pops)
     assert int(total) > 500
     assert all(int(counts[name]) > 0 for name in ("exp", "delta", "alpha", "array", "trains")), counts

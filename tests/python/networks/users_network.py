@@ -1,5 +1,6 @@
-"""A small network that uses every model, device, distribution and connection rule of
-users' networks, for the determinism tests (imported by the SPMD script the tests run)."""
+"""A small network that uses every model, device, distribution, connection rule and
+plastic synapse type of users' networks, for the determinism tests (imported by the SPMD
+script the tests run)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
         name="exp",
     )  # fmt: skip
     inh = net.create("iaf_psc_delta", 40, params={"V_m": sx.uniform(-70.0, -56.0), "I_e": sx.lognormal(5.0, 0.2)}, name="delta")
-    alpha = net.create("iaf_psc_alpha", 30, params={"V_m": sx.exponential(3.0), "I_e": 376.0}, name="alpha")
+    alpha = net.create("iaf_psc_alpha", 30, params={"V_m": sx.exponential(3.0), "I_e": 376.0, "tau_minus": 25.0}, name="alpha")
     poisson = net.create("poisson_generator", 2, params={"rate": np.array([3000.0, 6000.0]), "start": 20.0}, name="bg")
     dc = net.create("dc_generator", 1, params={"amplitude": 150.0, "start": 50.0, "stop": 120.0}, name="dc")
     times = [np.arange(1.0, 200.0, 7.0 + k) for k in range(5)]
@@ -48,6 +49,12 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("one_to_one", poisson, alpha[0:2], weight=40.0, delay_ms=0.4)
     net.connect_rule("all_to_all", dc, alpha, weight=1.0, delay_ms=0.5)
     net.connect_rule("fixed_outdegree", trains, exp, outdegree=10, weight=30.0, delay_ms=sx.uniform(0.1, 1.0))
+    # Plastic inputs (stdp_synapse, one excitatory and one inhibitory parameter set): the
+    # weights move with the spikes, so any difference in order or timing shows.
+    net.connect_rule("fixed_indegree", trains, alpha, indegree=3, weight=sx.uniform(20.0, 60.0), delay_ms=sx.uniform(0.5, 1.5),
+                     synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 120.0, "mu_plus": 0.0, "mu_minus": 1.0})  # fmt: skip
+    net.connect_rule("pairwise_bernoulli", inh, alpha, probability=0.1, weight=-20.0, delay_ms=0.6,
+                     synapse="stdp_synapse", synapse_params={"lambda": 0.02, "Wmax": -60.0})  # fmt: skip
     rng = np.random.default_rng(3)
     src, tgt = rng.integers(exp.first_gid, exp.stop_gid, 300), rng.integers(inh.first_gid, inh.stop_gid, 300)
     net.connect(src, tgt, weight=rng.uniform(0.1, 0.5, 300), delay_ms=rng.choice([0.1, 0.2, 1.3], 300))
@@ -101,11 +108,12 @@ def main() -> None:
                 result = net.simulate(200.0 if network == "users" else 100.0)
                 state = result.states[0]["values"]
                 state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
+                final_weights = connections_sha256(net)  # plastic weights as the run left them
                 if _core.comm_rank() == 0:
                     pops = result.summary["populations"]
                     print(
                         "RESULT", method, t, distribution, result.summary["spikes_sha256"],
-                        result.summary["spikes_total"], connections, state_sha,
+                        result.summary["spikes_total"], connections, state_sha, final_weights,
                         " ".join(f"{name}={p['spikes']}" for name, p in pops.items()),
                         flush=True,
                     )  # fmt: skip

@@ -94,3 +94,78 @@ def test_dc_source_drives_the_cells():
     assert np.allclose(v[:201, 0], -65.0)  # before start (t <= 20 ms)
     assert v[500, 0] > -60.0  # 0.5 nA into 1 nF with tau_m 20 ms: +10 mV at rest
     sim.end()
+
+
+def _stdp(weight_dependence=None, tau_minus=20.0, **rule):
+    rule = {"tau_plus": 20.0, "A_plus": 0.05, "A_minus": 0.06, **rule}
+    return sim.STDPMechanism(
+        timing_dependence=sim.SpikePairRule(tau_minus=tau_minus, **rule),
+        weight_dependence=weight_dependence or sim.AdditiveWeightDependence(w_min=0.0, w_max=1.0),
+        weight=0.5, delay=1.0,
+    )  # fmt: skip
+
+
+def test_stdp_weights_move_during_a_run_and_reset_restores_them():
+    sim.setup(timestep=0.1, min_delay=0.1, seed=2)
+    sources = sim.Population(10, sim.SpikeSourcePoisson(rate=40.0))
+    cells = sim.Population(4, sim.IF_curr_exp(i_offset=0.6, tau_m=10.0))
+    projection = sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=30.0))
+    initial = projection.get("weight", format="array")
+    assert np.allclose(initial, 0.5)
+    sim.run(500.0)
+    learned = projection.get("weight", format="array")
+    assert np.abs(learned - initial).max() > 0.05
+    assert np.all((learned >= 0.0) & (learned <= 1.0))
+    listed = np.array(projection.get("weight", format="list"))
+    assert np.array_equal(learned[listed[:, 0].astype(int), listed[:, 1].astype(int)], listed[:, 2])
+    sim.reset()
+    assert np.allclose(projection.get("weight", format="array"), 0.5)
+    sim.run(500.0)
+    assert np.array_equal(projection.get("weight", format="array"), learned)  # the same run again
+    sim.end()
+
+
+def test_stdp_tau_minus_is_set_on_the_postsynaptic_cells():
+    """The same projection with another tau_minus learns differently: the value reaches
+    the neurons' postsynaptic traces."""
+    learned = []
+    for tau_minus in (10.0, 40.0):
+        sim.setup(timestep=0.1, min_delay=0.1, seed=2)
+        sources = sim.Population(10, sim.SpikeSourcePoisson(rate=40.0))
+        cells = sim.Population(4, sim.IF_curr_exp(i_offset=0.6, tau_m=10.0))
+        projection = sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=tau_minus))
+        sim.run(300.0)
+        learned.append(projection.get("weight", format="array"))
+        sim.end()
+    assert not np.array_equal(*learned)
+    assert learned[0].mean() > learned[1].mean()  # a longer tau_minus depresses more
+
+
+def test_stdp_variants_nest_cannot_run_are_refused_by_name():
+    sim.setup(timestep=0.1, min_delay=0.1)
+    with pytest.raises(NotImplementedError, match="w_min = 0.1: only 0"):
+        sim.AdditiveWeightDependence(w_min=0.1, w_max=1.0)
+    with pytest.raises(NotImplementedError, match="dendritic_delay_fraction = 0.5"):
+        sim.STDPMechanism(timing_dependence=sim.SpikePairRule(), weight_dependence=sim.MultiplicativeWeightDependence(),
+                          dendritic_delay_fraction=0.5)  # fmt: skip
+    sources = sim.Population(3, sim.SpikeSourcePoisson(rate=10.0))
+    cells = sim.Population(3, sim.IF_curr_exp())
+    sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=20.0))
+    with pytest.raises(ValueError, match="tau_minus = 30.0 ms, but cells .* already have tau_minus = 20.0 ms"):
+        sim.Projection(sources, cells[0:1], sim.AllToAllConnector(), _stdp(tau_minus=30.0))
+    varying = sim.RandomDistribution("uniform", (10.0, 30.0), rng=sim.NumpyRNG(seed=1))
+    with pytest.raises(NotImplementedError, match="STDP parameter tau_plus .* differs between connections"):
+        sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_plus=varying))
+    sim.end()
+
+
+def test_stdp_weights_beyond_w_max_are_refused():
+    sim.setup(timestep=0.1, min_delay=0.1)
+    sources = sim.Population(2, sim.SpikeSourcePoisson(rate=10.0))
+    cells = sim.Population(2, sim.IF_curr_exp())
+    stdp = sim.STDPMechanism(timing_dependence=sim.SpikePairRule(),
+                             weight_dependence=sim.AdditiveWeightDependence(w_max=0.2), weight=0.5)  # fmt: skip
+    sim.Projection(sources, cells, sim.AllToAllConnector(), stdp)
+    with pytest.raises(ValueError, match=r"stdp_synapse\" needs weights in \[0, 200\], got weights in \[0, 500\]"):
+        sim.run(10.0)
+    sim.end()

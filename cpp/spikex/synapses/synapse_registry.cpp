@@ -1,0 +1,73 @@
+#include "spikex/synapses/synapse_registry.hpp"
+
+#include <limits>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+
+namespace spikex {
+
+namespace {
+
+template <class P>
+std::map<std::string, double> defaults_of(const std::vector<model_parameters::field<P>>& fields) {
+    const P p{};
+    std::map<std::string, double> out;
+    for (const auto& f: fields) out[f.name] = p.*(f.member);
+    return out;
+}
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+} // namespace
+
+const std::vector<synapse_entry>& synapse_registry() {
+    static const std::vector<synapse_entry> registry = {
+        {"static",
+         "a fixed weight",
+         {},
+         "",
+         [](const std::map<std::string, double>& params) {
+             if (!params.empty()) {
+                 throw user_error(spikex::format("synapse \"static\" takes no parameters, got \"{}\"",
+                                                 params.begin()->first));
+             }
+         },
+         [](const auto&) { return std::pair{-infinity, infinity}; },
+         {}},
+        {"stdp_pl_synapse_hom",
+         "power-law STDP (Morrison et al. 2007), NEST's stdp_pl_synapse_hom: the hpc_benchmark's E->E synapse",
+         defaults_of(stdp_pl_fields()),
+         "stdp_pl_synapse_hom.md",
+         [](const auto& params) { parse_stdp_pl_parameters(params); },
+         [](const auto&) { return std::pair{0.0, infinity}; }, // the rule takes w^mu
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(stdp_pl_rule(parse_stdp_pl_parameters(params), dt_ms));
+         }},
+        {"stdp_synapse",
+         "spike-pair STDP with additive to multiplicative weight dependence (Guetig et al. 2003), NEST's "
+         "stdp_synapse: PyNN's STDPMechanism with SpikePairRule",
+         defaults_of(stdp_fields()),
+         "stdp_synapse.md",
+         [](const auto& params) { parse_stdp_parameters(params); },
+         [](const auto& params) {
+             const double w_max = parse_stdp_parameters(params).Wmax;
+             return w_max > 0 ? std::pair{0.0, w_max} : std::pair{w_max, 0.0};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(stdp_rule(parse_stdp_parameters(params), dt_ms));
+         }},
+    };
+    return registry;
+}
+
+const synapse_entry& find_synapse(const std::string& name) {
+    std::string allowed;
+    for (const auto& entry: synapse_registry()) {
+        if (entry.name == name) return entry;
+        allowed += (allowed.empty() ? "\"" : ", \"") + entry.name + "\"";
+    }
+    throw user_error(spikex::format("synapse = \"{}\": must be one of {}", name, allowed));
+}
+
+} // namespace spikex

@@ -1,0 +1,37 @@
+#pragma once
+// Every synapse type a connection can name, one entry each: the one place that knows them.
+// The engine (plasticity), the Python bindings (spikex.models.SYNAPSES), validation
+// messages and the docs read it.
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "spikex/synapses/stdp_pl_synapse_hom.hpp"
+#include "spikex/synapses/stdp_synapse.hpp"
+
+namespace spikex {
+
+// The rule of a plastic synapse type at one resolution.
+using plastic_rule = std::variant<stdp_pl_rule, stdp_rule>;
+
+struct synapse_entry {
+    std::string name;
+    std::string description;                 // one sentence
+    std::map<std::string, double> defaults;  // every parameter with its default (NEST's)
+    std::string docs_page;                   // docs/models/<name>.md ("" for static)
+    // user_error naming the parameter for unknown names or values out of range.
+    std::function<void(const std::map<std::string, double>&)> check;
+    // The weights a parameter set allows, [low, high].
+    std::function<std::pair<double, double>(const std::map<std::string, double>&)> weight_range;
+    // The rule; empty for static synapses.
+    std::function<plastic_rule(const std::map<std::string, double>&, double dt_ms)> make_rule;
+};
+
+const std::vector<synapse_entry>& synapse_registry();
+// user_error naming the synapse type and the allowed names when unknown.
+const synapse_entry& find_synapse(const std::string& name);
+
+} // namespace spikex
