@@ -10,7 +10,7 @@ with PyNN's NotImplementedError naming it.
 from pyNN import errors, random, space  # noqa: F401
 from pyNN.connectors import *  # noqa: F401,F403
 from pyNN.network import Network  # noqa: F401
-from pyNN.random import GSLRNG, NativeRNG, NumpyRNG, RandomDistribution  # noqa: F401
+from pyNN.random import GSLRNG, NumpyRNG, RandomDistribution  # noqa: F401
 from pyNN.recording import *  # noqa: F401,F403
 from pyNN.space import Space  # noqa: F401
 from pyNN.standardmodels import StandardCellType, cells, electrodes, synapses
@@ -29,7 +29,9 @@ from .control import (  # noqa: F401
     run_for,
     run_until,
     setup,
+    write_sonata,
 )
+from .native_rules import NativeRNG  # noqa: F401
 from .populations import Assembly, Population, PopulationView  # noqa: F401
 from .procedural_api import connect, create, record, record_v  # noqa: F401
 from .projections import Projection  # noqa: F401

@@ -26,6 +26,7 @@ def _exchange_option_names() -> list[str]:
 
     return list(EXCHANGE_OPTIONS)
 
+
 # setup()'s keyword arguments that are PyNN's, not spikex options
 _PYNN_KEYWORDS = {"max_delay", "rng_seeds", "rng_seeds_seed", "verbosity", "spike_precision"}
 
@@ -39,17 +40,23 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, **extra_params
     max_delay = extra_params.get("max_delay", DEFAULT_MAX_DELAY)
     state.max_delay = 10.0 if max_delay == "auto" else float(max_delay)
     if extra_params.get("spike_precision", "on_grid") != "on_grid":
-        raise NotImplementedError("spikex.pynn: spike_precision must be 'on_grid' (spikes are on the time grid)")
+        raise NotImplementedError(
+            "spikex.pynn: spike_precision must be 'on_grid' (spikes are on the time grid)"
+        )
     options = {k: v for k, v in extra_params.items() if k not in _PYNN_KEYWORDS}
     state.seed = int(options.pop("seed", 1))
     if options.pop("distribution", "round_robin") != "round_robin":
-        raise NotImplementedError("spikex.pynn: distribution must be 'round_robin' (PyNN's local cells are gid % ranks)")
+        raise NotImplementedError(
+            "spikex.pynn: distribution must be 'round_robin' (PyNN's local cells are gid % ranks)"
+        )
     # Options of other simulators (NEST's t_flush, ...) are ignored, as PyNN's backends
     # ignore each other's; spikex's own go to spikex.Network.
     known = set(inspect.signature(sx.Network).parameters) | set(_exchange_option_names())
     for name in sorted(set(options) - known):
         logger.warning("spikex.pynn: setup(%s=...) is not a spikex option; ignored", name)
-    state.spikex_options = {k: v for k, v in options.items() if k in known and k not in ("dt_ms", "seed")}
+    state.spikex_options = {
+        k: v for k, v in options.items() if k in known and k not in ("dt_ms", "seed")
+    }
     return state.mpi_rank
 
 
@@ -64,6 +71,28 @@ run, run_until = common.build_run(simulator)
 run_for = run
 reset = common.build_reset(simulator)
 initialize = common.initialize
-get_current_time, get_time_step, get_min_delay, get_max_delay, num_processes, rank = common.build_state_queries(
-    simulator
+get_current_time, get_time_step, get_min_delay, get_max_delay, num_processes, rank = (
+    common.build_state_queries(simulator)
 )
+
+
+def write_sonata(spikes_file, report_file=None) -> None:
+    """The recorded spikes of every population as a SONATA spike file, and with
+    `report_file` the recorded state variables as a SONATA report (the layout of
+    ``spikex run``'s spikes.h5 and state.h5, docs/user/cli.md). Collective: call it on
+    every rank; rank 0 writes, atomically.
+    Spike times are PyNN's (NEST's stamps, as ``get_data`` gives them)."""
+    import numpy as np
+
+    from ..io.output import write_sonata_report, write_sonata_spikes
+
+    state = simulator.state
+    if state.result is None:
+        raise errors.NothingToWriteError("spikex.pynn: write_sonata: nothing recorded yet; call run() first")
+    if state.mpi_rank != 0:
+        return
+    gids, times = state.spike_times_ms()
+    order = np.lexsort((gids, times))
+    write_sonata_spikes(spikes_file, state.result.populations, gids[order], times[order])
+    if report_file is not None:
+        write_sonata_report(report_file, state.result.states, state.result.populations, state.dt)

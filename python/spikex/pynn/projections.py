@@ -8,15 +8,25 @@ An STDPMechanism projection becomes spikex ``stdp_synapse`` connections with one
 parameter set (the rule's parameters must be the same for every connection); its
 ``tau_minus`` is set on the postsynaptic cells at build (populations.py). After a run,
 ``get("weight")`` reads the plastic weights as they are now from the network.
+
+A connector drawing from a ``NativeRNG`` becomes a spikex rule (native_rules.py): the
+network draws the connections when it is built, and the projection reads its local
+connections back from it when asked (``len``, ``get``, ``set``, ``save``). Setting
+weights or delays then turns them into explicit arrays (the same connections).
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from pyNN import common, errors
+from pyNN import common, connectors, errors
 from pyNN.space import Space
 
+import spikex as sx
+
 from . import simulator
+from .native_rules import native_rule, native_value
 from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism
 
 
@@ -75,14 +85,106 @@ class Projection(common.Projection):
         )
         if isinstance(self.synapse_type, STDPMechanism):
             self._take_stdp_rule()
-        self._pre_index = np.zeros(0, dtype=np.int64)
-        self._post_index = np.zeros(0, dtype=np.int64)
-        self._weights = np.zeros(0)
-        self._delays = np.zeros(0)
+        self._store = {
+            "pre": np.zeros(0, dtype=np.int64), "post": np.zeros(0, dtype=np.int64),
+            "weight": np.zeros(0), "delay": np.zeros(0),
+        }  # fmt: skip
         self._parts: list[tuple] = []
-        connector.connect(self)
-        self._gather_parts()
+        self._rule = native_rule(connector)
+        if self._rule is not None:
+            native = self.synapse_type.native_parameters
+            self._rule_weight = native_value("weight", native["weight"], self._weight_scale)
+            self._rule_delay = native_value("delay", native["delay"], 1.0)
+            self._rule_populations()  # checks that pre and post are gid ranges
+            self._read_generation = None  # the description generation the store was read in
+        else:
+            if (
+                isinstance(connector, connectors.FixedTotalNumberConnector)
+                and simulator.state.num_processes > 1
+            ):
+                warnings.warn(
+                    "spikex.pynn: PyNN's FixedTotalNumberConnector is not parallel-safe: with a NumpyRNG its "
+                    "connections depend on the number of ranks and it leaves the RNG in a different state on "
+                    "each rank; give it rng=sim.NativeRNG() for the same network on any number of ranks",
+                    stacklevel=2,
+                )
+            connector.connect(self)
+            self._gather_parts()
         simulator.state.projections.append(self)
+
+    # This rank's connections (indices into pre and post, native weights, delays in ms);
+    # for a rule projection read from the built network on first use.
+    def _stored(name):
+        def get(self):
+            self._read_rule_connections()
+            return self._store[name]
+
+        def put(self, value):
+            self._store[name] = value
+
+        return property(get, put)
+
+    _pre_index = _stored("pre")
+    _post_index = _stored("post")
+    _weights = _stored("weight")
+    _delays = _stored("delay")
+    del _stored
+
+    def _rule_populations(self):
+        """spikex Populations for connect_rule: pre and post as ranges of gids."""
+        ranges = []
+        for side, cells in (("presynaptic", self.pre), ("postsynaptic", self.post)):
+            ids = np.asarray(cells.all_cells, dtype=np.int64)
+            if ids.size == 0 or np.any(np.diff(ids) != 1):
+                raise NotImplementedError(
+                    f"spikex.pynn: a NativeRNG connector needs a {side} population whose cells have consecutive "
+                    "ids (a Population, a slice of one, or an Assembly of consecutive ones); give it a NumpyRNG"
+                )
+            ranges.append(sx.Population(int(ids[0]), int(ids.size), "pynn"))
+        return ranges
+
+    def _read_rule_connections(self) -> None:
+        """The local connections a rule projection's network drew, read back once per
+        description (the network is built for it if needed)."""
+        state = simulator.state
+        if self._rule is None or self._read_generation == state.generation:
+            return
+        net = state.build()
+        index = [k for k, t in enumerate(net.synapse_types())
+                 if t["name"] == self._synapse and t["params"] == self._synapse_params]  # fmt: skip
+        pre_ids = np.asarray(self.pre.all_cells, dtype=np.int64)
+        post_ids = np.asarray(self.post.all_cells, dtype=np.int64)
+        for other in state.projections:
+            if (
+                other is not self
+                and other._synapse == self._synapse
+                and other._synapse_params == self._synapse_params
+            ):
+                if (
+                    np.intersect1d(pre_ids, np.asarray(other.pre.all_cells, dtype=np.int64)).size
+                    and np.intersect1d(
+                        post_ids, np.asarray(other.post.all_cells, dtype=np.int64)
+                    ).size
+                ):
+                    raise NotImplementedError(
+                        "spikex.pynn: the connections of a NativeRNG projection cannot be told apart from another "
+                        "projection's between the same cells with the same synapse type; query the network "
+                        "instead, or give one of them a NumpyRNG"
+                    )
+        c = net.connections()
+        rows = (
+            np.isin(c["synapse"], index)
+            & np.isin(c["source"], pre_ids)
+            & np.isin(c["target"], post_ids)
+        )
+        order = np.lexsort((c["delay_ms"][rows], c["source"][rows], c["target"][rows]))
+        self._store = {
+            "pre": (c["source"][rows][order] - pre_ids[0]).astype(np.int64),
+            "post": (c["target"][rows][order] - post_ids[0]).astype(np.int64),
+            "weight": np.asarray(c["weight"][rows][order], dtype=float),
+            "delay": np.asarray(c["delay_ms"][rows][order], dtype=float),
+        }
+        self._read_generation = state.generation
 
     def _take_stdp_rule(self) -> None:
         """The stdp_synapse parameter set of this projection, and its tau_minus."""
@@ -161,6 +263,8 @@ class Projection(common.Projection):
         self._delays = np.concatenate([self._delays, delay])
 
     def _set_attributes(self, parameter_space):
+        self._read_rule_connections()
+        self._rule = None  # from now on the connections are these arrays
         simulator.state.changed("changing weights or delays")
         parameter_space.evaluate(mask=(slice(None), self.post._mask_local))
         for name, value in parameter_space.items():
@@ -215,12 +319,19 @@ class Projection(common.Projection):
         return result
 
     def _connect_in(self, net) -> None:
-        """Hand this rank's connections to spikex (targets are local by construction)."""
-        if len(self) == 0:
+        """Hand this rank's connections to spikex (targets are local by construction), or
+        this projection's rule."""
+        if self._rule is not None:
+            rule, arguments = self._rule
+            pre, post = self._rule_populations()
+            net.connect_rule(rule, pre, post, weight=self._rule_weight, delay_ms=self._rule_delay,
+                             synapse=self._synapse, synapse_params=self._synapse_params, **arguments)  # fmt: skip
             return
-        sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._pre_index]
-        targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._post_index]
-        net.connect(sources, targets, weight=self._weights, delay_ms=self._delays, synapse=self._synapse,
+        if len(self._store["pre"]) == 0:
+            return
+        sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._store["pre"]]
+        targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._store["post"]]
+        net.connect(sources, targets, weight=self._store["weight"], delay_ms=self._store["delay"], synapse=self._synapse,
                     synapse_params=self._synapse_params, local=True)  # fmt: skip
 
     def _current_weights(self) -> np.ndarray:

@@ -53,7 +53,9 @@ class Recorder(recording.Recorder):
 
     def _get_spiketimes(self, ids, clear=False):
         gids, times = simulator.state.spike_times_ms()
-        keep = np.isin(gids, np.asarray([int(i) for i in ids], dtype=np.int64)) & (times > self._cleared_at)
+        keep = np.isin(gids, np.asarray([int(i) for i in ids], dtype=np.int64)) & (
+            times > self._cleared_at
+        )
         if clear:
             self._cleared_at = simulator.state.t
         return gids[keep].astype(int), times[keep].astype(float)

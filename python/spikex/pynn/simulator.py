@@ -41,6 +41,7 @@ class State(common.control.BaseState):
         self.seed = 1
         self.spikex_options: dict = {}
         self.segment_counter = -1
+        self.generation = 0  # counts changes of the description (what a built network depends on)
         self.clear()
 
     # ---- the description -------------------------------------------------------------
@@ -52,6 +53,7 @@ class State(common.control.BaseState):
         self.current_sources = []
         self.recorders = set()
         self.id_counter = 0
+        self.generation += 1
         self.network = None
         self.result = None
         self.segment_counter = -1
@@ -70,13 +72,12 @@ class State(common.control.BaseState):
 
     def changed(self, what: str) -> None:
         """The description changed: drop a network built at time 0, refuse after it."""
-        if self.network is None:
-            return
-        if self.t > 0:
+        if self.network is not None and self.t > 0:
             raise NotImplementedError(
                 f"spikex.pynn: {what} after run(): a spikex network cannot change while it "
                 "runs; call reset() first, then change it"
             )
+        self.generation += 1
         self.network = None
         self.result = None
 
@@ -89,7 +90,9 @@ class State(common.control.BaseState):
         import spikex as sx
 
         if not self.populations:
-            raise errors.NothingToWriteError("spikex.pynn: the network has no cells: create a Population first")
+            raise errors.NothingToWriteError(
+                "spikex.pynn: the network has no cells: create a Population first"
+            )
         options = dict(self.spikex_options)
         net = sx.Network(dt_ms=self.dt, seed=self.seed, distribution="round_robin", **options)
         for population in self.populations:
@@ -104,6 +107,8 @@ class State(common.control.BaseState):
         mine = {int(i) for p in self.populations for i in p.all_cells[p._mask_local]}
         assert mine <= local, "spikex.pynn: PyNN's local cells differ from spikex's distribution"
         self.network = net
+        for projection in self.projections:  # a rule projection's connections, as drawn
+            projection._read_rule_connections()
         return net
 
     def run_until(self, tstop):

@@ -6,15 +6,19 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pyNN")
-import spikex.pynn as sim  # noqa: E402
+import spikex.pynn as sim
 
 
 def _network(weight=0.5, seed=3):
     sim.setup(timestep=0.1, min_delay=0.1, seed=seed)
-    sources = sim.Population(20, sim.SpikeSourcePoisson(rate=50.0, start=10.0, duration=300.0), label="src")
+    sources = sim.Population(
+        20, sim.SpikeSourcePoisson(rate=50.0, start=10.0, duration=300.0), label="src"
+    )
     cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.2, tau_m=10.0), label="cells")
     connector = sim.FixedProbabilityConnector(0.5, rng=sim.NumpyRNG(seed=1))
-    projection = sim.Projection(sources, cells, connector, sim.StaticSynapse(weight=weight, delay=1.0))
+    projection = sim.Projection(
+        sources, cells, connector, sim.StaticSynapse(weight=weight, delay=1.0)
+    )
     cells.record(["spikes", "v"])
     return sources, cells, projection
 
@@ -133,7 +137,9 @@ def test_stdp_tau_minus_is_set_on_the_postsynaptic_cells():
         sim.setup(timestep=0.1, min_delay=0.1, seed=2)
         sources = sim.Population(10, sim.SpikeSourcePoisson(rate=40.0))
         cells = sim.Population(4, sim.IF_curr_exp(i_offset=0.6, tau_m=10.0))
-        projection = sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=tau_minus))
+        projection = sim.Projection(
+            sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=tau_minus)
+        )
         sim.run(300.0)
         learned.append(projection.get("weight", format="array"))
         sim.end()
@@ -151,10 +157,14 @@ def test_stdp_variants_nest_cannot_run_are_refused_by_name():
     sources = sim.Population(3, sim.SpikeSourcePoisson(rate=10.0))
     cells = sim.Population(3, sim.IF_curr_exp())
     sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_minus=20.0))
-    with pytest.raises(ValueError, match="tau_minus = 30.0 ms, but cells .* already have tau_minus = 20.0 ms"):
+    with pytest.raises(
+        ValueError, match="tau_minus = 30.0 ms, but cells .* already have tau_minus = 20.0 ms"
+    ):
         sim.Projection(sources, cells[0:1], sim.AllToAllConnector(), _stdp(tau_minus=30.0))
     varying = sim.RandomDistribution("uniform", (10.0, 30.0), rng=sim.NumpyRNG(seed=1))
-    with pytest.raises(NotImplementedError, match="STDP parameter tau_plus .* differs between connections"):
+    with pytest.raises(
+        NotImplementedError, match="STDP parameter tau_plus .* differs between connections"
+    ):
         sim.Projection(sources, cells, sim.AllToAllConnector(), _stdp(tau_plus=varying))
     sim.end()
 
@@ -166,6 +176,29 @@ def test_stdp_weights_beyond_w_max_are_refused():
     stdp = sim.STDPMechanism(timing_dependence=sim.SpikePairRule(),
                              weight_dependence=sim.AdditiveWeightDependence(w_max=0.2), weight=0.5)  # fmt: skip
     sim.Projection(sources, cells, sim.AllToAllConnector(), stdp)
-    with pytest.raises(ValueError, match=r"stdp_synapse\" needs weights in \[0, 200\], got weights in \[0, 500\]"):
+    with pytest.raises(
+        ValueError, match=r"stdp_synapse\" needs weights in \[0, 200\], got weights in \[0, 500\]"
+    ):
         sim.run(10.0)
+    sim.end()
+
+
+def test_write_sonata_holds_what_get_data_gives(tmp_path):
+    import h5py
+
+    _, cells, _ = _network()
+    sim.run(200.0)
+    sim.write_sonata(tmp_path / "spikes.h5", tmp_path / "state.h5")
+    trains = _trains(cells)
+    with h5py.File(tmp_path / "spikes.h5", "r") as f:
+        group = f["spikes/cells"]
+        nodes, times = group["node_ids"][:], group["timestamps"][:]
+        assert f["spikes/src/node_ids"].size == 0  # sources were not recorded
+    assert nodes.size == sum(t.size for t in trains) > 0
+    for k, train in enumerate(trains):
+        assert np.allclose(np.sort(times[nodes == k]), train)
+    with h5py.File(tmp_path / "state.h5", "r") as f:
+        data = f["report/cells/data"][:]
+    v = cells.get_data().segments[0].analogsignals[0].magnitude
+    assert np.allclose(data, v[1:])  # the report has the sampled steps, get_data adds t = 0
     sim.end()

@@ -1,0 +1,142 @@
+"""PyNN connectors whose ``rng`` is a ``NativeRNG``, drawn by spikex's own rules.
+
+PyNN's connectors run in Python and draw from the RNG they are given; with a
+``NativeRNG`` the simulator draws instead (pyNN.nest hands them to NEST's ``Connect``).
+spikex maps them onto its rules (docs/user/connection_rules.md), drawn on the target's
+rank from Philox streams keyed by ``setup(seed=...)``: the same connections for any
+number of ranks and threads. Weights and delays may be numbers or ``RandomDistribution``s
+that also use a ``NativeRNG`` (drawn by spikex per connection). ``NativeRNG(seed)`` does
+not reseed anything: every spikex stream comes from the one seed of ``setup``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from pyNN import connectors, random
+from pyNN.random import RandomDistribution
+
+import spikex as sx
+
+
+class NativeRNG(random.NativeRNG):
+    """PyNN's NativeRNG for spikex: values from it are drawn by spikex, never in Python.
+    Asked for numbers in Python (PyNN guessing a receptor type from a weight), it gives a
+    placeholder that refuses comparisons with TypeError, which PyNN catches."""
+
+    def next(self, n=None, distribution=None, parameters=None, mask=None):
+        return _DrawnBySpikex(distribution)
+
+
+class _DrawnBySpikex:
+    def __init__(self, distribution):
+        self.distribution = distribution
+
+    def reshape(self, *shape):
+        return self
+
+    def _refuse(self, other):
+        raise TypeError(
+            f"a {self.distribution} value of a NativeRNG is drawn by spikex, not in Python"
+        )
+
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+
+def _count(connector, what: str) -> int:
+    if not isinstance(connector.n, (int, np.integer)):
+        raise NotImplementedError(
+            f"spikex.pynn: {type(connector).__name__} with a NativeRNG needs a whole number {what}, "
+            f"got {connector.n!r}"
+        )
+    return int(connector.n)
+
+
+def _autapses(connector) -> bool:
+    if connector.allow_self_connections not in (True, False):
+        raise NotImplementedError(
+            f"spikex.pynn: {type(connector).__name__}(allow_self_connections={connector.allow_self_connections!r}) "
+            "with a NativeRNG: spikex's rules take True or False"
+        )
+    return bool(connector.allow_self_connections)
+
+
+# connector class -> (spikex rule, its keyword arguments from the connector)
+_RULES = {
+    connectors.FixedProbabilityConnector: (
+        "pairwise_bernoulli", lambda c: {"probability": float(c.p_connect), "allow_autapses": _autapses(c)},
+    ),
+    connectors.FixedNumberPreConnector: (
+        "fixed_indegree",
+        lambda c: {"indegree": _count(c, "n"), "allow_autapses": _autapses(c), "allow_multapses": bool(c.with_replacement)},
+    ),
+    connectors.FixedNumberPostConnector: (
+        "fixed_outdegree",
+        lambda c: {"outdegree": _count(c, "n"), "allow_autapses": _autapses(c), "allow_multapses": bool(c.with_replacement)},
+    ),
+    connectors.FixedTotalNumberConnector: (
+        "fixed_total_number",
+        lambda c: {"total_number": _count(c, "n"), "allow_autapses": _autapses(c), "allow_multapses": bool(c.with_replacement)},
+    ),
+}  # fmt: skip
+
+
+def native_rule(connector) -> tuple[str, dict] | None:
+    """(rule, keyword arguments) when `connector` draws from a NativeRNG, else None
+    (PyNN's own implementation runs). Connectors without a spikex rule are refused."""
+    if not isinstance(getattr(connector, "rng", None), random.NativeRNG):
+        return None
+    rule = _RULES.get(type(connector))
+    if rule is None:
+        allowed = ", ".join(cls.__name__ for cls in _RULES)
+        raise NotImplementedError(
+            f"spikex.pynn: {type(connector).__name__} with a NativeRNG has no spikex rule (rules exist for "
+            f"{allowed}); give it a NumpyRNG to run PyNN's own implementation"
+        )
+    name, arguments = rule
+    return name, arguments(connector)
+
+
+_DISTRIBUTIONS = {  # PyNN name -> spikex distribution of (parameters, scale factor)
+    "uniform": lambda p, f: sx.uniform(p["low"] * f, p["high"] * f),
+    "normal": lambda p, f: sx.normal(p["mu"] * f, p["sigma"] * f),
+    "normal_clipped": lambda p, f: sx.normal_clipped(
+        p["mu"] * f, p["sigma"] * f, p["low"] * f, p["high"] * f
+    ),
+    "exponential": lambda p, f: sx.exponential(p["beta"] * f),
+    "lognormal": lambda p, f: sx.lognormal(p["mu"] + np.log(f), p["sigma"]),
+}
+
+
+def native_value(name: str, value, factor: float):
+    """A weight or delay for a spikex rule: a number, or a spikex distribution for a
+    RandomDistribution drawn from a NativeRNG; `value` is PyNN's lazy array in native
+    units, `factor` a further scale (IF_curr_delta's weights)."""
+    base = value.base_value
+    if not isinstance(base, RandomDistribution):
+        if not value.is_homogeneous:
+            raise NotImplementedError(
+                f"spikex.pynn: {name} given as an array or function with a NativeRNG connector: spikex's rules "
+                "take a number or a RandomDistribution (or give the connector a NumpyRNG)"
+            )
+        value.shape = (1,)
+        return float(value.evaluate(simplify=True)) * factor
+    if not isinstance(base.rng, random.NativeRNG):
+        raise NotImplementedError(
+            f"spikex.pynn: {name} = RandomDistribution with {base.rng} on a NativeRNG connector: give both a NativeRNG "
+            "(spikex draws) or both a NumpyRNG (PyNN draws)"
+        )
+    for op, operand in value.operations:
+        if op is not operator.mul or not np.isscalar(operand) or operand <= 0:
+            raise NotImplementedError(
+                f"spikex.pynn: {name}: a RandomDistribution transformed by {op} cannot be drawn natively"
+            )
+        factor *= float(operand)
+    make = _DISTRIBUTIONS.get(base.name)
+    if make is None:
+        raise NotImplementedError(
+            f"spikex.pynn: {name} = RandomDistribution({base.name!r}) with a NativeRNG: spikex draws "
+            f"{', '.join(_DISTRIBUTIONS)}"
+        )
+    return make(base.parameters, factor)

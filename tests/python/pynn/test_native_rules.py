@@ -1,0 +1,98 @@
+"""Connectors with a NativeRNG are spikex's own rules (spikex.pynn.native_rules): the
+connections are those spikex's rule draws, readable before and after a run, with
+weights and delays from NativeRNG distributions; what has no rule is refused by name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyNN")
+import spikex as sx
+import spikex.pynn as sim
+
+
+def _populations():
+    sim.setup(timestep=0.1, min_delay=0.1, seed=9)
+    pre = sim.Population(30, sim.SpikeSourcePoisson(rate=20.0))
+    post = sim.Population(20, sim.IF_curr_exp())
+    return pre, post
+
+
+def test_fixed_probability_is_spikexs_pairwise_bernoulli():
+    pre, post = _populations()
+    native = sim.NativeRNG()
+    weight = sim.RandomDistribution("uniform", low=0.1, high=0.3, rng=native)
+    projection = sim.Projection(pre, post, sim.FixedProbabilityConnector(0.2, rng=native),
+                                sim.StaticSynapse(weight=weight, delay=1.0), receptor_type="excitatory")  # fmt: skip
+    pairs = sorted(zip(projection._pre_index.tolist(), projection._post_index.tolist()))
+    weights = np.array(projection.get("weight", format="list"))[:, 2]
+    assert 60 < len(projection) < 180
+    assert np.all((weights >= 0.1) & (weights < 0.3)) and np.unique(weights).size == weights.size
+    sim.end()
+    # The same rule through spikex's own API (weights in pA) draws the same connections.
+    net = sx.Network(dt_ms=0.1, seed=9, distribution="round_robin")
+    a = net.create("spike_source_poisson", 30, params={"rate": 20.0})
+    b = net.create("iaf_psc_exp", 20)
+    net.connect_rule("pairwise_bernoulli", a, b, probability=0.2, weight=sx.uniform(100.0, 300.0), delay_ms=1.0,
+                     allow_autapses=True)  # fmt: skip
+    c = net.connections()
+    assert (
+        sorted(zip((c["source"] - a.first_gid).tolist(), (c["target"] - b.first_gid).tolist()))
+        == pairs
+    )
+    assert np.allclose(np.sort(c["weight"]) / 1000.0, np.sort(weights))
+
+
+def test_fixed_number_pre_draws_exactly_n_inputs_and_survives_a_run_and_set():
+    pre, post = _populations()
+    projection = sim.Projection(pre, post, sim.FixedNumberPreConnector(4, rng=sim.NativeRNG()),
+                                sim.StaticSynapse(weight=0.5, delay=1.5))  # fmt: skip
+    post.record("spikes")
+    assert np.bincount(projection._post_index, minlength=20).tolist() == [4] * 20
+    before = sorted(map(tuple, projection.get("weight", format="list")))
+    sim.run(50.0)
+    assert sorted(map(tuple, projection.get("weight", format="list"))) == before
+    sim.reset()
+    projection.set(weight=0.25)  # the drawn connections become explicit arrays
+    sim.run(50.0)
+    after = sorted(map(tuple, projection.get("weight", format="list")))
+    assert [row[:2] for row in after] == [row[:2] for row in before]
+    assert {row[2] for row in after} == {0.25}
+    sim.end()
+
+
+def test_what_has_no_native_rule_is_refused_by_name():
+    pre, post = _populations()
+    native = sim.NativeRNG()
+    with pytest.raises(
+        NotImplementedError, match="DistanceDependentProbabilityConnector with a NativeRNG has no"
+    ):
+        sim.Projection(
+            pre,
+            post,
+            sim.DistanceDependentProbabilityConnector("d < 2", rng=native),
+            sim.StaticSynapse(),
+        )
+    with pytest.raises(NotImplementedError, match="consecutive ids"):
+        sim.Projection(
+            pre[[0, 2, 4]],
+            post,
+            sim.FixedProbabilityConnector(0.5, rng=native),
+            sim.StaticSynapse(),
+        )
+    numpy_weights = sim.RandomDistribution("uniform", low=0.1, high=0.3, rng=sim.NumpyRNG(seed=1))
+    with pytest.raises(NotImplementedError, match="give both a NativeRNG"):
+        sim.Projection(
+            pre,
+            post,
+            sim.FixedProbabilityConnector(0.5, rng=native),
+            sim.StaticSynapse(weight=numpy_weights),
+        )
+    gamma = sim.RandomDistribution("gamma", k=2.0, theta=0.1, rng=native)
+    with pytest.raises(
+        NotImplementedError, match=r"RandomDistribution\('gamma'\) with a NativeRNG"
+    ):
+        sim.Projection(pre, post, sim.FixedProbabilityConnector(0.5, rng=native), sim.StaticSynapse(weight=gamma),
+                       receptor_type="excitatory")  # fmt: skip
+    sim.end()
