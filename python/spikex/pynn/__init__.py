@@ -31,7 +31,13 @@ from .control import (  # noqa: F401
     setup,
     write_sonata,
 )
-from .native_rules import NativeRNG  # noqa: F401
+from .native_rules import (  # noqa: F401 (these connectors remember whether they got an rng)
+    FixedNumberPostConnector,
+    FixedNumberPreConnector,
+    FixedProbabilityConnector,
+    FixedTotalNumberConnector,
+    NativeRNG,
+)
 from .populations import Assembly, Population, PopulationView  # noqa: F401
 from .procedural_api import connect, create, record, record_v  # noqa: F401
 from .projections import Projection  # noqa: F401

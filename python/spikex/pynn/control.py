@@ -88,7 +88,9 @@ def write_sonata(spikes_file, report_file=None) -> None:
 
     state = simulator.state
     if state.result is None:
-        raise errors.NothingToWriteError("spikex.pynn: write_sonata: nothing recorded yet; call run() first")
+        raise errors.NothingToWriteError(
+            "spikex.pynn: write_sonata: nothing recorded yet; call run() first"
+        )
     if state.mpi_rank != 0:
         return
     gids, times = state.spike_times_ms()

@@ -6,7 +6,10 @@ spikex maps them onto its rules (docs/user/connection_rules.md), drawn on the ta
 rank from Philox streams keyed by ``setup(seed=...)``: the same connections for any
 number of ranks and threads. Weights and delays may be numbers or ``RandomDistribution``s
 that also use a ``NativeRNG`` (drawn by spikex per connection). ``NativeRNG(seed)`` does
-not reseed anything: every spikex stream comes from the one seed of ``setup``.
+not reseed anything: every spikex stream comes from the one seed of ``setup``. A
+connector given no rng at all is drawn the same way when it can be (a spikex rule for
+it, weights and delays spikex can draw, populations of consecutive ids), else by PyNN
+with PyNN's default NumpyRNG.
 """
 
 from __future__ import annotations
@@ -85,9 +88,11 @@ _RULES = {
 def native_rule(connector) -> tuple[str, dict] | None:
     """(rule, keyword arguments) when `connector` draws from a NativeRNG, else None
     (PyNN's own implementation runs). Connectors without a spikex rule are refused."""
-    if not isinstance(getattr(connector, "rng", None), random.NativeRNG):
+    if not (
+        isinstance(getattr(connector, "rng", None), random.NativeRNG) or defaulted_rng(connector)
+    ):
         return None
-    rule = _RULES.get(type(connector))
+    rule = next((_RULES[cls] for cls in type(connector).__mro__ if cls in _RULES), None)
     if rule is None:
         allowed = ", ".join(cls.__name__ for cls in _RULES)
         raise NotImplementedError(
@@ -96,6 +101,30 @@ def native_rule(connector) -> tuple[str, dict] | None:
         )
     name, arguments = rule
     return name, arguments(connector)
+
+
+def defaulted_rng(connector) -> bool:
+    """Whether the script gave this connector no rng (spikex's connector classes below):
+    then spikex's rule draws when it can, as with a NativeRNG, and PyNN's implementation
+    with PyNN's default NumpyRNG otherwise."""
+    return getattr(connector, "_spikex_rng_defaulted", False)
+
+
+def _defaulting(base):
+    """`base` that remembers whether it was given an rng (PyNN replaces None with its
+    default NumpyRNG(seed=151985012) at once, so the connector cannot tell afterwards)."""
+
+    def __init__(self, *args, rng=None, **kwargs):
+        base.__init__(self, *args, rng=rng, **kwargs)
+        self._spikex_rng_defaulted = rng is None
+
+    return type(base.__name__, (base,), {"__init__": __init__, "__doc__": base.__doc__})
+
+
+FixedProbabilityConnector = _defaulting(connectors.FixedProbabilityConnector)
+FixedNumberPreConnector = _defaulting(connectors.FixedNumberPreConnector)
+FixedNumberPostConnector = _defaulting(connectors.FixedNumberPostConnector)
+FixedTotalNumberConnector = _defaulting(connectors.FixedTotalNumberConnector)
 
 
 _DISTRIBUTIONS = {  # PyNN name -> spikex distribution of (parameters, scale factor)

@@ -18,6 +18,7 @@ weights or delays then turns them into explicit arrays (the same connections).
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 
 import numpy as np
 from pyNN import common, connectors, errors
@@ -26,7 +27,7 @@ from pyNN.space import Space
 import spikex as sx
 
 from . import simulator
-from .native_rules import native_rule, native_value
+from .native_rules import defaulted_rng, native_rule, native_value
 from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism
 
 
@@ -90,14 +91,8 @@ class Projection(common.Projection):
             "weight": np.zeros(0), "delay": np.zeros(0),
         }  # fmt: skip
         self._parts: list[tuple] = []
-        self._rule = native_rule(connector)
-        if self._rule is not None:
-            native = self.synapse_type.native_parameters
-            self._rule_weight = native_value("weight", native["weight"], self._weight_scale)
-            self._rule_delay = native_value("delay", native["delay"], 1.0)
-            self._rule_populations()  # checks that pre and post are gid ranges
-            self._read_generation = None  # the description generation the store was read in
-        else:
+        self._rule = self._native_rule(connector)
+        if self._rule is None:
             if (
                 isinstance(connector, connectors.FixedTotalNumberConnector)
                 and simulator.state.num_processes > 1
@@ -111,6 +106,31 @@ class Projection(common.Projection):
             connector.connect(self)
             self._gather_parts()
         simulator.state.projections.append(self)
+
+    def _native_rule(self, connector):
+        """The spikex rule for a NativeRNG connector (or one given no rng, when spikex can
+        draw it), with its weight and delay; None: PyNN's connector runs."""
+        try:
+            rule = native_rule(connector)
+            if rule is None:
+                return None
+            if defaulted_rng(connector) and any(
+                other._rule is not None for other in self._rivals()
+            ):
+                return None  # its connections could not be told from that projection's
+            native = self.synapse_type.native_parameters
+            self._rule_weight = native_value("weight", native["weight"], self._weight_scale)
+            self._rule_delay = native_value("delay", native["delay"], 1.0)
+            self._rule_populations()  # checks that pre and post are gid ranges
+            check = getattr(self.synapse_type, "parameter_checks", {}).get("weight")
+            if check is not None and isinstance(self._rule_weight, float):
+                check(np.array([self._rule_weight]), self)  # PyNN's sign rule, as its connectors
+        except NotImplementedError:
+            if defaulted_rng(connector):
+                return None  # PyNN's implementation with PyNN's default NumpyRNG
+            raise
+        self._read_generation = None  # the description generation the store was read in
+        return rule
 
     # This rank's connections (indices into pre and post, native weights, delays in ms);
     # for a rule projection read from the built network on first use.
@@ -143,46 +163,79 @@ class Projection(common.Projection):
             ranges.append(sx.Population(int(ids[0]), int(ids.size), "pynn"))
         return ranges
 
+    def _rivals(self) -> list:
+        """Other projections whose connections spikex cannot tell from this one's: the
+        same synapse type and parameters, overlapping pre- and postsynaptic cells."""
+        state = simulator.state
+        pre_ids = np.asarray(self.pre.all_cells, dtype=np.int64)
+        post_ids = np.asarray(self.post.all_cells, dtype=np.int64)
+        return [
+            other for other in state.projections
+            if other is not self and other._synapse == self._synapse
+            and other._synapse_params == self._synapse_params
+            and np.intersect1d(pre_ids, np.asarray(other.pre.all_cells, dtype=np.int64)).size
+            and np.intersect1d(post_ids, np.asarray(other.post.all_cells, dtype=np.int64)).size
+        ]  # fmt: skip
+
     def _read_rule_connections(self) -> None:
         """The local connections a rule projection's network drew, read back once per
-        description (the network is built for it if needed)."""
+        description (the network is built for it if needed): the network's connections
+        of this synapse type between these cells, less those of other projections given
+        as arrays. Two rule projections there cannot be told apart (refused)."""
         state = simulator.state
         if self._rule is None or self._read_generation == state.generation:
             return
+        rivals = self._rivals()
+        if any(other._rule is not None for other in rivals):
+            raise NotImplementedError(
+                "spikex.pynn: the connections of two NativeRNG projections between the same cells with the "
+                "same synapse type cannot be told apart; query the network (net.connections()) instead, or "
+                "give one of them a NumpyRNG"
+            )
         net = state.build()
         index = [k for k, t in enumerate(net.synapse_types())
                  if t["name"] == self._synapse and t["params"] == self._synapse_params]  # fmt: skip
         pre_ids = np.asarray(self.pre.all_cells, dtype=np.int64)
         post_ids = np.asarray(self.post.all_cells, dtype=np.int64)
-        for other in state.projections:
-            if (
-                other is not self
-                and other._synapse == self._synapse
-                and other._synapse_params == self._synapse_params
-            ):
-                if (
-                    np.intersect1d(pre_ids, np.asarray(other.pre.all_cells, dtype=np.int64)).size
-                    and np.intersect1d(
-                        post_ids, np.asarray(other.post.all_cells, dtype=np.int64)
-                    ).size
-                ):
-                    raise NotImplementedError(
-                        "spikex.pynn: the connections of a NativeRNG projection cannot be told apart from another "
-                        "projection's between the same cells with the same synapse type; query the network "
-                        "instead, or give one of them a NumpyRNG"
-                    )
         c = net.connections()
-        rows = (
+        rows = np.flatnonzero(
             np.isin(c["synapse"], index)
             & np.isin(c["source"], pre_ids)
             & np.isin(c["target"], post_ids)
         )
-        order = np.lexsort((c["delay_ms"][rows], c["source"][rows], c["target"][rows]))
+        steps = np.rint(c["delay_ms"] / state.dt).astype(np.int64)
+        # Static weights stay as given, so they tell multapses apart; plastic ones move.
+        plastic = self._synapse != "static"
+
+        def key(source, target, step, weight):
+            return (int(source), int(target), int(step)) + (() if plastic else (float(weight),))
+
+        if rivals:
+            taken = Counter()
+            for other in rivals:
+                store = other._store
+                taken.update(
+                    key(s, t, d, w)
+                    for s, t, d, w in zip(
+                        np.asarray(other.pre.all_cells, dtype=np.int64)[store["pre"]],
+                        np.asarray(other.post.all_cells, dtype=np.int64)[store["post"]],
+                        np.rint(store["delay"] / state.dt).astype(np.int64), store["weight"],
+                    )
+                )  # fmt: skip
+            mine = []
+            for r in rows:
+                k = key(c["source"][r], c["target"][r], steps[r], c["weight"][r])
+                if taken[k] > 0:
+                    taken[k] -= 1
+                else:
+                    mine.append(r)
+            rows = np.asarray(mine, dtype=np.int64)
+        rows = rows[np.lexsort((steps[rows], c["source"][rows], c["target"][rows]))]
         self._store = {
-            "pre": (c["source"][rows][order] - pre_ids[0]).astype(np.int64),
-            "post": (c["target"][rows][order] - post_ids[0]).astype(np.int64),
-            "weight": np.asarray(c["weight"][rows][order], dtype=float),
-            "delay": np.asarray(c["delay_ms"][rows][order], dtype=float),
+            "pre": (c["source"][rows] - pre_ids[0]).astype(np.int64),
+            "post": (c["target"][rows] - post_ids[0]).astype(np.int64),
+            "weight": np.asarray(c["weight"][rows], dtype=float),
+            "delay": np.asarray(c["delay_ms"][rows], dtype=float),
         }
         self._read_generation = state.generation
 

@@ -107,8 +107,12 @@ class State(common.control.BaseState):
         mine = {int(i) for p in self.populations for i in p.all_cells[p._mask_local]}
         assert mine <= local, "spikex.pynn: PyNN's local cells differ from spikex's distribution"
         self.network = net
-        for projection in self.projections:  # a rule projection's connections, as drawn
-            projection._read_rule_connections()
+        for projection in self.projections:
+            if projection._synapse != "static":  # a plastic rule projection's initial weights
+                try:
+                    projection._read_rule_connections()
+                except NotImplementedError:
+                    pass  # cannot be told apart: refused when asked for, not here
         return net
 
     def run_until(self, tstop):

@@ -96,3 +96,53 @@ def test_what_has_no_native_rule_is_refused_by_name():
         sim.Projection(pre, post, sim.FixedProbabilityConnector(0.5, rng=native), sim.StaticSynapse(weight=gamma),
                        receptor_type="excitatory")  # fmt: skip
     sim.end()
+
+
+def test_a_connector_given_no_rng_is_drawn_by_spikex_when_it_can_be():
+    pre, post = _populations()
+    default = sim.Projection(
+        pre, post, sim.FixedProbabilityConnector(0.2), sim.StaticSynapse(weight=0.1)
+    )
+    assert default._rule is not None
+    # Weights spikex cannot draw: PyNN's implementation with PyNN's default NumpyRNG.
+    numpy_weights = sim.RandomDistribution("uniform", low=0.1, high=0.3, rng=sim.NumpyRNG(seed=1))
+    fallback = sim.Projection(
+        pre, post, sim.FixedProbabilityConnector(0.2), sim.StaticSynapse(weight=numpy_weights)
+    )
+    assert fallback._rule is None and len(fallback) > 0
+    # Between the same cells as a rule projection: PyNN's implementation too, so that
+    # each projection keeps telling its own connections.
+    again = sim.Projection(
+        pre, post, sim.FixedProbabilityConnector(0.2), sim.StaticSynapse(weight=0.1)
+    )
+    assert again._rule is None
+    sim.run(1.0)
+    weights = np.array(default.get("weight", format="list"))[:, 2]
+    assert set(weights) == {0.1} and len(default) == weights.size > 0
+    assert sorted(np.array(fallback.get("weight", format="list"))[:, 2]) == sorted(
+        fallback._weights / 1000.0
+    )
+    sim.end()
+
+
+def test_two_native_projections_between_the_same_cells_are_refused_when_asked_for():
+    pre, post = _populations()
+    first = sim.Projection(
+        pre, post, sim.FixedProbabilityConnector(0.2, rng=sim.NativeRNG()), sim.StaticSynapse()
+    )
+    sim.Projection(
+        pre, post, sim.FixedProbabilityConnector(0.3, rng=sim.NativeRNG()), sim.StaticSynapse()
+    )
+    post.record("spikes")
+    sim.run(5.0)  # the network runs
+    with pytest.raises(NotImplementedError, match="cannot be told apart"):
+        first.get("weight", format="list")
+    sim.end()
+
+
+def test_a_positive_weight_on_an_inhibitory_current_receptor_is_refused_as_pynn_does():
+    pre, post = _populations()
+    with pytest.raises(Exception, match="[Ww]eights must be negative"):
+        sim.Projection(pre, post, sim.FixedProbabilityConnector(0.2), sim.StaticSynapse(weight=0.1),
+                       receptor_type="inhibitory")  # fmt: skip
+    sim.end()
