@@ -4,9 +4,9 @@ namespace spikex {
 
 const std::vector<model_parameters::field<stdp_parameters>>& stdp_fields() {
     using P = stdp_parameters;
-    static const std::vector<model_parameters::field<P>> fields = {
-        {"tau_plus", &P::tau_plus}, {"lambda", &P::lambda},     {"alpha", &P::alpha},
-        {"mu_plus", &P::mu_plus},   {"mu_minus", &P::mu_minus}, {"Wmax", &P::Wmax}};
+    static const std::vector<model_parameters::field<P>> fields = {{"tau_plus", &P::tau_plus}, {"lambda", &P::lambda},
+                                                                   {"alpha", &P::alpha},       {"mu_plus", &P::mu_plus},
+                                                                   {"mu_minus", &P::mu_minus}, {"Wmax", &P::Wmax}};
     return fields;
 }
 

@@ -22,7 +22,7 @@
 
 namespace spikex {
 
-struct stdp_parameters { // NEST's defaults
+struct stdp_parameters {    // NEST's defaults
     double tau_plus = 20.0; // ms, presynaptic trace
     double lambda = 0.01;   // learning rate (PyNN's A_plus)
     double alpha = 1.0;     // depression / facilitation ratio (PyNN's A_minus / A_plus)
@@ -45,9 +45,7 @@ struct stdp_rule {
 };
 
 // x^mu, exact and cheap for the additive (0) and multiplicative (1) cases.
-inline double stdp_power(double x, double mu) {
-    return mu == 0.0 ? 1.0 : mu == 1.0 ? x : std::pow(x, mu);
-}
+inline double stdp_power(double x, double mu) { return mu == 0.0 ? 1.0 : mu == 1.0 ? x : std::pow(x, mu); }
 
 // Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`.
 // The order of the operations is NEST's, so the weights agree with NEST's to rounding.

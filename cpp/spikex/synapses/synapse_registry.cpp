@@ -29,27 +29,28 @@ const std::vector<synapse_entry>& synapse_registry() {
          "",
          [](const std::map<std::string, double>& params) {
              if (!params.empty()) {
-                 throw user_error(spikex::format("synapse \"static\" takes no parameters, got \"{}\"",
-                                                 params.begin()->first));
+                 throw user_error(
+                     spikex::format("synapse \"static\" takes no parameters, got \"{}\"", params.begin()->first));
              }
          },
-         [](const auto&) { return std::pair{-infinity, infinity}; },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
          {}},
         {"stdp_pl_synapse_hom",
          "power-law STDP (Morrison et al. 2007), NEST's stdp_pl_synapse_hom: the hpc_benchmark's E->E synapse",
-         defaults_of(stdp_pl_fields()),
-         "stdp_pl_synapse_hom.md",
+         defaults_of(stdp_pl_fields()), "stdp_pl_synapse_hom.md",
          [](const auto& params) { parse_stdp_pl_parameters(params); },
-         [](const auto&) { return std::pair{0.0, infinity}; }, // the rule takes w^mu
+         [](const auto&) {
+             return std::pair{0.0, infinity};
+         }, // the rule takes w^mu
          [](const auto& params, double dt_ms) {
              return plastic_rule(stdp_pl_rule(parse_stdp_pl_parameters(params), dt_ms));
          }},
         {"stdp_synapse",
          "spike-pair STDP with additive to multiplicative weight dependence (Guetig et al. 2003), NEST's "
          "stdp_synapse: PyNN's STDPMechanism with SpikePairRule",
-         defaults_of(stdp_fields()),
-         "stdp_synapse.md",
-         [](const auto& params) { parse_stdp_parameters(params); },
+         defaults_of(stdp_fields()), "stdp_synapse.md", [](const auto& params) { parse_stdp_parameters(params); },
          [](const auto& params) {
              const double w_max = parse_stdp_parameters(params).Wmax;
              return w_max > 0 ? std::pair{0.0, w_max} : std::pair{w_max, 0.0};

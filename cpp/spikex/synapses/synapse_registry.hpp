@@ -19,9 +19,9 @@ using plastic_rule = std::variant<stdp_pl_rule, stdp_rule>;
 
 struct synapse_entry {
     std::string name;
-    std::string description;                 // one sentence
-    std::map<std::string, double> defaults;  // every parameter with its default (NEST's)
-    std::string docs_page;                   // docs/models/<name>.md ("" for static)
+    std::string description;                // one sentence
+    std::map<std::string, double> defaults; // every parameter with its default (NEST's)
+    std::string docs_page;                  // docs/models/<name>.md ("" for static)
     // user_error naming the parameter for unknown names or values out of range.
     std::function<void(const std::map<std::string, double>&)> check;
     // The weights a parameter set allows, [low, high].
