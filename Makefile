@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: bench-pynn all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -78,6 +78,13 @@ test-fast: build
 
 bench: build
 	$(PY) bench/hines2011.py
+
+# PyNN's VA CUBA and Brunel examples, unchanged, on pyNN.nest (NEST 3.10 + PyNN in the
+# NEST venv) and spikex.pynn: times, memory, rates and CVs side by side
+# (docs/validation/pynn_benchmarks.md, bench/results/pynn_benchmarks.json).
+bench-pynn: build
+	bash scripts/setup_pynn_nest.sh
+	$(PY) bench/pynn/run.py
 
 # Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
 # bench/results/nest_*.json, bench/results/vs_nest.json). About 10 minutes on 2 idle cores

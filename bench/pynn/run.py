@@ -1,0 +1,231 @@
+"""The same PyNN scripts on pyNN.nest and spikex.pynn (issue 18, item 9).
+
+PyNN's classic examples from its 0.13.0 sdist, unchanged: the Vogels–Abbott CUBA network
+(``examples/VAbenchmarks.py ... CUBA``: 4,000 IF_curr_exp cells, 2 % connectivity, 1 s)
+and the Brunel network (``examples/brunel.py``: 5,000 IF_curr_alpha cells, 10 %
+connectivity, Poisson drive, 100 ms); and brunel.py once more with two numbers changed
+(1 s, 500 recorded cells per population) for rates and CVs past the start-up transient. Each runs once per simulator on one core
+(bench/pynn/as_backend.py picks the simulator; pyNN.nest in NEST 3.10's venv with PyNN
+installed by scripts/setup_pynn_nest.sh). Reported side by side: the scripts' own build and
+simulation times (PyNN's Timer), the process's peak memory, and per population the mean
+rate and the mean ISI CV from the spikes the scripts write. Rates and CVs of the two
+simulators "agree" when they differ by less than three standard errors (over neurons) of
+the difference: the networks are the same description, not the same random draws.
+
+    python bench/pynn/run.py                 # both benchmarks, writes the JSON and the page
+    python bench/pynn/run.py --report-only   # the page from bench/results/pynn_benchmarks.json
+
+Writes bench/results/pynn_benchmarks.json and docs/validation/pynn_benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "tests" / "pynn"))
+sys.path.insert(0, str(REPO / "bench" / "nest"))
+import run_exact  # noqa: E402
+from pynn_source import PYNN_VERSION, scenarios_parent  # noqa: E402
+
+RESULTS = REPO / "bench" / "results" / "pynn_benchmarks.json"
+PAGE = REPO / "docs" / "validation" / "pynn_benchmarks.md"
+TARGET = 0.3  # spikex.pynn simulate / pyNN.nest simulate at equal cores
+
+# name -> (example script, its arguments after the simulator, Neo files it writes, edits)
+BENCHMARKS = {
+    "va_cuba": ("VAbenchmarks.py", ["CUBA"], "Results/VAbenchmarks_CUBA_*.pkl", []),
+    "brunel": ("brunel.py", [], "Results/brunel_*.pkl", []),
+    # The same script for 1 s and 500 recorded neurons per population: its own 100 ms
+    # and 50 neurons are mostly the start-up transient, too little for the statistics.
+    "brunel_1s": ("brunel.py", [], "Results/brunel_*.pkl",
+                  [(r"^simtime     = 100.0", "simtime     = 1000.0"), (r"^Nrec        = 50 ", "Nrec        = 500 ")]),
+}  # fmt: skip
+SIMULATORS = {"nest": "pyNN.nest (NEST 3.10)", "spikex": "spikex.pynn"}
+
+
+def interpreter(simulator: str) -> str:
+    return str(run_exact.NEST_PYTHON) if simulator == "nest" else sys.executable
+
+
+def run_one(benchmark: str, simulator: str) -> dict:
+    script, arguments, outputs, edits = BENCHMARKS[benchmark]
+    examples = scenarios_parent().parents[1] / "examples"
+    with tempfile.TemporaryDirectory(prefix=f"pynn-{benchmark}-") as work:
+        work = Path(work)
+        text = (examples / script).read_text()
+        for pattern, replacement in edits:
+            text, count = re.subn(pattern, replacement, text, flags=re.M)
+            assert count == 1, f"{script}: {pattern!r} matched {count} times"
+        (work / script).write_text(text)
+        (work / "Results").mkdir()
+        env = run_exact.nest_environment() if simulator == "nest" else dict(os.environ)
+        env.update(OMP_NUM_THREADS="1", MPLBACKEND="Agg")
+        command = [
+            interpreter(simulator),
+            str(HERE / "as_backend.py"),
+            simulator,
+            script,
+            *arguments,
+        ]
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=3600, check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(
+                f"{benchmark} on {simulator} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+            )
+        text = done.stdout
+
+        def number(label: str) -> float:
+            match = re.search(rf"{label}\s*:\s*([0-9.eE+-]+)", text)
+            if not match:
+                raise SystemExit(
+                    f"{benchmark} on {simulator}: no '{label}' in its output:\n{text[-2000:]}"
+                )
+            return float(match.group(1))
+
+        peak = float(re.search(r"PEAK_RSS_MB ([0-9.]+)", text).group(1))
+        populations = spike_statistics(
+            sorted(work.glob(outputs)) or sorted(work.rglob(Path(outputs).name))
+        )
+        return {
+            "build_s": number("Build time"),
+            "simulate_s": number("Simulation time"),
+            "peak_rss_mb": peak,
+            "populations": populations,
+        }
+
+
+def spike_statistics(files: list[Path]) -> dict:
+    """Per population: neurons, mean rate (Hz), its standard error, mean ISI CV (neurons
+    with at least 3 spikes) and its standard error."""
+    import neo
+
+    out = {}
+    for path in files:
+        block = neo.io.get_io(str(path)).read_block()
+        for segment in block.segments:
+            by_population: dict[str, list] = {}
+            for train in segment.spiketrains:
+                label = str(train.annotations.get("source_population", path.stem))
+                by_population.setdefault(label, []).append(train)
+            for label, trains in by_population.items():
+                duration = float((trains[0].t_stop - trains[0].t_start).rescale("s").magnitude)
+                rates = np.array([len(t) / duration for t in trains])
+                cvs = []
+                for t in trains:
+                    isi = np.diff(np.sort(t.rescale("ms").magnitude))
+                    if isi.size >= 2 and isi.mean() > 0:
+                        cvs.append(isi.std() / isi.mean())
+                cvs = np.array(cvs)
+                out[label] = {
+                    "neurons": len(trains),
+                    "rate_hz": float(rates.mean()),
+                    "rate_se": float(rates.std(ddof=1) / np.sqrt(rates.size))
+                    if rates.size > 1
+                    else 0.0,
+                    "cv": float(cvs.mean()) if cvs.size else float("nan"),
+                    "cv_se": float(cvs.std(ddof=1) / np.sqrt(cvs.size))
+                    if cvs.size > 1
+                    else float("nan"),
+                }
+    return out
+
+
+def agree(a: float, a_se: float, b: float, b_se: float) -> bool:
+    return abs(a - b) <= 3.0 * np.sqrt(a_se**2 + b_se**2)
+
+
+def report(results: dict) -> str:
+    lines = [
+        "# The same PyNN scripts on pyNN.nest and spikex.pynn",
+        "",
+        "Generated by `bench/pynn/run.py` from `bench/results/pynn_benchmarks.json` (do not edit).",
+        f"PyNN {results['pynn_version']}'s own examples, unchanged (the simulator is named on the command",
+        "line, as they expect; `bench/pynn/as_backend.py`), one process and one thread each;",
+        "`brunel_1s` is brunel.py with `simtime = 1000.0` and `Nrec = 500` (its 100 ms and 50 neurons",
+        "are mostly the start-up transient, too little for rates and CVs). Measured",
+        f"{results['date']} on {results['machine']}, load average before the runs {results['load_average']}:",
+        "single runs on a shared machine.",
+        "",
+        "Times are the scripts' own (PyNN's `Timer`): *build* is the script's network description;",
+        "spikex.pynn builds its network at the first `run()`, so its *simulate* includes building the",
+        "connection tables, which NEST does during *build*. Memory is the process's peak RSS.",
+        "",
+        "| benchmark | simulator | build (s) | simulate (s) | peak memory (MB) | simulate spikex / NEST |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for name, runs in results["benchmarks"].items():
+        ratio = runs["spikex"]["simulate_s"] / runs["nest"]["simulate_s"]
+        for simulator in ("nest", "spikex"):
+            r = runs[simulator]
+            shown = f"{ratio:.2f}" if simulator == "spikex" else ""
+            lines.append(f"| {name} | {SIMULATORS[simulator]} | {r['build_s']:.2f} | {r['simulate_s']:.2f} | "
+                         f"{r['peak_rss_mb']:.0f} | {shown} |")  # fmt: skip
+        met = "met" if ratio <= TARGET else "not met"
+        verdicts.append(
+            f"* {name}: spikex.pynn simulates in {ratio:.2f}× pyNN.nest's time: target ≤ {TARGET} {met}."
+        )
+    lines += ["", *verdicts, "", "## Rates and CVs", "",
+              "| benchmark | population | neurons | rate NEST (Hz) | rate spikex (Hz) | CV NEST | CV spikex | agree |",
+              "|---|---|---:|---:|---:|---:|---:|---|"]  # fmt: skip
+    for name, runs in results["benchmarks"].items():
+        for label, theirs in runs["nest"]["populations"].items():
+            mine = runs["spikex"]["populations"].get(label)
+            if mine is None:
+                continue
+            ok = agree(theirs["rate_hz"], theirs["rate_se"], mine["rate_hz"], mine["rate_se"]) and (
+                np.isnan(theirs["cv"])
+                or agree(theirs["cv"], theirs["cv_se"], mine["cv"], mine["cv_se"])
+            )
+            lines.append(
+                f"| {name} | {label} | {mine['neurons']} | {theirs['rate_hz']:.2f} ± {theirs['rate_se']:.2f} | "
+                f"{mine['rate_hz']:.2f} ± {mine['rate_se']:.2f} | {theirs['cv']:.3f} | {mine['cv']:.3f} | "
+                f"{'yes' if ok else 'no'} |"
+            )
+    lines += ["", "± is the standard error over neurons; *agree*: rate and CV within three standard errors of",
+              "the difference."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--report-only", action="store_true", help="write the page from the JSON")
+    parser.add_argument("--only", choices=list(BENCHMARKS), help="one benchmark")
+    args = parser.parse_args()
+    if not args.report_only:
+        reason = run_exact.nest_unavailable_reason()
+        if reason:
+            raise SystemExit(f"bench/pynn: NEST 3.10 is not available: {reason}")
+        results = {
+            "pynn_version": PYNN_VERSION,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": f"{os.cpu_count()} cores",
+            "load_average": [round(v, 2) for v in os.getloadavg()],
+            "benchmarks": {},
+        }
+        for name in [args.only] if args.only else BENCHMARKS:
+            results["benchmarks"][name] = {sim: run_one(name, sim) for sim in SIMULATORS}
+            print(name, json.dumps({s: {k: v for k, v in r.items() if k != "populations"}
+                                    for s, r in results["benchmarks"][name].items()}), flush=True)  # fmt: skip
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    results = json.loads(RESULTS.read_text())
+    PAGE.write_text(report(results))
+    print(f"bench/pynn: wrote {RESULTS.relative_to(REPO)} and {PAGE.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
