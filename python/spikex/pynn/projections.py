@@ -264,7 +264,7 @@ class Projection(common.Projection):
         for other in simulator.state.projections:
             if other.tau_minus is not None and other.tau_minus != self.tau_minus:
                 if targets & {int(i) for i in other.post.all_cells}:
-                    raise ValueError(
+                    raise errors.InvalidParameterValueError(
                         f"spikex.pynn: STDP tau_minus = {self.tau_minus} ms, but cells of this projection's "
                         f"postsynaptic population already have tau_minus = {other.tau_minus} ms from another "
                         "projection: a neuron has one tau_minus"
