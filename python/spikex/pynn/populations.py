@@ -7,6 +7,8 @@ parallel-safe RNG; spikex receives them when the network is built (simulator.py)
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from pyNN import common, errors
 from pyNN.parameters import ParameterSpace, Sequence, simplify
@@ -32,6 +34,20 @@ def _check_spike_times(values) -> None:
             raise errors.InvalidParameterValueError(
                 f"spikex.pynn: SpikeSourceArray spike_times must be in increasing order: {times.tolist()}"
             )
+
+
+def _warn_merged_events(label: str, rate_hz: float, dt_ms: float) -> None:
+    """spike_source_poisson emits at most one spike per step (docs/models/devices.md): at
+    a high rate the events two or more to a step lose some, about rate*dt/2 of them."""
+    lost = rate_hz * dt_ms * 1e-3 / 2.0
+    if lost > 0.005:
+        warnings.warn(
+            f"spikex.pynn: SpikeSourcePoisson {label!r} at {rate_hz:g} Hz: spikex emits at most one spike "
+            f"per source and step, so about {100 * lost:.1f} % of the events (those sharing a step with "
+            f"another) are lost at dt = {dt_ms:g} ms; pyNN.nest passes them all. Split the rate over more "
+            "sources (or use a smaller timestep) to stay below 1 %",
+            stacklevel=2,
+        )
 
 
 class Assembly(common.Assembly):
@@ -175,6 +191,10 @@ class Population(common.Population):
         tau_minus = self._stdp_tau_minus()
         if tau_minus is not None:
             params["tau_minus"] = tau_minus
+        if self.celltype.spikex_model == "spike_source_poisson":
+            _warn_merged_events(
+                self.label, np.max(np.asarray(self._native["rate"], dtype=float)), net.dt_ms
+            )
         created = net.create(self.celltype.spikex_model, self.size, params=params, name=self.label)
         assert created.first_gid == int(self.all_cells[0]), (
             "spikex.pynn: gids out of step with PyNN ids"

@@ -202,3 +202,19 @@ def test_write_sonata_holds_what_get_data_gives(tmp_path):
     v = cells.get_data().segments[0].analogsignals[0].magnitude
     assert np.allclose(data, v[1:])  # the report has the sampled steps, get_data adds t = 0
     sim.end()
+
+
+def test_high_rate_poisson_sources_warn_about_merged_events():
+    sim.setup(timestep=0.1)
+    fast = sim.Population(3, sim.SpikeSourcePoisson(rate=2000.0), label="fast")
+    sim.Population(3, sim.SpikeSourcePoisson(rate=50.0), label="slow")
+    fast.record("spikes")
+    with pytest.warns(
+        UserWarning, match=r"'fast' at 2000 Hz: .* about 10.0 % of the events"
+    ) as caught:
+        sim.run(100.0)
+    assert not any("'slow'" in str(w.message) for w in caught)
+    # The loss is real: fewer spikes than the rate's 200 per cell, by about a tenth.
+    count = sum(len(t) for t in fast.get_data().segments[0].spiketrains) / 3
+    assert 150 < count < 195
+    sim.end()
