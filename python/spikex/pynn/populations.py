@@ -37,15 +37,17 @@ def _check_spike_times(values) -> None:
 
 
 def _warn_merged_events(label: str, rate_hz: float, dt_ms: float) -> None:
-    """spike_source_poisson emits at most one spike per step (docs/models/devices.md): at
-    a high rate the events two or more to a step lose some, about rate*dt/2 of them."""
-    lost = rate_hz * dt_ms * 1e-3 / 2.0
+    """spike_source_poisson emits at most one spike per step (docs/models/devices.md): of
+    Poisson events with mean m per step, 1 - (1 - e^-m) / m are lost (about m/2)."""
+    mean = rate_hz * dt_ms * 1e-3
+    lost = 1.0 - (1.0 - np.exp(-mean)) / mean if mean > 0 else 0.0
     if lost > 0.005:
         warnings.warn(
             f"spikex.pynn: SpikeSourcePoisson {label!r} at {rate_hz:g} Hz: spikex emits at most one spike "
             f"per source and step, so about {100 * lost:.1f} % of the events (those sharing a step with "
             f"another) are lost at dt = {dt_ms:g} ms; pyNN.nest passes them all. Split the rate over more "
-            "sources (or use a smaller timestep) to stay below 1 %",
+            "sources (or use a smaller timestep) to stay below 1 %; a population whose cells each feed "
+            "one target and are not recorded passes every event",
             stacklevel=2,
         )
 
@@ -174,6 +176,26 @@ class Population(common.Population):
         values[np.isnan(values)] = known[0]
         return float(known[0]) if np.all(values == known[0]) else values
 
+    def _each_source_feeds_one_target(self) -> bool:
+        """Whether this SpikeSourcePoisson population can be spikex's poisson_generator: no
+        cell of it is recorded and each has at most one connection, given as arrays (PyNN's
+        background-noise idiom, OneToOneConnector). A train that reaches one target is then a
+        Poisson train into that target, which a generator draws on the target's rank and
+        with every event of a step (spike_source_poisson merges events sharing a step)."""
+        if any(self.recorder.recorded.values()):
+            return False
+        first, size = int(self.all_cells[0]), self.size
+        uses = np.zeros(size, dtype=np.int64)
+        for projection in simulator.state.projections:
+            pre = np.asarray(projection.pre.all_cells, dtype=np.int64) - first
+            if not np.any((pre >= 0) & (pre < size)):
+                continue
+            if projection._rule is not None or projection._synapse != "static":
+                return False
+            sources = pre[projection._store["pre"]]
+            np.add.at(uses, sources[(sources >= 0) & (sources < size)], 1)
+        return bool(uses.max(initial=0) <= 1)
+
     def _create_in(self, net) -> None:
         """Create this population's cells in spikex network `net` (gids = PyNN ids)."""
         params = {}
@@ -191,11 +213,14 @@ class Population(common.Population):
         tau_minus = self._stdp_tau_minus()
         if tau_minus is not None:
             params["tau_minus"] = tau_minus
-        if self.celltype.spikex_model == "spike_source_poisson":
-            _warn_merged_events(
-                self.label, np.max(np.asarray(self._native["rate"], dtype=float)), net.dt_ms
-            )
-        created = net.create(self.celltype.spikex_model, self.size, params=params, name=self.label)
+        model = self.celltype.spikex_model
+        if model == "spike_source_poisson":
+            if self._each_source_feeds_one_target():
+                model = "poisson_generator"  # the same trains in law, and it passes every event
+            else:
+                rate = np.max(np.asarray(self._native["rate"], dtype=float))
+                _warn_merged_events(self.label, rate, net.dt_ms)
+        created = net.create(model, self.size, params=params, name=self.label)
         assert created.first_gid == int(self.all_cells[0]), (
             "spikex.pynn: gids out of step with PyNN ids"
         )
