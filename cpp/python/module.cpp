@@ -457,7 +457,7 @@ public:
         }
         connection_set set;
         set.is_rule = false;
-        double lowest = 0, highest = 0;
+        double lowest = INFINITY, highest = -INFINITY;
         for (std::size_t k = 0; k < n; ++k) {
             lowest = std::min(lowest, weights.data()[k]);
             highest = std::max(highest, weights.data()[k]);

@@ -105,7 +105,24 @@ class Projection(common.Projection):
                 )
             connector.connect(self)
             self._gather_parts()
+            self._check_plastic_weights()
         simulator.state.projections.append(self)
+
+    def _check_plastic_weights(self) -> None:
+        """STDP weights must lie between 0 and w_max (spikex's stdp_synapse, as NEST's
+        weight-dependence rules assume): refused here, by PyNN's exception, not at run."""
+        if self._synapse == "static" or len(self._store["weight"]) == 0:
+            return
+        bound = self._synapse_params["Wmax"]
+        low, high = sorted((0.0, bound))
+        weights = self._store["weight"]
+        if weights.min() < low or weights.max() > high:
+            factor = self._weight_factor
+            raise errors.InvalidWeightError(
+                f"spikex.pynn: STDP weights must lie between 0 and w_max = {abs(bound) / factor:g}"
+                f"{' (negative on inhibitory receptors)' if bound < 0 else ''}; got weights from "
+                f"{weights.min() / factor:g} to {weights.max() / factor:g}"
+            )
 
     def _native_rule(self, connector):
         """The spikex rule for a NativeRNG connector (or one given no rng, when spikex can

@@ -175,9 +175,18 @@ def test_stdp_weights_beyond_w_max_are_refused():
     cells = sim.Population(2, sim.IF_curr_exp())
     stdp = sim.STDPMechanism(timing_dependence=sim.SpikePairRule(),
                              weight_dependence=sim.AdditiveWeightDependence(w_max=0.2), weight=0.5)  # fmt: skip
-    sim.Projection(sources, cells, sim.AllToAllConnector(), stdp)
     with pytest.raises(
-        ValueError, match=r"stdp_synapse\" needs weights in \[0, 200\], got weights in \[0, 500\]"
+        sim.errors.InvalidWeightError,
+        match=r"between 0 and w_max = 0.2; got weights from 0.5 to 0.5",
+    ):
+        sim.Projection(sources, cells, sim.AllToAllConnector(), stdp)
+    # The same weights drawn by spikex's rule are refused when the network is built.
+    native = sim.Projection(
+        sources, cells, sim.FixedProbabilityConnector(1.0, rng=sim.NativeRNG()), stdp
+    )
+    assert native._rule is not None
+    with pytest.raises(
+        ValueError, match=r"stdp_synapse\" needs weights in \[0, 200\], got weights in \[500, 500\]"
     ):
         sim.run(10.0)
     sim.end()
