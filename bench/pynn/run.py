@@ -208,9 +208,10 @@ def report(results: dict) -> str:
     lines += ["", "± is the standard error over neurons; *agree*: rate and CV within three standard errors of",
               "the difference. That error is the spread within one network: the two simulators run",
               "different draws of it (connections, weights, Poisson input), and a population's mean also",
-              "varies from one draw to the next, which the error leaves out, so small populations can show",
-              "*no* without a modelling difference. `brunel` records 50 neurons over 100 ms, mostly the",
-              "start-up transient: `brunel_1s` is the same network for 1 s and 500 neurons."]  # fmt: skip
+              "varies from one draw to the next, which the error leaves out: a *no* says that the",
+              "difference exceeds one network's spread, not by itself that the models differ (single runs",
+              "here). `brunel` records 50 neurons over 100 ms, mostly the start-up transient: `brunel_1s`",
+              "is the same network for 1 s and 500 neurons."]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
