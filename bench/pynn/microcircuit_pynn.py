@@ -1,5 +1,5 @@
 """The Potjans & Diesmann (2014) microcircuit written in PyNN, for any PyNN backend:
-``python microcircuit_pynn.py SIMULATOR [SCALE]`` (bench/pynn/run.py runs it through
+``python microcircuit_pynn.py SIMULATOR [SCALE [SEED]]`` (bench/pynn/run.py runs it through
 as_backend.py on pyNN.nest and spikex.pynn; nothing in it is specific to either).
 
 Parameters and derived quantities are NEST 3.10's example's (bench/nest/microcircuit_params.py,
@@ -35,13 +35,15 @@ SIM_MS = 1100.0
 def main() -> None:
     simulator = sys.argv[1]
     scale = float(sys.argv[2]) if len(sys.argv) > 2 else 0.1
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     sim = __import__(f"pyNN.{simulator}", fromlist=["setup"])
     timer = Timer()
     timer.start()
-    sim.setup(timestep=RESOLUTION_MS, min_delay=RESOLUTION_MS, max_delay=10.0)
+    # rng_seed: the simulator's own draws (NativeRNG, Poisson sources), pyNN.nest's name
+    sim.setup(timestep=RESOLUTION_MS, min_delay=RESOLUTION_MS, max_delay=10.0, rng_seed=seed)
     d = derive(n_scaling=scale, k_scaling=scale, poisson_input=True)
     native = sim.NativeRNG()
-    v_rng = NumpyRNG(seed=55, parallel_safe=True)
+    v_rng = NumpyRNG(seed=54 + seed, parallel_safe=True)
     populations = []
     for k, name in enumerate(POPULATIONS):
         cells = sim.Population(int(d.num_neurons[k]), sim.IF_curr_exp(

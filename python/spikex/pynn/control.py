@@ -44,7 +44,14 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, **extra_params
             "spikex.pynn: spike_precision must be 'on_grid' (spikes are on the time grid)"
         )
     options = {k: v for k, v in extra_params.items() if k not in _PYNN_KEYWORDS}
-    state.seed = int(options.pop("seed", 1))
+    # pyNN.nest's name for the kernel seed, so a script written for it seeds spikex too
+    rng_seed = options.pop("rng_seed", None)
+    seed = options.pop("seed", None)
+    if seed is not None and rng_seed is not None and int(seed) != int(rng_seed):
+        raise errors.InvalidParameterValueError(
+            f"spikex.pynn: setup(seed={seed}, rng_seed={rng_seed}): give one seed (rng_seed is pyNN.nest's name for it)"
+        )
+    state.seed = int(seed if seed is not None else rng_seed if rng_seed is not None else 1)
     if options.pop("distribution", "round_robin") != "round_robin":
         raise NotImplementedError(
             "spikex.pynn: distribution must be 'round_robin' (PyNN's local cells are gid % ranks)"

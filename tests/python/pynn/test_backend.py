@@ -254,3 +254,20 @@ def test_one_to_one_poisson_background_passes_every_event(record_sources):
     else:
         assert abs(depolarisation - expected) < 0.02
     sim.end()
+
+
+def test_pynn_nests_rng_seed_is_the_seed():
+    def trains(**seed):
+        sim.setup(timestep=0.1, **seed)
+        noise = sim.Population(5, sim.SpikeSourcePoisson(rate=100.0))
+        noise.record("spikes")
+        sim.run(100.0)
+        result = _trains(noise)
+        sim.end()
+        return result
+
+    same = [np.array_equal(a, b) for a, b in zip(trains(seed=7), trains(rng_seed=7))]
+    other = [np.array_equal(a, b) for a, b in zip(trains(seed=7), trains(rng_seed=8))]
+    assert all(same) and not any(other)
+    with pytest.raises(sim.errors.InvalidParameterValueError, match="give one seed"):
+        sim.setup(seed=1, rng_seed=2)
