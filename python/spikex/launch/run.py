@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,7 @@ from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
 from ..io.output import SPIKES_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
+from .job import run_job
 from .launcher import (
     LauncherNotFound,
     child_environment,
@@ -35,7 +35,6 @@ from .launcher import (
 from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
 
 POLL_SECONDS = 0.2
-TERMINATE_GRACE_SECONDS = 10.0
 WORKER_LOG = "worker.log"
 # Set to print the whole worker log (mpiexec and every rank) when a run fails.
 DEBUG_VARIABLE = "SPIKEX_DEBUG"
@@ -170,18 +169,11 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: s
         command = mpiexec_command(plan.ranks, program)
     except ValueError as error:
         raise UserInputError(f"--np {plan.ranks}: {error}") from None
-    with open(workdir / WORKER_LOG, "wb") as log:
-        # A session of its own: a terminal Ctrl-C reaches only us, and we stop the job.
-        process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
-            start_new_session=True,
-        )  # fmt: skip
-        try:
-            return _wait(process, workdir / PROGRESS_FILE, plan.tstop_ms, show_progress, label)
-        except KeyboardInterrupt:
-            _stop(process)
-            raise RunError("run interrupted by the user; all ranks were stopped") from None
+    return run_job(
+        command, workdir / WORKER_LOG,
+        env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
+        wait=lambda process: _wait(process, workdir / PROGRESS_FILE, plan.tstop_ms, show_progress, label),
+    )  # fmt: skip
 
 
 def _threads(config: dict) -> int:
@@ -207,18 +199,6 @@ def _read_progress(path: Path) -> float:
         return float(path.read_text(encoding="utf-8").split()[0])
     except (OSError, ValueError, IndexError):
         return 0.0
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Terminate the job (mpiexec forwards SIGTERM to the ranks), then kill it."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=TERMINATE_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    except ProcessLookupError:
-        pass
 
 
 # ---- failure reports ------------------------------------------------------------------

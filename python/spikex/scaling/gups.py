@@ -23,13 +23,13 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, RunError, UserInputError
+from ..launch.job import run_job
 from ..launch.launcher import LauncherNotFound, child_environment, find_mpiexec, mpiexec_command
 from ..version import __version__
 
@@ -211,11 +211,7 @@ def execute_gups(plan: GupsPlan) -> dict:
             str(workdir),
         ]
         command = mpiexec_command(plan.ranks, program)
-        with open(workdir / WORKER_LOG, "wb") as log:
-            status = subprocess.run(
-                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=child_environment(), check=False,
-            ).returncode  # fmt: skip
+        status = run_job(command, workdir / WORKER_LOG, env=child_environment())
         result_path = workdir / RESULT_FILE
         if status != 0 or not result_path.exists():
             raise _failure(workdir, status, plan.ranks)
