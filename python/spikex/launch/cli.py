@@ -38,8 +38,9 @@ def cli() -> None:
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
-    "--np", "ranks", type=int, default=1, show_default=True,
-    help="Number of MPI ranks; spikex launches mpiexec itself (1 rank: no launcher).",
+    "--np", "ranks", type=int, default=None,
+    help="Number of MPI ranks; spikex launches mpiexec itself (1 rank: no launcher) [default: 1; "
+    "inside an MPI job started by mpiexec or srun: that job's ranks, and nothing is launched].",
 )  # fmt: skip
 @click.option(
     "--threads", type=int, default=None,
@@ -59,6 +60,11 @@ def run(config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...
 
     plan = plan_run(config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir)
     summary = execute_run(plan)
+    if plan.in_job:
+        from .. import _core
+
+        if _core.comm_rank() != 0:
+            return EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
     if sys.stderr.isatty():
         click.echo(

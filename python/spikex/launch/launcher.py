@@ -23,6 +23,28 @@ _LAUNCHED_JOB_MARKERS = ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_S
 _LAUNCHED_JOB_PREFIXES = ("OMPI_", "PMIX_", "PMI_")
 
 
+# The size of the MPI job this process was started in, by the variable each launcher sets
+# (OpenMPI's mpiexec, MPICH/hydra and srun --mpi=pmi2, srun --mpi=pmix).
+_JOB_SIZE_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS")
+
+
+def enclosing_job_size(environment: Mapping[str, str] | None = None) -> int | None:
+    """The number of ranks of the MPI job this process is one rank of (started by
+    ``mpiexec``, ``mpirun``, ``srun`` or another PMI/PMIx launcher), or None when it was
+    started on its own. Slurm's task count counts only inside a job step (``srun``)."""
+    environment = os.environ if environment is None else environment
+    if (
+        not any(marker in environment for marker in _LAUNCHED_JOB_MARKERS)
+        and "SLURM_STEP_ID" not in environment
+    ):
+        return None
+    for name in _JOB_SIZE_VARIABLES:
+        value = environment.get(name, "")
+        if value.isdigit() and int(value) >= 1:
+            return int(value)
+    return None
+
+
 class LauncherNotFound(ValueError):
     """``mpiexec`` is needed (more than one rank) but not on PATH."""
 

@@ -27,6 +27,7 @@ from .job import run_job
 from .launcher import (
     LauncherNotFound,
     child_environment,
+    enclosing_job_size,
     find_mpiexec,
     mpiexec_command,
     thread_limit_problem,
@@ -52,11 +53,15 @@ class RunPlan:
         Number of MPI ranks.
     outdir : Path
         Output directory (created at the end of a successful run).
+    in_job : bool
+        This process is one rank of an MPI job someone else launched (``mpiexec``,
+        ``srun``): it runs as that rank, SPMD, and launches nothing.
     """
 
     config: dict
     ranks: int
     outdir: Path
+    in_job: bool = False
 
     @property
     def tstop_ms(self) -> float:
@@ -71,7 +76,7 @@ def default_outdir(config_path: Path) -> Path:
 
 def plan_run(
     config_path: Path,
-    ranks: int = 1,
+    ranks: int | None = 1,
     threads: int | None = None,
     overrides: tuple[str, ...] | list[str] = (),
     outdir: Path | None = None,
@@ -83,13 +88,21 @@ def plan_run(
     ConfigError
         Invalid configuration, override, rank or thread count (exit status 2).
     """
+    job = enclosing_job_size()
+    if job is not None and ranks is not None and ranks != job:
+        raise ConfigError(
+            "--np", ranks,
+            f"this process is one of the {job} ranks of an MPI job started by mpiexec, srun or another "
+            f"launcher, so the job has {job}: leave --np out or give {job}",
+        )  # fmt: skip
+    ranks = job if job is not None else 1 if ranks is None else ranks
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise ConfigError("--np", ranks, "must be an integer >= 1")
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
             raise ConfigError("--threads", threads, "must be an integer between 1 and 1024")
         overrides = (*overrides, f"simulation.threads={threads}")
-    if ranks > 1:
+    if ranks > 1 and job is None:
         try:
             find_mpiexec()
         except LauncherNotFound as error:
@@ -101,7 +114,7 @@ def plan_run(
     outdir = Path(outdir) if outdir is not None else default_outdir(config_path)
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")
-    return RunPlan(config=config, ranks=ranks, outdir=outdir)
+    return RunPlan(config=config, ranks=ranks, outdir=outdir, in_job=job is not None)
 
 
 def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "") -> dict:
@@ -128,6 +141,8 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
     RunError
         A rank failed or the run was interrupted (exit status 3).
     """
+    if plan.in_job:
+        return _run_in_this_job(plan)
     if show_progress is None:
         show_progress = sys.stderr.isatty()
     try:
@@ -145,6 +160,57 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
         raise _failure(plan, workdir, status)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run_in_this_job(plan: RunPlan) -> dict:
+    """This process's rank of an enclosing MPI job (launch mode b, docs/user/cluster.md):
+    no launcher; rank 0 writes the outputs. A failing rank reports in one line and aborts
+    the whole job (the others may wait in a collective)."""
+    from .. import _core
+    from .worker import run_rank
+
+    size, rank = _core.comm_size(), _core.comm_rank()
+    if size != plan.ranks:
+        raise ConfigError(
+            "--np", plan.ranks,
+            f"the launcher started {plan.ranks} tasks but MPI connects {size} of them: the launcher and "
+            "spikex's MPI do not talk (with srun, give --mpi=pmix or --mpi=pmi2)",
+        )  # fmt: skip
+    try:
+        if rank == 0:
+            _remove_previous_results(plan.outdir)
+            workdir = _make_workdir(plan.outdir)
+        else:
+            workdir = Path(tempfile.mkdtemp(prefix=".spikex-rank-"))
+    except OSError as error:
+        _abort_job(
+            size,
+            2,
+            f"spikex: error: -o {plan.outdir}: cannot write there: {error.strerror or error}",
+        )
+        raise UserInputError(
+            f"-o {plan.outdir}: cannot write there: {error.strerror or error}"
+        ) from None
+    try:
+        return run_rank(plan.config, plan.outdir.absolute(), workdir)
+    except ValueError as error:
+        _abort_job(size, 2, f"spikex: config error: {error}")
+        raise UserInputError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - any failure ends the whole job
+        message = f"rank {rank} failed: {type(error).__name__}: {error}"
+        _abort_job(size, 3, f"spikex: error: {message}")
+        raise RunError(message) from None
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _abort_job(size: int, status: int, line: str) -> None:
+    """With several ranks: say why, then end every rank of the job (MPI_Abort)."""
+    if size > 1:
+        from .. import _core
+
+        print(line, file=sys.stderr, flush=True)
+        _core.comm_abort(status)
 
 
 def _remove_previous_results(outdir: Path) -> None:

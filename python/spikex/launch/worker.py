@@ -40,15 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     rank = 0
     try:
         from .. import _core  # initialised by importing the package
-        from ..api.network import Network
 
         rank = _core.comm_rank()
         config = json.loads(Path(args.config).read_text(encoding="utf-8"))
-        network = Network.from_config(config)
-        progress = _progress_callback(rank, workdir)
-        result = network.simulate(network.config["simulation"]["tstop_ms"], progress=progress)
-        if rank == 0:
-            _write_outputs(result, network.config, workdir, Path(args.outdir))
+        run_rank(config, Path(args.outdir), workdir)
     except KeyboardInterrupt:
         return 130
     except ValueError as error:
@@ -63,6 +58,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spikex worker: rank {rank} failed: {message}", file=sys.stderr, flush=True)
         _end_job(3)
     return 0
+
+
+def run_rank(config: dict, outdir: Path, workdir: Path) -> dict:
+    """This rank's part of the run: build, simulate and, on rank 0, write the outputs
+    (through `workdir`); the summary (the same on every rank). Errors propagate."""
+    from .. import _core
+    from ..api.network import Network
+
+    rank = _core.comm_rank()
+    network = Network.from_config(config)
+    progress = _progress_callback(rank, workdir)
+    result = network.simulate(network.config["simulation"]["tstop_ms"], progress=progress)
+    if rank == 0:
+        _write_outputs(result, network.config, workdir, outdir)
+    return result.summary
 
 
 def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -102,12 +112,16 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
     )
 
     gids, times_ms = result.spikes
-    write_sonata_spikes(workdir / SPIKES_FILE, result.populations or spikes_population(config), gids, times_ms)
+    write_sonata_spikes(
+        workdir / SPIKES_FILE, result.populations or spikes_population(config), gids, times_ms
+    )
     files = [SPIKES_FILE]
     if result.states:
         from ..io.output import STATE_FILE, write_sonata_report
 
-        write_sonata_report(workdir / STATE_FILE, result.states, result.populations, result.summary["dt_ms"])
+        write_sonata_report(
+            workdir / STATE_FILE, result.states, result.populations, result.summary["dt_ms"]
+        )
         files.append(STATE_FILE)
     if result.timeline is not None:
         from ..io.timeline import TIMELINE_FILE, write_timeline
