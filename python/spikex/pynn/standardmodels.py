@@ -170,39 +170,27 @@ def _no_w_min(kind: str, w_min) -> None:
 _WEIGHT_BOUNDS = build_translations(("w_max", "Wmax", 1000.0), ("w_min", "w_min"))
 
 
-class AdditiveWeightDependence(synapses.AdditiveWeightDependence):
-    __doc__ = synapses.AdditiveWeightDependence.__doc__
-    translations = _WEIGHT_BOUNDS
-    possible_models = {"stdp_synapse"}
-    extra_parameters = {"mu_plus": 0.0, "mu_minus": 0.0}
+def _fixed_mu_dependence(base, mu_plus: float, mu_minus: float):
+    """PyNN's weight dependence `base` as stdp_synapse with fixed exponents (NEST's
+    translation: additive mu = 0, multiplicative mu = 1), w_min = 0 only."""
 
     def __init__(self, w_min=0.0, w_max=1.0):
-        _no_w_min("AdditiveWeightDependence", w_min)
-        super().__init__(w_min, w_max)
+        _no_w_min(base.__name__, w_min)
+        base.__init__(self, w_min, w_max)
+
+    return type(base.__name__, (base,), {
+        "__doc__": base.__doc__, "__init__": __init__, "translations": _WEIGHT_BOUNDS,
+        "possible_models": {"stdp_synapse"}, "extra_parameters": {"mu_plus": mu_plus, "mu_minus": mu_minus},
+    })  # fmt: skip
 
 
-class MultiplicativeWeightDependence(synapses.MultiplicativeWeightDependence):
-    __doc__ = synapses.MultiplicativeWeightDependence.__doc__
-    translations = _WEIGHT_BOUNDS
-    possible_models = {"stdp_synapse"}
-    extra_parameters = {"mu_plus": 1.0, "mu_minus": 1.0}
-
-    def __init__(self, w_min=0.0, w_max=1.0):
-        _no_w_min("MultiplicativeWeightDependence", w_min)
-        super().__init__(w_min, w_max)
-
-
-class AdditivePotentiationMultiplicativeDepression(
-    synapses.AdditivePotentiationMultiplicativeDepression
-):
-    __doc__ = synapses.AdditivePotentiationMultiplicativeDepression.__doc__
-    translations = _WEIGHT_BOUNDS
-    possible_models = {"stdp_synapse"}
-    extra_parameters = {"mu_plus": 0.0, "mu_minus": 1.0}
-
-    def __init__(self, w_min=0.0, w_max=1.0):
-        _no_w_min("AdditivePotentiationMultiplicativeDepression", w_min)
-        super().__init__(w_min, w_max)
+AdditiveWeightDependence = _fixed_mu_dependence(synapses.AdditiveWeightDependence, 0.0, 0.0)
+MultiplicativeWeightDependence = _fixed_mu_dependence(
+    synapses.MultiplicativeWeightDependence, 1.0, 1.0
+)
+AdditivePotentiationMultiplicativeDepression = _fixed_mu_dependence(
+    synapses.AdditivePotentiationMultiplicativeDepression, 0.0, 1.0
+)
 
 
 class GutigWeightDependence(synapses.GutigWeightDependence):
