@@ -78,6 +78,15 @@ def nest_environment() -> dict:
     return env
 
 
+def run_nest_script(script: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run one of bench/nest's NEST-side scripts with NEST's interpreter (in bench/nest,
+    output captured); the caller checks the status and reads its JSON."""
+    return subprocess.run(
+        [str(NEST_PYTHON), str(script)], capture_output=True, text=True, env=nest_environment(),
+        cwd=HERE, stdin=subprocess.DEVNULL, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
 def run_nest_side(
     output: Path,
     n: int,

@@ -43,15 +43,8 @@ class IF_curr_exp(cells.IF_curr_exp):
 
 class IF_curr_delta(cells.IF_curr_delta):
     __doc__ = cells.IF_curr_delta.__doc__
-    translations = build_translations(
-        ("v_rest", "E_L"),
-        ("v_reset", "V_reset"),
-        ("cm", "C_m", 1000.0),
-        ("tau_m", "tau_m"),
-        ("tau_refrac", "t_ref"),
-        ("v_thresh", "V_th"),
-        ("i_offset", "I_e", 1000.0),
-    )
+    # the alpha cell's, without synaptic time constants (inputs are jumps of V)
+    translations = {k: v for k, v in IF_curr_alpha.translations.items() if not k.startswith("tau_syn")}
     variable_map = {"v": "V_m"}
     scale_factors = {"v": 1.0}
     spikex_model = "iaf_psc_delta"

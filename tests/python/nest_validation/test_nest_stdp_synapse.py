@@ -27,11 +27,7 @@ _REASON = run_exact.nest_unavailable_reason()
 @pytest.fixture(scope="module")
 def nest_run():
     require_nest(_REASON)
-    done = subprocess.run(
-        [str(run_exact.NEST_PYTHON), str(REPO / "bench" / "nest" / "nest_stdp_synapse.py")],
-        capture_output=True, text=True, env=run_exact.nest_environment(),
-        cwd=REPO / "bench" / "nest", stdin=subprocess.DEVNULL, timeout=300, check=False,
-    )  # fmt: skip
+    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "nest_stdp_synapse.py")
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
