@@ -27,6 +27,7 @@ from pathlib import Path
 from ..config import KEYS, parse_override
 from ..errors import ConfigError, RunError, UserInputError
 from ..io.output import write_summary
+from ..launch.launcher import Launcher, enclosing_job_size
 from ..launch.run import RunPlan, execute_run, plan_run
 from ..version import __version__
 from .method_variants import METHOD_KEY, MethodVariant, parse_method_variants
@@ -99,6 +100,18 @@ class ComparePlan:
     outdir: Path
     runs: tuple[SweepRun, ...] = field(repr=False)
 
+    def writes_here(self) -> bool:
+        """This process writes compare.json and answers: always, except on the ranks
+        other than 0 of an enclosing MPI job (launch mode b)."""
+        if not any(run.plan.in_job for run in self.runs):
+            return True
+        from .. import _core
+
+        return _core.comm_rank() == 0
+
+
+DEFAULT_RANKS = "1,2,4"
+
 
 def default_compare_outdir(config_path: Path) -> Path:
     """``./spikex-out/<config stem>-compare``."""
@@ -151,6 +164,7 @@ def plan_comparison(
     overrides: tuple[str, ...] | list[str] = (),
     per_rank: tuple[str, ...] | list[str] = (),
     outdir: Path | None = None,
+    launcher: Launcher | None = None,
 ) -> ComparePlan:
     """Validate every run of a comparison without starting any.
 
@@ -162,7 +176,9 @@ def plan_comparison(
     """
     config_path = Path(config_path)
     variants = parse_method_variants(methods)
-    rank_list = parse_rank_list(ranks)
+    job = enclosing_job_size()
+    # Inside an MPI job (mode b) every run has that job's ranks.
+    rank_list = parse_rank_list(ranks if ranks is not None else (str(job) if job else DEFAULT_RANKS))
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ConfigError("--repeat", repeat, "must be an integer >= 1")
     for item in overrides:
@@ -183,7 +199,7 @@ def plan_comparison(
                     *per_rank_overrides(per_rank, rank_count),
                     *variant.run_overrides(),
                 )
-                plan = _plan_one(config_path, variant, rank_count, sets, run_outdir)
+                plan = _plan_one(config_path, variant, rank_count, sets, run_outdir, launcher)
                 runs.append(SweepRun(variant, rank_count, repeat_index, plan))
     return ComparePlan(
         config_path=config_path,
@@ -198,11 +214,12 @@ def plan_comparison(
 
 
 def _plan_one(
-    config_path: Path, variant: MethodVariant, ranks: int, sets: tuple[str, ...], outdir: Path
-) -> RunPlan:
+    config_path: Path, variant: MethodVariant, ranks: int, sets: tuple[str, ...], outdir: Path,
+    launcher: Launcher | None,
+) -> RunPlan:  # fmt: skip
     """``plan_run``; an error caused by a variant's option names the variant."""
     try:
-        return plan_run(config_path, ranks=ranks, overrides=sets, outdir=outdir)
+        return plan_run(config_path, ranks=ranks, overrides=sets, outdir=outdir, launcher=launcher)
     except ConfigError as error:
         variant_keys = {item.partition("=")[0] for item in variant.overrides}
         if error.key not in variant_keys:
@@ -234,10 +251,12 @@ def execute_comparison(plan: ComparePlan, show_progress: bool | None = None) -> 
     UserInputError
         The core rejected a run's configuration (exit status 2); the message names the run.
     """
+    writer = plan.writes_here()
     if show_progress is None:
-        show_progress = sys.stderr.isatty()
+        show_progress = sys.stderr.isatty() and writer
     # compare.json describes the last complete sweep only.
-    (plan.outdir / COMPARE_FILE).unlink(missing_ok=True)
+    if writer:
+        (plan.outdir / COMPARE_FILE).unlink(missing_ok=True)
     records = []
     start = time.perf_counter()
     with SweepProgress(len(plan.runs), show_progress) as progress:
@@ -247,8 +266,9 @@ def execute_comparison(plan: ComparePlan, show_progress: bool | None = None) -> 
             progress.finished()
     comparison = build_comparison(plan, records)
     comparison["wall_seconds"] = time.perf_counter() - start
-    plan.outdir.mkdir(parents=True, exist_ok=True)
-    write_summary(plan.outdir / COMPARE_FILE, comparison)
+    if writer:
+        plan.outdir.mkdir(parents=True, exist_ok=True)
+        write_summary(plan.outdir / COMPARE_FILE, comparison)
     return comparison
 
 
@@ -353,6 +373,7 @@ def compare_command(
     overrides: tuple[str, ...],
     per_rank: tuple[str, ...],
     outdir: Path | None,
+    launcher: Launcher | None = None,
 ) -> int:
     """``spikex compare``: plan, run, print the table; 0 if all spikes agree, else 1."""
     from rich.console import Console
@@ -361,12 +382,15 @@ def compare_command(
 
     plan = plan_comparison(
         config_path, methods, ranks, repeat=repeat, overrides=overrides, per_rank=per_rank,
-        outdir=outdir,
+        outdir=outdir, launcher=launcher,
     )  # fmt: skip
     comparison = execute_comparison(plan)
+    if not plan.writes_here():
+        return 0 if comparison["spikes_agree"] else 1  # rank 0 of the job answers
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=200)  # off a terminal rich assumes 80 columns
+    if not console.is_terminal or plan.runs[0].plan.in_job:
+        # Off a terminal rich assumes 80 columns; mpiexec's pseudo-terminal is not the user's.
+        console = Console(width=200, color_system=None)
     console.print(comparison_table(comparison))
     console.print(f"compare.json: {plan.outdir / COMPARE_FILE}", markup=False, highlight=False)
     report = mismatch_report(comparison["networks"])

@@ -29,6 +29,42 @@ SET_HELP = (
 )
 
 
+def launcher_options(command):
+    """--launcher, --hostfile and --launcher-args (launch mode c, docs/user/cluster.md)."""
+    options = (
+        click.option(
+            "--launcher", default=None, metavar="COMMAND",
+            help="Start the ranks with this launcher and its options, e.g. \"srun --mpi=pmix\" "
+            "or \"mpirun --bind-to core\" [default: $SPIKEX_LAUNCHER, else mpiexec on this "
+            "machine].",
+        ),
+        click.option(
+            "--hostfile", type=click.Path(dir_okay=False, path_type=Path), default=None,
+            help="Hosts to start the ranks on (OpenMPI: host slots=N per line).",
+        ),
+        click.option(
+            "--launcher-args", "launcher_args", multiple=True, metavar="ARGS",
+            help="More launcher options, passed through as a shell would split them, e.g. "
+            "--launcher-args=\"--map-by ppr:1:socket:pe=8 --bind-to core\". Repeatable.",
+        ),
+    )  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _launcher(launcher, hostfile, launcher_args):
+    from .launcher import launcher_from_options
+
+    return launcher_from_options(launcher, hostfile, launcher_args)
+
+
+def _job_rank() -> int:
+    from .. import _core
+
+    return _core.comm_rank()
+
+
 @click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="spikex")
 def cli() -> None:
@@ -51,20 +87,26 @@ def cli() -> None:
     "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="Output directory for summary.json and spikes.h5 [default: ./spikex-out/<config stem>].",
 )  # fmt: skip
-def run(config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir) -> int:
+@launcher_options
+def run(
+    config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir,
+    launcher, hostfile, launcher_args,
+) -> int:  # fmt: skip
     """Simulate the network of CONFIG (TOML) on --np MPI ranks.
 
-    Writes OUTDIR/summary.json and OUTDIR/spikes.h5 (SONATA). Exchange methods:
+    Writes OUTDIR/summary.json and OUTDIR/spikes.h5 (SONATA). Started by mpiexec or srun
+    (mpiexec -n 64 spikex run CONFIG), it runs as that job's ranks and launches nothing
+    (docs/user/cluster.md). Exchange methods:
     """
     from .run import execute_run, plan_run
 
-    plan = plan_run(config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir)
+    plan = plan_run(
+        config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir,
+        launcher=_launcher(launcher, hostfile, launcher_args),
+    )  # fmt: skip
     summary = execute_run(plan)
-    if plan.in_job:
-        from .. import _core
-
-        if _core.comm_rank() != 0:
-            return EXIT_OK  # one answer per job
+    if plan.in_job and _job_rank() != 0:
+        return EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
     if sys.stderr.isatty():
         click.echo(
@@ -114,8 +156,8 @@ def demo(config_path, np_list: str, outdir: Path, overrides: tuple[str, ...]) ->
     "dot is in [exchange]).",
 )  # fmt: skip
 @click.option(
-    "--np", "ranks", default="1,2,4", show_default=True, metavar="P,P,...",
-    help="Rank counts, comma-separated.",
+    "--np", "ranks", default=None, metavar="P,P,...",
+    help="Rank counts, comma-separated [default: 1,2,4; inside an MPI job: that job's ranks].",
 )  # fmt: skip
 @click.option(
     "--repeat", type=int, default=1, show_default=True,
@@ -131,7 +173,10 @@ def demo(config_path, np_list: str, outdir: Path, overrides: tuple[str, ...]) ->
     "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="Output directory for compare.json and runs/ [default: ./spikex-out/<config stem>-compare].",
 )  # fmt: skip
-def compare(config, methods, ranks, repeat, overrides, per_rank, outdir) -> int:
+@launcher_options
+def compare(
+    config, methods, ranks, repeat, overrides, per_rank, outdir, launcher, hostfile, launcher_args
+) -> int:
     """Run CONFIG with every method on every rank count and compare.
 
     Every run goes through the code path of `spikex run` into OUTDIR/runs/. Checks that
@@ -142,7 +187,10 @@ def compare(config, methods, ranks, repeat, overrides, per_rank, outdir) -> int:
     """
     from ..compare.comparison import compare_command
 
-    return compare_command(config, methods, ranks, repeat, overrides, per_rank, outdir)
+    return compare_command(
+        config, methods, ranks, repeat, overrides, per_rank, outdir,
+        launcher=_launcher(launcher, hostfile, launcher_args),
+    )  # fmt: skip
 
 
 compare.help = compare.help.rstrip() + " " + ", ".join(EXCHANGE_METHODS) + "."
@@ -167,7 +215,10 @@ def plot(directory: Path, outdir) -> int:
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.option("--np", "ranks", type=int, default=1, show_default=True, help="Number of MPI ranks.")
+@click.option(
+    "--np", "ranks", type=int, default=None,
+    help="Number of MPI ranks [default: 1; inside an MPI job: that job's ranks].",
+)  # fmt: skip
 @click.option(
     "--algorithm", type=click.Choice(["baseline", "routed"]), default="routed", show_default=True,
     help="baseline: a bucket per destination, fullest sent at the budget (HPCC reference "
@@ -197,9 +248,11 @@ def plot(directory: Path, outdir) -> int:
 )  # fmt: skip
 # Tests only: rank 0 spoils its first K updates, so that verification must fail.
 @click.option("--corrupt-updates", type=int, default=0, hidden=True)
+@launcher_options
 def gups(
-    ranks, algorithm, log2_table, mem_fraction, dims, budget, no_verify, output, corrupt_updates
-) -> int:
+    ranks, algorithm, log2_table, mem_fraction, dims, budget, no_verify, output, corrupt_updates,
+    launcher, hostfile, launcher_args,
+) -> int:  # fmt: skip
     """HPCC MPIRandomAccess: random XOR updates of a distributed table, in GUPS.
 
     4 x table-size updates from the HPCC stream; verification re-applies them and passes
@@ -211,10 +264,12 @@ def gups(
 
     verify = not no_verify
     plan = plan_gups(
-        ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output
-    )
+        ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output,
+        launcher=_launcher(launcher, hostfile, launcher_args),
+    )  # fmt: skip
     result = execute_gups(plan)
-    click.echo(format_result(result))
+    if not plan.in_job or _job_rank() == 0:  # one answer per job
+        click.echo(format_result(result))
     return EXIT_OK if result["passed"] is not False else 1
 
 

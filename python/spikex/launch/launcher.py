@@ -1,20 +1,26 @@
-"""How spikex starts MPI jobs: the one place that builds an ``mpiexec`` command line.
+"""How spikex starts MPI jobs: the one place that builds a launcher's command line.
 
-``spikex run``, the demo, the benchmarks and the multi-rank tests all launch through
-``mpiexec_command`` so that every launch uses the same flags.
+``spikex run``, ``compare``, ``gups``, the demo, the benchmarks and the multi-rank tests
+all launch through ``mpiexec_command`` (a ``Launcher``) so that every launch uses the
+same flags. Launch modes (docs/user/cluster.md): (a) spikex starts ``mpiexec`` on this
+machine; (b) spikex is already a rank of someone else's job (``enclosing_job_size``) and
+starts nothing; (c) the user's launcher, hostfile and options (``Launcher``).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-# These machines have few cores: correctness runs oversubscribe them. CI containers
-# run as root, which OpenMPI refuses without the explicit flag.
-MPIEXEC_FLAGS = ("--oversubscribe", "--allow-run-as-root")
+from ..errors import ConfigError
+from .allocation import hostfile_slots, local_cores, slurm_allocation_tasks
 
 # Environment variables set by a running MPI job for its own processes. A child job
 # started from inside one (e.g. a test run under mpiexec) must not inherit them, or it
@@ -46,7 +52,206 @@ def enclosing_job_size(environment: Mapping[str, str] | None = None) -> int | No
 
 
 class LauncherNotFound(ValueError):
-    """``mpiexec`` is needed (more than one rank) but not on PATH."""
+    """The launcher (``mpiexec`` or the user's) is needed but not on PATH."""
+
+
+LAUNCHER_VARIABLE = "SPIKEX_LAUNCHER"
+
+
+@dataclass(frozen=True)
+class LauncherFamily:
+    """How one kind of launcher takes the rank count and a hostfile.
+
+    Attributes
+    ----------
+    name : str
+        ``openmpi``, ``mpich``, ``slurm`` or ``generic``.
+    ranks_flag : str
+        Option before the rank count (``-np``, ``-n``).
+    hostfile_flag : str or None
+        Option before a hostfile; None: this launcher takes its hosts elsewhere.
+    oversubscribe_flag, root_flag : str or None
+        OpenMPI refuses more ranks than a host's cores, and root, unless told.
+    """
+
+    name: str
+    ranks_flag: str
+    hostfile_flag: str | None = None
+    oversubscribe_flag: str | None = None
+    root_flag: str | None = None
+
+
+LAUNCHER_FAMILIES = {
+    family.name: family
+    for family in (
+        LauncherFamily("openmpi", "-np", "--hostfile", "--oversubscribe", "--allow-run-as-root"),
+        LauncherFamily("mpich", "-n", "-f"),
+        LauncherFamily("slurm", "-n"),
+        LauncherFamily("generic", "-n"),
+    )
+}
+# How a launcher's resolved program name (/usr/bin/mpiexec -> mpiexec.openmpi) tells its
+# family; names that say nothing (mpiexec, mpirun) are asked for --version.
+_FAMILY_BY_NAME = (("srun", "slurm"), ("openmpi", "openmpi"), ("orterun", "openmpi"),
+                   ("prterun", "openmpi"), ("hydra", "mpich"), ("mpich", "mpich"))  # fmt: skip
+_FAMILY_BY_VERSION = (("Open MPI", "openmpi"), ("OpenRTE", "openmpi"), ("HYDRA", "mpich"))
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How a job of P ranks is started (docs/user/cluster.md).
+
+    Attributes
+    ----------
+    words : tuple of str
+        The launcher and its own options, e.g. ``("srun", "--mpi=pmix")``; empty: mode
+        (a), ``mpiexec`` on this machine.
+    hostfile : Path or None
+        Hosts to run on (``--hostfile``).
+    extra : tuple of str
+        More launcher options, passed through before the program.
+    origin : str
+        Where ``words`` came from, for messages: ``--launcher`` or ``SPIKEX_LAUNCHER``.
+    """
+
+    words: tuple[str, ...] = ()
+    hostfile: Path | None = None
+    extra: tuple[str, ...] = ()
+    origin: str = "--launcher"
+
+    @property
+    def is_default(self) -> bool:
+        """Mode (a): spikex's own mpiexec on this machine."""
+        return not self.words and self.hostfile is None and not self.extra
+
+    @property
+    def description(self) -> str:
+        """The launcher as the user gave it, for messages."""
+        return shlex.join(self.words) if self.words else "mpiexec"
+
+    def executable(self) -> str:
+        """Absolute path of the launcher program.
+
+        Raises
+        ------
+        LauncherNotFound
+            It is not on PATH.
+        """
+        if not self.words:
+            return find_mpiexec()
+        path = shutil.which(self.words[0])
+        if path is None:
+            raise LauncherNotFound(f"{self.words[0]} is not on PATH")
+        return path
+
+    def family(self) -> LauncherFamily:
+        """What kind of launcher this is (LAUNCHER_FAMILIES)."""
+        return LAUNCHER_FAMILIES[_family_name(self.executable())]
+
+    def command(self, ranks: int, program: Sequence[str]) -> list[str]:
+        """The command line running ``program`` on ``ranks`` ranks."""
+        family = self.family()
+        command = [self.executable(), *self.words[1:]]
+        if family.root_flag and os.geteuid() == 0:
+            command.append(family.root_flag)
+        if self.hostfile is not None:
+            command += [family.hostfile_flag or "--hostfile", str(self.hostfile)]
+        elif family.oversubscribe_flag and self._runs_here() and ranks > local_cores():
+            command.append(family.oversubscribe_flag)  # correctness runs on a small machine
+        return [*command, *self.extra, family.ranks_flag, str(ranks), *program]
+
+    def problem(self, ranks: int) -> tuple[str, object, str] | None:
+        """(option, value, what is wrong) when ``ranks`` ranks cannot start with this
+        launcher, before anything starts; None when they can."""
+        try:
+            family = self.family()
+        except LauncherNotFound as error:
+            if self.is_default:
+                return ("--np", ranks, str(error))
+            return (self.origin, self.description, str(error))
+        if self.hostfile is not None:
+            if family.hostfile_flag is None:
+                return ("--hostfile", str(self.hostfile),
+                        f"{self.description} takes its hosts from the allocation, not a "
+                        "hostfile: leave --hostfile out (or pass the launcher's own option "
+                        "with --launcher-args)")  # fmt: skip
+            try:
+                slots = hostfile_slots(self.hostfile)
+            except OSError as error:
+                return ("--hostfile", str(self.hostfile), f"cannot be read: {error.strerror or error}")
+            if slots == 0:
+                return ("--hostfile", str(self.hostfile), "names no host")
+            if slots is not None and ranks > slots and not self._oversubscribes():
+                return ("--np", ranks,
+                        f"the hostfile {self.hostfile} has {slots} slot(s): give --np <= {slots}, "
+                        "add slots, or pass --launcher-args=--oversubscribe")  # fmt: skip
+        allocation = slurm_allocation_tasks()
+        if allocation is not None and ranks > allocation and self.hostfile is None:
+            return ("--np", ranks,
+                    f"the Slurm allocation has {allocation} task(s) (SLURM_NTASKS): give "
+                    f"--np <= {allocation} or ask sbatch/salloc for more")  # fmt: skip
+        return None
+
+    def _runs_here(self) -> bool:
+        # OpenMPI on this machine alone: no hostfile, no batch allocation to spread over.
+        return slurm_allocation_tasks() is None and not any(
+            word.startswith(("--host", "-H", "--hostfile", "--machinefile")) for word in self.extra
+        )
+
+    def _oversubscribes(self) -> bool:
+        return any(word.startswith("--oversubscribe") for word in (*self.words, *self.extra))
+
+
+def launcher_from_options(
+    launcher: str | None = None,
+    hostfile: Path | str | None = None,
+    launcher_args: Sequence[str] = (),
+    environment: Mapping[str, str] | None = None,
+) -> Launcher:
+    """The launcher of ``--launcher``, ``--hostfile`` and ``--launcher-args`` (each
+    split as a shell would), or of SPIKEX_LAUNCHER when --launcher is not given and this
+    process is not already a rank of a job.
+
+    Raises
+    ------
+    ConfigError
+        An option that cannot be split or is empty (exit status 2).
+    """
+    environment = os.environ if environment is None else environment
+    text = launcher
+    if text is None and enclosing_job_size(environment) is None:
+        text = environment.get(LAUNCHER_VARIABLE)  # a job's own ranks launch nothing
+    key = "--launcher" if launcher is not None else LAUNCHER_VARIABLE
+    words = _split(key, text) if text is not None else ()
+    if text is not None and not words:
+        raise ConfigError(key, text, "must name a launcher program, e.g. \"srun --mpi=pmix\"")
+    extra = tuple(word for args in launcher_args for word in _split("--launcher-args", args))
+    return Launcher(words, Path(hostfile) if hostfile is not None else None, extra, origin=key)
+
+
+def _split(key: str, text: str) -> tuple[str, ...]:
+    try:
+        return tuple(shlex.split(text))
+    except ValueError as error:
+        raise ConfigError(key, text, f"cannot be split into words as a shell would: {error}") from None
+
+
+@functools.cache
+def _family_name(executable: str) -> str:
+    resolved = Path(os.path.realpath(executable)).name
+    for fragment, family in _FAMILY_BY_NAME:
+        if fragment in resolved:
+            return family
+    if resolved in ("mpiexec", "mpirun"):
+        try:
+            version = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                                     timeout=30, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return "generic"
+        for fragment, family in _FAMILY_BY_VERSION:
+            if fragment in version.stdout + version.stderr:
+                return family
+    return "generic"
 
 
 def find_mpiexec() -> str:
@@ -67,7 +272,11 @@ def find_mpiexec() -> str:
 
 
 def mpiexec_command(
-    ranks: int, program: Sequence[str], *, always_mpiexec: bool = False
+    ranks: int,
+    program: Sequence[str],
+    *,
+    always_mpiexec: bool = False,
+    launcher: Launcher | None = None,
 ) -> list[str]:
     """Command line that runs ``program`` on ``ranks`` MPI ranks.
 
@@ -78,19 +287,23 @@ def mpiexec_command(
     program : sequence of str
         The program and its arguments, e.g. ``[sys.executable, "script.py"]``.
     always_mpiexec : bool
-        Use ``mpiexec`` even for one rank (by default a single rank runs the program
-        directly: the serial backend needs no launcher).
+        Use the launcher even for one rank (by default a single rank on this machine
+        runs the program directly: the serial backend needs no launcher).
+    launcher : Launcher, optional
+        Mode (c): the user's launcher, hostfile and options [default: ``mpiexec`` here].
 
     Returns
     -------
     list of str
-        ``program`` itself, or ``mpiexec --oversubscribe --allow-run-as-root -np P program``.
+        ``program`` itself, or e.g. ``mpiexec --allow-run-as-root -np P program`` (with
+        ``--oversubscribe`` when P exceeds this machine's cores).
     """
     if ranks < 1:
         raise ValueError(f"ranks = {ranks}: must be an integer >= 1")
-    if ranks == 1 and not always_mpiexec:
+    launcher = launcher or Launcher()
+    if ranks == 1 and not always_mpiexec and launcher.is_default:
         return list(program)
-    return [find_mpiexec(), *MPIEXEC_FLAGS, "-np", str(ranks), *program]
+    return launcher.command(ranks, program)
 
 
 def worker_command(config_json: Path, outdir: Path, workdir: Path) -> list[str]:

@@ -25,10 +25,9 @@ from ..io.output import SPIKES_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
 from .job import run_job
 from .launcher import (
-    LauncherNotFound,
+    Launcher,
     child_environment,
     enclosing_job_size,
-    find_mpiexec,
     mpiexec_command,
     thread_limit_problem,
     worker_command,
@@ -56,12 +55,15 @@ class RunPlan:
     in_job : bool
         This process is one rank of an MPI job someone else launched (``mpiexec``,
         ``srun``): it runs as that rank, SPMD, and launches nothing.
+    launcher : Launcher
+        How the ranks are started otherwise (mode a: mpiexec here; mode c: the user's).
     """
 
     config: dict
     ranks: int
     outdir: Path
     in_job: bool = False
+    launcher: Launcher = Launcher()
 
     @property
     def tstop_ms(self) -> float:
@@ -80,33 +82,23 @@ def plan_run(
     threads: int | None = None,
     overrides: tuple[str, ...] | list[str] = (),
     outdir: Path | None = None,
+    launcher: Launcher | None = None,
 ) -> RunPlan:
     """Validate everything about a run without starting it.
 
     Raises
     ------
     ConfigError
-        Invalid configuration, override, rank or thread count (exit status 2).
+        Invalid configuration, override, rank or thread count, or a launcher, hostfile
+        or allocation that cannot hold the ranks (exit status 2).
     """
+    launcher = launcher or Launcher()
     job = enclosing_job_size()
-    if job is not None and ranks is not None and ranks != job:
-        raise ConfigError(
-            "--np", ranks,
-            f"this process is one of the {job} ranks of an MPI job started by mpiexec, srun or another "
-            f"launcher, so the job has {job}: leave --np out or give {job}",
-        )  # fmt: skip
-    ranks = job if job is not None else 1 if ranks is None else ranks
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-        raise ConfigError("--np", ranks, "must be an integer >= 1")
+    ranks = check_ranks(ranks, launcher, job)
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
             raise ConfigError("--threads", threads, "must be an integer between 1 and 1024")
         overrides = (*overrides, f"simulation.threads={threads}")
-    if ranks > 1 and job is None:
-        try:
-            find_mpiexec()
-        except LauncherNotFound as error:
-            raise ConfigError("--np", ranks, str(error)) from None
     config = resolved_config(config_path, tuple(overrides), ranks=ranks)
     problem = thread_limit_problem(_threads(config))
     if problem:
@@ -114,7 +106,43 @@ def plan_run(
     outdir = Path(outdir) if outdir is not None else default_outdir(config_path)
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")
-    return RunPlan(config=config, ranks=ranks, outdir=outdir, in_job=job is not None)
+    return RunPlan(
+        config=config, ranks=ranks, outdir=outdir, in_job=job is not None, launcher=launcher
+    )
+
+
+def check_ranks(ranks: int | None, launcher: Launcher, job: int | None) -> int:
+    """The job's rank count: ``ranks`` (default 1), or the enclosing job's size in mode
+    (b), checked against the launcher, its hostfile and the allocation.
+
+    Raises
+    ------
+    ConfigError
+        Naming the option, its value and what is allowed (exit status 2).
+    """
+    if job is not None:
+        if ranks is not None and ranks != job:
+            raise ConfigError(
+                "--np", ranks,
+                f"this process is one of the {job} ranks of an MPI job started by mpiexec, srun or "
+                f"another launcher, so the job has {job}: leave --np out or give {job}",
+            )  # fmt: skip
+        if not launcher.is_default:
+            option = "--hostfile" if launcher.hostfile is not None and not launcher.words else "--launcher"
+            raise ConfigError(
+                option, launcher.description if option == "--launcher" else str(launcher.hostfile),
+                f"this process is already one of the {job} ranks of an MPI job, which launches "
+                "nothing more: leave the launcher options out",
+            )  # fmt: skip
+        return job
+    ranks = 1 if ranks is None else ranks
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise ConfigError("--np", ranks, "must be an integer >= 1")
+    if ranks > 1 or not launcher.is_default:
+        problem = launcher.problem(ranks)
+        if problem is not None:
+            raise ConfigError(*problem)
+    return ranks
 
 
 def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "") -> dict:
@@ -232,7 +260,7 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: s
     config_json.write_text(json.dumps(plan.config), encoding="utf-8")
     program = worker_command(config_json, plan.outdir.absolute(), workdir)
     try:
-        command = mpiexec_command(plan.ranks, program)
+        command = mpiexec_command(plan.ranks, program, launcher=plan.launcher)
     except ValueError as error:
         raise UserInputError(f"--np {plan.ranks}: {error}") from None
     return run_job(

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, RunError, UserInputError
 from ..launch.job import run_job
-from ..launch.launcher import LauncherNotFound, child_environment, find_mpiexec, mpiexec_command
+from ..launch.launcher import Launcher, child_environment, enclosing_job_size, mpiexec_command
 from ..version import __version__
 
 ALGORITHMS = ("baseline", "routed")
@@ -56,6 +56,8 @@ class GupsPlan:
     verify: bool
     corrupt_updates: int
     output: Path
+    in_job: bool = False  # mode (b): this process is a rank of someone else's MPI job
+    launcher: Launcher = Launcher()
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
@@ -86,7 +88,7 @@ def memory_bytes() -> tuple[int, int]:
 
 
 def plan_gups(
-    ranks: int = 1,
+    ranks: int | None = None,
     algorithm: str = "routed",
     log2_table: int | None = None,
     mem_fraction: float | None = None,
@@ -95,6 +97,7 @@ def plan_gups(
     verify: bool = True,
     corrupt_updates: int = 0,
     output: Path | str = Path("spikex-out/gups.json"),
+    launcher: Launcher | None = None,
 ) -> GupsPlan:
     """Check every argument before anything is started.
 
@@ -103,13 +106,11 @@ def plan_gups(
     ConfigError
         Naming the option, the bad value and what is allowed (exit status 2).
     """
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-        raise ConfigError("--np", ranks, "must be an integer >= 1")
-    if ranks > 1:
-        try:
-            find_mpiexec()
-        except LauncherNotFound as error:
-            raise ConfigError("--np", ranks, str(error)) from None
+    from ..launch.run import check_ranks
+
+    launcher = launcher or Launcher()
+    job = enclosing_job_size()
+    ranks = check_ranks(ranks, launcher, job)
     if algorithm not in ALGORITHMS:
         raise ConfigError("--algorithm", algorithm, "must be one of " + ", ".join(ALGORITHMS))
     log2_table = _table_size(ranks, log2_table, mem_fraction)
@@ -131,7 +132,8 @@ def plan_gups(
     output = Path(output)
     if output.exists() and output.is_dir():
         raise ConfigError("-o/--output", str(output), "is a directory; give a file name")
-    return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output)
+    return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
+                    in_job=job is not None, launcher=launcher)  # fmt: skip
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -197,7 +199,11 @@ def execute_gups(plan: GupsPlan) -> dict:
     RunError
         A rank failed (exit status 3).
     """
-    workdir = Path(tempfile.mkdtemp(prefix=".spikex-gups-"))
+    if plan.in_job:
+        return _gups_in_this_job(plan)
+    # Next to the output: on a cluster the ranks must see it (a shared filesystem).
+    plan.output.absolute().parent.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix=".spikex-gups-", dir=plan.output.absolute().parent))
     try:
         options = workdir / "options.json"
         options.write_text(json.dumps(plan.kernel_options()), encoding="utf-8")
@@ -210,7 +216,7 @@ def execute_gups(plan: GupsPlan) -> dict:
             "--workdir",
             str(workdir),
         ]
-        command = mpiexec_command(plan.ranks, program)
+        command = mpiexec_command(plan.ranks, program, launcher=plan.launcher)
         status = run_job(command, workdir / WORKER_LOG, env=child_environment())
         result_path = workdir / RESULT_FILE
         if status != 0 or not result_path.exists():
@@ -220,6 +226,33 @@ def execute_gups(plan: GupsPlan) -> dict:
         shutil.rmtree(workdir, ignore_errors=True)
     result = describe_result(plan, kernel)
     _write_atomically(plan.output, json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def _gups_in_this_job(plan: GupsPlan) -> dict:
+    """Mode (b): every rank of the enclosing job runs the kernel; rank 0 writes the JSON.
+    A failing rank says so in one line and aborts the whole job."""
+    from .. import _core
+
+    size, rank = _core.comm_size(), _core.comm_rank()
+    if size != plan.ranks:
+        raise ConfigError(
+            "--np", plan.ranks,
+            f"the launcher started {plan.ranks} tasks but MPI connects {size} of them: the "
+            "launcher and spikex's MPI do not talk (with srun, give --mpi=pmix or --mpi=pmi2)",
+        )  # fmt: skip
+    try:
+        kernel = _core.gups_run(plan.kernel_options())
+    except ValueError as error:
+        print(f"spikex: config error: {error}", file=sys.stderr, flush=True)
+        _end_job(2)
+    except Exception as error:  # noqa: BLE001 - any failure ends the whole job
+        print(f"spikex gups: rank {rank} failed: {type(error).__name__}: {error}",
+              file=sys.stderr, flush=True)  # fmt: skip
+        _end_job(3)
+    result = describe_result(plan, kernel)
+    if rank == 0:
+        _write_atomically(plan.output, json.dumps(result, indent=2) + "\n")
     return result
 
 

@@ -11,9 +11,11 @@ import pytest
 from conftest import write_config
 from spikex.api.network import _chunk_ends, _contiguous_runs
 from spikex.api.population import Population
+from spikex.launch.allocation import hostfile_slots, local_cores, slurm_allocation_tasks
 from spikex.launch.launcher import (
-    MPIEXEC_FLAGS,
+    Launcher,
     child_environment,
+    launcher_from_options,
     mpiexec_command,
     thread_limit_problem,
     thread_wait_policy,
@@ -25,11 +27,79 @@ def test_one_rank_runs_without_launcher():
     assert mpiexec_command(1, program) == program
 
 
-def test_several_ranks_use_mpiexec_with_the_shared_flags():
-    command = mpiexec_command(4, ["prog", "arg"])
+def test_several_ranks_use_mpiexec_and_oversubscribe_only_beyond_the_cores():
+    cores = local_cores()
+    command = mpiexec_command(cores + 1, ["prog", "arg"])
     assert command[0].endswith("mpiexec")
-    assert command[1:] == [*MPIEXEC_FLAGS, "-np", "4", "prog", "arg"]
-    assert "--oversubscribe" in MPIEXEC_FLAGS and "--allow-run-as-root" in MPIEXEC_FLAGS
+    assert command[-4:] == ["-np", str(cores + 1), "prog", "arg"]
+    assert "--oversubscribe" in command
+    assert "--oversubscribe" not in mpiexec_command(cores, ["prog"])
+    assert ("--allow-run-as-root" in command) == (os.geteuid() == 0)
+
+
+def test_a_hostfile_and_passed_through_options_reach_the_launcher(tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("node1 slots=4\nnode2 slots=4  # comment\n")
+    launcher = launcher_from_options("mpirun --bind-to core", hostfile, ["--map-by ppr:2:node", "-x FOO"])
+    command = mpiexec_command(8, ["prog"], launcher=launcher)
+    assert command[1:3] == ["--bind-to", "core"]
+    assert command[command.index("--hostfile") + 1] == str(hostfile)
+    assert command[-7:] == ["--map-by", "ppr:2:node", "-x", "FOO", "-np", "8", "prog"]
+    assert "--oversubscribe" not in command  # the hostfile's slots decide
+    assert launcher.problem(8) is None
+    assert launcher.problem(9)[0] == "--np" and "has 8 slot(s)" in launcher.problem(9)[2]
+    # a user launcher runs even one rank through the launcher
+    assert mpiexec_command(1, ["prog"], launcher=launcher)[0].endswith("mpirun")
+
+
+def test_the_launcher_comes_from_the_environment_unless_given_or_inside_a_job():
+    environment = {"SPIKEX_LAUNCHER": "mpiexec --report-bindings"}
+    assert launcher_from_options(environment=environment).words == ("mpiexec", "--report-bindings")
+    assert launcher_from_options("mpirun", environment=environment).words == ("mpirun",)
+    inside = {**environment, "OMPI_COMM_WORLD_SIZE": "2"}
+    assert launcher_from_options(environment=inside).is_default
+
+
+@pytest.mark.parametrize(
+    ("launcher", "hostfile", "key", "message"),
+    [
+        ("no-such-launcher -x", None, "--launcher", "no-such-launcher is not on PATH"),
+        (None, "/no/such/hostfile", "--hostfile", "cannot be read"),
+        ("mpiexec", "EMPTY", "--hostfile", "names no host"),
+    ],
+)
+def test_launcher_problems_are_found_before_anything_starts(tmp_path, launcher, hostfile, key, message):
+    if hostfile == "EMPTY":
+        hostfile = tmp_path / "empty"
+        hostfile.write_text("# nothing\n")
+    problem = launcher_from_options(launcher, hostfile).problem(2)
+    assert problem[0] == key and message in problem[2]
+
+
+def test_srun_takes_no_hostfile_and_counts_the_allocation(tmp_path, monkeypatch):
+    srun = tmp_path / "srun"
+    srun.write_text("#!/bin/sh\nexit 0\n")
+    srun.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    launcher = Launcher(("srun", "--mpi=pmix"))
+    assert launcher.family().name == "slurm"
+    assert mpiexec_command(4, ["prog"], launcher=launcher)[1:] == ["--mpi=pmix", "-n", "4", "prog"]
+    with_hostfile = Launcher(("srun",), tmp_path / "hosts")
+    assert with_hostfile.problem(2)[0] == "--hostfile"
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    monkeypatch.setenv("SLURM_NTASKS", "4")
+    assert launcher.problem(4) is None
+    assert "allocation has 4 task(s)" in launcher.problem(5)[2]
+
+
+def test_hostfile_slots_and_allocation(tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("a slots=2\nb:3\n\n# c slots=9\n")
+    assert hostfile_slots(hostfile) == 5
+    hostfile.write_text("a slots=2\nb\n")
+    assert hostfile_slots(hostfile) is None  # b's slots: the launcher decides
+    assert slurm_allocation_tasks({"SLURM_NTASKS": "8"}) is None  # not in a job
+    assert slurm_allocation_tasks({"SLURM_JOB_ID": "1", "SLURM_NTASKS": "8"}) == 8
 
 
 def test_zero_ranks_is_an_error():

@@ -1,0 +1,78 @@
+"""How many ranks the place a job is launched into can hold: this machine's cores, a
+hostfile's slots, a Slurm allocation's tasks.
+
+Used before anything starts: P beyond a hostfile or an allocation is a user error
+(exit 2); P beyond this machine's cores only asks OpenMPI to oversubscribe
+(``launcher.Launcher.command``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+# `host slots=N` (OpenMPI) or `host:N` (MPICH); `#` starts a comment.
+_OPENMPI_SLOTS = re.compile(r"\bslots\s*=\s*(\d+)")
+_MPICH_SLOTS = re.compile(r"^\S+:(\d+)$")
+
+
+def local_cores() -> int:
+    """Physical cores this process may run on: what OpenMPI counts as a machine's slots
+    (hardware threads of one core count once)."""
+    cpus = os.sched_getaffinity(0)
+    cores = set()
+    for cpu in cpus:
+        topology = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            package = (topology / "physical_package_id").read_text().strip()
+            core = (topology / "core_id").read_text().strip()
+        except OSError:
+            return len(cpus)  # no topology (a container without /sys): count CPUs
+        cores.add((package, core))
+    return max(len(cores), 1)
+
+
+def hostfile_slots(path: Path) -> int | None:
+    """Total slots of a hostfile, or None when a host line gives none (the launcher then
+    decides, e.g. from each host's cores).
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
+    """
+    total = 0
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        slots = _OPENMPI_SLOTS.search(line) or _MPICH_SLOTS.match(line)
+        if slots is None:
+            return None
+        total += int(slots.group(1))
+    return total
+
+
+def hostfile_hosts(path: Path) -> list[str]:
+    """Host names of a hostfile, in order."""
+    hosts = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            hosts.append(line.split()[0].split(":")[0])
+    return hosts
+
+
+def slurm_allocation_tasks(environment: Mapping[str, str] | None = None) -> int | None:
+    """Tasks of the Slurm allocation this process runs in (a batch script or salloc
+    shell), or None outside Slurm."""
+    environment = os.environ if environment is None else environment
+    if "SLURM_JOB_ID" not in environment:
+        return None
+    for name in ("SLURM_NTASKS", "SLURM_NPROCS"):
+        value = environment.get(name, "")
+        if value.isdigit() and int(value) >= 1:
+            return int(value)
+    return None
