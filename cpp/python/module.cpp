@@ -21,6 +21,7 @@
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/dryrun/memory_model.hpp"
 #include "spikex/engine/engine.hpp"
+#include "spikex/engine/heartbeat.hpp"
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
@@ -715,6 +716,10 @@ NB_MODULE(_core, m) {
         std::_Exit(code);
     });
     m.def("comm_finalize", [] { finalize_mpi_if_initialized(); });
+    m.def("heartbeat", [] {
+        return std::make_pair(heartbeat::exchanges.load(std::memory_order_relaxed),
+                              heartbeat::running.load(std::memory_order_relaxed) > 0);
+    });
     m.def("allgather_int64", &allgather_array<std::int64_t>);
     m.def("allgather_float64", &allgather_array<double>);
     m.def("peak_rss_mb", [] {
@@ -778,7 +783,10 @@ NB_MODULE(_core, m) {
              nb::arg("keep_sources"))
         .def("build", [](py_engine& e) { e.get().build(); })
         .def("init", [](py_engine& e) { e.get().init(); })
-        .def("run_until", [](py_engine& e, std::int64_t step) { e.get().run_until(step); })
+        // Without the GIL: a watchdog thread (spikex.launch.watchdog) reads the heartbeat.
+        .def(
+            "run_until", [](py_engine& e, std::int64_t step) { e.get().run_until(step); },
+            nb::call_guard<nb::gil_scoped_release>())
         .def_prop_ro("step", [](py_engine& e) { return e.get().step(); })
         .def_prop_ro("steps_per_interval", [](py_engine& e) { return e.get().steps_per_interval(); })
         .def_prop_ro("cells_total", [](py_engine& e) { return e.get().cells_total(); })

@@ -8,6 +8,7 @@
 #include "spikex/core/format.hpp"
 #include "spikex/core/thread_team.hpp"
 #include "spikex/engine/engine.hpp"
+#include "spikex/engine/heartbeat.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/network/connectivity.hpp"
@@ -244,6 +245,7 @@ void engine::init() {
 // --- simulation loop ----------------------------------------------------------------
 
 void engine::run_until(step_type stop) {
+    const heartbeat::running_scope running;
     init();
     timeline_.start_run();
     while (step_ < stop) {
@@ -362,6 +364,7 @@ void engine::finish_step(step_type n) {
 void engine::synchronize_exchange(step_type due) {
     exchange_->synchronize(step_, due, *this);
     exchanged_until_ = due;
+    heartbeat::exchanges.fetch_add(1, std::memory_order_relaxed);
     timeline_.sample(step_, due, compute_s_, spikes_emitted_, *exchange_); // if record.timeline
 }
 

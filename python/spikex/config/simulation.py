@@ -45,6 +45,17 @@ REGISTRY: tuple[Key, ...] = (
         "[0, tstop_ms) and spikes are recorded, and rates taken, over [presim_ms, tstop_ms).",
         minimum=0.0,
     ),
+    Key(
+        "simulation.stall_timeout_s",
+        "float",
+        10.0,
+        "A rank that completes no spike exchange for this many seconds of wall time (and "
+        "for 20 times its longest gap between exchanges so far) ends the job with exit "
+        "status 3, naming itself and its host: a lost host or network link would otherwise "
+        "hang every rank (docs/user/cluster.md). Does not change the spikes.",
+        minimum=0.0,
+        exclusive_minimum=True,
+    ),
 )
 
 CROSS_RULES: tuple[str, ...] = ("simulation.presim_ms must be < simulation.tstop_ms (or 0)",)

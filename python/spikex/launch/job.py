@@ -52,6 +52,7 @@ def run_job(
             raise RunError(f"run stopped by {name}; all ranks were stopped") from None
         finally:
             _restore(previous)
+            _kill_leftovers(process)
 
 
 def stop_job(process: subprocess.Popen) -> None:
@@ -63,6 +64,15 @@ def stop_job(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     except ProcessLookupError:
+        pass
+
+
+def _kill_leftovers(process: subprocess.Popen) -> None:
+    """After the launcher ended: SIGKILL whatever of its job is left in its process group
+    (a rank mpiexec could not reach, a daemon of a host that lost its link)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
 
 

@@ -310,9 +310,12 @@ def _failure(plan: RunPlan, workdir: Path, status: int) -> Exception:
         (error for error in map(_read_json, workdir.glob("error.rank*.json")) if error),
         key=lambda error: error.get("rank", 0),
     )
+    failed = [error for error in rank_errors if error.get("kind") != "stall"]
+    if failed:
+        first = failed[0]
+        return RunError(f"rank {first.get('rank')}{_on_host(first)} failed: {first.get('message')}")
     if rank_errors:
-        first = rank_errors[0]
-        return RunError(f"rank {first.get('rank')} failed: {first.get('message')}")
+        return RunError(_describe_stall(rank_errors))
     if status == 0:
         return RunError(
             f"the run ended without writing {SUMMARY_FILE}: {_last_line(log) or 'no output'}"
@@ -320,18 +323,34 @@ def _failure(plan: RunPlan, workdir: Path, status: int) -> Exception:
     return RunError(_describe_dead_job(plan.ranks, status, log))
 
 
+def _on_host(error: dict) -> str:
+    return f" on host {error['host']}" if error.get("host") else ""
+
+
+def _describe_stall(stalls: list[dict]) -> str:
+    """The ranks whose watchdog fired, by host, and why (worker._stall_reporter)."""
+    by_host: dict[str, list[int]] = {}
+    for stall in stalls:
+        by_host.setdefault(stall.get("host") or "?", []).append(int(stall.get("rank", 0)))
+    where = "; ".join(
+        f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} on host {host}"
+        for host, ranks in by_host.items()
+    )
+    return f"{where}: {stalls[0].get('message')}"
+
+
 def _describe_dead_job(ranks: int, status: int, log: str) -> str:
     """Name the rank and cause of a job that died without an error file."""
     if ranks == 1:
         return f"rank 0 failed: {_describe_status(status)}" + _suffix(_last_line(log))
     signalled = re.search(
-        r"process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+)", log
+        r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)", log
     )
     if signalled:
-        rank, number = signalled.groups()
+        rank, host, number = signalled.groups()
         return (
-            f"rank {rank} failed: killed by signal {number} ({_signal_name(int(number))}) "
-            f"(mpiexec exit status {status})"
+            f"rank {rank} on host {host} failed: killed by signal {number} "
+            f"({_signal_name(int(number))}) (mpiexec exit status {status})"
         )
     exited = re.search(r"Process name: \[\[\d+,\d+\],(\d+)\]\s+Exit code:\s+(\d+)", log)
     if exited:

@@ -13,9 +13,17 @@ Failures are reported to the parent through files in the work directory:
 * anything else: ``error.rank<R>.json`` ``{"kind": "rank", "rank": R, "message": ...}``
   and ``comm_abort(3)``, which ends every rank, so nothing hangs.
 
-Test hook (tests only): with ``SPIKEX_TEST_KILL_RANK=R`` and ``SPIKEX_TEST_KILL_AT_MS=T``
-in the environment, rank R dies with ``os._exit(9)`` once the simulation reaches T ms,
-as a crashed process would (no error file, no clean-up).
+* a rank that completes no spike exchange for ``simulation.stall_timeout_s`` (a lost host
+  or link; ``watchdog.StallWatchdog``): ``error.rank<R>.json`` ``{"kind": "stall", ...}``
+  and exit status 3 at once, from the watchdog thread (the main thread is stuck in MPI).
+
+Every rank error names the rank and its host (``socket.gethostname()``).
+
+Test hooks (tests only): with ``SPIKEX_TEST_KILL_RANK=R`` and ``SPIKEX_TEST_KILL_AT_MS=T``
+in the environment, rank R sends itself SIGKILL once the simulation reaches T ms, as a
+crashed process would (no error file, no clean-up; ``SPIKEX_TEST_KILL_SIGNAL=SIGSTOP``
+freezes it instead, as a lost host would look to the others); with
+``SPIKEX_TEST_FAIL_BUILD_RANK=R``, rank R raises an error while the others build.
 """
 
 from __future__ import annotations
@@ -23,14 +31,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import sys
 from pathlib import Path
+
+from .watchdog import StallWatchdog
 
 PROGRESS_FILE = "progress"
 CONFIG_ERROR_FILE = "error.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
 KILL_RANK_VARIABLE = "SPIKEX_TEST_KILL_RANK"
 KILL_AT_MS_VARIABLE = "SPIKEX_TEST_KILL_AT_MS"
+KILL_SIGNAL_VARIABLE = "SPIKEX_TEST_KILL_SIGNAL"
+FAIL_BUILD_RANK_VARIABLE = "SPIKEX_TEST_FAIL_BUILD_RANK"
+STALL_EXIT_STATUS = 3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,11 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         _end_job(2)
     except Exception as error:  # noqa: BLE001 - any other failure must end the whole job
         message = f"{type(error).__name__}: {error}"
+        host = socket.gethostname()
         _write_json(
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
-            {"kind": "rank", "rank": rank, "message": message},
+            {"kind": "rank", "rank": rank, "host": host, "message": message},
         )
-        print(f"spikex worker: rank {rank} failed: {message}", file=sys.stderr, flush=True)
+        print(f"spikex worker: rank {rank} on host {host} failed: {message}", file=sys.stderr, flush=True)
         _end_job(3)
     return 0
 
@@ -68,8 +84,12 @@ def run_rank(config: dict, outdir: Path, workdir: Path) -> dict:
 
     rank = _core.comm_rank()
     network = Network.from_config(config)
+    if os.environ.get(FAIL_BUILD_RANK_VARIABLE, "") == str(rank):
+        raise RuntimeError(f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build")
     progress = _progress_callback(rank, workdir)
-    result = network.simulate(network.config["simulation"]["tstop_ms"], progress=progress)
+    simulation = network.config["simulation"]
+    with StallWatchdog(simulation["stall_timeout_s"], _stall_reporter(rank, workdir)):
+        result = network.simulate(simulation["tstop_ms"], progress=progress)
     if rank == 0:
         _write_outputs(result, network.config, workdir, outdir)
     return result.summary
@@ -86,6 +106,25 @@ def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _stall_reporter(rank: int, workdir: Path):
+    """What the watchdog does when this rank stops exchanging: say so, end the process."""
+
+    def report(seconds: float) -> None:
+        host = socket.gethostname()
+        message = (
+            f"no spike exchange completed for {seconds:.1f} s: a rank, host or network link "
+            "of the job was lost (simulation.stall_timeout_s)"
+        )
+        _write_json(
+            workdir / RANK_ERROR_PATTERN.format(rank=rank),
+            {"kind": "stall", "rank": rank, "host": host, "message": message},
+        )
+        print(f"spikex worker: rank {rank} on host {host}: {message}", file=sys.stderr, flush=True)
+        os._exit(STALL_EXIT_STATUS)  # the main thread is inside MPI: no clean exit exists
+
+    return report
+
+
 def _progress_callback(rank: int, workdir: Path):
     """Rank 0 writes the simulated ms for the parent's progress bar; test kill hook."""
     kill_at_ms = None
@@ -93,9 +132,11 @@ def _progress_callback(rank: int, workdir: Path):
         kill_at_ms = float(os.environ.get(KILL_AT_MS_VARIABLE, "0"))
     progress_path = workdir / PROGRESS_FILE
 
+    kill_signal = signal.Signals[os.environ.get(KILL_SIGNAL_VARIABLE, "SIGKILL")]
+
     def report(simulated_ms: float, until_ms: float) -> None:
         if kill_at_ms is not None and simulated_ms >= kill_at_ms:
-            os._exit(9)  # test hook: die like a crashed process
+            os.kill(os.getpid(), kill_signal)  # test hook: die (or freeze) like a crashed process
         if rank == 0:
             _write_text(progress_path, f"{simulated_ms:.6f} {until_ms:.6f}\n")
 

@@ -4,6 +4,8 @@ it, within a time limit, and leaves no summary.json behind."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -20,10 +22,48 @@ def test_dead_rank_ends_the_job_with_status_3(small_config, tmp_path):
     done = run_cli(["run", str(small_config), "--np", "3", "-o", str(outdir)], timeout=120, env=env)
     assert time.monotonic() - start < 60
     assert done.returncode == 3, done.stderr
-    assert "rank" in done.stderr
+    assert f"rank 1 on host {socket.gethostname()} failed: killed by signal 9 (SIGKILL)" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (outdir / "summary.json").exists()
     assert not (outdir / "spikes.h5").exists()
+    assert leftover_processes(tmp_path) == []
+
+
+@pytest.mark.mpi
+def test_a_rank_failing_during_build_ends_the_job_naming_it(small_config, tmp_path):
+    outdir = tmp_path / "out"
+    env = dict(os.environ, SPIKEX_TEST_FAIL_BUILD_RANK="2")
+    done = run_cli(["run", str(small_config), "--np", "3", "-o", str(outdir)], timeout=120, env=env)
+    assert done.returncode == 3, done.stderr
+    assert f"rank 2 on host {socket.gethostname()} failed: RuntimeError" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not outdir.exists() or not list(outdir.iterdir())
+    assert leftover_processes(tmp_path) == []
+
+
+@pytest.mark.mpi
+def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, tmp_path):
+    """SIGSTOP: to the other ranks a frozen rank looks like a lost host or link; without
+    the watchdog they would wait in the exchange for ever."""
+    outdir = tmp_path / "out"
+    env = dict(os.environ, SPIKEX_TEST_KILL_RANK="1", SPIKEX_TEST_KILL_AT_MS="40",
+               SPIKEX_TEST_KILL_SIGNAL="SIGSTOP")  # fmt: skip
+    start = time.monotonic()
+    done = run_cli(["run", str(small_config), "--np", "3", "--set", "simulation.stall_timeout_s=2",
+                    "--set", "simulation.tstop_ms=2000", "-o", str(outdir)], timeout=120, env=env)  # fmt: skip
+    assert time.monotonic() - start < 30
+    assert done.returncode == 3, done.stderr
+    host = socket.gethostname()
+    assert f"ranks 0, 2 on host {host}: no spike exchange completed for " in done.stderr
+    assert "a rank, host or network link of the job was lost" in done.stderr
+    assert not (outdir / "summary.json").exists()
+    assert leftover_processes(tmp_path) == []
+
+
+def leftover_processes(tmp_path: Path) -> list[str]:
+    """Processes whose command line mentions this test's directory (its ranks, mpiexec)."""
+    listing = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True)
+    return [line for line in listing.stdout.splitlines() if str(tmp_path) in line and "ps -eww" not in line]
 
 
 def test_one_rank_needs_no_mpi_launcher(small_config, tmp_path):
