@@ -720,6 +720,16 @@ NB_MODULE(_core, m) {
         return std::make_pair(heartbeat::exchanges.load(std::memory_order_relaxed),
                               heartbeat::running.load(std::memory_order_relaxed) > 0);
     });
+    m.def("spikes_emitted", [] { return heartbeat::spikes.load(std::memory_order_relaxed); });
+    // Collective, for progress reports between chunks of a run: counts as running (a rank
+    // lost here is a stall too) and leaves the GIL to the watchdog thread.
+    m.def(
+        "spikes_emitted_total",
+        [] {
+            const heartbeat::running_scope running;
+            return comm().allreduce_sum(heartbeat::spikes.load(std::memory_order_relaxed));
+        },
+        nb::call_guard<nb::gil_scoped_release>());
     m.def("allgather_int64", &allgather_array<std::int64_t>);
     m.def("allgather_float64", &allgather_array<double>);
     m.def("peak_rss_mb", [] {

@@ -28,6 +28,11 @@ def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
     """Concatenation of every rank's array, rank order (sizes may differ per rank)."""
 def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
+def heartbeat() -> tuple[int, bool]:
+    """(exchanges completed by this process, inside a run); needs neither the GIL nor MPI."""
+def spikes_emitted() -> int: ...         # by this process's cells, up to its last exchange
+def spikes_emitted_total() -> int:
+    """Collective: spikes_emitted() summed over the ranks; releases the GIL."""
 
 # ---- the exchange-method registry (cpp/spikex/exchange/method_registry.hpp) ----
 def exchange_registry() -> list[dict]:

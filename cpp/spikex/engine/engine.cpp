@@ -364,6 +364,8 @@ void engine::finish_step(step_type n) {
 void engine::synchronize_exchange(step_type due) {
     exchange_->synchronize(step_, due, *this);
     exchanged_until_ = due;
+    heartbeat::spikes.fetch_add(std::int64_t(spikes_emitted_ - spikes_in_heartbeat_), std::memory_order_relaxed);
+    spikes_in_heartbeat_ = spikes_emitted_;
     heartbeat::exchanges.fetch_add(1, std::memory_order_relaxed);
     timeline_.sample(step_, due, compute_s_, spikes_emitted_, *exchange_); // if record.timeline
 }

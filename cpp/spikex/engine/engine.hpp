@@ -158,6 +158,7 @@ private:
     std::vector<spike> recorded_;
     std::uint64_t events_delivered_ = 0;
     std::uint64_t spikes_emitted_ = 0;
+    std::uint64_t spikes_in_heartbeat_ = 0; // part of spikes_emitted_ added to heartbeat::spikes
     double build_s_ = 0, init_s_ = 0, compute_s_ = 0;
     timeline_recorder timeline_;
 };

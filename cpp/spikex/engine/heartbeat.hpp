@@ -7,8 +7,10 @@
 
 namespace spikex::heartbeat {
 
-// Exchanges completed by this process (every engine), and engines inside run_until.
+// Exchanges completed by this process (every engine), spikes its cells emitted up to the
+// last of them (for progress reports), and engines inside run_until.
 inline std::atomic<std::int64_t> exchanges{0};
+inline std::atomic<std::int64_t> spikes{0};
 inline std::atomic<int> running{0};
 
 // Marks one run_until call as running for its lifetime (exceptions included).

@@ -15,6 +15,7 @@ import click
 from .. import __version__
 from ..errors import ConfigError, RunError, UserInputError
 from ..methods import EXCHANGE_METHODS
+from .progress import DEFAULT_LINE_SECONDS, PROGRESS_MODES
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -88,9 +89,18 @@ def cli() -> None:
     help="Output directory for summary.json and spikes.h5 [default: ./spikex-out/<config stem>].",
 )  # fmt: skip
 @launcher_options
+@click.option(
+    "--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
+    help="Progress report on stderr: auto is a bar on a terminal and plain lines elsewhere "
+    "(a batch log), from --progress-every seconds on.",
+)  # fmt: skip
+@click.option(
+    "--progress-every", "progress_every", type=click.FloatRange(min=0.1), default=DEFAULT_LINE_SECONDS,
+    show_default=True, metavar="SECONDS", help="Seconds between plain progress lines.",
+)  # fmt: skip
 def run(
     config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir,
-    launcher, hostfile, launcher_args,
+    launcher, hostfile, launcher_args, progress, progress_every,
 ) -> int:  # fmt: skip
     """Simulate the network of CONFIG (TOML) on --np MPI ranks.
 
@@ -104,7 +114,7 @@ def run(
         config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir,
         launcher=_launcher(launcher, hostfile, launcher_args),
     )  # fmt: skip
-    summary = execute_run(plan)
+    summary = execute_run(plan, progress=progress, progress_every_s=progress_every)
     if plan.in_job and _job_rank() != 0:
         return EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts

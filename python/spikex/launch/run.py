@@ -24,6 +24,7 @@ from ..errors import ConfigError, RunError, UserInputError
 from ..io.output import SPIKES_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
 from .job import run_job
+from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .launcher import (
     Launcher,
     child_environment,
@@ -145,7 +146,13 @@ def check_ranks(ranks: int | None, launcher: Launcher, job: int | None) -> int:
     return ranks
 
 
-def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "") -> dict:
+def execute_run(
+    plan: RunPlan,
+    show_progress: bool | None = None,
+    label: str = "",
+    progress: str = "auto",
+    progress_every_s: float = DEFAULT_LINE_SECONDS,
+) -> dict:
     """Launch the ranks, wait for them and return the summary.
 
     Parameters
@@ -153,9 +160,14 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
     plan : RunPlan
         From ``plan_run``.
     show_progress : bool, optional
-        Show a progress bar on stderr; default: only when stderr is a terminal.
+        False: no progress report (as ``progress="none"``); True: a bar.
     label : str
-        Text in front of the progress bar.
+        Text in front of the progress report.
+    progress : str
+        ``auto`` (a bar on a terminal, plain lines elsewhere), ``bar``, ``lines`` or
+        ``none`` (``progress.PROGRESS_MODES``).
+    progress_every_s : float
+        Seconds between plain lines.
 
     Returns
     -------
@@ -169,10 +181,11 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
     RunError
         A rank failed or the run was interrupted (exit status 3).
     """
+    if show_progress is not None:
+        progress = "bar" if show_progress else "none"
     if plan.in_job:
-        return _run_in_this_job(plan)
-    if show_progress is None:
-        show_progress = sys.stderr.isatty()
+        # Rank 0 reports, in lines: a job's output is a log, even on a terminal.
+        return _run_in_this_job(plan, progress != "none", label, progress_every_s)
     try:
         _remove_previous_results(plan.outdir)
         workdir = _make_workdir(plan.outdir)
@@ -181,7 +194,8 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
             f"-o {plan.outdir}: cannot write there: {error.strerror or error}"
         ) from None
     try:
-        status = _launch_and_wait(plan, workdir, show_progress, label)
+        reporter = progress_reporter(progress, plan.tstop_ms, label, progress_every_s)
+        status = _launch_and_wait(plan, workdir, reporter)
         summary_path = plan.outdir / SUMMARY_FILE
         if status == 0 and summary_path.exists():
             return json.loads(summary_path.read_text(encoding="utf-8"))
@@ -190,7 +204,7 @@ def execute_run(plan: RunPlan, show_progress: bool | None = None, label: str = "
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _run_in_this_job(plan: RunPlan) -> dict:
+def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: float) -> dict:
     """This process's rank of an enclosing MPI job (launch mode b, docs/user/cluster.md):
     no launcher; rank 0 writes the outputs. A failing rank reports in one line and aborts
     the whole job (the others may wait in a collective)."""
@@ -219,8 +233,11 @@ def _run_in_this_job(plan: RunPlan) -> dict:
         raise UserInputError(
             f"-o {plan.outdir}: cannot write there: {error.strerror or error}"
         ) from None
+    reporter = None
+    if report and rank == 0:
+        reporter = progress_reporter("lines", plan.tstop_ms, label, progress_every_s)
     try:
-        return run_rank(plan.config, plan.outdir.absolute(), workdir)
+        return run_rank(plan.config, plan.outdir.absolute(), workdir, reporter)
     except ValueError as error:
         _abort_job(size, 2, f"spikex: config error: {error}")
         raise UserInputError(str(error)) from None
@@ -255,7 +272,7 @@ def _make_workdir(outdir: Path) -> Path:
     )
 
 
-def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: str) -> int:
+def _launch_and_wait(plan: RunPlan, workdir: Path, reporter) -> int:
     config_json = workdir / "config.json"
     config_json.write_text(json.dumps(plan.config), encoding="utf-8")
     program = worker_command(config_json, plan.outdir.absolute(), workdir)
@@ -266,7 +283,7 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, show_progress: bool, label: s
     return run_job(
         command, workdir / WORKER_LOG,
         env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
-        wait=lambda process: _wait(process, workdir / PROGRESS_FILE, plan.tstop_ms, show_progress, label),
+        wait=lambda process: _wait(process, workdir / PROGRESS_FILE, reporter),
     )  # fmt: skip
 
 
@@ -274,25 +291,27 @@ def _threads(config: dict) -> int:
     return int(config.get("simulation", {}).get("threads", 1))
 
 
-def _wait(process, progress_path: Path, total_ms: float, show_progress: bool, label: str) -> int:
-    if not show_progress:
+def _wait(process, progress_path: Path, reporter) -> int:
+    if reporter is None:
         return process.wait()
-    from .progress import ProgressDisplay
-
-    with ProgressDisplay(total_ms, label) as display:
+    with reporter:
         while process.poll() is None:
-            display.update(_read_progress(progress_path))
+            sample = _read_progress(progress_path)
+            if sample is not None:
+                reporter.update(sample)
             time.sleep(POLL_SECONDS)
-        if process.returncode == 0:
-            display.update(total_ms)
+        sample = _read_progress(progress_path)
+        if process.returncode == 0 and sample is not None:
+            reporter.update(sample)  # the last chunk: the run is complete
     return process.returncode
 
 
-def _read_progress(path: Path) -> float:
+def _read_progress(path: Path) -> ProgressSample | None:
     try:
-        return float(path.read_text(encoding="utf-8").split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0.0
+        simulated_ms, _, spikes = path.read_text(encoding="utf-8").split()[:3]
+        return ProgressSample(float(simulated_ms), int(spikes))
+    except (OSError, ValueError):
+        return None
 
 
 # ---- failure reports ------------------------------------------------------------------

@@ -69,7 +69,8 @@ class StallWatchdog:
             count, running = self._heartbeat()
             now = time.monotonic()
             if count != last_count:
-                longest_gap = max(longest_gap, now - last_change)
+                # Mean gap over this poll: a poll period is no gap between exchanges.
+                longest_gap = max(longest_gap, (now - last_change) / abs(count - last_count))
                 last_count, last_change = count, now
             elif not running:
                 last_change = now  # between runs (writing outputs, Python code): no clock

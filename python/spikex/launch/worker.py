@@ -76,9 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_rank(config: dict, outdir: Path, workdir: Path) -> dict:
+def run_rank(config: dict, outdir: Path, workdir: Path, reporter=None) -> dict:
     """This rank's part of the run: build, simulate and, on rank 0, write the outputs
-    (through `workdir`); the summary (the same on every rank). Errors propagate."""
+    (through `workdir`); the summary (the same on every rank). Errors propagate.
+    `reporter` (progress.ProgressLines, launch mode b) is told the progress in this
+    process; otherwise rank 0 writes it to a file for the parent."""
     from .. import _core
     from ..api.network import Network
 
@@ -86,7 +88,7 @@ def run_rank(config: dict, outdir: Path, workdir: Path) -> dict:
     network = Network.from_config(config)
     if os.environ.get(FAIL_BUILD_RANK_VARIABLE, "") == str(rank):
         raise RuntimeError(f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build")
-    progress = _progress_callback(rank, workdir)
+    progress = _progress_callback(rank, workdir, reporter)
     simulation = network.config["simulation"]
     with StallWatchdog(simulation["stall_timeout_s"], _stall_reporter(rank, workdir)):
         result = network.simulate(simulation["tstop_ms"], progress=progress)
@@ -125,8 +127,13 @@ def _stall_reporter(rank: int, workdir: Path):
     return report
 
 
-def _progress_callback(rank: int, workdir: Path):
-    """Rank 0 writes the simulated ms for the parent's progress bar; test kill hook."""
+def _progress_callback(rank: int, workdir: Path, reporter=None):
+    """Rank 0 writes the simulated ms, the ms to reach and the spikes of every rank so far
+    for the parent's progress report; test kill hook. Every rank calls it after the same
+    chunk, so the spike count can be gathered (about 100 small collectives per run)."""
+    from .. import _core
+
+    several = _core.comm_size() > 1
     kill_at_ms = None
     if os.environ.get(KILL_RANK_VARIABLE, "") == str(rank):
         kill_at_ms = float(os.environ.get(KILL_AT_MS_VARIABLE, "0"))
@@ -137,8 +144,13 @@ def _progress_callback(rank: int, workdir: Path):
     def report(simulated_ms: float, until_ms: float) -> None:
         if kill_at_ms is not None and simulated_ms >= kill_at_ms:
             os.kill(os.getpid(), kill_signal)  # test hook: die (or freeze) like a crashed process
-        if rank == 0:
-            _write_text(progress_path, f"{simulated_ms:.6f} {until_ms:.6f}\n")
+        spikes = _core.spikes_emitted_total() if several else _core.spikes_emitted()
+        if reporter is not None:
+            from .progress import ProgressSample
+
+            reporter.update(ProgressSample(simulated_ms, spikes))
+        elif rank == 0:
+            _write_text(progress_path, f"{simulated_ms:.6f} {until_ms:.6f} {spikes}\n")
 
     return report
 

@@ -4,6 +4,7 @@ it, within a time limit, and leaves no summary.json behind."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -54,7 +55,8 @@ def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, t
     assert time.monotonic() - start < 30
     assert done.returncode == 3, done.stderr
     host = socket.gethostname()
-    assert f"ranks 0, 2 on host {host}: no spike exchange completed for " in done.stderr
+    # rank 0 or 2 or both (the first one's exit ends the other), never the frozen rank 1
+    assert re.search(rf"ranks? (0|2|0, 2) on host {host}: no spike exchange completed for ", done.stderr)
     assert "a rank, host or network link of the job was lost" in done.stderr
     assert not (outdir / "summary.json").exists()
     assert leftover_processes(tmp_path) == []
