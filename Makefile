@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
 
 all: build
 
@@ -20,7 +20,7 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build format-check test-cpp test-sanitize test-python test-pynn
+test: build format-check test-cpp test-sanitize test-python test-pynn test-cluster
 
 # The C++ unit and multi-rank tests and the micro-benchmarks (bench/cpp/) in their own
 # build, apart from the package (`pip install .` builds only the core library and the
@@ -62,7 +62,14 @@ setup-nest:
 	bash scripts/setup_nest.sh
 
 test-python: setup-nest
-	$(PY) -m pytest -q tests/python
+	$(PY) -m pytest -q -m "not cluster" tests/python
+
+# Across hosts that share no memory: four network namespaces on a private bridge
+# (scripts/mini_cluster.sh), ranks talking over real TCP. The same spikes for every method
+# on 1-4 hosts x 1-2 ranks, gups, and faults (a rank killed, a link down, a failing build).
+# Skips, saying why, where namespaces cannot be created (not root).
+test-cluster: build
+	$(PY) -m pytest -q -m cluster -rs tests/python/cluster
 
 # PyNN's own system scenarios (its sdist, fetched once into build/pynn-sdist/) against
 # spikex.pynn, each in a subprocess: writes docs/validation/pynn.md and
@@ -74,7 +81,7 @@ test-pynn: build
 # While developing: the Python tests not marked slow (pyproject.toml, docs/dev/testing.md),
 # serial and MPI, in under two minutes on 2 cores; `make test` still runs everything.
 test-fast: build
-	$(PY) -m pytest -q -m "not slow" tests/python
+	$(PY) -m pytest -q -m "not slow and not cluster" tests/python
 
 bench: build
 	$(PY) bench/hines2011.py

@@ -8,6 +8,7 @@ output directory. The work directory is removed whatever happens.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
 from ..io.output import SPIKES_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
-from .job import run_job
+from .job import run_job, stop_job
 from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .launcher import (
     Launcher,
@@ -36,6 +37,8 @@ from .launcher import (
 from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
 
 POLL_SECONDS = 0.2
+# After a rank reported an error: how long the launcher may take to end the job itself.
+ERROR_GRACE_SECONDS = 5.0
 WORKER_LOG = "worker.log"
 # Set to print the whole worker log (mpiexec and every rank) when a run fails.
 DEBUG_VARIABLE = "SPIKEX_DEBUG"
@@ -283,7 +286,7 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, reporter) -> int:
     return run_job(
         command, workdir / WORKER_LOG,
         env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
-        wait=lambda process: _wait(process, workdir / PROGRESS_FILE, reporter),
+        wait=lambda process: _wait(process, workdir, reporter),
     )  # fmt: skip
 
 
@@ -291,19 +294,30 @@ def _threads(config: dict) -> int:
     return int(config.get("simulation", {}).get("threads", 1))
 
 
-def _wait(process, progress_path: Path, reporter) -> int:
-    if reporter is None:
-        return process.wait()
-    with reporter:
+def _wait(process, workdir: Path, reporter) -> int:
+    """Wait for the job, feeding the progress reporter. Once a rank has reported an error,
+    the launcher gets ERROR_GRACE_SECONDS to end the job; then spikex ends it (mpiexec
+    can wait for ever for the daemon of a host that lost its link)."""
+    error_seen_at = None
+    with reporter or contextlib.nullcontext():
         while process.poll() is None:
-            sample = _read_progress(progress_path)
-            if sample is not None:
+            sample = _read_progress(workdir / PROGRESS_FILE)
+            if reporter is not None and sample is not None:
                 reporter.update(sample)
+            if error_seen_at is None and _rank_reported_error(workdir):
+                error_seen_at = time.monotonic()
+            elif error_seen_at is not None and time.monotonic() - error_seen_at > ERROR_GRACE_SECONDS:
+                stop_job(process)
+                break
             time.sleep(POLL_SECONDS)
-        sample = _read_progress(progress_path)
-        if process.returncode == 0 and sample is not None:
+        sample = _read_progress(workdir / PROGRESS_FILE)
+        if reporter is not None and process.returncode == 0 and sample is not None:
             reporter.update(sample)  # the last chunk: the run is complete
     return process.returncode
+
+
+def _rank_reported_error(workdir: Path) -> bool:
+    return (workdir / CONFIG_ERROR_FILE).exists() or any(workdir.glob("error.rank*.json"))
 
 
 def _read_progress(path: Path) -> ProgressSample | None:
