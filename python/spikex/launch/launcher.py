@@ -172,9 +172,9 @@ class Launcher:
         if self.hostfile is not None:
             if family.hostfile_flag is None:
                 return ("--hostfile", str(self.hostfile),
-                        f"{self.description} takes its hosts from the allocation, not a "
-                        "hostfile: leave --hostfile out (or pass the launcher's own option "
-                        "with --launcher-args)")  # fmt: skip
+                        (f"{self.description} takes its hosts from the allocation, not a "
+                         "hostfile: leave --hostfile out (or pass the launcher's own option "
+                         "with --launcher-args)"))  # fmt: skip
             try:
                 slots = hostfile_slots(self.hostfile)
             except OSError as error:
@@ -183,13 +183,13 @@ class Launcher:
                 return ("--hostfile", str(self.hostfile), "names no host")
             if slots is not None and ranks > slots and not self._oversubscribes():
                 return ("--np", ranks,
-                        f"the hostfile {self.hostfile} has {slots} slot(s): give --np <= {slots}, "
-                        "add slots, or pass --launcher-args=--oversubscribe")  # fmt: skip
+                        (f"the hostfile {self.hostfile} has {slots} slot(s): give --np <= {slots}, "
+                         "add slots, or pass --launcher-args=--oversubscribe"))  # fmt: skip
         allocation = slurm_allocation_tasks()
         if allocation is not None and ranks > allocation and self.hostfile is None:
             return ("--np", ranks,
-                    f"the Slurm allocation has {allocation} task(s) (SLURM_NTASKS): give "
-                    f"--np <= {allocation} or ask sbatch/salloc for more")  # fmt: skip
+                    (f"the Slurm allocation has {allocation} task(s) (SLURM_NTASKS): give "
+                     f"--np <= {allocation} or ask sbatch/salloc for more"))  # fmt: skip
         return None
 
     def _runs_here(self) -> bool:

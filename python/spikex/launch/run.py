@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import re
 import shutil
-import signal
+import socket
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
 from ..io.output import SPIKES_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
+from .failures import CONFIG_ERROR_FILE, RANK_ERROR_GLOB, WORKER_LOG, job_failure
 from .job import run_job, stop_job
-from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .launcher import (
     Launcher,
     child_environment,
@@ -34,14 +32,12 @@ from .launcher import (
     thread_limit_problem,
     worker_command,
 )
-from .worker import CONFIG_ERROR_FILE, PROGRESS_FILE
+from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
+from .worker import PROGRESS_FILE
 
 POLL_SECONDS = 0.2
 # After a rank reported an error: how long the launcher may take to end the job itself.
 ERROR_GRACE_SECONDS = 5.0
-WORKER_LOG = "worker.log"
-# Set to print the whole worker log (mpiexec and every rank) when a run fails.
-DEBUG_VARIABLE = "SPIKEX_DEBUG"
 
 
 @dataclass(frozen=True)
@@ -67,7 +63,7 @@ class RunPlan:
     ranks: int
     outdir: Path
     in_job: bool = False
-    launcher: Launcher = Launcher()
+    launcher: Launcher = field(default_factory=Launcher)
 
     @property
     def tstop_ms(self) -> float:
@@ -202,7 +198,7 @@ def execute_run(
         summary_path = plan.outdir / SUMMARY_FILE
         if status == 0 and summary_path.exists():
             return json.loads(summary_path.read_text(encoding="utf-8"))
-        raise _failure(plan, workdir, status)
+        raise job_failure(workdir, status, plan.ranks, missing=SUMMARY_FILE)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -245,7 +241,7 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
         _abort_job(size, 2, f"spikex: config error: {error}")
         raise UserInputError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - any failure ends the whole job
-        message = f"rank {rank} failed: {type(error).__name__}: {error}"
+        message = f"rank {rank} on host {socket.gethostname()} failed: {type(error).__name__}: {error}"
         _abort_job(size, 3, f"spikex: error: {message}")
         raise RunError(message) from None
     finally:
@@ -317,116 +313,12 @@ def _wait(process, workdir: Path, reporter) -> int:
 
 
 def _rank_reported_error(workdir: Path) -> bool:
-    return (workdir / CONFIG_ERROR_FILE).exists() or any(workdir.glob("error.rank*.json"))
+    return (workdir / CONFIG_ERROR_FILE).exists() or any(workdir.glob(RANK_ERROR_GLOB))
 
 
 def _read_progress(path: Path) -> ProgressSample | None:
     try:
         simulated_ms, _, spikes = path.read_text(encoding="utf-8").split()[:3]
         return ProgressSample(float(simulated_ms), int(spikes))
-    except (OSError, ValueError):
-        return None
-
-
-# ---- failure reports ------------------------------------------------------------------
-
-
-def _failure(plan: RunPlan, workdir: Path, status: int) -> Exception:
-    """The exception that explains why the job failed, from its error files and log."""
-    log = _read_log(workdir)
-    if os.environ.get(DEBUG_VARIABLE):
-        sys.stderr.write(log)
-    config_error = _read_json(workdir / CONFIG_ERROR_FILE)
-    if config_error is not None:
-        return UserInputError(config_error.get("message", "invalid configuration"))
-    rank_errors = sorted(
-        (error for error in map(_read_json, workdir.glob("error.rank*.json")) if error),
-        key=lambda error: error.get("rank", 0),
-    )
-    failed = [error for error in rank_errors if error.get("kind") != "stall"]
-    if failed:
-        first = failed[0]
-        return RunError(f"rank {first.get('rank')}{_on_host(first)} failed: {first.get('message')}")
-    if rank_errors:
-        return RunError(_describe_stall(rank_errors))
-    if status == 0:
-        return RunError(
-            f"the run ended without writing {SUMMARY_FILE}: {_last_line(log) or 'no output'}"
-        )
-    return RunError(_describe_dead_job(plan.ranks, status, log))
-
-
-def _on_host(error: dict) -> str:
-    return f" on host {error['host']}" if error.get("host") else ""
-
-
-def _describe_stall(stalls: list[dict]) -> str:
-    """The ranks whose watchdog fired, by host, and why (worker._stall_reporter)."""
-    by_host: dict[str, list[int]] = {}
-    for stall in stalls:
-        by_host.setdefault(stall.get("host") or "?", []).append(int(stall.get("rank", 0)))
-    where = "; ".join(
-        f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} on host {host}"
-        for host, ranks in by_host.items()
-    )
-    return f"{where}: {stalls[0].get('message')}"
-
-
-def _describe_dead_job(ranks: int, status: int, log: str) -> str:
-    """Name the rank and cause of a job that died without an error file."""
-    if ranks == 1:
-        return f"rank 0 failed: {_describe_status(status)}" + _suffix(_last_line(log))
-    signalled = re.search(
-        r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)", log
-    )
-    if signalled:
-        rank, host, number = signalled.groups()
-        return (
-            f"rank {rank} on host {host} failed: killed by signal {number} "
-            f"({_signal_name(int(number))}) (mpiexec exit status {status})"
-        )
-    exited = re.search(r"Process name: \[\[\d+,\d+\],(\d+)\]\s+Exit code:\s+(\d+)", log)
-    if exited:
-        rank, code = exited.groups()
-        return f"rank {rank} failed: exited with status {code} (mpiexec exit status {status})"
-    return f"a rank failed (mpiexec exit status {status})" + _suffix(_last_line(log))
-
-
-def _describe_status(status: int) -> str:
-    if status < 0:
-        return f"killed by signal {-status} ({_signal_name(-status)})"
-    return f"exited with status {status}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return "unknown signal"
-
-
-def _suffix(line: str) -> str:
-    return f": {line}" if line else ""
-
-
-def _last_line(log: str) -> str:
-    """Last meaningful line of the worker log (skipping mpiexec's banner rules)."""
-    for line in reversed(log.splitlines()):
-        line = line.strip()
-        if line and not set(line) <= set("-="):
-            return line
-    return ""
-
-
-def _read_log(workdir: Path) -> str:
-    try:
-        return (workdir / WORKER_LOG).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _read_json(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Self
 
 DEFAULT_STALL_TIMEOUT_S = 10.0
 STALL_FACTOR = 20.0
@@ -53,7 +54,7 @@ class StallWatchdog:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="spikex-watchdog", daemon=True)
 
-    def __enter__(self) -> StallWatchdog:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

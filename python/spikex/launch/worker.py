@@ -36,10 +36,10 @@ import socket
 import sys
 from pathlib import Path
 
+from .failures import CONFIG_ERROR_FILE
 from .watchdog import StallWatchdog
 
 PROGRESS_FILE = "progress"
-CONFIG_ERROR_FILE = "error.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
 KILL_RANK_VARIABLE = "SPIKEX_TEST_KILL_RANK"
 KILL_AT_MS_VARIABLE = "SPIKEX_TEST_KILL_AT_MS"

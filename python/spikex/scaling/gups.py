@@ -23,12 +23,14 @@ import json
 import math
 import os
 import shutil
+import socket
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, RunError, UserInputError
+from ..errors import ConfigError, UserInputError
+from ..launch.failures import CONFIG_ERROR_FILE, WORKER_LOG, job_failure
 from ..launch.job import run_job
 from ..launch.launcher import Launcher, child_environment, enclosing_job_size, mpiexec_command
 from ..version import __version__
@@ -39,9 +41,7 @@ DEFAULT_BUDGET = 1024  # the benchmark's look-ahead rule
 MAX_LOG2_TABLE = 40
 PASS_FRACTION = 0.01  # HPCC: at most 1% of the table may be wrong
 RESULT_FILE = "gups-result.json"
-ERROR_FILE = "error.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
-WORKER_LOG = "worker.log"
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class GupsPlan:
     corrupt_updates: int
     output: Path
     in_job: bool = False  # mode (b): this process is a rank of someone else's MPI job
-    launcher: Launcher = Launcher()
+    launcher: Launcher = field(default_factory=Launcher)
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
@@ -220,7 +220,7 @@ def execute_gups(plan: GupsPlan) -> dict:
         status = run_job(command, workdir / WORKER_LOG, env=child_environment())
         result_path = workdir / RESULT_FILE
         if status != 0 or not result_path.exists():
-            raise _failure(workdir, status, plan.ranks)
+            raise job_failure(workdir, status, plan.ranks, missing=RESULT_FILE)
         kernel = json.loads(result_path.read_text(encoding="utf-8"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -247,7 +247,7 @@ def _gups_in_this_job(plan: GupsPlan) -> dict:
         print(f"spikex: config error: {error}", file=sys.stderr, flush=True)
         _end_job(2)
     except Exception as error:  # noqa: BLE001 - any failure ends the whole job
-        print(f"spikex gups: rank {rank} failed: {type(error).__name__}: {error}",
+        print(f"spikex gups: rank {rank} on host {socket.gethostname()} failed: {type(error).__name__}: {error}",
               file=sys.stderr, flush=True)  # fmt: skip
         _end_job(3)
     result = describe_result(plan, kernel)
@@ -324,32 +324,6 @@ def format_result(result: dict) -> str:
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def _failure(workdir: Path, status: int, ranks: int) -> Exception:
-    error = _read_json(workdir / ERROR_FILE)
-    if error is not None:
-        return UserInputError(error.get("message", "invalid arguments"))
-    rank_errors = sorted(
-        (e for e in map(_read_json, workdir.glob("error.rank*.json")) if e),
-        key=lambda e: e.get("rank", 0),
-    )
-    if rank_errors:
-        return RunError(
-            f"rank {rank_errors[0].get('rank')} failed: {rank_errors[0].get('message')}"
-        )
-    log = (
-        (workdir / WORKER_LOG).read_text(encoding="utf-8", errors="replace")
-        if (workdir / WORKER_LOG).exists()
-        else ""
-    )
-    if os.environ.get("SPIKEX_DEBUG"):
-        sys.stderr.write(log)
-    last = next(
-        (line.strip() for line in reversed(log.splitlines()) if line.strip().strip("-=")), ""
-    )
-    where = "rank 0" if ranks == 1 else "a rank"
-    return RunError(f"{where} failed (exit status {status})" + (f": {last}" if last else ""))
-
-
 def _read_json(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -390,16 +364,16 @@ def worker_main(argv: list[str] | None = None) -> int:
             _write_atomically(workdir / RESULT_FILE, json.dumps(result))
     except ValueError as error:
         _write_atomically(
-            workdir / ERROR_FILE, json.dumps({"kind": "config", "message": str(error)})
+            workdir / CONFIG_ERROR_FILE, json.dumps({"kind": "config", "message": str(error)})
         )
         _end_job(2)
     except Exception as error:  # noqa: BLE001 - any other failure must end the whole job
         message = f"{type(error).__name__}: {error}"
         _write_atomically(
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
-            json.dumps({"kind": "rank", "rank": rank, "message": message}),
+            json.dumps({"kind": "rank", "rank": rank, "host": socket.gethostname(), "message": message}),
         )
-        print(f"spikex gups: rank {rank} failed: {message}", file=sys.stderr, flush=True)
+        print(f"spikex gups: rank {rank} on host {socket.gethostname()} failed: {message}", file=sys.stderr, flush=True)
         _end_job(3)
     return 0
 

@@ -169,7 +169,7 @@ def test_a_host_whose_link_goes_down_ends_the_job(cluster, tmp_path):
         progress = _wait_for_progress(outdir, process)
         cluster.link(2, up=False)
         down_at = time.monotonic()
-        stdout, stderr = process.communicate(timeout=120)
+        _, stderr = process.communicate(timeout=120)
         ended_after = time.monotonic() - down_at
     finally:
         cluster.link(2, up=True)
