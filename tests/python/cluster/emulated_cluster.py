@@ -1,4 +1,5 @@
-"""The emulated cluster (scripts/mini_cluster.sh) for the tests of this folder: four
+"""The emulated cluster (scripts/mini_cluster.sh) as a fixture for the tests of this
+folder (imported by them: a second conftest.py would shadow tests/python's): four
 "hosts", each a network namespace on a private bridge, ranks on different hosts talking
 over real TCP only. `make test-cluster` runs these tests (marker `cluster`); where
 namespaces cannot be created (not root, no permission), they skip and say why.
