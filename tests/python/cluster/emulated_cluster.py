@@ -63,8 +63,8 @@ def mini_cluster(*args: str) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL, env=environment, check=False)  # fmt: skip
 
 
-@pytest.fixture(scope="session")
-def cluster():
+@pytest.fixture(scope="session", name="cluster")
+def cluster_fixture():
     if os.geteuid() != 0:
         pytest.skip("the emulated cluster needs root (network namespaces)")
     up = mini_cluster("up", str(HOSTS), "--slots", str(SLOTS))

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from emulated_cluster import cluster  # noqa: F401 - the fixture
+from emulated_cluster import cluster_fixture  # noqa: F401 - the fixture `cluster`
 from spikex.launch.launcher import child_environment
 from spikex.methods import EXCHANGE_METHODS
 
