@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster
 
 all: build
 
@@ -117,6 +117,15 @@ results: build
 scaling: build bench-cpp
 	$(PY) bench/fit_profile.py --binary build/bench/cpp/bench_model_parameters
 	$(PY) -m spikex.scaling
+
+# The time model against runs on an emulated cluster (network namespaces, real TCP, links
+# limited to 1 Gbit/s and 100 Mbit/s by tbf; scripts/mini_cluster.sh with its own prefix
+# "tm"): fits profiles/netns-*.toml, writes bench/results/cluster_time_model.json and
+# section 5 of docs/scaling.md. Needs root; about 15 minutes on 2 idle cores.
+bench-cluster: build
+	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build/bench --target bench_model_parameters
+	$(PY) bench/cluster_time_model.py
 
 clean:
 	rm -rf build $(VENV) demo-out spikex-out

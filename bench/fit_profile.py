@@ -8,8 +8,15 @@ Allreduce, Barrier, and the CPU costs of handling a spike, skipping a buffer ent
 routing hop. The profile records the load average when the fit started: on a machine busy
 with other work the numbers are those of a loaded machine.
 
+The ranks can be started elsewhere than on this machine's cores: --launcher,
+--launcher-args and --hostfile are those of ``spikex run`` (bench/cluster_time_model.py
+fits profiles/netns-*.toml this way, one rank on each of two emulated hosts). --name and
+--description go into the profile's [machine] table.
+
 Usage: python bench/fit_profile.py [--binary build/bench/cpp/bench_model_parameters]
-                                   [--output profiles/local.toml]
+                                   [--output profiles/local.toml] [--ranks 2]
+                                   [--launcher CMD] [--launcher-args ARGS]... [--hostfile F]
+                                   [--name local] [--description TEXT]
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from spikex.launch.launcher import child_environment, mpiexec_command
+from spikex.launch.launcher import child_environment, launcher_from_options, mpiexec_command
 from spikex.results.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,34 +37,67 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", type=Path, default=ROOT / "build/bench/cpp/bench_model_parameters")
+    parser.add_argument(
+        "--binary", type=Path, default=ROOT / "build/bench/cpp/bench_model_parameters"
+    )
     parser.add_argument("--output", type=Path, default=ROOT / "profiles/local.toml")
     parser.add_argument("--json", type=Path, default=ROOT / "bench/results/model_parameters.json")
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument(
+        "--launcher",
+        help='start the ranks with this launcher, e.g. "mpiexec" [default: mpiexec here]',
+    )
+    parser.add_argument(
+        "--launcher-args", action="append", default=[], help="more launcher options (repeatable)"
+    )
+    parser.add_argument("--hostfile", type=Path, help="hosts to start the ranks on")
+    parser.add_argument("--name", default="local", help="[machine] name of the profile")
+    parser.add_argument(
+        "--description", help="[machine] description [default: this machine, cores, load, date]"
+    )
+    parser.add_argument(
+        "--comment", action="append", default=[], help="a comment line for the profile's header"
+    )
     return parser.parse_args()
 
 
-def measure(binary: Path, ranks: int) -> dict:
+def measure(binary: Path, ranks: int, launcher=None) -> dict:
+    """The micro-benchmark's JSON, run on ``ranks`` ranks (with ``launcher``, a
+    ``spikex.launch.launcher.Launcher``, or spikex's own mpiexec on this machine)."""
     if not binary.is_file():
         sys.exit(f"fit_profile: {binary} not found: build it with `make bench-cpp`")
-    command = mpiexec_command(ranks, [str(binary)])
-    done = subprocess.run(command, capture_output=True, text=True, env=child_environment(os.environ), check=True)
+    command = mpiexec_command(ranks, [str(binary)], launcher=launcher)
+    done = subprocess.run(command, capture_output=True, text=True, env=child_environment(os.environ),
+                          stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(
+            f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
     return json.loads(done.stdout)
 
 
-def profile_text(values: dict, machine) -> str:
+def profile_text(values: dict, machine, name: str = "local", description: str | None = None,
+                 comments: list[str] | tuple[str, ...] = ()) -> str:  # fmt: skip
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    if description is None:
+        description = (
+            f"this machine ({machine.cores} cores, load {machine.load_average}), fitted {stamp}"
+        )
+    else:
+        description = f"{description}, fitted {stamp}"
+    ranks = values["ranks"]
     lines = [
-        "# Machine profile of this machine for the spikex time model, fitted by",
-        f"# bench/fit_profile.py ({stamp}) from bench/cpp/model_parameters.cpp on {values['ranks']} ranks.",
+        f"# Machine profile {name!r} for the spikex time model, fitted by",
+        f"# bench/fit_profile.py ({stamp}) from bench/cpp/model_parameters.cpp on {ranks} ranks.",
         f"# {machine.cpu}, {machine.cores} cores, {machine.mpi}; load average {machine.load_average}.",
+        *(f"# {line}" for line in comments),
         "# A 1-minute load at or above the core count means other work shared the cores: then",
         "# these are timings of a loaded machine. Allgather / Alltoall per-stage numbers come",
-        "# from 2 ranks only.",
+        f"# from {ranks} ranks only.",
         "",
         "[machine]",
-        'name = "local"',
-        f'description = "this machine ({machine.cores} cores, load {machine.load_average}), fitted {stamp}"',
+        f"name = {json.dumps(name)}",
+        f"description = {json.dumps(description)}",
         "",
         "[point_to_point]",
         f"latency_s = {values['latency_s']:.4e}",
@@ -69,7 +109,7 @@ def profile_text(values: dict, machine) -> str:
         f"allgather_stage_s = {values['allgather_stage_s']:.4e}",
         f"alltoall_partner_s = {values['alltoall_partner_s']:.4e}",
         f"allreduce_s = {values['allreduce_s']:.4e}",
-        "allreduce_stage_s = 0.0   # one stage at 2 ranks: folded into allreduce_s",
+        "allreduce_stage_s = 0.0   # folded into allreduce_s (one stage at 2 ranks)",
         f"barrier_stage_s = {values['barrier_stage_s']:.4e}",
         "",
         "[cpu]",
@@ -83,11 +123,13 @@ def profile_text(values: dict, machine) -> str:
 
 def main() -> int:
     args = parse_arguments()
-    values = measure(args.binary, args.ranks)
+    launcher = launcher_from_options(args.launcher, args.hostfile, args.launcher_args)
+    values = measure(args.binary, args.ranks, launcher)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(profile_text(values, describe_machine(ROOT)), encoding="utf-8")
+    text = profile_text(values, describe_machine(ROOT), args.name, args.description, args.comment)
+    args.output.write_text(text, encoding="utf-8")
     print(f"fit_profile: wrote {args.output} and {args.json}", file=sys.stderr)
     return 0
 

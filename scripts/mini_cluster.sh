@@ -87,20 +87,21 @@ rate_bytes() {
 }
 
 # tbf_args RATE -> arguments for `tc qdisc ... tbf`.
-# burst: tbf can only send as much at once as the bucket holds. veth uses GSO,
-#   so single skbs are up to 64 KiB; a bucket smaller than that forces tbf to
-#   re-segment every skb and a bucket of just a few MTUs makes TCP run well below
-#   the rate. 4 ms worth of the rate (500 KB at 1gbit), but at least 128 KiB,
-#   lets the shaper keep the link busy between timer ticks; the free burst it
-#   grants is negligible against MPI-sized messages (128 KiB is 1.3% of 10 MB).
+# burst: the bucket is bytes a host may send at line speed, above the rate. A real
+#   link has no such credit, and MPI's per-interval messages are tens of kB: a
+#   bucket of 128 KiB refilled during each interval's computation let them all go
+#   at veth speed (bench/cluster_time_model.py measured it). So the bucket is small:
+#   50 us of the rate, at least 4 frames; apply_rate caps the veths' GSO packets at
+#   one frame (gso_max_size) so that no packet is larger than the bucket.
 # latency: the queue tbf holds before dropping. 50 ms of backlog absorbs TCP's
 #   window bursts without tail drops (which would make TCP back off and throttle
 #   far below the rate) while keeping queueing delay bounded.
+FRAME_BYTES=1514
 tbf_args() {
     local bps burst
     bps=$(rate_bytes "$1") || return 1
-    burst=$((bps * 4 / 1000))
-    ((burst >= 131072)) || burst=131072
+    burst=$((bps / 20000))
+    ((burst >= 4 * FRAME_BYTES)) || burst=$((4 * FRAME_BYTES))
     echo "rate $1 burst $burst latency 50ms"
 }
 
@@ -110,7 +111,11 @@ apply_rate() {   # apply_rate N RATE|none
         if [[ $rate == none ]]; then
             tc qdisc del dev "$(veth_name "$i")" root 2>/dev/null || true
             tc -n "$(ns_name "$i")" qdisc del dev eth0 root 2>/dev/null || true
+            ip link set dev "$(veth_name "$i")" gso_max_size 65536
+            ip -n "$(ns_name "$i")" link set dev eth0 gso_max_size 65536
         else
+            ip link set dev "$(veth_name "$i")" gso_max_size 1500
+            ip -n "$(ns_name "$i")" link set dev eth0 gso_max_size 1500
             args=$(tbf_args "$rate")
             # shellcheck disable=SC2086  # args is a word list built above
             tc qdisc replace dev "$(veth_name "$i")" root tbf $args

@@ -46,16 +46,35 @@ def write_config(directory: Path, text: str = SMALL_NETWORK, name: str = "small.
     return path
 
 
-def run_cli(args: list[str], timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    args: list[str], timeout: float = 300, env: dict | None = None
+) -> subprocess.CompletedProcess:
     """Runs the `spikex` command line; never hangs a test for longer than `timeout`."""
-    return subprocess.run(
-        [SPIKEX, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=child_environment(env),
-        stdin=subprocess.DEVNULL,
-    )
+    return run_stoppable([SPIKEX, *args], timeout=timeout, env=child_environment(env))
+
+
+def run_stoppable(
+    command: list[str], timeout: float, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """`subprocess.run(command, capture_output=True, text=True)`, but a command still running
+    after `timeout` gets SIGTERM first (spikex then stops its whole MPI job) and SIGKILL only
+    10 s later: a hung test must not leave ranks running (subprocess.run would SIGKILL
+    spikex at once and orphan mpiexec and its ranks)."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          stdin=subprocess.DEVNULL, env=env) as process:  # fmt: skip
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            try:
+                stdout, stderr = process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                stdout, stderr = process.communicate()
+            raise subprocess.TimeoutExpired(
+                command, timeout, output=stdout, stderr=stderr
+            ) from None
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def run_config(config: Path, outdir: Path, ranks: int = 1, sets: tuple[str, ...] = ()) -> dict:
@@ -68,7 +87,9 @@ def run_config(config: Path, outdir: Path, ranks: int = 1, sets: tuple[str, ...]
     return json.loads((outdir / "summary.json").read_text())
 
 
-def run_spmd(script: str, ranks: int, directory: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_spmd(
+    script: str, ranks: int, directory: Path, timeout: float = 300
+) -> subprocess.CompletedProcess:
     """Runs a Python script on `ranks` ranks (directly for one rank), like a user would."""
     path = directory / "script.py"
     path.write_text(textwrap.dedent(script))

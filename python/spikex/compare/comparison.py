@@ -178,7 +178,9 @@ def plan_comparison(
     variants = parse_method_variants(methods)
     job = enclosing_job_size()
     # Inside an MPI job (mode b) every run has that job's ranks.
-    rank_list = parse_rank_list(ranks if ranks is not None else (str(job) if job else DEFAULT_RANKS))
+    rank_list = parse_rank_list(
+        ranks if ranks is not None else (str(job) if job else DEFAULT_RANKS)
+    )
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ConfigError("--repeat", repeat, "must be an integer >= 1")
     for item in overrides:

@@ -45,7 +45,9 @@ def job_failure(workdir: Path, status: int, ranks: int, missing: str) -> Excepti
     if rank_errors:
         return RunError(_describe_stall(rank_errors))
     if status == 0:
-        return RunError(f"the job ended without writing {missing}: {_last_line(log) or 'no output'}")
+        return RunError(
+            f"the job ended without writing {missing}: {_last_line(log) or 'no output'}"
+        )
     return RunError(describe_dead_job(ranks, status, log))
 
 

@@ -178,7 +178,11 @@ class Launcher:
             try:
                 slots = hostfile_slots(self.hostfile)
             except OSError as error:
-                return ("--hostfile", str(self.hostfile), f"cannot be read: {error.strerror or error}")
+                return (
+                    "--hostfile",
+                    str(self.hostfile),
+                    f"cannot be read: {error.strerror or error}",
+                )
             if slots == 0:
                 return ("--hostfile", str(self.hostfile), "names no host")
             if slots is not None and ranks > slots and not self._oversubscribes():
@@ -224,7 +228,7 @@ def launcher_from_options(
     key = "--launcher" if launcher is not None else LAUNCHER_VARIABLE
     words = _split(key, text) if text is not None else ()
     if text is not None and not words:
-        raise ConfigError(key, text, "must name a launcher program, e.g. \"srun --mpi=pmix\"")
+        raise ConfigError(key, text, 'must name a launcher program, e.g. "srun --mpi=pmix"')
     extra = tuple(word for args in launcher_args for word in _split("--launcher-args", args))
     return Launcher(words, Path(hostfile) if hostfile is not None else None, extra, origin=key)
 
@@ -233,7 +237,9 @@ def _split(key: str, text: str) -> tuple[str, ...]:
     try:
         return tuple(shlex.split(text))
     except ValueError as error:
-        raise ConfigError(key, text, f"cannot be split into words as a shell would: {error}") from None
+        raise ConfigError(
+            key, text, f"cannot be split into words as a shell would: {error}"
+        ) from None
 
 
 @functools.cache

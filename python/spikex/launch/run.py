@@ -128,7 +128,11 @@ def check_ranks(ranks: int | None, launcher: Launcher, job: int | None) -> int:
                 f"another launcher, so the job has {job}: leave --np out or give {job}",
             )  # fmt: skip
         if not launcher.is_default:
-            option = "--hostfile" if launcher.hostfile is not None and not launcher.words else "--launcher"
+            option = (
+                "--hostfile"
+                if launcher.hostfile is not None and not launcher.words
+                else "--launcher"
+            )
             raise ConfigError(
                 option, launcher.description if option == "--launcher" else str(launcher.hostfile),
                 f"this process is already one of the {job} ranks of an MPI job, which launches "
@@ -241,7 +245,9 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
         _abort_job(size, 2, f"spikex: config error: {error}")
         raise UserInputError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - any failure ends the whole job
-        message = f"rank {rank} on host {socket.gethostname()} failed: {type(error).__name__}: {error}"
+        message = (
+            f"rank {rank} on host {socket.gethostname()} failed: {type(error).__name__}: {error}"
+        )
         _abort_job(size, 3, f"spikex: error: {message}")
         raise RunError(message) from None
     finally:
@@ -302,7 +308,9 @@ def _wait(process, workdir: Path, reporter) -> int:
                 reporter.update(sample)
             if error_seen_at is None and _rank_reported_error(workdir):
                 error_seen_at = time.monotonic()
-            elif error_seen_at is not None and time.monotonic() - error_seen_at > ERROR_GRACE_SECONDS:
+            elif (
+                error_seen_at is not None and time.monotonic() - error_seen_at > ERROR_GRACE_SECONDS
+            ):
                 stop_job(process)
                 break
             time.sleep(POLL_SECONDS)

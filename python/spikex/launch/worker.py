@@ -71,7 +71,11 @@ def main(argv: list[str] | None = None) -> int:
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
             {"kind": "rank", "rank": rank, "host": host, "message": message},
         )
-        print(f"spikex worker: rank {rank} on host {host} failed: {message}", file=sys.stderr, flush=True)
+        print(
+            f"spikex worker: rank {rank} on host {host} failed: {message}",
+            file=sys.stderr,
+            flush=True,
+        )
         _end_job(3)
     return 0
 
@@ -87,7 +91,9 @@ def run_rank(config: dict, outdir: Path, workdir: Path, reporter=None) -> dict:
     rank = _core.comm_rank()
     network = Network.from_config(config)
     if os.environ.get(FAIL_BUILD_RANK_VARIABLE, "") == str(rank):
-        raise RuntimeError(f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build")
+        raise RuntimeError(
+            f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build"
+        )
     progress = _progress_callback(rank, workdir, reporter)
     simulation = network.config["simulation"]
     with StallWatchdog(simulation["stall_timeout_s"], _stall_reporter(rank, workdir)):

@@ -23,18 +23,28 @@ from .validation import local_validation, nest_figure1_measured, paper_sweeps
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spikex.scaling", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m spikex.scaling", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--output", type=Path, default=Path("docs/scaling.md"))
     parser.add_argument("--profiles", type=Path, default=Path("profiles"))
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the report from validation.json")
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the report from validation.json"
+    )
     parser.add_argument("--cluster", type=Path, default=Path("bench/results/cluster_time_model.json"),
                         help="section 5 from this result of bench/cluster_time_model.py, if it exists")  # fmt: skip
     args = parser.parse_args(argv)
     figures = args.output.with_suffix("")
-    cluster = json.loads(args.cluster.read_text(encoding="utf-8")) if args.cluster.is_file() else None
+    cluster = (
+        json.loads(args.cluster.read_text(encoding="utf-8")) if args.cluster.is_file() else None
+    )
     if args.report_only:
-        write_report(args.output, json.loads((figures / "validation.json").read_text(encoding="utf-8")), cluster)
+        write_report(
+            args.output,
+            json.loads((figures / "validation.json").read_text(encoding="utf-8")),
+            cluster,
+        )
         print(f"scaling: wrote {args.output}", file=sys.stderr)
         return 0
     local = load_profile(args.profiles / "local.toml")
@@ -55,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
             "garg_table2": garg_table2(),
             "garg_table3": garg_table3(),
         }
-    (figures / "validation.json").write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    (figures / "validation.json").write_text(
+        json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8"
+    )
     write_report(args.output, data, cluster)
     print(f"scaling: wrote {args.output} and {figures}/", file=sys.stderr)
     return 0

@@ -371,9 +371,15 @@ def worker_main(argv: list[str] | None = None) -> int:
         message = f"{type(error).__name__}: {error}"
         _write_atomically(
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
-            json.dumps({"kind": "rank", "rank": rank, "host": socket.gethostname(), "message": message}),
+            json.dumps(
+                {"kind": "rank", "rank": rank, "host": socket.gethostname(), "message": message}
+            ),
         )
-        print(f"spikex gups: rank {rank} on host {socket.gethostname()} failed: {message}", file=sys.stderr, flush=True)
+        print(
+            f"spikex gups: rank {rank} on host {socket.gethostname()} failed: {message}",
+            file=sys.stderr,
+            flush=True,
+        )
         _end_job(3)
     return 0
 

@@ -99,7 +99,9 @@ def local_section(local: dict, profile_name: str, cores: int, load: str) -> list
             continue
         for label, row in entry["variants"].items():
             for name, m in row["memory"].items():
-                lines.append(f"| {ranks} | {label} | {name} | {_bytes(m['model'])} | {_bytes(m['measured'])} |")
+                lines.append(
+                    f"| {ranks} | {label} | {name} | {_bytes(m['model'])} | {_bytes(m['measured'])} |"
+                )
     return lines + [""]
 
 
@@ -165,23 +167,31 @@ def hines_section(papers: dict) -> list[str]:
             else "two-phase multisend does not overtake Allgather inside the dry-run range"
         )
         + (
-            f"; one-phase multisend (and persistent) from P = {one_phase:,} on." if one_phase else "."
+            f"; one-phase multisend (and persistent) from P = {one_phase:,} on."
+            if one_phase
+            else "."
         ),
         "",
     ]
     return lines
 
 
-
 def _crossover(rows: list[dict], a: str, b: str) -> int | None:
     for row in rows:
-        if a in row and b in row and row[b]["exchange_s_per_interval"] < row[a]["exchange_s_per_interval"]:
+        if (
+            a in row
+            and b in row
+            and row[b]["exchange_s_per_interval"] < row[a]["exchange_s_per_interval"]
+        ):
             return row["ranks"]
     return None
 
 
 def _growth(rows: list[dict], label: str) -> float:
-    first, last = rows[0][label]["exchange_s_per_interval"], rows[-1][label]["exchange_s_per_interval"]
+    first, last = (
+        rows[0][label]["exchange_s_per_interval"],
+        rows[-1][label]["exchange_s_per_interval"],
+    )
     return last / first if first else float("nan")
 
 
@@ -286,7 +296,9 @@ def garg_section(table2: list[dict], table3: list[dict]) -> list[str]:
         "|---|---|---|---|",
     ]
     for r in table3:
-        lines.append(f"| {r['ranks']:,} | {r['simulated']} | {r['paper']} | {r['budget_over_ranks']} |")
+        lines.append(
+            f"| {r['ranks']:,} | {r['simulated']} | {r['paper']} | {r['budget_over_ranks']} |"
+        )
     lines += [
         "",
         "The simulation reproduces the published column within 3 %. The bucket size falls as "
@@ -311,11 +323,15 @@ def cluster_section(cluster: dict) -> list[str]:
         f"{cluster['cores']} cores: at P > {cluster['cores']} the ranks' computation is "
         "oversubscribed, the links are not.",
         "",
-        f"Network: `{cluster['config']}` with " + ", ".join(f"`{o}`" for o in cluster["overrides"]) + ". "
+        f"Network: `{cluster['config']}` with "
+        + ", ".join(f"`{o}`" for o in cluster["overrides"])
+        + ". "
         "Profiles `profiles/netns-<rate>.toml` were fitted from the micro-benchmark "
         "(`bench/fit_profile.py`, bench/cpp/model_parameters.cpp on 2 emulated hosts) only, "
         "before the runs and independent of them. Predicted: `spikex model dryrun` with that "
-        "profile, mean over intervals of the slowest rank. Measured: " + cluster["measured"] + f" ({cluster['repeats']} "
+        "profile, mean over intervals of the slowest rank. Measured: "
+        + cluster["measured"]
+        + f" ({cluster['repeats']} "
         "repeats, the range in brackets). Per interval, the largest rank's bytes received "
         "(Allgather, Alltoall: the collective's receive buffer; multisend: 16-byte messages; "
         "routed: bytes sent), from the dry run.",
@@ -337,7 +353,9 @@ def cluster_section(cluster: dict) -> list[str]:
     lines += [
         "",
         f"Predicted / measured within ±30 %: {len(inside)} of {len(ratios)} (ratios "
-        f"{min(ratios):.2f}-{max(ratios):.2f})." if ratios else "No ratios.",
+        f"{min(ratios):.2f}-{max(ratios):.2f})."
+        if ratios
+        else "No ratios.",
         f"Load average (1 min) before and after the measurements: {min(loads):.2f}-{max(loads):.2f} "
         f"(at the start {', '.join(map(str, cluster['load_average_start']))}; at the end "
         f"{', '.join(map(str, cluster['load_average_end']))}; the script waited {cluster['load_waited_s']:.0f} s "

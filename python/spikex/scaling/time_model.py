@@ -7,14 +7,16 @@ row of the dry run), with the maximum over ranks of each count (the slowest rank
 pace of a collective or a conservation loop):
 
     allgather   (1 + overflow) * allgather_stage_s * ceil(log2 P)     recursive doubling
-                + bytes received / bandwidth + spikes received * scan_entry_s
+                + bytes received * (P - 1) / P / bandwidth + spikes received * scan_entry_s
     alltoall,   the cheaper of pairwise exchange, rounds * alltoall_partner_s * (P - 1)
-    alltoallv   + bytes received / bandwidth, and Bruck's algorithm (what MPI libraries use
+    alltoallv   + bytes received * (P - 1) / P / bandwidth, and Bruck's algorithm (what MPI libraries use
                 for small blocks), rounds * allgather_stage_s * ceil(log2 P) + bytes
                 received * ceil(log2 P) / 2 / bandwidth; + entries received *
                 spike_handling_s (alltoallv: 2 rounds, counts then entries)
     multisend,  messages sent * send_overhead_s + spikes received * (receive_overhead_s +
     persistent  spike_handling_s) + rounds * allreduce(P) + latency_s
+    (bytes received of a collective count the rank's own block or section, which never
+    crosses the network: only (P - 1) / P of them are charged to the bandwidth)
     rma         puts * send_overhead_s + rounds * (allreduce(P) + barrier(P))
                 + slots scanned * scan_entry_s + spikes received * spike_handling_s + latency_s
     routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
@@ -73,7 +75,9 @@ def load_profile(path: str | Path) -> Profile:
     machine = raw.get("machine", {})
     sections = sorted(set(raw) - set(PARAMETERS) - {"machine"})
     if sections:
-        raise UserInputError(f"{path}: [{sections[0]}] is unknown; sections: machine, {', '.join(PARAMETERS)}")
+        raise UserInputError(
+            f"{path}: [{sections[0]}] is unknown; sections: machine, {', '.join(PARAMETERS)}"
+        )
     for section, names in PARAMETERS.items():
         unknown = sorted(set(raw.get(section, {})) - set(names))
         if unknown:
@@ -86,7 +90,9 @@ def load_profile(path: str | Path) -> Profile:
         for name in names:
             value = table.get(name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise UserInputError(f"{path}: [{section}] {name} = {value!r}: must be a number >= 0")
+                raise UserInputError(
+                    f"{path}: [{section}] {name} = {value!r}: must be a number >= 0"
+                )
             values[name] = float(value)
     if values["bandwidth_bytes_per_s"] <= 0:
         raise UserInputError(f"{path}: [point_to_point] bandwidth_bytes_per_s must be > 0")
@@ -97,15 +103,24 @@ def _stages(ranks: int) -> int:
     return math.ceil(math.log2(ranks)) if ranks > 1 else 0
 
 
+def _remote(ranks: int) -> float:
+    """Fraction of a collective's receive buffer that came over the network (not the own block)."""
+    return (ranks - 1) / ranks if ranks > 1 else 0.0
+
+
 def _allgather(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
-    return t + col("bytes_received")[i] / machine.bandwidth_bytes_per_s + col("spikes_received")[i] * machine.scan_entry_s
+    t += col("bytes_received")[i] * _remote(ranks) / machine.bandwidth_bytes_per_s
+    return t + col("spikes_received")[i] * machine.scan_entry_s
 
 
 def _directed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     bandwidth = machine.bandwidth_bytes_per_s
     received = col("bytes_received")[i]
-    pairwise = col("rounds")[i] * machine.alltoall_partner_s * max(ranks - 1, 0) + received / bandwidth
+    pairwise = (
+        col("rounds")[i] * machine.alltoall_partner_s * max(ranks - 1, 0)
+        + received * _remote(ranks) / bandwidth
+    )
     bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
     bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
     return min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s
@@ -119,20 +134,32 @@ def _allreduce(ranks: int, machine: Profile) -> float:
 def _point_to_point(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("messages_sent")[i] * machine.send_overhead_s
     t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
-    return t + col("rounds")[i] * _allreduce(ranks, machine) + (machine.latency_s if ranks > 1 else 0.0)
+    return (
+        t
+        + col("rounds")[i] * _allreduce(ranks, machine)
+        + (machine.latency_s if ranks > 1 else 0.0)
+    )
 
 
 def _rma(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     barrier = machine.barrier_stage_s * _stages(ranks)
-    t = col("messages_sent")[i] * machine.send_overhead_s + col("rounds")[i] * (_allreduce(ranks, machine) + barrier)
+    t = col("messages_sent")[i] * machine.send_overhead_s + col("rounds")[i] * (
+        _allreduce(ranks, machine) + barrier
+    )
     t += col("slots_scanned")[i] * machine.scan_entry_s
-    return t + col("spikes_received")[i] * machine.spike_handling_s + (machine.latency_s if ranks > 1 else 0.0)
+    return (
+        t
+        + col("spikes_received")[i] * machine.spike_handling_s
+        + (machine.latency_s if ranks > 1 else 0.0)
+    )
 
 
 def _routed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("hops")[i] * machine.route_hop_s
     t += col("messages_sent")[i] * (machine.send_overhead_s + machine.receive_overhead_s)
-    t += col("bytes_sent")[i] / machine.bandwidth_bytes_per_s + col("rounds")[i] * _allreduce(ranks, machine)
+    t += col("bytes_sent")[i] / machine.bandwidth_bytes_per_s + col("rounds")[i] * _allreduce(
+        ranks, machine
+    )
     return t + (props.get("route_max_hops", 1) * machine.latency_s if ranks > 1 else 0.0)
 
 
@@ -175,7 +202,12 @@ def predict(result: dict, machine: Profile) -> dict:
             "run_s": sum(times),
             "intervals": len(times),
         }
-    return {"profile": machine.name, "description": machine.description, "ranks": result["ranks"], "methods": out}
+    return {
+        "profile": machine.name,
+        "description": machine.description,
+        "ranks": result["ranks"],
+        "methods": out,
+    }
 
 
 def add_predictions(result: dict, machine: Profile) -> None:

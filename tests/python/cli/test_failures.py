@@ -23,7 +23,9 @@ def test_dead_rank_ends_the_job_with_status_3(small_config, tmp_path):
     done = run_cli(["run", str(small_config), "--np", "3", "-o", str(outdir)], timeout=120, env=env)
     assert time.monotonic() - start < 60
     assert done.returncode == 3, done.stderr
-    assert f"rank 1 on host {socket.gethostname()} failed: killed by signal 9 (SIGKILL)" in done.stderr
+    assert (
+        f"rank 1 on host {socket.gethostname()} failed: killed by signal 9 (SIGKILL)" in done.stderr
+    )
     assert "Traceback" not in done.stderr
     assert not (outdir / "summary.json").exists()
     assert not (outdir / "spikes.h5").exists()
@@ -56,7 +58,9 @@ def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, t
     assert done.returncode == 3, done.stderr
     host = socket.gethostname()
     # rank 0 or 2 or both (the first one's exit ends the other), never the frozen rank 1
-    assert re.search(rf"ranks? (0|2|0, 2) on host {host}: no spike exchange completed for ", done.stderr)
+    assert re.search(
+        rf"ranks? (0|2|0, 2) on host {host}: no spike exchange completed for ", done.stderr
+    )
     assert "a rank, host or network link of the job was lost" in done.stderr
     assert not (outdir / "summary.json").exists()
     assert leftover_processes(tmp_path) == []
@@ -64,8 +68,14 @@ def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, t
 
 def leftover_processes(tmp_path: Path) -> list[str]:
     """Processes whose command line mentions this test's directory (its ranks, mpiexec)."""
-    listing = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True)
-    return [line for line in listing.stdout.splitlines() if str(tmp_path) in line and "ps -eww" not in line]
+    listing = subprocess.run(
+        ["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True
+    )
+    return [
+        line
+        for line in listing.stdout.splitlines()
+        if str(tmp_path) in line and "ps -eww" not in line
+    ]
 
 
 def test_one_rank_needs_no_mpi_launcher(small_config, tmp_path):

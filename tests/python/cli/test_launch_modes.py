@@ -85,7 +85,10 @@ def test_a_user_launcher_with_passed_through_options_gives_the_same_spikes(small
     assert reference.returncode == 0 and chosen.returncode == 0, chosen.stderr
     mine = json.loads((tmp_path / "c" / "summary.json").read_text())
     assert mine["ranks"] == 3
-    assert mine["spikes_sha256"] == json.loads((tmp_path / "a" / "summary.json").read_text())["spikes_sha256"]
+    assert (
+        mine["spikes_sha256"]
+        == json.loads((tmp_path / "a" / "summary.json").read_text())["spikes_sha256"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -101,7 +104,9 @@ def test_a_user_launcher_with_passed_through_options_gives_the_same_spikes(small
          "--np = 8: the Slurm allocation has 4 task(s)"),
     ],
 )  # fmt: skip
-def test_impossible_launches_are_refused_before_anything_starts(small_config, tmp_path, args, env, message):
+def test_impossible_launches_are_refused_before_anything_starts(
+    small_config, tmp_path, args, env, message
+):
     hostfile = tmp_path / "hosts"
     hostfile.write_text("localhost slots=2\n")
     args = [str(hostfile) if arg == "HOSTS" else arg for arg in args]

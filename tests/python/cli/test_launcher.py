@@ -40,7 +40,9 @@ def test_several_ranks_use_mpiexec_and_oversubscribe_only_beyond_the_cores():
 def test_a_hostfile_and_passed_through_options_reach_the_launcher(tmp_path):
     hostfile = tmp_path / "hosts"
     hostfile.write_text("node1 slots=4\nnode2 slots=4  # comment\n")
-    launcher = launcher_from_options("mpirun --bind-to core", hostfile, ["--map-by ppr:2:node", "-x FOO"])
+    launcher = launcher_from_options(
+        "mpirun --bind-to core", hostfile, ["--map-by ppr:2:node", "-x FOO"]
+    )
     command = mpiexec_command(8, ["prog"], launcher=launcher)
     assert command[1:3] == ["--bind-to", "core"]
     assert command[command.index("--hostfile") + 1] == str(hostfile)
@@ -68,7 +70,9 @@ def test_the_launcher_comes_from_the_environment_unless_given_or_inside_a_job():
         ("mpiexec", "EMPTY", "--hostfile", "names no host"),
     ],
 )
-def test_launcher_problems_are_found_before_anything_starts(tmp_path, launcher, hostfile, key, message):
+def test_launcher_problems_are_found_before_anything_starts(
+    tmp_path, launcher, hostfile, key, message
+):
     if hostfile == "EMPTY":
         hostfile = tmp_path / "empty"
         hostfile.write_text("# nothing\n")
@@ -122,7 +126,9 @@ def test_threads_spin_only_when_the_job_fits_the_cores():
     assert child_environment({}, ranks=cores + 1, threads=2)["OMP_WAIT_POLICY"] == "passive"
     assert child_environment({}, ranks=1, threads=1)["OMP_WAIT_POLICY"] == "active"
     # The user's choice wins; without a layout nothing is set.
-    assert child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
+    assert (
+        child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
+    )
     assert "OMP_WAIT_POLICY" not in child_environment({})
 
 
@@ -136,10 +142,14 @@ def test_the_packages_wait_policy_is_not_taken_for_the_users():
         "print('OMP_WAIT_POLICY' in os.environ, child_environment(ranks=1)['OMP_WAIT_POLICY'])"
     )
     clean = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    out = subprocess.run([sys.executable, "-c", script], env=clean, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=clean, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["False", "active"]
     chosen = dict(clean, OMP_WAIT_POLICY="passive")
-    out = subprocess.run([sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["True", "passive"]
 
 
@@ -177,7 +187,9 @@ def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
         "    print('refused:', error)\n"
     )
     env = dict(os.environ, OMP_THREAD_LIMIT="1")
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
     assert "refused: OpenMP started 1 threads, not 2" in done.stdout, done.stdout + done.stderr
 
 

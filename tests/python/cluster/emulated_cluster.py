@@ -73,7 +73,9 @@ def cluster_fixture():
     assert up.returncode == 0, up.stderr
     try:
         state = STATE
-        hosts = [line.split() for line in (state / "hosts").read_text().splitlines() if line.strip()]
+        hosts = [
+            line.split() for line in (state / "hosts").read_text().splitlines() if line.strip()
+        ]
         words = (state / "mpiexec_args").read_text().split()
         options = []
         while words:

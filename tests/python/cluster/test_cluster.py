@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_stoppable
 from emulated_cluster import cluster_fixture  # noqa: F401 - the fixture `cluster`
 from spikex.launch.launcher import child_environment
 from spikex.methods import EXCHANGE_METHODS
@@ -50,9 +51,10 @@ def config(tmp_path: Path, tstop: float = 100.0) -> Path:
     return path
 
 
-def run(command: list[str], timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env=child_environment(env), check=False)  # fmt: skip
+def run(
+    command: list[str], timeout: float = 300, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    return run_stoppable(command, timeout=timeout, env=child_environment(env))
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,9 @@ def reference(tmp_path_factory) -> tuple[Path, str]:
 
 
 @pytest.mark.parametrize(("hosts", "per_host"), LAYOUTS, ids=[f"{h}hosts-x{r}" for h, r in LAYOUTS])
-def test_every_method_gives_the_same_spikes_on_every_layout(cluster, reference, tmp_path, hosts, per_host):
+def test_every_method_gives_the_same_spikes_on_every_layout(
+    cluster, reference, tmp_path, hosts, per_host
+):
     network, sha = reference
     ranks = hosts * per_host
     outdir = tmp_path / "compare"
@@ -117,7 +121,9 @@ def test_gups_verifies_across_hosts(cluster, tmp_path, algorithm):
 # ---- faults ----------------------------------------------------------------------------
 
 
-def launch_across_hosts(cluster, network: Path, outdir: Path, extra: tuple[str, ...] = ()) -> list[str]:
+def launch_across_hosts(
+    cluster, network: Path, outdir: Path, extra: tuple[str, ...] = ()
+) -> list[str]:
     """`spikex run` (launch mode c) of 4 ranks, 2 on each of the first two hosts."""
     return [SPIKEX, "run", str(network), "--np", "4", "--launcher", cluster.launcher(),
             "--hostfile", str(cluster.hostfile), "--launcher-args", f"--host {cluster.hosts_option(2, 2)[1]}",
@@ -135,8 +141,14 @@ def assert_nothing_left(tmp_path: Path, outdir: Path) -> None:
 
 
 def leftover_processes(tmp_path: Path) -> list[str]:
-    listing = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True)
-    return [line for line in listing.stdout.splitlines() if str(tmp_path) in line and "ps -eww" not in line]
+    listing = subprocess.run(
+        ["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True
+    )
+    return [
+        line
+        for line in listing.stdout.splitlines()
+        if str(tmp_path) in line and "ps -eww" not in line
+    ]
 
 
 def test_a_killed_rank_ends_the_job_naming_rank_and_host(cluster, tmp_path):
@@ -147,7 +159,9 @@ def test_a_killed_rank_ends_the_job_naming_rank_and_host(cluster, tmp_path):
     assert done.returncode == 3, done.stderr
     assert time.monotonic() - start < 60
     # rank 2 is the first rank of the second host
-    assert f"rank 2 on host {cluster.addresses[1]} failed: killed by signal 9 (SIGKILL)" in done.stderr
+    assert (
+        f"rank 2 on host {cluster.addresses[1]} failed: killed by signal 9 (SIGKILL)" in done.stderr
+    )
     assert_nothing_left(tmp_path, outdir)
 
 

@@ -12,7 +12,9 @@ from spikex.scaling.report import cluster_section, write_report
 from spikex.scaling.time_model import load_profile
 
 RESULT = REPO / "bench" / "results" / "cluster_time_model.json"
-pytestmark = pytest.mark.skipif(not RESULT.is_file(), reason="no bench/results/cluster_time_model.json")
+pytestmark = pytest.mark.skipif(
+    not RESULT.is_file(), reason="no bench/results/cluster_time_model.json"
+)
 
 
 def load_result() -> dict:
@@ -29,11 +31,13 @@ def test_scaling_md_section_5_is_generated_from_the_json():
 
 
 def test_the_whole_report_regenerates_unchanged(tmp_path):
-    validation = json.loads((REPO / "docs" / "scaling" / "validation.json").read_text(encoding="utf-8"))
-    write_report(tmp_path / "scaling.md", validation, cluster=load_result())
-    assert (tmp_path / "scaling.md").read_text(encoding="utf-8") == (REPO / "docs" / "scaling.md").read_text(
-        encoding="utf-8"
+    validation = json.loads(
+        (REPO / "docs" / "scaling" / "validation.json").read_text(encoding="utf-8")
     )
+    write_report(tmp_path / "scaling.md", validation, cluster=load_result())
+    assert (tmp_path / "scaling.md").read_text(encoding="utf-8") == (
+        REPO / "docs" / "scaling.md"
+    ).read_text(encoding="utf-8")
 
 
 def test_table_rows_follow_from_runs_and_dry_runs():
