@@ -136,6 +136,9 @@ outcome run_delivery_ring(const network& net) {
     std::vector<double> ex(n, 0.0), in(n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
     const local_index* targets = table.targets();
+    // Equal weights within every delay group (here: a source's sign decides its weight)
+    // are stored once per group, as the engine stores them (connection_table).
+    const bool uniform = table.group_weights();
     const double* weights = table.weights();
     std::size_t queued = 0, peak = 0;
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
@@ -145,8 +148,9 @@ outcome run_delivery_ring(const network& net) {
             auto& bucket = ring[s % r];
             std::sort(bucket.begin(), bucket.end()); // canonical order (engine::prepare_step)
             for (auto g: bucket) {
+                const double group_w = uniform ? table.group_weight(g) : 0.0;
                 for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                    const double w = weights[c];
+                    const double w = uniform ? group_w : weights[c];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -188,6 +192,9 @@ outcome run_ring_buffers(const network& net) {
     std::vector<double> buffer(r * 2 * n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
     const local_index* targets = table.targets();
+    // Equal weights within every delay group (here: a source's sign decides its weight)
+    // are stored once per group, as the engine stores them (connection_table).
+    const bool uniform = table.group_weights();
     const double* weights = table.weights();
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
@@ -219,11 +226,12 @@ outcome run_ring_buffers(const network& net) {
         for_each_arrival(net, k0, end, [&](std::uint32_t g, step_type arrival) {
             const std::size_t ring_step = arrival % r;
             const std::uint32_t begin = table.group(g).begin, stop = table.group_end_connection(g);
+            const double group_w = uniform ? table.group_weight(g) : 0.0;
             if constexpr (ring_step_major) {
                 double* ex = &buffer[2 * ring_step * n];
                 double* in = ex + n;
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = weights[c];
+                    const double w = uniform ? group_w : weights[c];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -232,7 +240,7 @@ outcome run_ring_buffers(const network& net) {
             } else {
                 double* base = &buffer[2 * ring_step];
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = weights[c];
+                    const double w = uniform ? group_w : weights[c];
                     double* p = base + std::size_t(targets[c]) * 2 * r;
                     if (w > 0)
                         p[0] += w;
