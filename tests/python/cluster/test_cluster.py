@@ -97,6 +97,17 @@ def test_the_ranks_run_on_the_hosts_they_were_given(cluster, tmp_path):
     assert names == [cluster.names[0]] * 2 + [cluster.names[1]] * 2
 
 
+def test_a_host_reaches_nothing_beyond_the_bridge(cluster):
+    """Only the bridge's subnet is routed; `ip route get` sends nothing."""
+    for name in cluster.names:
+        routes = subprocess.run(["ip", "netns", "exec", name, "ip", "-4", "route"], capture_output=True,
+                                text=True, check=True).stdout.splitlines()  # fmt: skip
+        assert [route.split()[0] for route in routes] == ["10.231.0.0/24"], routes
+        beyond = subprocess.run(["ip", "netns", "exec", name, "ip", "route", "get", "192.0.2.1"],
+                                capture_output=True, text=True, check=False)  # fmt: skip
+        assert beyond.returncode != 0 and "unreachable" in beyond.stderr
+
+
 def test_a_user_launcher_and_hostfile_run_across_hosts(cluster, reference, tmp_path):
     network, sha = reference
     done = run([SPIKEX, "run", str(network), "--np", "6", "--launcher", cluster.launcher(),
