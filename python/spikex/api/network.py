@@ -36,6 +36,7 @@ from ..models import (
 from ..version import __version__
 from .collective import gather_spikes
 from .distributions import Distribution
+from .memory_check import check_fits
 from .population import Population
 from .result import Result
 from .state import gather_states
@@ -590,6 +591,7 @@ class Network:
             return
         if self._cells_total == 0:
             raise ValueError("the network has no cells: call create() before simulate()")
+        check_fits(self._rules, _core.comm_size(), _core)  # before drawing anything
         start = time.perf_counter()
         self._engine.build()
         self._wall["build"] = time.perf_counter() - start

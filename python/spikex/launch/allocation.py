@@ -1,5 +1,5 @@
-"""How many ranks the place a job is launched into can hold: this machine's cores, a
-hostfile's slots, a Slurm allocation's tasks.
+"""How many ranks and how much memory the place a job is launched into has: this
+machine's cores and memory, a hostfile's slots, a Slurm allocation's tasks.
 
 Used before anything starts: P beyond a hostfile or an allocation is a user error
 (exit 2); P beyond this machine's cores only asks OpenMPI to oversubscribe
@@ -76,3 +76,25 @@ def slurm_allocation_tasks(environment: Mapping[str, str] | None = None) -> int 
         if value.isdigit() and int(value) >= 1:
             return int(value)
     return None
+
+
+def memory_bytes() -> tuple[int, int]:
+    """(total, available) physical memory of this host in bytes (MemAvailable)."""
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    available = total
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                available = int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return total, available
+
+
+def size_text(size: float) -> str:
+    """Bytes as ``512 B``, ``1.5 GiB``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if size < 1024 or unit == "PiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} PiB"

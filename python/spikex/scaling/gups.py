@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, UserInputError
+from ..launch.allocation import memory_bytes, size_text
 from ..launch.failures import CONFIG_ERROR_FILE, WORKER_LOG, job_failure
 from ..launch.job import run_job
 from ..launch.launcher import Launcher, child_environment, enclosing_job_size, mpiexec_command
@@ -72,19 +73,6 @@ class GupsPlan:
 
 
 # ---- validation ------------------------------------------------------------------------
-
-
-def memory_bytes() -> tuple[int, int]:
-    """(total, available) physical memory of this machine in bytes."""
-    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    available = total
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                available = int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return total, available
 
 
 def plan_gups(
@@ -153,8 +141,8 @@ def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) 
             raise ConfigError(
                 "--mem-fraction",
                 mem_fraction,
-                f"a table of {_size_text(8 * 2**log2_table)} is more than the "
-                f"{_size_text(available)} of memory available now; use a smaller fraction",
+                f"a table of {size_text(8 * 2**log2_table)} is more than the "
+                f"{size_text(available)} of memory available now; use a smaller fraction",
             )
     if log2_table is None:
         log2_table = DEFAULT_LOG2_TABLE
@@ -172,18 +160,10 @@ def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) 
         raise ConfigError(
             "--log2-table",
             log2_table,
-            f"the table needs {_size_text(8 * 2**log2_table)}, more than the "
-            f"{_size_text(available)} of memory available; must be <= {largest}",
+            f"the table needs {size_text(8 * 2**log2_table)}, more than the "
+            f"{size_text(available)} of memory available; must be <= {largest}",
         )
     return log2_table
-
-
-def _size_text(size: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if size < 1024 or unit == "PiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} PiB"
 
 
 # ---- running -------------------------------------------------------------------------
@@ -309,7 +289,7 @@ def format_result(result: dict) -> str:
     rows = [
         ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"),
         ("ranks", result["ranks"]),
-        ("table", f"2^{result['log2_table']} words ({_size_text(result['table_bytes'])})"),
+        ("table", f"2^{result['log2_table']} words ({size_text(result['table_bytes'])})"),
         ("updates", f"{result['updates']:,}"),
         ("time", f"{result['time_s']:.4f} s"),
         ("GUPS", f"{result['gups']:.6f}"),
