@@ -12,6 +12,7 @@ After that the network can only be simulated further.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..launch.launcher import thread_limit_problem
+from ..launch.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..models import (
     CONNECTION_RULES,
     MODEL_PARAMETERS,
@@ -77,6 +79,12 @@ class Network:
     threads : int
         Threads per rank (OpenMP): each owns a block of the rank's cells and the
         connections ending there. Spikes do not depend on it.
+    stall_timeout_s : float
+        On several ranks: a rank that completes no spike exchange for this many seconds
+        during ``simulate`` (a lost host or link; never less than 20 times its longest gap
+        between exchanges) ends itself with exit status 3 and one line naming its rank and
+        host, so that the launcher ends the job instead of every rank waiting for ever
+        (``spikex.launch.watchdog``; ``simulation.stall_timeout_s``).
     **exchange_options
         ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait``, ... (see the
         ``[exchange]`` section of the configuration reference).
@@ -96,6 +104,7 @@ class Network:
         sort_by_source: bool = True,
         keep_sources: bool = True,
         threads: int = 1,
+        stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
         **exchange_options: object,
     ) -> None:
         self.dt_ms = _check("Network", "dt_ms", "simulation.dt_ms", dt_ms)
@@ -121,6 +130,7 @@ class Network:
         if problem:
             raise ValueError(f"Network: threads = {self.threads}: {problem}")
         self._engine.set_threads(self.threads)
+        self.stall_timeout_s = _check("Network", "stall_timeout_s", "simulation.stall_timeout_s", stall_timeout_s)
         self._cells_total = 0
         self._rules: list[dict] = []
         self._explicit_connections = 0
@@ -167,6 +177,7 @@ class Network:
             sort_by_source=get(config, "connections.sort_by_source"),
             keep_sources=get(config, "connections.keep_sources"),
             threads=get(config, "simulation.threads"),
+            stall_timeout_s=get(config, "simulation.stall_timeout_s"),
             **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
         )
         model = get(config, "network.model")
@@ -554,7 +565,13 @@ class Network:
 
     # ---- simulation -------------------------------------------------------------------
 
-    def simulate(self, t_ms: float, progress: ProgressCallback | None = None) -> Result:
+    def simulate(
+        self,
+        t_ms: float,
+        progress: ProgressCallback | None = None,
+        *,
+        on_stall: Callable[[float], None] | None = None,
+    ) -> Result:
         """Advance the simulation by ``t_ms`` (collective: every rank calls it).
 
         Parameters
@@ -565,6 +582,11 @@ class Network:
         progress : callable, optional
             Called on every rank as ``progress(simulated_ms, until_ms)`` after each chunk
             of whole min-delay intervals (about 100 per call).
+        on_stall : callable, optional
+            On several ranks, called from a watchdog thread with the stall's length in
+            seconds when this rank completes no exchange for ``stall_timeout_s``; it must
+            end the process and must not call MPI [default: one line on stderr naming the
+            rank and host, then exit status 3].
 
         Returns
         -------
@@ -577,14 +599,21 @@ class Network:
         self._requested_ms += t_ms
         target = math.floor(self._requested_ms / self.dt_ms + 0.5)
         run_start = time.perf_counter()
-        for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
-            self._engine.run_until(step)
-            if progress is not None:
-                progress(step * self.dt_ms, target * self.dt_ms)
+        with self._watchdog(on_stall):
+            for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
+                self._engine.run_until(step)
+                if progress is not None:
+                    progress(step * self.dt_ms, target * self.dt_ms)
         self._wall["simulate"] += time.perf_counter() - run_start
         return self._result(call_start)
 
     # ---- internals --------------------------------------------------------------------
+
+    def _watchdog(self, on_stall: Callable[[float], None] | None):
+        """The stall watchdog around a run on several ranks (one rank waits for no one)."""
+        if _core.comm_size() == 1:
+            return contextlib.nullcontext()
+        return StallWatchdog(self.stall_timeout_s, on_stall or end_stalled_rank)
 
     def _build(self) -> None:
         if self._state != "open":

@@ -13,12 +13,15 @@ network whose intervals legitimately take seconds is not cut off (docs/user/clus
 
 from __future__ import annotations
 
+import os
+import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import Self
 
-DEFAULT_STALL_TIMEOUT_S = 10.0
+DEFAULT_STALL_TIMEOUT_S = 10.0  # the default of simulation.stall_timeout_s
 STALL_FACTOR = 20.0
 POLL_SECONDS = 0.25
 
@@ -78,3 +81,24 @@ class StallWatchdog:
             elif now - last_change >= max(self._timeout_s, STALL_FACTOR * longest_gap):
                 self._on_stall(now - last_change)
                 return
+
+
+STALL_EXIT_STATUS = 3
+
+
+def stall_message(seconds: float) -> str:
+    """Why a stalled rank ends (the same words for the CLI's report and a script's)."""
+    return (
+        f"no spike exchange completed for {seconds:.1f} s: a rank, host or network link of "
+        "the job was lost (simulation.stall_timeout_s)"
+    )
+
+
+def end_stalled_rank(seconds: float) -> None:
+    """Default ``on_stall``: one line naming the rank and host, then exit status 3 at once
+    (the main thread is inside MPI: no clean exit exists); the launcher ends the rest."""
+    from .. import _core
+
+    print(f"spikex: rank {_core.comm_rank()} on host {socket.gethostname()}: {stall_message(seconds)}",
+          file=sys.stderr, flush=True)  # fmt: skip
+    os._exit(STALL_EXIT_STATUS)

@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 
 from .failures import CONFIG_ERROR_FILE
-from .watchdog import StallWatchdog
+from .watchdog import STALL_EXIT_STATUS, stall_message
 
 PROGRESS_FILE = "progress"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
@@ -45,7 +45,6 @@ KILL_RANK_VARIABLE = "SPIKEX_TEST_KILL_RANK"
 KILL_AT_MS_VARIABLE = "SPIKEX_TEST_KILL_AT_MS"
 KILL_SIGNAL_VARIABLE = "SPIKEX_TEST_KILL_SIGNAL"
 FAIL_BUILD_RANK_VARIABLE = "SPIKEX_TEST_FAIL_BUILD_RANK"
-STALL_EXIT_STATUS = 3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,9 +94,11 @@ def run_rank(config: dict, outdir: Path, workdir: Path, reporter=None) -> dict:
             f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build"
         )
     progress = _progress_callback(rank, workdir, reporter)
-    simulation = network.config["simulation"]
-    with StallWatchdog(simulation["stall_timeout_s"], _stall_reporter(rank, workdir)):
-        result = network.simulate(simulation["tstop_ms"], progress=progress)
+    result = network.simulate(
+        network.config["simulation"]["tstop_ms"],
+        progress=progress,
+        on_stall=_stall_reporter(rank, workdir),
+    )
     if rank == 0:
         _write_outputs(result, network.config, workdir, outdir)
     return result.summary
@@ -119,10 +120,7 @@ def _stall_reporter(rank: int, workdir: Path):
 
     def report(seconds: float) -> None:
         host = socket.gethostname()
-        message = (
-            f"no spike exchange completed for {seconds:.1f} s: a rank, host or network link "
-            "of the job was lost (simulation.stall_timeout_s)"
-        )
+        message = stall_message(seconds)
         _write_json(
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
             {"kind": "stall", "rank": rank, "host": host, "message": message},

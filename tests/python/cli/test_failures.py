@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import SPIKEX, run_cli
+from conftest import SPIKEX, run_cli, run_spmd
 
 
 @pytest.mark.mpi
@@ -84,3 +84,31 @@ def test_one_rank_needs_no_mpi_launcher(small_config, tmp_path):
     done = run_cli(["run", str(small_config), "--np", "1", "-o", str(tmp_path / "out")], env=env)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "summary.json").exists()
+
+
+@pytest.mark.mpi
+def test_a_python_script_whose_rank_freezes_ends_instead_of_hanging(tmp_path):
+    """An SPMD script (launch mode b) gets the same watchdog: the other rank reports and
+    exits 3, and mpiexec ends the job."""
+    script = f"""
+        import os, signal
+        import spikex as sx
+        from spikex import _core
+        net = sx.Network(seed=3, stall_timeout_s=2)
+        cells = net.create("interval_fire", 400)
+        net.connect_rule("random", cells, cells, indegree=50, weight=0.0)
+        def freeze(simulated_ms, until_ms):
+            if _core.comm_rank() == 1 and simulated_ms >= 100:
+                os.kill(os.getpid(), signal.SIGSTOP)
+        net.simulate(20000.0, progress=freeze)
+        open("{tmp_path}/finished", "w").write("the run should not finish")
+    """
+    start = time.monotonic()
+    done = run_spmd(script, 2, tmp_path, timeout=120)
+    assert time.monotonic() - start < 60
+    assert done.returncode != 0 and not (tmp_path / "finished").exists()
+    assert (
+        f"spikex: rank 0 on host {socket.gethostname()}: no spike exchange completed for"
+        in done.stderr
+    )
+    assert leftover_processes(tmp_path) == []
