@@ -105,6 +105,18 @@ def run_spmd(
     )
 
 
+def leftover_processes(tmp_path: Path) -> list[str]:
+    """Processes whose command line mentions this test's directory (its ranks, mpiexec)."""
+    listing = subprocess.run(
+        ["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True
+    )
+    return [
+        line
+        for line in listing.stdout.splitlines()
+        if str(tmp_path) in line and "ps -eww" not in line
+    ]
+
+
 def in_ci() -> bool:
     """Whether the tests run under CI (``CI=true``, as CI services set it)."""
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")

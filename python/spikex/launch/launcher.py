@@ -51,6 +51,28 @@ def enclosing_job_size(environment: Mapping[str, str] | None = None) -> int | No
     return None
 
 
+def require_connected_job(ranks: int) -> tuple[int, int]:
+    """(size, rank) of this process's MPI job in launch mode (b), after checking that MPI
+    connects the ``ranks`` tasks the launcher started: ``srun`` without an MPI plugin
+    starts P jobs of one rank each, which would each run the whole network.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``--np`` (exit status 2).
+    """
+    from .. import _core
+
+    size = _core.comm_size()
+    if size != ranks:
+        raise ConfigError(
+            "--np", ranks,
+            f"the launcher started {ranks} tasks but MPI connects {size} of them: the launcher and "
+            "spikex's MPI do not talk (with srun, give --mpi=pmix or --mpi=pmi2)",
+        )  # fmt: skip
+    return size, _core.comm_rank()
+
+
 class LauncherNotFound(ValueError):
     """The launcher (``mpiexec`` or the user's) is needed but not on PATH."""
 

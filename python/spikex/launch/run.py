@@ -29,6 +29,7 @@ from .launcher import (
     child_environment,
     enclosing_job_size,
     mpiexec_command,
+    require_connected_job,
     thread_limit_problem,
     worker_command,
 )
@@ -211,16 +212,9 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
     """This process's rank of an enclosing MPI job (launch mode b, docs/user/cluster.md):
     no launcher; rank 0 writes the outputs. A failing rank reports in one line and aborts
     the whole job (the others may wait in a collective)."""
-    from .. import _core
     from .worker import run_rank
 
-    size, rank = _core.comm_size(), _core.comm_rank()
-    if size != plan.ranks:
-        raise ConfigError(
-            "--np", plan.ranks,
-            f"the launcher started {plan.ranks} tasks but MPI connects {size} of them: the launcher and "
-            "spikex's MPI do not talk (with srun, give --mpi=pmix or --mpi=pmi2)",
-        )  # fmt: skip
+    size, rank = require_connected_job(plan.ranks)
     try:
         if rank == 0:
             _remove_previous_results(plan.outdir)

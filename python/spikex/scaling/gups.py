@@ -33,7 +33,13 @@ from ..errors import ConfigError, UserInputError
 from ..launch.allocation import memory_bytes, size_text
 from ..launch.failures import CONFIG_ERROR_FILE, WORKER_LOG, job_failure
 from ..launch.job import run_job
-from ..launch.launcher import Launcher, child_environment, enclosing_job_size, mpiexec_command
+from ..launch.launcher import (
+    Launcher,
+    child_environment,
+    enclosing_job_size,
+    mpiexec_command,
+    require_connected_job,
+)
 from ..version import __version__
 
 ALGORITHMS = ("baseline", "routed")
@@ -214,13 +220,7 @@ def _gups_in_this_job(plan: GupsPlan) -> dict:
     A failing rank says so in one line and aborts the whole job."""
     from .. import _core
 
-    size, rank = _core.comm_size(), _core.comm_rank()
-    if size != plan.ranks:
-        raise ConfigError(
-            "--np", plan.ranks,
-            f"the launcher started {plan.ranks} tasks but MPI connects {size} of them: the "
-            "launcher and spikex's MPI do not talk (with srun, give --mpi=pmix or --mpi=pmi2)",
-        )  # fmt: skip
+    _, rank = require_connected_job(plan.ranks)
     try:
         kernel = _core.gups_run(plan.kernel_options())
     except ValueError as error:

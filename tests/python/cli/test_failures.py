@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import re
 import socket
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import SPIKEX, run_cli, run_spmd
+from conftest import SPIKEX, leftover_processes, run_cli, run_spmd
 
 
 @pytest.mark.mpi
@@ -64,18 +63,6 @@ def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, t
     assert "a rank, host or network link of the job was lost" in done.stderr
     assert not (outdir / "summary.json").exists()
     assert leftover_processes(tmp_path) == []
-
-
-def leftover_processes(tmp_path: Path) -> list[str]:
-    """Processes whose command line mentions this test's directory (its ranks, mpiexec)."""
-    listing = subprocess.run(
-        ["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True
-    )
-    return [
-        line
-        for line in listing.stdout.splitlines()
-        if str(tmp_path) in line and "ps -eww" not in line
-    ]
 
 
 def test_one_rank_needs_no_mpi_launcher(small_config, tmp_path):

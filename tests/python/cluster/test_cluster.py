@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_stoppable
+from conftest import leftover_processes, run_stoppable
 from emulated_cluster import cluster_fixture  # noqa: F401 - the fixture `cluster`
 from spikex.launch.launcher import child_environment
 from spikex.methods import EXCHANGE_METHODS
@@ -149,17 +149,6 @@ def assert_nothing_left(tmp_path: Path, outdir: Path) -> None:
         time.sleep(0.2)
     assert left == []
     assert not list(outdir.parent.glob(f".spikex-tmp-{outdir.name}-*"))
-
-
-def leftover_processes(tmp_path: Path) -> list[str]:
-    listing = subprocess.run(
-        ["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True
-    )
-    return [
-        line
-        for line in listing.stdout.splitlines()
-        if str(tmp_path) in line and "ps -eww" not in line
-    ]
 
 
 def test_a_killed_rank_ends_the_job_naming_rank_and_host(cluster, tmp_path):
