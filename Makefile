@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream
 
 all: build
 
@@ -92,6 +92,12 @@ bench: build
 bench-pynn: build
 	bash scripts/setup_pynn_nest.sh
 	$(PY) bench/pynn/run.py
+
+# Peak RSS of rank 0 writing N = 1e5 ... 1e8 spikes streamed in chunks (SpikeStream)
+# against gathered and written at the end (bench/results/spike_stream_memory.json; about
+# 20 s on 2 idle cores, up to 4 GB for the gathered 1e8).
+bench-spike-stream: build
+	$(PY) bench/spike_stream_memory.py
 
 # Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
 # bench/results/nest_*.json, bench/results/vs_nest.json). About 10 minutes on 2 idle cores

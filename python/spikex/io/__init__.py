@@ -1,2 +1,3 @@
 """Result files: ``summary.json``, SONATA ``spikes.h5`` and the canonical spike hash
-(``output``), and the per-interval ``timeline.h5`` (``timeline``)."""
+(``output``), the spike file written chunk by chunk during a run (``spike_stream``) and
+the per-interval ``timeline.h5`` (``timeline``)."""
