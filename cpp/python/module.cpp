@@ -595,7 +595,44 @@ private:
 
 public:
     std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> local_spikes() const {
-        const auto& spikes = engine_->recorded_spikes();
+        return spike_arrays(engine_->recorded_spikes());
+    }
+    std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> take_local_spikes() {
+        return spike_arrays(engine_->take_recorded_spikes());
+    }
+    // Checkpoint columns (engine_state.hpp) as numpy arrays: int64 or float64 by name.
+    nb::dict export_state() const {
+        auto state = engine_->export_state();
+        nb::dict d;
+        for (auto& [name, values]: state.ints) d[nb::str(name.c_str())] = to_numpy(std::move(values));
+        for (auto& [name, values]: state.reals) d[nb::str(name.c_str())] = to_numpy(std::move(values));
+        return d;
+    }
+    void import_state(const nb::dict& columns) {
+        engine_state state;
+        for (auto [key, value]: columns) {
+            const auto name = nb::cast<std::string>(key);
+            if (nb::isinstance<input1d<std::int64_t>>(value)) {
+                state.ints[name] = to_vector(nb::cast<input1d<std::int64_t>>(value));
+            } else if (nb::isinstance<input1d<double>>(value)) {
+                state.reals[name] = to_vector(nb::cast<input1d<double>>(value));
+            } else {
+                throw user_error("import_state: column " + name + " is neither int64 nor float64 (1-d, contiguous)");
+            }
+        }
+        engine_->import_state(state);
+    }
+    array1d<std::uint8_t> owns(const input1d<std::int64_t>& gids) const {
+        std::vector<std::uint8_t> out(gids.shape(0));
+        const auto cells = engine_->cells_total();
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto g = gids.data()[i];
+            out[i] = g >= 0 && g < cells && engine_->owns(static_cast<gid_type>(g));
+        }
+        return to_numpy(std::move(out));
+    }
+
+    static std::tuple<array1d<std::int64_t>, array1d<std::int64_t>> spike_arrays(const std::vector<spike>& spikes) {
         std::vector<std::int64_t> steps(spikes.size()), gids(spikes.size());
         for (std::size_t i = 0; i < spikes.size(); ++i) {
             steps[i] = spikes[i].step;
@@ -803,6 +840,11 @@ NB_MODULE(_core, m) {
         .def_prop_ro("local_cells", [](py_engine& e) { return e.get().local_cells(); })
         .def_prop_ro("threads", [](py_engine& e) { return e.get().options().threads; })
         .def("local_spikes", &py_engine::local_spikes)
+        .def("take_local_spikes", &py_engine::take_local_spikes)
+        .def("export_state", &py_engine::export_state)
+        .def("import_state", &py_engine::import_state)
+        .def("owns", &py_engine::owns)
+        .def_prop_ro("max_delay_steps", [](py_engine& e) { return e.get().max_delay_global(); })
         .def("connections", &py_engine::connections)
         .def("synapse_types", &py_engine::synapse_types)
         .def("local_connection_count", [](py_engine& e) { return e.get().local_connections(); })

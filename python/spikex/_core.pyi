@@ -115,6 +115,9 @@ class Engine:
     def threads(self) -> int: ...
     def local_spikes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(steps, gids) of the spikes recorded on this rank so far."""
+    def take_local_spikes(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(steps, gids) of the spikes recorded on this rank since the last call; the
+        engine keeps none of them (streamed outputs)."""
     def connections(self) -> dict[str, NDArray]:
         """Connections whose target is on this rank: source (int64), target (int64),
         weight (float64), delay_ms (float64)."""

@@ -105,6 +105,20 @@ public:
         return static_cast<std::uint32_t>(m >> 32);
     }
 
+    // Words drawn so far, and moving to a position (checkpoints). A pending normal half
+    // (next_normal) is not part of the position: streams saved this way draw uniforms only.
+    std::uint64_t position() const { return 4 * std::uint64_t(block_) - std::uint64_t(4 - used_); }
+    void seek(std::uint64_t words) {
+        block_ = static_cast<std::uint32_t>(words / 4);
+        used_ = static_cast<int>(words % 4);
+        if (used_ == 0) {
+            used_ = 4; // the next word starts block `block_`
+        } else {
+            words_ = random_block(seed_, gid_, purpose_, block_++, substream_);
+        }
+        spare_ready_ = false;
+    }
+
 private:
     std::uint32_t seed_;
     gid_type gid_;

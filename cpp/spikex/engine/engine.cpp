@@ -235,8 +235,10 @@ void engine::init() {
     if (d_min == none) d_min = std::max<std::int64_t>(1, delay_steps(1.0, spec_.dt_ms)); // no connections
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
+    max_delay_global_ = comm_.allreduce_max(table_.max_delay());
     const bool measure_wait = option_reader(common_exchange_options(), options_.exchange).boolean("measure_wait");
     exchange_->setup({comm_, *cells_, table_, steps_per_interval_, measure_wait, spec_.seed});
+    if (resume_step_ >= 0) restore_in_flight(); // needs the source table
     if (!options_.keep_sources) table_.release_sources();
     schedule_ = interval_schedule(steps_per_interval_, exchange_->subintervals()); // checks the rule
     initialized_ = true;
@@ -364,6 +366,13 @@ void engine::finish_step(step_type n) {
 void engine::synchronize_exchange(step_type due) {
     exchange_->synchronize(step_, due, *this);
     exchanged_until_ = due;
+    // Keep the spikes that may still be in flight at a checkpoint: emitted at or after
+    // step_ - max delay. Compact once the dropped part is the larger half.
+    while (recent_first_ < recent_.size() && recent_[recent_first_].step < step_ - max_delay_global_) ++recent_first_;
+    if (recent_first_ > 1024 && 2 * recent_first_ > recent_.size()) {
+        recent_.erase(recent_.begin(), recent_.begin() + static_cast<std::ptrdiff_t>(recent_first_));
+        recent_first_ = 0;
+    }
     heartbeat::spikes.fetch_add(std::int64_t(spikes_emitted_ - spikes_in_heartbeat_), std::memory_order_relaxed);
     spikes_in_heartbeat_ = spikes_emitted_;
     heartbeat::exchanges.fetch_add(1, std::memory_order_relaxed);
@@ -434,6 +443,7 @@ void engine::emit(local_index cell, step_type step) {
     gid_type gid = local_gids_[cell];
     ++spikes_emitted_;
     if (recorded_cell_[cell] && step >= spec_.record_from_step) recorded_.push_back({gid, step});
+    recent_.push_back({gid, step});
     exchange_->spike_emitted(gid, step);
 }
 
@@ -537,8 +547,8 @@ std::vector<std::int64_t> engine::location_sources() const {
 
 std::map<std::string, double> engine::counters() const {
     std::map<std::string, double> out = exchange_->counters();
-    out[counter::events_delivered] = double(events_delivered_);
-    out[counter::spikes_emitted] = double(spikes_emitted_);
+    out[counter::events_delivered] = double(events_delivered_ + restored_events_delivered_);
+    out[counter::spikes_emitted] = double(spikes_emitted_ + restored_spikes_emitted_);
     return out;
 }
 

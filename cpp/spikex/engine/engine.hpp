@@ -30,11 +30,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/engine/device_inputs.hpp"
+#include "spikex/engine/engine_state.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/engine/plasticity.hpp"
 #include "spikex/engine/thread_part.hpp"
@@ -68,6 +71,17 @@ public:
     void init();                    // collective: interval length, exchange set-up
     void run_until(step_type stop); // collective
 
+    // Checkpoints (engine_state.cpp). export_state: this rank's state between two
+    // run_until calls. import_state: after build() and before init(), the rows of any
+    // layout's checkpoint that belong here (cells, recorded spikes, plastic targets and
+    // state columns of this rank's gids; all spikes in flight and presynaptic traces);
+    // user_error (on every rank) when they do not match the network.
+    engine_state export_state() const;
+    void import_state(const engine_state& rows);
+    bool owns(gid_type gid) const { return cells_->rank_of(gid) == comm_.rank(); }
+    // The longest delay of any connection of any rank, in steps (after init).
+    step_type max_delay_global() const { return max_delay_global_; }
+
     step_type step() const { return step_; }
     std::uint32_t steps_per_interval() const { return steps_per_interval_; }
     std::uint32_t cells_total() const { return spec_.cells(); }
@@ -77,6 +91,9 @@ public:
     std::size_t local_synapses() const { return table_.size(); }
 
     const std::vector<spike>& recorded_spikes() const { return recorded_; }
+    // Hands over the spikes recorded since the last call (streamed outputs keep memory
+    // bounded by one chunk); recorded_spikes() is empty afterwards.
+    std::vector<spike> take_recorded_spikes() { return std::exchange(recorded_, {}); }
     // Samples of state recording k (network_spec::state_recordings) on this rank: the
     // recorded local cells' gids, and per sample its step and one value per cell.
     struct state_samples {
@@ -120,6 +137,8 @@ private:
     void synchronize_exchange(step_type due);
 
     void emit(local_index cell, step_type step);
+    void restore_in_flight(); // init(): spikes of a checkpoint back into the delivery ring
+    void import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local);
     void sample_state(step_type n);
     void deliver_source(std::uint32_t run, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
@@ -156,6 +175,15 @@ private:
     interval_schedule schedule_;    // sub-interval boundaries and what is due at each
 
     std::vector<spike> recorded_;
+    // Spikes this rank emitted in the last max_delay_global_ steps (recent_first_ on):
+    // a checkpoint's spikes in flight.
+    std::vector<spike> recent_;
+    std::size_t recent_first_ = 0;
+    step_type max_delay_global_ = 0;
+    // From import_state until init(): where the run goes on, and the spikes in flight.
+    step_type resume_step_ = -1;
+    std::vector<spike> resume_in_flight_;
+    std::uint64_t restored_events_delivered_ = 0, restored_spikes_emitted_ = 0; // earlier segments (rank 0)
     std::uint64_t events_delivered_ = 0;
     std::uint64_t spikes_emitted_ = 0;
     std::uint64_t spikes_in_heartbeat_ = 0; // part of spikes_emitted_ added to heartbeat::spikes

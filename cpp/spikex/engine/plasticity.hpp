@@ -4,6 +4,7 @@
 // call weights() and post_spike() at once for targets they own (every structure touched is per target); advance() runs
 // on one thread after a step's deliveries.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "spikex/connections/connection_table.hpp"
@@ -29,6 +30,13 @@ public:
     void post_spike(local_index cell, step_type n);
 
     std::size_t bytes() const;
+
+    // Checkpoints (engine_state.cpp): the trace of plastic group g, the history of local cell i.
+    stdp_pre_state pre_state(std::uint32_t g) const { return pre_[g]; }
+    void set_pre_state(std::uint32_t g, stdp_pre_state s) { pre_[g] = s; }
+    bool has_history(local_index i) const { return active() && incoming_[i] > 0; }
+    const post_history& history(local_index i) const { return post_[i]; }
+    void set_history(local_index i, post_history h) { post_[i] = std::move(h); }
 
 private:
     double dt_ms_ = 0.1;

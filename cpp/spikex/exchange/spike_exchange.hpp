@@ -69,6 +69,8 @@ public:
     virtual void setup(const exchange_setup& setup) = 0;
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
     virtual int subintervals() const { return 1; }
+    // After setup, for a run that goes on from a checkpoint at step s (nothing in flight).
+    virtual void resume_at(step_type s) { last_step_ = s; }
     virtual void poll(spike_sink&) {}
     // Collective; see the life cycle above. Barrier, timers and the call check are here,
     // the method's part is exchange_interval().

@@ -54,6 +54,15 @@ public:
 
     virtual std::size_t bytes() const = 0;
 
+    // Checkpoints: the state of one cell between two steps, as the values its model's
+    // registry entry names (model_entry::checkpoint_state), in that order; integers are
+    // stored as doubles (exact below 2^53). load_cell sets a cell of a freshly built group
+    // (inputs of the step are zero between steps, so they are not state); after_load runs
+    // once when every cell is set. A model without run-time state keeps the defaults.
+    virtual void save_cell(local_index, double*) const {}
+    virtual void load_cell(local_index, const double*) {}
+    virtual void after_load() {}
+
 private:
     std::vector<double> uniform_scratch_;
 };

@@ -52,6 +52,12 @@ public:
         return block_of(cell).cells->state(cell, variable);
     }
 
+    void save_cell(local_index cell, double* values) const override { block_of(cell).cells->save_cell(cell, values); }
+    void load_cell(local_index cell, const double* values) override { block_of(cell).cells->load_cell(cell, values); }
+    void after_load() override {
+        for (auto& b: blocks_) b.cells->after_load();
+    }
+
     std::size_t bytes() const override {
         std::size_t total = blocks_.capacity() * sizeof(block);
         for (const auto& b: blocks_) total += b.cells->bytes();

@@ -43,6 +43,8 @@ const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parame
                                                                  {"poisson_weight", &parameters::poisson_weight}};
 
 const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+// Checkpoint values per cell (V relative to E_L, as held; stim_active: the group reads I_stim).
+const std::vector<std::string> checkpoint_names = {"V", "I_ex", "dI_ex", "I_in", "dI_in", "I_stim", "r", "stim_active"};
 
 using model_parameters::number;
 
@@ -163,6 +165,28 @@ public:
                         sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
         for (const auto& s: sets_) b += s.table.cdf().capacity() * sizeof(double);
         return b;
+    }
+
+    void save_cell(local_index cell, double* v) const override {
+        const local_index i = at(cell);
+        v[0] = V_[i];
+        v[1] = I_ex_[i];
+        v[2] = dI_ex_[i];
+        v[3] = I_in_[i];
+        v[4] = dI_in_[i];
+        v[5] = stim_.stim(i);
+        v[6] = refractory_count_[i];
+        v[7] = stim_.active() ? 1.0 : 0.0;
+    }
+    void load_cell(local_index cell, const double* v) override {
+        const local_index i = at(cell);
+        V_[i] = v[0];
+        I_ex_[i] = v[1];
+        dI_ex_[i] = v[2];
+        I_in_[i] = v[3];
+        dI_in_[i] = v[4];
+        refractory_count_[i] = static_cast<std::int32_t>(v[6]);
+        if (v[7] != 0) stim_.restore(V_.size(), i, v[5]);
     }
 
     double V_m(local_index cell) const override { return V_[at(cell)] + set_of(at(cell)).p.E_L; }
@@ -299,6 +323,7 @@ model_entry iaf_psc_alpha_model() {
     e.parameters = iaf_psc_alpha::parameter_names();
     e.state_variables = iaf_psc_alpha::state_names;
     e.accepts_current = true;
+    e.checkpoint_state = iaf_psc_alpha::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_alpha.md";
     e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids,
                 local_index first_local) -> std::unique_ptr<cell_group> {

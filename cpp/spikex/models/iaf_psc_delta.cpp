@@ -22,6 +22,8 @@ const std::vector<std::string> names = {
     "E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "V_min", "I_e", "refractory_input", "V_m", "tau_minus"};
 
 const std::vector<std::string> state_names = {"V_m"};
+// held: input held back while refractory (refractory_input; 0 without it).
+const std::vector<std::string> checkpoint_names = {"V", "held", "I_stim", "r", "stim_active"};
 
 // Everything end_step needs of one parameter set.
 struct parameter_set {
@@ -133,6 +135,22 @@ public:
                sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
     }
 
+    void save_cell(local_index cell, double* v) const override {
+        const local_index i = at(cell);
+        v[0] = V_[i];
+        v[1] = held_.empty() ? 0.0 : held_[i];
+        v[2] = stim_.stim(i);
+        v[3] = refractory_count_[i];
+        v[4] = stim_.active() ? 1.0 : 0.0;
+    }
+    void load_cell(local_index cell, const double* v) override {
+        const local_index i = at(cell);
+        V_[i] = v[0];
+        if (!held_.empty()) held_[i] = v[1];
+        refractory_count_[i] = static_cast<std::int32_t>(v[3]);
+        if (v[4] != 0) stim_.restore(V_.size(), i, v[2]);
+    }
+
     double V_m(local_index cell) const override { return V_[at(cell)] + set_of(at(cell)).E_L; }
     std::int32_t refractory_count(local_index cell) const override { return refractory_count_[at(cell)]; }
     std::size_t parameter_sets() const override { return sets_.size(); }
@@ -223,6 +241,7 @@ model_entry iaf_psc_delta_model() {
     e.parameters = iaf_psc_delta::parameter_names();
     e.state_variables = iaf_psc_delta::state_names;
     e.accepts_current = true;
+    e.checkpoint_state = iaf_psc_delta::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_delta.md";
     e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids,
                 local_index first_local) -> std::unique_ptr<cell_group> {

@@ -22,6 +22,7 @@ const std::vector<std::string> names = {"E_L",        "C_m",        "tau_m", "t_
                                         "tau_syn_ex", "tau_syn_in", "I_e",   "V_m",   "tau_minus"};
 
 const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+const std::vector<std::string> checkpoint_names = {"V", "I_ex", "I_in", "I_stim", "r", "stim_active"};
 
 // Everything end_step needs of one parameter set.
 struct parameter_set {
@@ -123,6 +124,24 @@ public:
                sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
     }
 
+    void save_cell(local_index cell, double* v) const override {
+        const local_index i = at(cell);
+        v[0] = V_[i];
+        v[1] = I_ex_[i];
+        v[2] = I_in_[i];
+        v[3] = stim_.stim(i);
+        v[4] = refractory_count_[i];
+        v[5] = stim_.active() ? 1.0 : 0.0;
+    }
+    void load_cell(local_index cell, const double* v) override {
+        const local_index i = at(cell);
+        V_[i] = v[0];
+        I_ex_[i] = v[1];
+        I_in_[i] = v[2];
+        refractory_count_[i] = static_cast<std::int32_t>(v[4]);
+        if (v[5] != 0) stim_.restore(V_.size(), i, v[3]);
+    }
+
     double V_m(local_index cell) const override { return V_[at(cell)] + set_of(at(cell)).E_L; }
     double I_syn_ex(local_index cell) const override { return I_ex_[at(cell)]; }
     double I_syn_in(local_index cell) const override { return I_in_[at(cell)]; }
@@ -212,6 +231,7 @@ model_entry iaf_psc_exp_model() {
     e.parameters = iaf_psc_exp::parameter_names();
     e.state_variables = iaf_psc_exp::state_names;
     e.accepts_current = true;
+    e.checkpoint_state = iaf_psc_exp::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_exp.md";
     e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids,
                 local_index first_local) -> std::unique_ptr<cell_group> {

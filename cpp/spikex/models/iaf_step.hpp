@@ -29,6 +29,15 @@ public:
         std::fill(next_.begin(), next_.end(), 0.0);
     }
     std::size_t bytes() const { return (now_.capacity() + next_.capacity()) * sizeof(double); }
+    // Checkpoints: I_stim of cell i (0 while inactive), and setting it back (activates).
+    double stim(std::size_t i) const { return now_.empty() ? 0.0 : now_[i]; }
+    void restore(std::size_t cells, std::size_t i, double pA) {
+        if (now_.empty()) {
+            now_.assign(cells, 0.0);
+            next_.assign(cells, 0.0);
+        }
+        now_[i] = pA;
+    }
 
 private:
     std::vector<double> now_, next_;

@@ -105,6 +105,25 @@ public:
         }
     }
 
+    // Checkpoint values: m, t0, minf, draws (blocks of `intervals` used), next_event (the
+    // self-event's step: event_step clamps, so it cannot be recomputed from m).
+    void save_cell(local_index cell, double* v) const override {
+        const local_index i = cell - first_;
+        v[0] = state_m_[i];
+        v[1] = t0_[i];
+        v[2] = minf_[i];
+        v[3] = draws_[i];
+        v[4] = static_cast<double>(heap_.key(i));
+    }
+    void load_cell(local_index cell, const double* v) override {
+        const local_index i = cell - first_;
+        state_m_[i] = v[0];
+        t0_[i] = v[1];
+        minf_[i] = v[2];
+        draws_[i] = static_cast<std::uint32_t>(v[3]);
+        heap_.set(i, static_cast<step_type>(v[4]));
+    }
+
     std::size_t bytes() const override {
         return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
                draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
@@ -168,6 +187,7 @@ model_entry interval_fire_model() {
             .parameters = parameter_names,
             .state_variables = {},
             .accepts_current = false,
+            .checkpoint_state = {"m", "t0", "minf", "draws", "next_event"},
             .docs_page = "docs/models/interval_fire.md",
             .make = make_interval_fire_group};
 }

@@ -24,11 +24,12 @@ enum class model_kind {
 struct model_entry {
     std::string name;
     model_kind kind = model_kind::neuron;
-    std::string description;                  // one sentence
-    std::vector<std::string> parameters;      // accepted parameter names
-    std::vector<std::string> state_variables; // recordable with record_state
-    bool accepts_current = false;             // dc_generator targets allowed
-    std::string docs_page;                    // docs/models/<name>.md
+    std::string description;                   // one sentence
+    std::vector<std::string> parameters;       // accepted parameter names
+    std::vector<std::string> state_variables;  // recordable with record_state
+    bool accepts_current = false;              // dc_generator targets allowed
+    std::vector<std::string> checkpoint_state; // what cell_group::save_cell writes per cell
+    std::string docs_page;                     // docs/models/<name>.md
     std::function<std::unique_ptr<cell_group>(const network_spec&, const std::vector<gid_type>& local_gids,
                                               local_index first_local)>
         make;

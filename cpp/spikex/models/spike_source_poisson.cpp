@@ -66,7 +66,7 @@ public:
         cells_.reserve(gids.size());
         for (local_index i = 0; i < gids.size(); ++i) {
             const train_parameters p = parse(spec.population_of(gids[i]), gids[i], spec.seed);
-            cells_.push_back({p, random_stream(spec.seed, gids[i], purpose::source_train), p.start});
+            cells_.push_back({p, random_stream(spec.seed, gids[i], purpose::source_train), p.start, -1});
             schedule(i, std::numeric_limits<step_type>::max());
         }
     }
@@ -76,12 +76,34 @@ public:
         while (!due_.empty() && due_.top().first <= n) {
             const auto [step, i] = due_.top();
             due_.pop();
+            cells_[i].queued = -1;
             if (step == n) out.emit(first_local_ + i, n);
             schedule(i, step);
         }
     }
 
     void deliver(step_type, const local_index*, const double*, std::uint32_t, std::uint32_t, spike_output&) override {}
+
+    // Checkpoint values: t (the last event drawn), the words its stream has used, and the
+    // step queued for it (-1: none). The constructor's pre-drawn queue is replaced.
+    void save_cell(local_index cell, double* v) const override {
+        const struct cell& c = cells_[cell - first_local_];
+        v[0] = c.t;
+        v[1] = static_cast<double>(c.stream.position());
+        v[2] = static_cast<double>(c.queued);
+    }
+    void load_cell(local_index cell, const double* v) override {
+        if (!loading_) {
+            due_ = {};
+            loading_ = true;
+        }
+        const local_index i = cell - first_local_;
+        cells_[i].t = v[0];
+        cells_[i].stream.seek(static_cast<std::uint64_t>(v[1]));
+        cells_[i].queued = static_cast<step_type>(v[2]);
+        if (cells_[i].queued >= 0) due_.push({cells_[i].queued, i});
+    }
+    void after_load() override { loading_ = false; }
 
     std::size_t bytes() const override {
         return cells_.capacity() * sizeof(cells_[0]) + due_.size() * sizeof(std::pair<step_type, local_index>);
@@ -91,7 +113,8 @@ private:
     struct cell {
         train_parameters p;
         random_stream stream;
-        double t; // the last event drawn, ms
+        double t;              // the last event drawn, ms
+        step_type queued = -1; // the step queued in due_ (-1: none)
     };
 
     // Draws cell i's events until one falls on a step after `after` (none before the
@@ -108,6 +131,7 @@ private:
             const auto step = static_cast<step_type>(steps) - 1;
             if (after == std::numeric_limits<step_type>::max() || step > after) {
                 due_.push({step, i});
+                c.queued = step;
                 return;
             }
         }
@@ -118,6 +142,7 @@ private:
     local_index first_local_;
     std::vector<cell> cells_;
     std::priority_queue<entry, std::vector<entry>, std::greater<entry>> due_;
+    bool loading_ = false; // between the first load_cell and after_load
 };
 
 } // namespace
@@ -128,6 +153,7 @@ model_entry spike_source_poisson_model() {
             .description = "cells that each emit one Poisson train, the same to every target (PyNN's "
                            "SpikeSourcePoisson, NEST's poisson_generator into a parrot_neuron)",
             .parameters = {"rate", "start", "stop"},
+            .checkpoint_state = {"t", "stream_words", "due"},
             .docs_page = "docs/models/devices.md",
             .make = [](const network_spec& spec, const std::vector<gid_type>& gids, local_index first) {
                 return std::unique_ptr<cell_group>(std::make_unique<spike_source_poisson_group>(spec, gids, first));

@@ -5,6 +5,7 @@
 // the update of step n carries stamp n + 1 (pre and post alike, so only differences matter).
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "spikex/core/types.hpp"
@@ -37,6 +38,16 @@ private:
 // archiving node does.
 class post_history {
 public:
+    struct entry {
+        step_type stamp;
+        double k_minus;
+        std::uint32_t reads;
+    };
+    post_history() = default;
+    // A history as a checkpoint kept it: K-, the last stamp and the live entries.
+    post_history(double k_minus, step_type last, std::vector<entry> entries):
+        entries_(std::move(entries)), k_minus_(k_minus), last_(last) {}
+
     // A spike with `stamp`; `incoming` plastic connections read the history.
     void record(step_type stamp, double dt_ms, double tau_minus, std::uint32_t incoming, step_type max_delay);
 
@@ -67,16 +78,18 @@ public:
     }
 
     std::size_t size() const { return entries_.size() - first_; }
+    double k_minus() const { return k_minus_; }
+    step_type last() const { return last_; }
+    template <typename F>
+    void for_each_live(F&& f) const {
+        for (std::size_t i = first_; i < entries_.size(); ++i)
+            f(entries_[i].stamp, entries_[i].k_minus, entries_[i].reads);
+    }
     std::size_t bytes() const { return entries_.capacity() * sizeof(entry); }
 
 private:
     void answer(step_type t, double dt_ms, double tau_minus);
 
-    struct entry {
-        step_type stamp;
-        double k_minus;
-        std::uint32_t reads;
-    };
     std::vector<entry> entries_;
     std::size_t first_ = 0; // live entries are [first_, end)
     double k_minus_ = 0.0;

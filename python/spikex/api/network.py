@@ -13,6 +13,7 @@ After that the network can only be simulated further.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import time
 from collections.abc import Callable
@@ -36,11 +37,12 @@ from ..models import (
     microcircuit,
 )
 from ..version import __version__
-from .collective import gather_spikes
+from .collective import broadcast_text, gather_spikes
 from .distributions import Distribution
 from .memory_check import check_fits
 from .population import Population
 from .result import Result
+from .run_control import RunControl, chunk_steps
 from .state import gather_states
 from .summary import build_summary, population_summary
 
@@ -141,6 +143,10 @@ class Network:
         self._wall = {"build": 0.0, "init": 0.0, "simulate": 0.0, "total": 0.0}
         self._requested_ms = 0.0
         self._timeline = False
+        self._spike_stream = None  # rank 0's SpikeStream when streaming (stream_spikes)
+        self._streaming = False
+        self._segments: list[dict] = []  # earlier segments of a resumed run
+        self._segment_start_step = 0
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -571,6 +577,7 @@ class Network:
         progress: ProgressCallback | None = None,
         *,
         on_stall: Callable[[float], None] | None = None,
+        control: RunControl | None = None,
     ) -> Result:
         """Advance the simulation by ``t_ms`` (collective: every rank calls it).
 
@@ -587,6 +594,9 @@ class Network:
             seconds when this rank completes no exchange for ``stall_timeout_s``; it must
             end the process and must not call MPI [default: one line on stderr naming the
             rank and host, then exit status 3].
+        control : spikex.api.run_control.RunControl, optional
+            Periodic checkpoints and early stops (signals, a deadline); after an early
+            stop ``control.stop_reason`` says why and the result covers the time so far.
 
         Returns
         -------
@@ -594,18 +604,111 @@ class Network:
             Every spike recorded since the start and the summary, on every rank.
         """
         t_ms = _check("simulate", "t_ms", "simulation.tstop_ms", t_ms)
+        return self._simulate_to(self._requested_ms + t_ms, progress, on_stall, control)
+
+    def _simulate_to(
+        self,
+        total_ms: float,
+        progress: ProgressCallback | None = None,
+        on_stall: Callable[[float], None] | None = None,
+        control: RunControl | None = None,
+    ) -> Result:
+        """Simulate until ``total_ms`` since the start (``spikex run`` runs to tstop_ms
+        this way, so a resumed run ends at exactly the same step)."""
         self._initialise()
         call_start = time.perf_counter()
-        self._requested_ms += t_ms
+        self._requested_ms = max(self._requested_ms, float(total_ms))
         target = math.floor(self._requested_ms / self.dt_ms + 0.5)
         run_start = time.perf_counter()
         with self._watchdog(on_stall):
-            for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
-                self._engine.run_until(step)
-                if progress is not None:
-                    progress(step * self.dt_ms, target * self.dt_ms)
+            if control is None:
+                for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
+                    self._engine.run_until(step)
+                    self._drain_spikes()
+                    if progress is not None:
+                        progress(step * self.dt_ms, target * self.dt_ms)
+            else:
+                with control:
+                    self._run_controlled(target, progress, control)
         self._wall["simulate"] += time.perf_counter() - run_start
         return self._result(call_start)
+
+    def _run_controlled(self, target: int, progress, control: RunControl) -> None:
+        """Chunks of about CHUNK_WALL_S each; checkpoints every
+        ``control.checkpoint_every_ms`` (in whole intervals) and at the end; a stop the
+        ranks agree on ends the run after a checkpoint."""
+        interval = max(1, int(self._engine.steps_per_interval))
+        step = self._engine.step
+        cap = max(interval, (target - step) // PROGRESS_CHUNKS // interval * interval)
+        every = 0
+        if control.checkpoint_every_ms > 0:
+            every = math.ceil(control.checkpoint_every_ms / self.dt_ms - 1e-9)
+            every = max(interval, -(-every // interval) * interval)
+        chunk = interval
+        while step < target:
+            end = min(target, step + chunk)
+            if every:
+                end = min(end, (step // every + 1) * every)
+            start = time.perf_counter()
+            self._engine.run_until(end)
+            seconds = time.perf_counter() - start
+            self._drain_spikes()
+            if progress is not None:
+                progress(end * self.dt_ms, target * self.dt_ms)
+            reason, chunk = control.agree(chunk_steps(end - step, seconds, interval, cap))
+            step = end
+            if reason is not None:
+                control.stop_reason = reason
+                if control.checkpoint is not None:
+                    control.checkpoints_written.append(control.checkpoint(reason))
+                return
+            if every and control.checkpoint is not None and (step % every == 0 or step == target):
+                control.checkpoints_written.append(control.checkpoint("interval"))
+
+    def save(self, path: str | Path, keep: int = 2) -> Path:
+        """Write a checkpoint of the network's state now (collective, between simulate
+        calls) into the directory ``path``; ``Network.load`` / ``restore`` go on from it
+        on any ranks, threads, method and distribution with the same spikes
+        (docs/user/checkpoint.md). Returns the checkpoint's directory."""
+        from .checkpointing import save_network
+
+        return save_network(self, path, keep=keep)
+
+    def restore(self, path: str | Path) -> None:
+        """Go on from a checkpoint of this same network (collective; before the first
+        simulate): the script built the network again, this restores its state, time and
+        recorded data. ``ValueError`` when the checkpoint does not match."""
+        from .checkpointing import restore_network
+
+        restore_network(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: list[str] | tuple[str, ...] | None = None) -> Network:
+        """The network of a checkpoint written by a configuration-built run (``spikex run``
+        or ``Network.from_config``), rebuilt on this job's ranks and restored. `overrides`
+        (``"key=value"``) may change only the layout and tstop_ms (threads, exchange,
+        distribution, ...); any key that defines the network is refused, naming it."""
+        from .checkpointing import load_network
+
+        return load_network(path, overrides)
+
+    def stream_spikes(self, stream) -> None:
+        """Send the recorded spikes to `stream` (``spikex.io.spike_stream.SpikeStream``, rank
+        0; None on the others) chunk by chunk while simulating, instead of keeping them:
+        memory stays bounded by one chunk. ``Result.spikes`` is then empty; the summary
+        counts and hashes every spike streamed (collective)."""
+        self._spike_stream = stream
+        self._streaming = True
+
+    def _drain_spikes(self) -> None:
+        """Hand the spikes of the last chunk to the stream (every rank calls it)."""
+        if not self._streaming:
+            return
+        local_steps, local_gids = self._engine.take_local_spikes()
+        steps, gids = gather_spikes(local_steps, local_gids)
+        if self._spike_stream is not None:
+            order = canonical_order(steps, gids)
+            self._spike_stream.append(steps[order], gids[order])
 
     # ---- internals --------------------------------------------------------------------
 
@@ -643,6 +746,9 @@ class Network:
         order = canonical_order(steps, gids)
         steps, gids = steps[order], gids[order]
         sha256 = spikes_sha256(steps, gids)
+        counts = None
+        if self._streaming:
+            sha256, counts = _streamed_totals(self._spike_stream, self.populations)
         # "total" covers the whole call, gathering included; the summary's own
         # reductions are the only thing left out.
         self._wall["total"] += time.perf_counter() - call_start
@@ -652,14 +758,16 @@ class Network:
             version=__version__,
             config=self.config if self.config is not None else self._description(),
             method=self.method,
-            spike_count=steps.size,
+            spike_count=steps.size if counts is None else sum(counts.values()),
             spikes_sha256=sha256,
             wall_seconds=self._wall,
             dt_ms=self.dt_ms,
         )
         summary["populations"] = population_summary(
-            self.populations, self._recorded, gids, recorded_ms
+            self.populations, self._recorded, gids, recorded_ms, counts
         )
+        if self._segments:
+            summary["segments"] = self._segments
         timeline = None
         if self._timeline:
             timeline = gather_timeline(self._engine)
@@ -916,6 +1024,15 @@ def _broadcast(where: str, columns: dict[str, np.ndarray]) -> dict[str, np.ndarr
         name: np.ascontiguousarray(np.broadcast_to(array, (length,)))
         for name, array in columns.items()
     }
+
+
+def _streamed_totals(stream, populations) -> tuple[str, dict[str, int]]:
+    """Rank 0's stream's hash and spikes per population, on every rank."""
+    text = ""
+    if stream is not None:
+        text = json.dumps({"sha256": stream.sha256(), "counts": stream.population_rows})
+    content = json.loads(broadcast_text(text))
+    return content["sha256"], {name: int(n) for name, n in content["counts"].items()}
 
 
 def _contiguous_runs(sorted_gids: np.ndarray) -> list[tuple[int, int]]:

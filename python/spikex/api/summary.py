@@ -86,18 +86,26 @@ def build_summary(
 
 
 def population_summary(
-    populations: list, recorded_runs: list[list[int]], gids: np.ndarray, recorded_ms: float
+    populations: list,
+    recorded_runs: list[list[int]],
+    gids: np.ndarray,
+    recorded_ms: float,
+    counts: dict[str, int] | None = None,
 ) -> dict[str, dict]:
     """``populations`` of summary.json: per population its cells, the spikes recorded of it
     and their rate in Hz over the recorded cells and the recorded time (after
-    ``simulation.presim_ms``). ``recorded_cells`` says how many cells were recorded."""
+    ``simulation.presim_ms``). ``recorded_cells`` says how many cells were recorded.
+    `counts` (spikes per population name) replaces counting `gids` for streamed spikes."""
     recorded = np.zeros(0, dtype=np.int64)
     if recorded_runs:
         recorded = np.unique(np.concatenate([np.arange(f, f + n) for f, n in recorded_runs]))
     out = {}
     for pop in populations:
         cells_recorded = int(np.count_nonzero((recorded >= pop.first_gid) & (recorded < pop.stop_gid)))
-        spikes = int(np.count_nonzero((gids >= pop.first_gid) & (gids < pop.stop_gid)))
+        if counts is not None:
+            spikes = int(counts.get(pop.name, 0))
+        else:
+            spikes = int(np.count_nonzero((gids >= pop.first_gid) & (gids < pop.stop_gid)))
         seconds = recorded_ms / 1000.0
         rate = spikes / (cells_recorded * seconds) if cells_recorded and seconds > 0 else 0.0
         out[pop.name] = {

@@ -23,8 +23,9 @@ class Key:
     path : str
         Dotted path, e.g. ``network.burst.groups``.
     kind : str
-        ``"int"``, ``"float"``, ``"bool"``, ``"choice"`` or ``"grid"`` (a process-grid
-        shape: ``"auto"``, ``"hypercube"`` or a list of dimension sizes).
+        ``"int"``, ``"float"``, ``"bool"``, ``"choice"``, ``"grid"`` (a process-grid
+        shape: ``"auto"``, ``"hypercube"`` or a list of dimension sizes) or ``"path"`` (a
+        string naming a file or directory; may be empty).
     default : object
         Value used when the key is absent.
     doc : str
@@ -62,6 +63,8 @@ class Key:
             return ", ".join(format_value(choice) for choice in self.choices)
         if self.kind == "grid":
             return '"auto", "hypercube", list of sizes >= 1'
+        if self.kind == "path":
+            return "a path (string)"
         bounds = []
         if self.minimum is not None:
             bounds.append(
@@ -79,6 +82,8 @@ class Key:
             return "must be one of " + ", ".join(format_value(c) for c in self.choices)
         if self.kind == "grid":
             return 'must be "auto", "hypercube" or a list of dimension sizes >= 1, e.g. [4, 2]'
+        if self.kind == "path":
+            return "must be a path (a string)"
         noun = "an integer" if self.kind == "int" else "a number"
         bounds = self.range_text()
         return f"must be {noun}" + ("" if bounds == "any" else " " + bounds)
@@ -104,6 +109,8 @@ class Key:
             return _matching_choice(value, self.choices)
         if self.kind == "grid":
             return _grid_shape(value)
+        if self.kind == "path":
+            return value if isinstance(value, str) and "\0" not in value else None
         if isinstance(value, bool):
             return None
         if self.kind == "int":

@@ -1,7 +1,7 @@
 """The registry: every configuration key, section and rule, collected from the sections.
 
 One module per section (``simulation``, ``network``, ``distribution``, ``exchange``,
-``connections``, ``record``) defines ``SECTION_DOCS``, its ``REGISTRY`` of keys, the
+``connections``, ``record``, ``checkpoint``) defines ``SECTION_DOCS``, its ``REGISTRY`` of keys, the
 ``CROSS_RULES`` between them (one sentence each, for the docs) and the ``CROSS_CHECKS``
 that enforce those rules. The order of ``SECTION_MODULES`` is the order of the sections
 in ``docs/user/config.md`` and of the checks in ``validate``.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import connections, distribution, exchange, network, record, simulation
+from . import checkpoint, connections, distribution, exchange, network, record, simulation
 from .key import Key
 
-SECTION_MODULES = (simulation, network, distribution, exchange, connections, record)
+SECTION_MODULES = (simulation, network, distribution, exchange, connections, record, checkpoint)
 
 SECTION_DOCS: dict[str, str] = {
     name: doc for module in SECTION_MODULES for name, doc in module.SECTION_DOCS.items()

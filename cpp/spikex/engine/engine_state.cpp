@@ -1,0 +1,432 @@
+// Checkpoint state of the engine: what export_state writes and import_state reads back on
+// any layout (docs/user/checkpoint.md; the plan and its arguments: docs/dev/checkpoint_plan.md).
+//
+// At a checkpoint (between run_until calls) every spike emitted before step s has been
+// exchanged and sits in the delivery rings, and the cells' input sums are zero. The state
+// is then: each cell's values (by gid), the spikes whose deliveries are still to come
+// (gid, emission step) — re-inserted through this layout's connection table, where the
+// bucket sort at delivery restores canonical order whatever the insertion order — the
+// plastic weights (per target gid, in the canonical order of their keys), the presynaptic
+// traces (per source, delay and synapse type: every rank holding one has the same bits),
+// the postsynaptic histories (per gid), recorded spikes and samples, and two counters.
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
+#include "spikex/engine/engine.hpp"
+#include "spikex/models/model_registry.hpp"
+
+namespace spikex {
+namespace {
+
+std::uint64_t mix(std::uint64_t x) { // splitmix64's finaliser
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+struct plastic_input {
+    gid_type target, source;
+    std::uint32_t delay;
+    std::uint16_t synapse;
+    std::uint32_t connection; // position in the table (creation order within equal keys)
+};
+
+// This rank's plastic connections sorted by (target, source, delay, synapse, position):
+// the same order on every layout, since a target's connections of one (source, delay,
+// synapse) keep their creation order in the table.
+std::vector<plastic_input> plastic_inputs(const connection_table& table, const std::vector<gid_type>& local_gids) {
+    std::vector<plastic_input> out;
+    if (!table.sorted() || !table.has_plastic()) return out;
+    for (std::uint32_t g = 0; g < table.group_count(); ++g) {
+        const delay_group& group = table.group(g);
+        if (group.synapse == 0) continue;
+        const gid_type source = table.sources()[group.source_run];
+        for (auto c = group.begin; c < table.group_end_connection(g); ++c) {
+            out.push_back({local_gids[table.targets()[c]], source, group.delay, group.synapse, c});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const plastic_input& a, const plastic_input& b) {
+        if (a.target != b.target) return a.target < b.target;
+        if (a.source != b.source) return a.source < b.source;
+        if (a.delay != b.delay) return a.delay < b.delay;
+        if (a.synapse != b.synapse) return a.synapse < b.synapse;
+        return a.connection < b.connection;
+    });
+    return out;
+}
+
+std::uint64_t key_digest(const plastic_input* first, const plastic_input* last) {
+    std::uint64_t h = 0;
+    for (auto p = first; p != last; ++p) {
+        h = mix(h ^ (std::uint64_t(p->source) << 32 | p->delay));
+        h = mix(h ^ p->synapse);
+    }
+    return h;
+}
+
+std::uint64_t pre_key(gid_type source, std::uint32_t delay, std::uint16_t synapse) {
+    return mix(std::uint64_t(source) << 32 | delay) ^ synapse;
+}
+
+std::string model_of(const network_spec& spec, gid_type gid) {
+    return spec.populations.empty() ? "interval_fire" : spec.population_of(gid).model;
+}
+
+const std::vector<std::int64_t>& column(const engine_state& rows, const std::string& name) {
+    static const std::vector<std::int64_t> none;
+    auto it = rows.ints.find(name);
+    return it == rows.ints.end() ? none : it->second;
+}
+const std::vector<double>& real_column(const engine_state& rows, const std::string& name) {
+    static const std::vector<double> none;
+    auto it = rows.reals.find(name);
+    return it == rows.reals.end() ? none : it->second;
+}
+
+} // namespace
+
+engine_state engine::export_state() const {
+    if (!initialized_ || step_ != exchanged_until_) {
+        throw internal_error("export_state: only between two runs (every spike emitted so far exchanged)");
+    }
+    engine_state out;
+    out.ints["step"] = {step_};
+    out.ints["max_delay_steps"] = {max_delay_global_};
+    out.ints["steps_per_interval"] = {steps_per_interval_};
+    // Counters go on where they were: the sums over ranks (rank 0 carries earlier segments).
+    out.ints["events_delivered"] = {std::int64_t(events_delivered_ + restored_events_delivered_)};
+    out.ints["spikes_emitted"] = {std::int64_t(spikes_emitted_ + restored_spikes_emitted_)};
+
+    // Cells, per model: gid and the model's checkpoint values (row-major).
+    for (local_index i = 0; i < local_gids_.size(); ++i) {
+        const gid_type gid = local_gids_[i];
+        const model_entry& model = find_model(model_of(spec_, gid));
+        if (model.checkpoint_state.empty()) continue;
+        unsigned t = 0;
+        while (i >= parts_[t].end) ++t;
+        auto& values = out.reals["cells/" + model.name + "/values"];
+        const std::size_t at = values.size();
+        values.resize(at + model.checkpoint_state.size());
+        parts_[t].cells->save_cell(i, values.data() + at);
+        out.ints["cells/" + model.name + "/gid"].push_back(gid);
+    }
+
+    // Spikes still in flight: emitted at s - D or later.
+    auto& flight_gid = out.ints["inflight/gid"];
+    auto& flight_step = out.ints["inflight/step"];
+    for (std::size_t k = recent_first_; k < recent_.size(); ++k) {
+        if (recent_[k].step < step_ - max_delay_global_) continue;
+        flight_gid.push_back(recent_[k].gid);
+        flight_step.push_back(recent_[k].step);
+    }
+
+    for (const auto& s: recorded_) {
+        out.ints["recorded/gid"].push_back(s.gid);
+        out.ints["recorded/step"].push_back(s.step);
+    }
+    for (std::size_t k = 0; k < state_samples_.size(); ++k) {
+        const auto& samples = state_samples_[k];
+        const std::string prefix = spikex::format("state/{}/", k);
+        out.ints[prefix + "gid"].assign(samples.gids.begin(), samples.gids.end());
+        out.ints[prefix + "step"].assign(samples.steps.begin(), samples.steps.end());
+        out.reals[prefix + "values"] = samples.values;
+    }
+
+    if (plastic_.active()) {
+        // Weights: per target its inputs' weights in key order, with a digest of the keys.
+        const auto inputs = plastic_inputs(table_, local_gids_);
+        auto& targets = out.ints["plastic/weight/target"];
+        auto& counts = out.ints["plastic/weight/count"];
+        auto& digests = out.ints["plastic/weight/key_digest"];
+        auto& weights = out.reals["plastic/weight/value"];
+        for (std::size_t a = 0; a < inputs.size();) {
+            std::size_t b = a;
+            while (b < inputs.size() && inputs[b].target == inputs[a].target) ++b;
+            targets.push_back(inputs[a].target);
+            counts.push_back(std::int64_t(b - a));
+            digests.push_back(std::int64_t(key_digest(inputs.data() + a, inputs.data() + b)));
+            for (auto k = a; k < b; ++k) weights.push_back(table_.weights()[inputs[k].connection]);
+            a = b;
+        }
+        for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
+            const delay_group& group = table_.group(g);
+            if (group.synapse == 0) continue;
+            const stdp_pre_state pre = plastic_.pre_state(g);
+            out.ints["plastic/pre/source"].push_back(table_.sources()[group.source_run]);
+            out.ints["plastic/pre/delay"].push_back(group.delay);
+            out.ints["plastic/pre/synapse"].push_back(group.synapse);
+            out.ints["plastic/pre/last_stamp"].push_back(pre.last_stamp);
+            out.reals["plastic/pre/k_plus"].push_back(pre.k_plus);
+        }
+        for (local_index i = 0; i < local_gids_.size(); ++i) {
+            if (!plastic_.has_history(i)) continue;
+            const post_history& h = plastic_.history(i);
+            out.ints["plastic/post/gid"].push_back(local_gids_[i]);
+            out.ints["plastic/post/last"].push_back(h.last());
+            out.reals["plastic/post/k_minus"].push_back(h.k_minus());
+            out.ints["plastic/post/entries"].push_back(std::int64_t(h.size()));
+            h.for_each_live([&](step_type stamp, double k_minus, std::uint32_t reads) {
+                out.ints["plastic/post/entry_stamp"].push_back(stamp);
+                out.reals["plastic/post/entry_k_minus"].push_back(k_minus);
+                out.ints["plastic/post/entry_reads"].push_back(reads);
+            });
+        }
+    }
+    return out;
+}
+
+void engine::import_state(const engine_state& rows) {
+    if (!built_ || initialized_) throw internal_error("import_state: only after build() and before init()");
+    // A mismatch found on one rank must stop every rank with its message (as build does).
+    std::string error;
+    try {
+        const auto& step = column(rows, "step");
+        if (step.size() != 1 || step[0] < 0) throw user_error("checkpoint: no valid step");
+        const step_type s = step[0];
+        std::unordered_map<gid_type, local_index> local;
+        local.reserve(local_gids_.size());
+        for (local_index i = 0; i < local_gids_.size(); ++i) local[local_gids_[i]] = i;
+        auto local_of = [&](std::int64_t gid, const char* what) {
+            auto it = local.find(static_cast<gid_type>(gid));
+            if (gid < 0 || it == local.end()) {
+                throw user_error(
+                    spikex::format("checkpoint: {} of gid {}, which is not on rank {}", what, gid, comm_.rank()));
+            }
+            return it->second;
+        };
+
+        // Cells: every local cell of a model with state exactly once.
+        std::vector<char> restored(local_gids_.size(), 0);
+        std::size_t expected = 0;
+        for (local_index i = 0; i < local_gids_.size(); ++i) {
+            expected += !find_model(model_of(spec_, local_gids_[i])).checkpoint_state.empty();
+        }
+        std::size_t seen = 0;
+        for (const auto& model: model_registry()) {
+            const auto& gids = column(rows, "cells/" + model.name + "/gid");
+            const auto& values = real_column(rows, "cells/" + model.name + "/values");
+            const std::size_t width = model.checkpoint_state.size();
+            if (gids.empty()) continue;
+            if (width == 0 || values.size() != gids.size() * width) {
+                throw user_error(spikex::format("checkpoint: cells of model {} have {} values for {} cells", model.name,
+                                                values.size(), gids.size()));
+            }
+            for (std::size_t r = 0; r < gids.size(); ++r) {
+                const local_index i = local_of(gids[r], "a cell state");
+                if (model_of(spec_, local_gids_[i]) != model.name) {
+                    throw user_error(spikex::format("checkpoint: gid {} is a {} there but a {} in this network",
+                                                    gids[r], model.name, model_of(spec_, local_gids_[i])));
+                }
+                if (restored[i]++) throw user_error(spikex::format("checkpoint: gid {} appears twice", gids[r]));
+                unsigned t = 0;
+                while (i >= parts_[t].end) ++t;
+                parts_[t].cells->load_cell(i, values.data() + r * width);
+                ++seen;
+            }
+        }
+        if (seen != expected) {
+            throw user_error(spikex::format("checkpoint: {} of this rank's {} cells have a state", seen, expected));
+        }
+        for (auto& part: parts_) part.cells->after_load();
+
+        const auto& recorded_gid = column(rows, "recorded/gid");
+        const auto& recorded_step = column(rows, "recorded/step");
+        for (std::size_t r = 0; r < recorded_gid.size(); ++r) {
+            local_of(recorded_gid[r], "a recorded spike");
+            recorded_.push_back({static_cast<gid_type>(recorded_gid[r]), recorded_step.at(r)});
+        }
+
+        // State samples: the saved columns in this rank's order of recorded cells.
+        for (std::size_t k = 0; k < state_samples_.size(); ++k) {
+            const std::string prefix = spikex::format("state/{}/", k);
+            const auto& gids = column(rows, prefix + "gid");
+            const auto& steps = column(rows, prefix + "step");
+            const auto& values = real_column(rows, prefix + "values");
+            auto& samples = state_samples_[k];
+            if (gids.size() != samples.gids.size() || values.size() != gids.size() * steps.size()) {
+                throw user_error(spikex::format("checkpoint: state recording {} has {} cells here, {} in the "
+                                                "checkpoint",
+                                                k, samples.gids.size(), gids.size()));
+            }
+            std::unordered_map<std::int64_t, std::size_t> column_of;
+            for (std::size_t c = 0; c < gids.size(); ++c) column_of[gids[c]] = c;
+            samples.steps.assign(steps.begin(), steps.end());
+            samples.values.resize(values.size());
+            const std::size_t width = gids.size();
+            for (std::size_t c = 0; c < width; ++c) {
+                auto it = column_of.find(samples.gids[c]);
+                if (it == column_of.end()) {
+                    throw user_error(
+                        spikex::format("checkpoint: state recording {} has no samples of gid {}", k, samples.gids[c]));
+                }
+                for (std::size_t r = 0; r < steps.size(); ++r) {
+                    samples.values[r * width + c] = values[r * width + it->second];
+                }
+            }
+        }
+
+        if (plastic_.active())
+            import_plastic_state(rows, local);
+        else if (!column(rows, "plastic/weight/target").empty()) {
+            throw user_error("checkpoint: it has plastic synapses ending on this rank's cells, this network none");
+        }
+
+        const auto& flight_gid = column(rows, "inflight/gid");
+        const auto& flight_step = column(rows, "inflight/step");
+        resume_in_flight_.clear();
+        for (std::size_t r = 0; r < flight_gid.size(); ++r) {
+            resume_in_flight_.push_back({static_cast<gid_type>(flight_gid[r]), flight_step.at(r)});
+        }
+        resume_step_ = s;
+        if (comm_.rank() == 0) {
+            restored_events_delivered_ = static_cast<std::uint64_t>(column(rows, "events_delivered").at(0));
+            restored_spikes_emitted_ = static_cast<std::uint64_t>(column(rows, "spikes_emitted").at(0));
+        }
+    } catch (const user_error& e) {
+        error = e.what();
+    } catch (const std::out_of_range&) {
+        error = "checkpoint: a column is missing or too short";
+    }
+    std::int64_t first_failing = comm_.allreduce_min(error.empty() ? comm_.size() : comm_.rank());
+    if (first_failing < comm_.size()) {
+        std::vector<char> mine;
+        if (comm_.rank() == first_failing) mine.assign(error.begin(), error.end());
+        auto message = comm_.allgather_vector(mine);
+        throw user_error(std::string(message.begin(), message.end()));
+    }
+}
+
+void engine::import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local) {
+    const auto inputs = plastic_inputs(table_, local_gids_);
+    const auto& targets = column(rows, "plastic/weight/target");
+    const auto& counts = column(rows, "plastic/weight/count");
+    const auto& digests = column(rows, "plastic/weight/key_digest");
+    const auto& weights = real_column(rows, "plastic/weight/value");
+    // Where each target's inputs start in `inputs`.
+    std::unordered_map<gid_type, std::pair<std::size_t, std::size_t>> range;
+    for (std::size_t a = 0; a < inputs.size();) {
+        std::size_t b = a;
+        while (b < inputs.size() && inputs[b].target == inputs[a].target) ++b;
+        range[inputs[a].target] = {a, b};
+        a = b;
+    }
+    if (targets.size() != range.size()) {
+        throw user_error(spikex::format("checkpoint: {} cells of this rank have plastic inputs there, {} here",
+                                        targets.size(), range.size()));
+    }
+    std::size_t at = 0;
+    double* table_weights = table_.mutable_weights();
+    for (std::size_t r = 0; r < targets.size(); ++r) {
+        auto it = range.find(static_cast<gid_type>(targets[r]));
+        const auto count = static_cast<std::size_t>(counts.at(r));
+        if (it == range.end() || it->second.second - it->second.first != count ||
+            std::int64_t(key_digest(inputs.data() + it->second.first, inputs.data() + it->second.second)) !=
+                digests.at(r)) {
+            throw user_error(
+                spikex::format("checkpoint: the plastic inputs of gid {} differ from this network's", targets[r]));
+        }
+        if (at + count > weights.size()) throw user_error("checkpoint: plastic weights are cut short");
+        for (std::size_t k = 0; k < count; ++k)
+            table_weights[inputs[it->second.first + k].connection] = weights[at + k];
+        at += count;
+    }
+
+    // Presynaptic traces: every local plastic group takes its (source, delay, synapse) row.
+    const auto& pre_source = column(rows, "plastic/pre/source");
+    const auto& pre_delay = column(rows, "plastic/pre/delay");
+    const auto& pre_synapse = column(rows, "plastic/pre/synapse");
+    const auto& pre_stamp = column(rows, "plastic/pre/last_stamp");
+    const auto& pre_k = real_column(rows, "plastic/pre/k_plus");
+    std::unordered_multimap<std::uint64_t, std::size_t> pre_rows;
+    for (std::size_t r = 0; r < pre_source.size(); ++r) {
+        pre_rows.emplace(pre_key(static_cast<gid_type>(pre_source[r]), static_cast<std::uint32_t>(pre_delay.at(r)),
+                                 static_cast<std::uint16_t>(pre_synapse.at(r))),
+                         r);
+    }
+    for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
+        const delay_group& group = table_.group(g);
+        if (group.synapse == 0) continue;
+        const gid_type source = table_.sources()[group.source_run];
+        bool found = false;
+        auto [first, last] = pre_rows.equal_range(pre_key(source, group.delay, group.synapse));
+        for (auto it = first; it != last && !found; ++it) {
+            const std::size_t r = it->second;
+            if (pre_source[r] != source || pre_delay[r] != group.delay || pre_synapse[r] != group.synapse) continue;
+            plastic_.set_pre_state(g, {pre_k.at(r), pre_stamp.at(r)});
+            found = true;
+        }
+        if (!found) {
+            throw user_error(spikex::format("checkpoint: no presynaptic trace of source gid {} (delay {} steps)",
+                                            source, group.delay));
+        }
+    }
+
+    // Postsynaptic histories.
+    const auto& post_gid = column(rows, "plastic/post/gid");
+    const auto& post_last = column(rows, "plastic/post/last");
+    const auto& post_k = real_column(rows, "plastic/post/k_minus");
+    const auto& post_entries = column(rows, "plastic/post/entries");
+    const auto& entry_stamp = column(rows, "plastic/post/entry_stamp");
+    const auto& entry_k = real_column(rows, "plastic/post/entry_k_minus");
+    const auto& entry_reads = column(rows, "plastic/post/entry_reads");
+    std::size_t entry = 0;
+    for (std::size_t r = 0; r < post_gid.size(); ++r) {
+        auto it = local.find(static_cast<gid_type>(post_gid[r]));
+        if (it == local.end() || !plastic_.has_history(it->second)) {
+            throw user_error(
+                spikex::format("checkpoint: a spike history of gid {}, which has no plastic inputs here", post_gid[r]));
+        }
+        const auto n = static_cast<std::size_t>(post_entries.at(r));
+        if (entry + n > entry_stamp.size() || entry + n > entry_k.size() || entry + n > entry_reads.size()) {
+            throw user_error("checkpoint: spike histories are cut short");
+        }
+        std::vector<post_history::entry> entries;
+        for (std::size_t k = entry; k < entry + n; ++k) {
+            entries.push_back({entry_stamp[k], entry_k[k], static_cast<std::uint32_t>(entry_reads[k])});
+        }
+        plastic_.set_history(it->second, post_history(post_k.at(r), post_last.at(r), std::move(entries)));
+        entry += n;
+    }
+}
+
+void engine::restore_in_flight() {
+    const step_type s = resume_step_;
+    step_ = exchanged_until_ = s;
+    exchange_->resume_at(s);
+    // The spikes of this rank's cells stay in flight for its next checkpoint.
+    for (const auto& sp: resume_in_flight_) {
+        if (owns(sp.gid)) recent_.push_back(sp);
+    }
+    std::sort(recent_.begin(), recent_.end(), [](const spike& a, const spike& b) { return a.step < b.step; });
+    if (table_.sorted()) {
+        for (const auto& sp: resume_in_flight_) {
+            const auto& sources = table_.sources();
+            auto it = std::lower_bound(sources.begin(), sources.end(), sp.gid);
+            if (it == sources.end() || *it != sp.gid) continue; // no target here
+            const auto run = static_cast<std::uint32_t>(it - sources.begin());
+            for (auto g = table_.group_begin(run); g < table_.group_begin(run + 1); ++g) {
+                const step_type arrival = sp.step + table_.group(g).delay;
+                if (arrival >= s) push_delivery(g, arrival, sp.step);
+            }
+        }
+    } else {
+        std::unordered_map<gid_type, std::vector<step_type>> emitted;
+        for (const auto& sp: resume_in_flight_) emitted[sp.gid].push_back(sp.step);
+        for (std::uint32_t c = 0; c < table_.size(); ++c) {
+            auto it = emitted.find(table_.source_of(c));
+            if (it == emitted.end()) continue;
+            for (step_type e: it->second) {
+                const step_type arrival = e + table_.delay_of(c);
+                if (arrival >= s) push_delivery(c, arrival, e);
+            }
+        }
+    }
+    resume_in_flight_ = {};
+    resume_step_ = -1;
+}
+
+} // namespace spikex

@@ -1,0 +1,422 @@
+"""Checkpoint files: writing them atomically, finding, verifying and reading them back.
+
+Format (version 1, docs/user/checkpoint.md). A checkpoint is a directory
+``ckpt-<step:012d>/`` holding one HDF5 file per writing rank (``rank-<r:05d>.h5``: that
+rank's rows of ``Engine.export_state``, one dataset per column, fletcher32-checked) and
+``manifest.json`` (version, step, configuration, layout, counters, spike-file reference,
+and the size and SHA-256 of every rank file). ``latest.json`` in the checkpoint directory
+names the newest complete checkpoint and the SHA-256 of its manifest.
+
+Atomic write (collective): every rank writes and fsyncs its file in a hidden
+``.ckpt-<step>.partial`` directory; rank 0 writes the manifest there, fsyncs it, renames
+the directory to ``ckpt-<step>`` (a rename is atomic), fsyncs the parent, then replaces
+``latest.json`` the same way, and only then deletes checkpoints beyond ``keep``. A write
+that fails on any rank (disk full) leaves the previous checkpoint and ``latest.json`` as
+they were, and every rank raises ``CheckpointWriteError``.
+
+Reading: rank 0 checks the manifest and every file's size and SHA-256 before anything is
+built (``CheckpointError``, a ``ValueError``: exit status 2). Then every rank reads every
+rank file and keeps the rows of its own cells (``Engine.owns``), plus all spikes in flight
+and presynaptic traces; ``Engine.import_state`` checks that they match the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..api.collective import broadcast_text, int64_per_rank
+
+FORMAT = "spikex-checkpoint"
+FORMAT_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+LATEST_FILE = "latest.json"
+CHECKPOINT_PREFIX = "ckpt-"
+RANK_FILE = "rank-{rank:05d}.h5"
+# Columns every rank needs whole (keyed by source, not by a cell of the reading rank).
+SHARED_PREFIXES = ("inflight/", "plastic/pre/")
+# Counters that are sums over the writing ranks (manifest["counters"]).
+COUNTER_COLUMNS = ("events_delivered", "spikes_emitted")
+SCALAR_COLUMNS = ("step", "max_delay_steps", "steps_per_interval", *COUNTER_COLUMNS)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used (missing, truncated, corrupt, another version or
+    network): one line naming the file and the problem (exit status 2)."""
+
+
+class CheckpointWriteError(OSError):
+    """Writing a checkpoint failed on some rank (disk full, ...); the previous one is intact."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A verified checkpoint: its directory and manifest."""
+
+    path: Path
+    manifest: dict
+
+    @property
+    def step(self) -> int:
+        return int(self.manifest["step"])
+
+
+# ---- writing --------------------------------------------------------------------------
+
+
+def write_checkpoint(
+    directory: str | Path, columns: dict[str, np.ndarray], manifest: dict, keep: int = 2
+) -> Path:
+    """Write this rank's `columns` as part of a checkpoint (collective).
+
+    Parameters
+    ----------
+    directory : path
+        The checkpoint directory (created if needed); the checkpoint goes into
+        ``directory/ckpt-<step>``.
+    columns : dict
+        ``Engine.export_state()`` of this rank.
+    manifest : dict
+        What rank 0 writes into ``manifest.json`` besides the format, step, counters and
+        files (configuration, layout, spike-file reference, ...). Only rank 0's is used.
+    keep : int
+        Complete checkpoints to keep (the oldest beyond are deleted after this one).
+
+    Returns
+    -------
+    Path
+        The new checkpoint's directory.
+
+    Raises
+    ------
+    CheckpointWriteError
+        On every rank, when any rank failed to write; nothing of the previous checkpoints
+        was changed.
+    """
+    directory = Path(directory).absolute()
+    rank, ranks = _core.comm_rank(), _core.comm_size()
+    step = int(columns["step"][0])
+    name = f"{CHECKPOINT_PREFIX}{step:012d}"
+    partial = directory / f".{name}.partial"
+    failure = ""
+    if rank == 0:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+        except OSError as error:
+            failure = _describe(error, partial)
+    _agree(failure)
+
+    file_name = RANK_FILE.format(rank=rank)
+    digest = np.zeros(5, dtype=np.int64)  # bytes, then the SHA-256 as four int64
+    try:
+        _write_rank_file(partial / file_name, columns, rank, ranks)
+        size, sha = _size_and_sha256(partial / file_name)
+        digest[0] = size
+        digest[1:] = np.frombuffer(bytes.fromhex(sha), dtype="<i8")
+    except OSError as error:
+        failure = _describe(error, partial / file_name)
+    _agree(failure)
+
+    digests = int64_per_rank(digest)
+    counters = {name: int(int64_per_rank(columns[name]).sum()) for name in COUNTER_COLUMNS}
+    if rank == 0:
+        try:
+            files = [
+                {
+                    "name": RANK_FILE.format(rank=r),
+                    "bytes": int(digests[r, 0]),
+                    "sha256": digests[r, 1:].astype("<i8").tobytes().hex(),
+                }
+                for r in range(ranks)
+            ]
+            full = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                **manifest,
+                "step": step,
+                "steps_per_interval": int(columns["steps_per_interval"][0]),
+                "max_delay_steps": int(columns["max_delay_steps"][0]),
+                "counters": counters,
+                "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "files": files,
+            }
+            _write_json_durably(partial / MANIFEST_FILE, full)
+            _fsync_directory(partial)
+            final = directory / name
+            if final.exists():  # the same step written again: replace it
+                shutil.rmtree(final)
+            os.replace(partial, final)
+            _fsync_directory(directory)
+            manifest_sha = _size_and_sha256(final / MANIFEST_FILE)[1]
+            _write_json_durably(
+                directory / LATEST_FILE,
+                {"checkpoint": name, "step": step, "manifest_sha256": manifest_sha},
+            )
+            _fsync_directory(directory)
+        except OSError as error:
+            failure = _describe(error, directory)
+            shutil.rmtree(partial, ignore_errors=True)
+    _agree(failure)
+    if rank == 0:
+        _prune(directory, keep)
+    return directory / name
+
+
+def _write_rank_file(path: Path, columns: dict[str, np.ndarray], rank: int, ranks: int) -> None:
+    import h5py
+
+    with h5py.File(path, "w") as out:
+        out.attrs["format"] = FORMAT
+        out.attrs["format_version"] = FORMAT_VERSION
+        out.attrs["rank"] = rank
+        out.attrs["ranks"] = ranks
+        for name, values in sorted(columns.items()):
+            values = np.asarray(values)
+            chunk = max(1, min(values.size, 1 << 16))
+            out.create_dataset(
+                name, data=values, chunks=(chunk,), maxshape=(None,), fletcher32=True
+            )
+    with open(path, "rb") as stream:
+        os.fsync(stream.fileno())
+
+
+def _prune(directory: Path, keep: int) -> None:
+    """Delete complete checkpoints beyond the newest `keep` (and stale partial ones)."""
+    complete = sorted(p for p in directory.glob(f"{CHECKPOINT_PREFIX}*") if p.is_dir())
+    for old in complete[:-keep] if keep > 0 else []:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _agree(failure: str) -> None:
+    """Every rank raises CheckpointWriteError with the first failing rank's message."""
+    flags = int64_per_rank([1 if failure else 0])[:, 0]
+    if not flags.any():
+        return
+    first = int(np.flatnonzero(flags)[0])
+    text = failure.encode() if _core.comm_rank() == first else b""
+    gathered = _core.allgather_int64(np.frombuffer(text.ljust(-(-len(text) // 8) * 8), "<i8").copy())
+    message = np.asarray(gathered).astype("<i8").tobytes().rstrip(b" ").decode(errors="replace")
+    raise CheckpointWriteError(f"rank {first}: {message}")
+
+
+def _describe(error: OSError, path: Path) -> str:
+    return f"cannot write checkpoint {path}: {error.strerror or error}"
+
+
+def _write_json_durably(path: Path, content: dict) -> None:
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(temporary, "w", encoding="utf-8") as stream:
+            json.dump(content, stream, indent=1)
+            stream.write("\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _fsync_directory(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _size_and_sha256(path: Path) -> tuple[int, str]:
+    sha = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as stream:
+        while block := stream.read(1 << 20):
+            sha.update(block)
+            size += len(block)
+    return size, sha.hexdigest()
+
+
+# ---- finding and verifying ------------------------------------------------------------
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """The checkpoint directory `path` names: a checkpoint directory (with a manifest),
+    or a directory of checkpoints (its ``latest.json``)."""
+    path = Path(path)
+    if (path / MANIFEST_FILE).is_file():
+        return path
+    latest = path / LATEST_FILE
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {path}: no such file or directory")
+    if not latest.is_file():
+        raise CheckpointError(
+            f"checkpoint {path}: neither a checkpoint ({MANIFEST_FILE}) nor a directory of "
+            f"checkpoints ({LATEST_FILE})"
+        )
+    entry = _read_json(latest)
+    name = entry.get("checkpoint")
+    if not isinstance(name, str) or not (path / name / MANIFEST_FILE).is_file():
+        raise CheckpointError(f"checkpoint {latest}: names {name!r}, which is not a complete checkpoint")
+    sha = _size_and_sha256(path / name / MANIFEST_FILE)[1]
+    if sha != entry.get("manifest_sha256"):
+        raise CheckpointError(f"checkpoint {path / name / MANIFEST_FILE}: checksum mismatch with {latest}")
+    return path / name
+
+
+def open_checkpoint(path: str | Path, version: str) -> Checkpoint:
+    """Find and verify a checkpoint (rank 0 reads and hashes; every rank gets the verdict).
+
+    Raises
+    ------
+    CheckpointError
+        Missing, truncated or corrupt files, another format or spikex version.
+    """
+    error = ""
+    manifest: dict = {}
+    directory = Path(path)
+    if _core.comm_rank() == 0:
+        try:
+            directory = find_checkpoint(path)
+            manifest = _read_json(directory / MANIFEST_FILE)
+            _check_manifest(directory, manifest, version)
+        except CheckpointError as failure:
+            error = str(failure)
+    error = broadcast_text(error)
+    if error:
+        raise CheckpointError(error)
+    directory = Path(broadcast_text(str(directory)))
+    manifest = json.loads(broadcast_text(json.dumps(manifest)))
+    return Checkpoint(directory, manifest)
+
+
+def _check_manifest(directory: Path, manifest: dict, version: str) -> None:
+    where = directory / MANIFEST_FILE
+    if manifest.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {where}: not a spikex checkpoint")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {where}: format version {manifest.get('format_version')}, this spikex "
+            f"reads version {FORMAT_VERSION}"
+        )
+    if manifest.get("spikex_version") != version:
+        raise CheckpointError(
+            f"checkpoint {where}: written by spikex {manifest.get('spikex_version')}, this is "
+            f"spikex {version}; resume with the version that wrote it"
+        )
+    for entry in manifest.get("files", []):
+        file = directory / entry["name"]
+        if not file.is_file():
+            raise CheckpointError(f"checkpoint {file}: missing")
+        size, sha = _size_and_sha256(file)
+        if size != entry["bytes"]:
+            raise CheckpointError(
+                f"checkpoint {file}: truncated or extended ({size} bytes, {entry['bytes']} written)"
+            )
+        if sha != entry["sha256"]:
+            raise CheckpointError(f"checkpoint {file}: checksum mismatch (the file is corrupt)")
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        content = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"checkpoint {path}: unreadable ({error})") from None
+    if not isinstance(content, dict):
+        raise CheckpointError(f"checkpoint {path}: not a JSON object")
+    return content
+
+
+# ---- reading -------------------------------------------------------------------------
+
+
+def read_rows(checkpoint: Checkpoint, owns) -> dict[str, np.ndarray]:
+    """This rank's rows of every rank file of `checkpoint`, as ``Engine.import_state``
+    takes them. `owns(gids)` -> bool mask of the gids whose cells are on this rank."""
+    import h5py
+
+    parts: dict[str, list[np.ndarray]] = {}
+    for entry in checkpoint.manifest["files"]:
+        path = checkpoint.path / entry["name"]
+        try:
+            with h5py.File(path, "r", locking=False) as source:
+                columns = {}
+                source.visititems(
+                    lambda name, item: columns.__setitem__(name, item[()])
+                    if isinstance(item, h5py.Dataset)
+                    else None
+                )
+        except (OSError, KeyError, ValueError) as error:
+            raise CheckpointError(f"checkpoint {path}: unreadable ({error})") from None
+        for name, values in _own_rows(columns, owns).items():
+            parts.setdefault(name, []).append(values)
+    rows = {name: np.ascontiguousarray(np.concatenate(values)) for name, values in parts.items()}
+    for name, values in parts.items():
+        if name.startswith("state/") and name.endswith("/step"):
+            # Every file has the same sample steps; the values came column by column.
+            prefix = name[: -len("step")]
+            steps = values[0]
+            rows[name] = np.ascontiguousarray(steps)
+            cells = rows[prefix + "gid"].size
+            rows[prefix + "values"] = np.ascontiguousarray(
+                rows[prefix + "values"].reshape(cells, steps.size).T.ravel()
+            )
+    for name in SCALAR_COLUMNS:
+        rows.pop(name, None)
+    rows["step"] = np.array([checkpoint.step], dtype=np.int64)
+    counters = checkpoint.manifest["counters"]
+    for name in COUNTER_COLUMNS:
+        rows[name] = np.array([counters[name]], dtype=np.int64)
+    return rows
+
+
+def _own_rows(columns: dict[str, np.ndarray], owns) -> dict[str, np.ndarray]:
+    """The rows of one rank file that this rank takes."""
+    out: dict[str, np.ndarray] = {}
+    groups: dict[str, dict[str, np.ndarray]] = {}
+    for name, values in columns.items():
+        prefix, _, leaf = name.rpartition("/")
+        groups.setdefault(prefix, {})[leaf] = values
+    for prefix, group in groups.items():
+        if prefix == "" or prefix.startswith(tuple(p.rstrip("/") for p in SHARED_PREFIXES)):
+            out.update({f"{prefix}/{leaf}" if prefix else leaf: v for leaf, v in group.items()})
+        elif prefix.startswith("cells/"):
+            keep = owns(group["gid"])
+            width = group["values"].size // max(group["gid"].size, 1)
+            out[f"{prefix}/gid"] = group["gid"][keep]
+            out[f"{prefix}/values"] = group["values"].reshape(-1, width)[keep].ravel()
+        elif prefix == "recorded":
+            keep = owns(group["gid"])
+            out.update({f"{prefix}/{leaf}": v[keep] for leaf, v in group.items()})
+        elif prefix.startswith("state/"):
+            gids, steps = group["gid"], group["step"]
+            keep = owns(gids)
+            out[f"{prefix}/gid"] = gids[keep]
+            out[f"{prefix}/step"] = steps
+            out[f"{prefix}/values"] = group["values"].reshape(steps.size, gids.size)[:, keep].T.ravel()
+        elif prefix == "plastic/weight":
+            keep = owns(group["target"])
+            out.update({f"{prefix}/{leaf}": group[leaf][keep] for leaf in ("target", "count", "key_digest")})
+            out[f"{prefix}/value"] = _segments(group["value"], group["count"], keep)
+        elif prefix == "plastic/post":
+            keep = owns(group["gid"])
+            for leaf in ("gid", "last", "k_minus", "entries"):
+                out[f"{prefix}/{leaf}"] = group[leaf][keep]
+            for leaf in ("entry_stamp", "entry_k_minus", "entry_reads"):
+                out[f"{prefix}/{leaf}"] = _segments(group[leaf], group["entries"], keep)
+        else:
+            raise CheckpointError(f"checkpoint: unknown table {prefix!r}")
+    return out
+
+
+def _segments(values: np.ndarray, counts: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The parts of `values` (consecutive segments of `counts` rows) whose rows `keep`."""
+    owner = np.repeat(keep.astype(bool), counts.astype(np.int64))
+    return values[owner]
