@@ -19,8 +19,11 @@ def spikex_command() -> list[str]:
 
 
 def spikex_run(config: Path, ranks: int, outdir: Path, overrides: list[str]) -> dict:
-    """One ``spikex run CONFIG --np ranks --set ...``; its summary, or exit with its error."""
+    """One ``spikex run CONFIG --np ranks --set ...``; its summary, or exit with its error.
+    ``outdir`` is the script's own scratch directory: an earlier run's results there are
+    replaced (``--overwrite``)."""
     command = [*spikex_command(), "run", str(config), "--np", str(ranks), "-o", str(outdir)]
+    command.append("--overwrite")
     for override in overrides:
         command += ["--set", override]
     print(f"np={ranks}: {' '.join(command)}", file=sys.stderr, flush=True)

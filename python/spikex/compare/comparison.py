@@ -219,9 +219,13 @@ def _plan_one(
     config_path: Path, variant: MethodVariant, ranks: int, sets: tuple[str, ...], outdir: Path,
     launcher: Launcher | None,
 ) -> RunPlan:  # fmt: skip
-    """``plan_run``; an error caused by a variant's option names the variant."""
+    """``plan_run``; an error caused by a variant's option names the variant. The run
+    directories are the comparison's own: a new sweep replaces the runs of the last one."""
     try:
-        return plan_run(config_path, ranks=ranks, overrides=sets, outdir=outdir, launcher=launcher)
+        return plan_run(
+            config_path, ranks=ranks, overrides=sets, outdir=outdir, launcher=launcher,
+            overwrite=True,
+        )  # fmt: skip
     except ConfigError as error:
         variant_keys = {item.partition("=")[0] for item in variant.overrides}
         if error.key not in variant_keys:

@@ -88,6 +88,12 @@ def cli() -> None:
     "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="Output directory for summary.json and spikes.h5 [default: ./spikex-out/<config stem>].",
 )  # fmt: skip
+@click.option(
+    "--overwrite", is_flag=True,
+    help="Replace the results (summary.json, spikes.h5) of an earlier run in OUTDIR. Without "
+    "it an -o directory holding them is refused (exit 2), and the default OUTDIR's are kept "
+    "in OUTDIR.previous-N.",
+)  # fmt: skip
 @launcher_options
 @click.option(
     "--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
@@ -99,7 +105,7 @@ def cli() -> None:
     show_default=True, metavar="SECONDS", help="Seconds between plain progress lines.",
 )  # fmt: skip
 def run(
-    config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir,
+    config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir, overwrite,
     launcher, hostfile, launcher_args, progress, progress_every,
 ) -> int:  # fmt: skip
     """Simulate the network of CONFIG (TOML) on --np MPI ranks.
@@ -112,7 +118,7 @@ def run(
 
     plan = plan_run(
         config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir,
-        launcher=_launcher(launcher, hostfile, launcher_args),
+        launcher=_launcher(launcher, hostfile, launcher_args), overwrite=overwrite,
     )  # fmt: skip
     summary = execute_run(plan, progress=progress, progress_every_s=progress_every)
     if plan.in_job and _job_rank() != 0:

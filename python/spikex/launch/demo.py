@@ -28,8 +28,15 @@ def run_demo(
     """Run, tabulate, compare, plot. Returns 0 if all spikes_sha256 agree, else 1."""
     config_path = config_path or _default_config()
     ranks_list = parse_np_list(np_list)
+    # OUTDIR/np<P> are the demo's own: a second demo replaces the first one's runs.
     plans = [
-        plan_run(config_path, ranks=ranks, overrides=overrides, outdir=outdir / f"np{ranks}")
+        plan_run(
+            config_path,
+            ranks=ranks,
+            overrides=overrides,
+            outdir=outdir / f"np{ranks}",
+            overwrite=True,
+        )
         for ranks in ranks_list
     ]  # validate every run before starting the first
     summaries = [execute_run(plan, label=f"np={plan.ranks}") for plan in plans]

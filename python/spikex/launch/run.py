@@ -4,12 +4,19 @@ Everything that can be checked is checked here, before any process is started or
 file is written. Then the worker (``spikex.launch.worker``) runs on P ranks, directly for
 P = 1 and under ``mpiexec`` otherwise, with a private work directory next to the
 output directory. The work directory is removed whatever happens.
+
+An output directory holding a run's results (``summary.json`` or ``spikes.h5``) is not
+replaced without a word: an explicit ``-o DIR`` is refused (exit 2) unless ``overwrite``;
+the default ``spikex-out/<config stem>`` is renamed ``<outdir>.previous-<N>`` first (so
+that repeated runs into the default directory go on working and lose nothing); with
+``overwrite`` the old files are removed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import socket
 import sys
@@ -20,7 +27,7 @@ from pathlib import Path
 
 from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
-from ..io.output import SPIKES_FILE, SUMMARY_FILE
+from ..io.output import SPIKES_FILE, STATE_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
 from .failures import CONFIG_ERROR_FILE, RANK_ERROR_GLOB, WORKER_LOG, job_failure
 from .job import run_job, stop_job
@@ -37,6 +44,9 @@ from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .worker import PROGRESS_FILE
 
 POLL_SECONDS = 0.2
+# Files whose presence means a directory holds the results of a run.
+RESULT_FILES = (SUMMARY_FILE, SPIKES_FILE)
+PREVIOUS_SUFFIX = ".previous-"
 # After a rank reported an error: how long the launcher may take to end the job itself.
 ERROR_GRACE_SECONDS = 5.0
 
@@ -58,6 +68,9 @@ class RunPlan:
         ``srun``): it runs as that rank, SPMD, and launches nothing.
     launcher : Launcher
         How the ranks are started otherwise (mode a: mpiexec here; mode c: the user's).
+    overwrite : bool
+        Results of an earlier run in ``outdir`` are removed; otherwise they are kept in
+        ``<outdir>.previous-<N>`` (``plan_run`` refuses an explicit ``-o`` holding them).
     """
 
     config: dict
@@ -65,6 +78,7 @@ class RunPlan:
     outdir: Path
     in_job: bool = False
     launcher: Launcher = field(default_factory=Launcher)
+    overwrite: bool = False
 
     @property
     def tstop_ms(self) -> float:
@@ -84,14 +98,23 @@ def plan_run(
     overrides: tuple[str, ...] | list[str] = (),
     outdir: Path | None = None,
     launcher: Launcher | None = None,
+    overwrite: bool = False,
 ) -> RunPlan:
     """Validate everything about a run without starting it.
+
+    ``outdir=None`` is the default ``spikex-out/<config stem>``, whose earlier results are
+    kept in ``<outdir>.previous-<N>`` when the run starts. A given ``outdir`` that holds
+    results is refused unless ``overwrite`` (callers that reuse their own directories on
+    purpose, like ``compare`` and ``demo``, pass it).
 
     Raises
     ------
     ConfigError
         Invalid configuration, override, rank or thread count, or a launcher, hostfile
         or allocation that cannot hold the ranks (exit status 2).
+    UserInputError
+        ``outdir`` was given and holds the results of a run, without ``overwrite``
+        (exit status 2).
     """
     launcher = launcher or Launcher()
     job = enclosing_job_size()
@@ -104,12 +127,36 @@ def plan_run(
     problem = thread_limit_problem(_threads(config))
     if problem:
         raise ConfigError("simulation.threads", _threads(config), problem)
-    outdir = Path(outdir) if outdir is not None else default_outdir(config_path)
+    given = outdir is not None
+    outdir = Path(outdir) if given else default_outdir(config_path)
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")
+    held = results_in(outdir)
+    if given and held and not overwrite:
+        raise UserInputError(
+            f"output directory {outdir} already holds the results of a run "
+            f"({', '.join(held)}); give --overwrite to replace them, or another -o"
+        )
     return RunPlan(
-        config=config, ranks=ranks, outdir=outdir, in_job=job is not None, launcher=launcher
-    )
+        config=config, ranks=ranks, outdir=outdir, in_job=job is not None, launcher=launcher,
+        overwrite=overwrite,
+    )  # fmt: skip
+
+
+def results_in(outdir: Path) -> list[str]:
+    """The result files (``RESULT_FILES``) in ``outdir``: non-empty when it holds a run's
+    results."""
+    return [name for name in RESULT_FILES if (Path(outdir) / name).exists()]
+
+
+def previous_results_name(outdir: Path) -> Path:
+    """``<outdir>.previous-<N>`` with the smallest N >= 1 not taken."""
+    number = 1
+    while True:
+        candidate = outdir.with_name(f"{outdir.name}{PREVIOUS_SUFFIX}{number}")
+        if not os.path.lexists(candidate):
+            return candidate
+        number += 1
 
 
 def check_ranks(ranks: int | None, launcher: Launcher, job: int | None) -> int:
@@ -191,7 +238,7 @@ def execute_run(
         # Rank 0 reports, in lines: a job's output is a log, even on a terminal.
         return _run_in_this_job(plan, progress != "none", label, progress_every_s)
     try:
-        _remove_previous_results(plan.outdir)
+        _set_aside_previous_results(plan)
         workdir = _make_workdir(plan.outdir)
     except OSError as error:
         raise UserInputError(
@@ -217,7 +264,7 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
     size, rank = require_connected_job(plan.ranks)
     try:
         if rank == 0:
-            _remove_previous_results(plan.outdir)
+            _set_aside_previous_results(plan)
             workdir = _make_workdir(plan.outdir)
         else:
             workdir = Path(tempfile.mkdtemp(prefix=".spikex-rank-"))
@@ -257,9 +304,18 @@ def _abort_job(size: int, status: int, line: str) -> None:
         _core.comm_abort(status)
 
 
-def _remove_previous_results(outdir: Path) -> None:
-    # Results in OUTDIR must always be those of the last run; a failed run leaves none.
-    for name in (SUMMARY_FILE, SPIKES_FILE, TIMELINE_FILE):
+def _set_aside_previous_results(plan: RunPlan) -> None:
+    """Before the run: results in OUTDIR must always be those of the last run (a failed run
+    leaves none). Earlier ones are removed with ``overwrite``, else the directory is
+    renamed ``<outdir>.previous-<N>`` and one line on stderr says so."""
+    outdir = plan.outdir
+    if not plan.overwrite and results_in(outdir):
+        kept = previous_results_name(outdir)
+        os.rename(outdir, kept)
+        message = f"spikex run: kept the previous results of {outdir} in {kept}"
+        print(message, file=sys.stderr, flush=True)
+        return
+    for name in (SUMMARY_FILE, SPIKES_FILE, STATE_FILE, TIMELINE_FILE):
         (outdir / name).unlink(missing_ok=True)
 
 

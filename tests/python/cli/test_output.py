@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import subprocess
 
 import h5py
 import numpy as np
 import pytest
-
 import spikex as sx
-from conftest import marked, run_config, several_ranks, write_config
+from conftest import SPIKEX, marked, run_cli, run_config, several_ranks, write_config
 from spikex.io.output import (
     read_sonata_spikes,
     sonata_population,
@@ -19,6 +19,8 @@ from spikex.io.output import (
     write_sonata_spikes,
     write_summary,
 )
+from spikex.launch.launcher import child_environment
+from spikex.launch.run import previous_results_name, results_in
 
 CONTRACT_FIELDS = {
     "spikex_version", "config", "method", "ranks", "threads", "cells", "connections",
@@ -114,3 +116,95 @@ def test_run_writes_every_contract_field_and_a_matching_spike_file(tmp_path, ran
     assert np.all(np.diff(times) >= 0), "sorting = by_time"
     steps = np.rint(times / summary["config"]["simulation"]["dt_ms"]).astype(np.int64)
     assert spikes_sha256(steps, gids.astype(np.int64)) == summary["spikes_sha256"]
+
+
+# ---- an output directory that holds a run's results (issue 20, part 7b) -------------------
+
+RESULTS = ("spikes.h5", "summary.json")
+
+
+def result_bytes(directory) -> dict:
+    return {name: (directory / name).read_bytes() for name in RESULTS}
+
+
+def run_here(directory, *args: str) -> subprocess.CompletedProcess:
+    """`spikex run` on one rank in `directory` (where the default OUTDIR is)."""
+    return subprocess.run([SPIKEX, "run", *args], capture_output=True, text=True, timeout=300,
+                          cwd=directory, env=child_environment(), stdin=subprocess.DEVNULL,
+                          check=False)  # fmt: skip
+
+
+def tstop_ms(directory) -> float:
+    return json.loads((directory / "summary.json").read_text())["config"]["simulation"]["tstop_ms"]
+
+
+def test_an_explicit_outdir_holding_results_is_refused_without_overwrite(tmp_path):
+    config = write_config(tmp_path)
+    outdir = tmp_path / "out"
+    run_config(config, outdir, sets=("simulation.tstop_ms=50",))
+    kept = result_bytes(outdir)
+    done = run_cli(["run", str(config), "-o", str(outdir)])
+    assert done.returncode == 2, done.stderr
+    refusal = (
+        f"spikex: error: output directory {outdir} already holds the results of a run "
+        "(summary.json, spikes.h5); give --overwrite to replace them, or another -o"
+    )
+    assert done.stderr.strip().splitlines() == [refusal]
+    assert result_bytes(outdir) == kept, "the first results are untouched"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out", config.name]
+
+    done = run_cli(["run", str(config), "-o", str(outdir), "--overwrite"])
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert tstop_ms(outdir) == 100.0, "replaced by the second run"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out", config.name]
+
+
+def test_the_default_outdir_keeps_the_previous_results_beside_it(tmp_path):
+    config = write_config(tmp_path)
+    default = tmp_path / "spikex-out" / "small"
+    first = run_here(tmp_path, str(config), "--set", "simulation.tstop_ms=50")
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    kept = result_bytes(default)
+    second = run_here(tmp_path, str(config))
+    assert second.returncode == 0, second.stderr
+    assert second.stderr.strip().splitlines() == [
+        "spikex run: kept the previous results of spikex-out/small in spikex-out/small.previous-1"
+    ]
+    assert result_bytes(tmp_path / "spikex-out" / "small.previous-1") == kept
+    assert tstop_ms(default) == 100.0
+    third = run_here(tmp_path, str(config), "--overwrite", "--set", "simulation.tstop_ms=50")
+    assert third.returncode == 0 and third.stderr == "", third.stderr
+    assert tstop_ms(default) == 50.0, "replaced, without a backup"
+    assert sorted(path.name for path in (tmp_path / "spikex-out").iterdir()) == [
+        "small",
+        "small.previous-1",
+    ]
+
+
+def test_a_directory_with_other_files_only_is_used_as_it_is(tmp_path):
+    config = write_config(tmp_path)
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    (outdir / "notes.txt").write_text("mine\n")
+    run_config(config, outdir)
+    assert sorted(path.name for path in outdir.iterdir()) == ["notes.txt", *RESULTS]
+    assert (outdir / "notes.txt").read_text() == "mine\n"
+
+
+def test_the_previous_results_go_to_the_smallest_free_number(tmp_path):
+    outdir = tmp_path / "x"
+    (tmp_path / "x.previous-1").mkdir()
+    (tmp_path / "x.previous-3").write_text("")
+    assert previous_results_name(outdir) == tmp_path / "x.previous-2"
+    outdir.mkdir()
+    (outdir / "spikes.h5").write_text("")
+    assert results_in(outdir) == ["spikes.h5"]
+
+
+def test_compare_reuses_its_own_run_directories(tmp_path):
+    config = write_config(tmp_path)
+    for _ in range(2):
+        done = run_cli(["compare", str(config), "--methods", "allgather", "--np", "1",
+                        "-o", str(tmp_path / "compare")])  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.rglob("*.previous-*"))

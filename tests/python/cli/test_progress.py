@@ -28,8 +28,8 @@ def test_a_long_run_off_a_terminal_prints_plain_progress_lines(small_config, tmp
 
 
 def test_a_short_run_and_progress_none_print_nothing(small_config, tmp_path):
-    for extra in ([], ["--progress", "none", "--progress-every", "0.1"]):
-        done = run_cli(["run", str(small_config), *extra, "-o", str(tmp_path / "out")])
+    for k, extra in enumerate(([], ["--progress", "none", "--progress-every", "0.1"])):
+        done = run_cli(["run", str(small_config), *extra, "-o", str(tmp_path / f"out{k}")])
         assert done.returncode == 0 and done.stderr == ""
 
 
