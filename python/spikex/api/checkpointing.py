@@ -91,10 +91,10 @@ def load_network(path: str | Path, overrides=None, checkpoint: Checkpoint | None
     return network
 
 
-def resumed_config(checkpoint: Checkpoint, overrides) -> dict:
+def resumed_config(checkpoint: Checkpoint, overrides, ranks: int | None = None) -> dict:
     """The checkpoint's configuration with `overrides` (``key=value``), which may change
-    only what a resume can change (``config.checkpoint.RESUMABLE``); validated for this
-    job's ranks."""
+    only what a resume can change (``config.checkpoint.RESUMABLE``); validated for `ranks`
+    (default: this job's)."""
     from ..config import parse_override
 
     for text in overrides:
@@ -105,7 +105,8 @@ def resumed_config(checkpoint: Checkpoint, overrides) -> dict:
                 "change the layout (threads, ranks, exchange.*, distribution.*), tstop_ms and "
                 "checkpoint.*"
             )
-    return resolved_config(checkpoint.manifest["config"], tuple(overrides), ranks=_core.comm_size())
+    ranks = _core.comm_size() if ranks is None else ranks
+    return resolved_config(checkpoint.manifest["config"], tuple(overrides), ranks=ranks)
 
 
 def _require_same_network(checkpoint: Checkpoint, saved: dict, here: dict) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .. import __version__
+from ..api.run_control import STOPPED_EXIT_STATUS
 from ..errors import ConfigError, RunError, UserInputError
 from ..methods import EXCHANGE_METHODS
 from .progress import DEFAULT_LINE_SECONDS, PROGRESS_MODES
@@ -60,6 +61,24 @@ def _launcher(launcher, hostfile, launcher_args):
     return launcher_from_options(launcher, hostfile, launcher_args)
 
 
+def _duration(option: str, text: str | None) -> float | None:
+    """Seconds of "HH:MM:SS", "MM:SS" or "SS" (UserInputError otherwise)."""
+    if text is None:
+        return None
+    parts = text.split(":")
+    try:
+        if not 1 <= len(parts) <= 3 or any(not p.strip().isdigit() for p in parts):
+            raise ValueError
+        seconds = 0
+        for part in parts:
+            seconds = seconds * 60 + int(part)
+    except ValueError:
+        raise UserInputError(f"{option} {text}: expected HH:MM:SS, e.g. 47:30:00") from None
+    if seconds <= 0:
+        raise UserInputError(f"{option} {text}: must be longer than 0 s")
+    return float(seconds)
+
+
 def _job_rank() -> int:
     from .. import _core
 
@@ -73,7 +92,7 @@ def cli() -> None:
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option(
     "--np", "ranks", type=int, default=None,
     help="Number of MPI ranks; spikex launches mpiexec itself (1 rank: no launcher) [default: 1; "
@@ -94,6 +113,21 @@ def cli() -> None:
     "it an -o directory holding them is refused (exit 2), and the default OUTDIR's are kept "
     "in OUTDIR.previous-N.",
 )  # fmt: skip
+@click.option(
+    "--resume", type=click.Path(path_type=Path), default=None, metavar="CHECKPOINT",
+    help="Go on from a checkpoint (a directory of checkpoints: its latest) instead of CONFIG, "
+    "on any --np, --threads and --set exchange.*/distribution.* (the same spikes); --set "
+    "simulation.tstop_ms=... runs it longer [OUTDIR: the checkpoint's run's].",
+)  # fmt: skip
+@click.option(
+    "--checkpoint-every", "checkpoint_every", type=click.FloatRange(min=0), default=None,
+    metavar="MS", help="Write a checkpoint every MS of simulated time (checkpoint.every_ms).",
+)  # fmt: skip
+@click.option(
+    "--stop-after", "stop_after", default=None, metavar="HH:MM:SS",
+    help="Stop with a checkpoint after this much wall time (a batch job's time limit); exit "
+    f"status {STOPPED_EXIT_STATUS}, as after SIGTERM.",
+)  # fmt: skip
 @launcher_options
 @click.option(
     "--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
@@ -105,25 +139,42 @@ def cli() -> None:
     show_default=True, metavar="SECONDS", help="Seconds between plain progress lines.",
 )  # fmt: skip
 def run(
-    config: Path, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir, overwrite,
-    launcher, hostfile, launcher_args, progress, progress_every,
+    config: Path | None, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir,
+    overwrite, resume, checkpoint_every, stop_after, launcher, hostfile, launcher_args, progress,
+    progress_every,
 ) -> int:  # fmt: skip
-    """Simulate the network of CONFIG (TOML) on --np MPI ranks.
+    """Simulate the network of CONFIG (TOML) on --np MPI ranks, or go on from a checkpoint
+    (--resume).
 
-    Writes OUTDIR/summary.json and OUTDIR/spikes.h5 (SONATA). Started by mpiexec or srun
-    (mpiexec -n 64 spikex run CONFIG), it runs as that job's ranks and launches nothing
-    (docs/user/cluster.md). Exchange methods:
+    Writes OUTDIR/summary.json and OUTDIR/spikes.h5 (SONATA); checkpoints into
+    OUTDIR/checkpoints (docs/user/checkpoint.md). SIGTERM, or SIGUSR1 to the ranks, or
+    --stop-after stops the run with a checkpoint and partial outputs (exit status 75).
+    Started by mpiexec or srun (mpiexec -n 64 spikex run CONFIG), it runs as that job's ranks
+    and launches nothing (docs/user/cluster.md). Exchange methods:
     """
     from .run import execute_run, plan_run
 
+    if (config is None) == (resume is None):
+        raise UserInputError("spikex run: give a CONFIG file or --resume CHECKPOINT (one of them)")
+    if checkpoint_every is not None:
+        overrides = (*overrides, f"checkpoint.every_ms={checkpoint_every}")
     plan = plan_run(
         config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir,
         launcher=_launcher(launcher, hostfile, launcher_args), overwrite=overwrite,
+        resume=resume, stop_after_s=_duration("--stop-after", stop_after),
     )  # fmt: skip
     summary = execute_run(plan, progress=progress, progress_every_s=progress_every)
     if plan.in_job and _job_rank() != 0:
-        return EXIT_OK  # one answer per job
+        return STOPPED_EXIT_STATUS if summary.get("partial") else EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
+    if summary.get("partial"):
+        click.echo(
+            f"spikex run: stopped by {summary['stopped_by']} at {summary['simulated_ms']:g} ms "
+            f"with a checkpoint; outputs so far (marked partial) in {plan.outdir}; go on with: "
+            f"spikex run --resume {summary.get('checkpoint', '?')}",
+            err=True,
+        )
+        return STOPPED_EXIT_STATUS
     if sys.stderr.isatty():
         click.echo(
             f"{summary['spikes_total']} spikes, spikes_sha256 {summary['spikes_sha256'][:12]}, "

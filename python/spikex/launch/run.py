@@ -27,7 +27,9 @@ from pathlib import Path
 
 from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
+from ..api.run_control import STOPPED_EXIT_STATUS
 from ..io.output import SPIKES_FILE, STATE_FILE, SUMMARY_FILE
+from ..io.checkpoint import DEFAULT_DIR_NAME, LATEST_FILE
 from ..io.timeline import TIMELINE_FILE
 from .failures import CONFIG_ERROR_FILE, RANK_ERROR_GLOB, WORKER_LOG, job_failure
 from .job import run_job, stop_job
@@ -41,7 +43,7 @@ from .launcher import (
     worker_command,
 )
 from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
-from .worker import PROGRESS_FILE
+from .worker import PROGRESS_FILE, StreamedOutput
 
 POLL_SECONDS = 0.2
 # Files whose presence means a directory holds the results of a run.
@@ -79,6 +81,9 @@ class RunPlan:
     in_job: bool = False
     launcher: Launcher = field(default_factory=Launcher)
     overwrite: bool = False
+    resume: Path | None = None  # a verified checkpoint to go on from
+    continues: bool = False  # resuming into the checkpoint's own OUTDIR: its files stay until replaced
+    stop_at: float | None = None  # time.time() at which the run stops with a checkpoint
 
     @property
     def tstop_ms(self) -> float:
@@ -99,8 +104,17 @@ def plan_run(
     outdir: Path | None = None,
     launcher: Launcher | None = None,
     overwrite: bool = False,
+    resume: Path | None = None,
+    stop_after_s: float | None = None,
 ) -> RunPlan:
     """Validate everything about a run without starting it.
+
+    With ``resume`` (a checkpoint, or a directory of them) the configuration is the
+    checkpoint's, with ``overrides`` that may change only the layout, tstop_ms and
+    checkpointing (``config.checkpoint.RESUMABLE``); the checkpoint's files are verified
+    here (``CheckpointError``, exit status 2); ``outdir`` defaults to the checkpoint's
+    run's, whose partial results the run continues. ``stop_after_s``: wall-clock seconds
+    after which the run stops with a checkpoint (``--stop-after``).
 
     ``outdir=None`` is the default ``spikex-out/<config stem>``, whose earlier results are
     kept in ``<outdir>.previous-<N>`` when the run starts. A given ``outdir`` that holds
@@ -123,30 +137,62 @@ def plan_run(
         if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
             raise ConfigError("--threads", threads, "must be an integer between 1 and 1024")
         overrides = (*overrides, f"simulation.threads={threads}")
-    config = resolved_config(config_path, tuple(overrides), ranks=ranks)
+    checkpoint = None
+    if resume is not None:
+        from ..api.checkpointing import resumed_config
+        from ..io.checkpoint import open_checkpoint
+        from ..version import __version__
+
+        checkpoint = open_checkpoint(resume, __version__)
+        config = resumed_config(checkpoint, tuple(overrides), ranks=ranks)
+    else:
+        config = resolved_config(config_path, tuple(overrides), ranks=ranks)
     problem = thread_limit_problem(_threads(config))
     if problem:
         raise ConfigError("simulation.threads", _threads(config), problem)
     given = outdir is not None
-    outdir = Path(outdir) if given else default_outdir(config_path)
+    if given:
+        outdir = Path(outdir)
+    elif checkpoint is not None:
+        outdir = Path(checkpoint.manifest["spikes"].get("outdir") or default_outdir(Path("resumed")))
+    else:
+        outdir = default_outdir(config_path)
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError("-o/--outdir", str(outdir), "exists and is not a directory")
-    held = results_in(outdir)
+    continues = checkpoint is not None and outdir.absolute() == Path(
+        checkpoint.manifest["spikes"].get("outdir", "")
+    ).absolute()
+    held = [] if continues else results_in(outdir)
     if given and held and not overwrite:
         raise UserInputError(
             f"output directory {outdir} already holds the results of a run "
             f"({', '.join(held)}); give --overwrite to replace them, or another -o"
         )
+    directory = get(config, "checkpoint.dir")
+    if checkpoint is None and directory and (Path(directory) / LATEST_FILE).exists() and not overwrite:
+        raise UserInputError(
+            f"checkpoint.dir {directory} holds the checkpoints of an earlier run: resume it with "
+            "--resume, give --overwrite to start anew, or choose another checkpoint.dir"
+        )
+    stop_at = None if stop_after_s is None else time.time() + stop_after_s
     return RunPlan(
         config=config, ranks=ranks, outdir=outdir, in_job=job is not None, launcher=launcher,
-        overwrite=overwrite,
+        overwrite=overwrite and not continues, resume=checkpoint.path if checkpoint else None,
+        continues=continues, stop_at=stop_at,
     )  # fmt: skip
 
 
 def results_in(outdir: Path) -> list[str]:
-    """The result files (``RESULT_FILES``) in ``outdir``: non-empty when it holds a run's
+    """The result files (``RESULT_FILES``) in ``outdir``, and checkpoints or a partial
+    spike file of a run that was stopped or killed: non-empty when it holds a run's
     results."""
-    return [name for name in RESULT_FILES if (Path(outdir) / name).exists()]
+    outdir = Path(outdir)
+    held = [name for name in RESULT_FILES if (outdir / name).exists()]
+    if (outdir / DEFAULT_DIR_NAME / LATEST_FILE).exists():
+        held.append(f"{DEFAULT_DIR_NAME}/ (resume them with --resume)")
+    if (outdir / StreamedOutput.PARTIAL).exists():
+        held.append(StreamedOutput.PARTIAL)
+    return held
 
 
 def previous_results_name(outdir: Path) -> Path:
@@ -248,7 +294,7 @@ def execute_run(
         reporter = progress_reporter(progress, plan.tstop_ms, label, progress_every_s)
         status = _launch_and_wait(plan, workdir, reporter)
         summary_path = plan.outdir / SUMMARY_FILE
-        if status == 0 and summary_path.exists():
+        if status in (0, STOPPED_EXIT_STATUS) and summary_path.exists():
             return json.loads(summary_path.read_text(encoding="utf-8"))
         raise job_failure(workdir, status, plan.ranks, missing=SUMMARY_FILE)
     finally:
@@ -281,7 +327,9 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
     if report and rank == 0:
         reporter = progress_reporter("lines", plan.tstop_ms, label, progress_every_s)
     try:
-        return run_rank(plan.config, plan.outdir.absolute(), workdir, reporter)
+        return run_rank(
+            plan.config, plan.outdir.absolute(), workdir, reporter, plan.resume, plan.stop_at
+        )
     except ValueError as error:
         _abort_job(size, 2, f"spikex: config error: {error}")
         raise UserInputError(str(error)) from None
@@ -309,14 +357,18 @@ def _set_aside_previous_results(plan: RunPlan) -> None:
     leaves none). Earlier ones are removed with ``overwrite``, else the directory is
     renamed ``<outdir>.previous-<N>`` and one line on stderr says so."""
     outdir = plan.outdir
+    if plan.continues:
+        return  # the run goes on: its partial outputs are replaced at the end
     if not plan.overwrite and results_in(outdir):
         kept = previous_results_name(outdir)
         os.rename(outdir, kept)
         message = f"spikex run: kept the previous results of {outdir} in {kept}"
         print(message, file=sys.stderr, flush=True)
         return
-    for name in (SUMMARY_FILE, SPIKES_FILE, STATE_FILE, TIMELINE_FILE):
+    for name in (SUMMARY_FILE, SPIKES_FILE, STATE_FILE, TIMELINE_FILE, StreamedOutput.PARTIAL):
         (outdir / name).unlink(missing_ok=True)
+    if plan.resume is None:  # a new run's checkpoints must not mix with an old run's
+        shutil.rmtree(outdir / DEFAULT_DIR_NAME, ignore_errors=True)
 
 
 def _make_workdir(outdir: Path) -> Path:
@@ -331,6 +383,10 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, reporter) -> int:
     config_json = workdir / "config.json"
     config_json.write_text(json.dumps(plan.config), encoding="utf-8")
     program = worker_command(config_json, plan.outdir.absolute(), workdir)
+    if plan.resume is not None:
+        program += ["--resume", str(plan.resume)]
+    if plan.stop_at is not None:
+        program += ["--stop-at", repr(plan.stop_at)]
     try:
         command = mpiexec_command(plan.ranks, program, launcher=plan.launcher)
     except ValueError as error:
@@ -338,7 +394,7 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, reporter) -> int:
     return run_job(
         command, workdir / WORKER_LOG,
         env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
-        wait=lambda process: _wait(process, workdir, reporter),
+        wait=lambda process: _wait(process, workdir, reporter), graceful=True,
     )  # fmt: skip
 
 

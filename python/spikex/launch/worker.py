@@ -34,6 +34,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 from .failures import CONFIG_ERROR_FILE
@@ -57,7 +58,17 @@ def main(argv: list[str] | None = None) -> int:
 
         rank = _core.comm_rank()
         config = json.loads(Path(args.config).read_text(encoding="utf-8"))
-        run_rank(config, Path(args.outdir), workdir)
+        summary = run_rank(
+            config,
+            Path(args.outdir),
+            workdir,
+            resume=Path(args.resume) if args.resume else None,
+            stop_at=args.stop_at,
+        )
+        if summary.get("partial"):
+            from ..api.run_control import STOPPED_EXIT_STATUS
+
+            return STOPPED_EXIT_STATUS
     except KeyboardInterrupt:
         return 130
     except ValueError as error:
@@ -79,11 +90,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_rank(config: dict, outdir: Path, workdir: Path, reporter=None) -> dict:
-    """This rank's part of the run: build, simulate and, on rank 0, write the outputs
-    (through `workdir`); the summary (the same on every rank). Errors propagate.
-    `reporter` (progress.ProgressLines, launch mode b) is told the progress in this
-    process; otherwise rank 0 writes it to a file for the parent."""
+def run_rank(
+    config: dict,
+    outdir: Path,
+    workdir: Path,
+    reporter=None,
+    resume: Path | None = None,
+    stop_at: float | None = None,
+) -> dict:
+    """This rank's part of the run: build (or restore from the checkpoint `resume`),
+    simulate with spikes streamed to OUTDIR/.spikes.h5.partial and checkpoints
+    (``[checkpoint]``, and at a stop), and on rank 0 write the outputs; the summary (the
+    same on every rank; ``summary["partial"]`` when a signal or the deadline `stop_at`
+    (``time.time()``) stopped it). Errors propagate. `reporter` (progress.ProgressLines,
+    launch mode b) is told the progress in this process; otherwise rank 0 writes it to a
+    file for the parent."""
     from .. import _core
     from ..api.network import Network
 
@@ -93,15 +114,158 @@ def run_rank(config: dict, outdir: Path, workdir: Path, reporter=None) -> dict:
         raise RuntimeError(
             f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build"
         )
-    progress = _progress_callback(rank, workdir, reporter)
-    result = network.simulate(
+    output = StreamedOutput(network, outdir)
+    if resume is not None:
+        from ..api.checkpointing import restore_network
+        from ..io.checkpoint import open_checkpoint
+        from ..version import __version__
+
+        checkpoint = open_checkpoint(resume, __version__, hashes=False)  # hashed by the parent
+        restore_network(network, checkpoint)
+        output.resume(checkpoint)
+    else:
+        output.start()
+    control = _run_control(network, output, stop_at)
+    result = network._simulate_to(
         network.config["simulation"]["tstop_ms"],
-        progress=progress,
+        progress=_progress_callback(rank, workdir, reporter),
         on_stall=_stall_reporter(rank, workdir),
+        control=control,
     )
+    summary = result.summary
+    if control.stop_reason is not None:
+        summary["partial"] = True
+        summary["stopped_by"] = control.stop_reason
+    if control.checkpoints_written:
+        summary["checkpoint"] = str(control.checkpoints_written[-1])
+    if resume is not None:
+        summary["resumed_from"] = str(Path(resume).absolute())
     if rank == 0:
-        _write_outputs(result, network.config, workdir, outdir)
-    return result.summary
+        _write_outputs(result, network.config, workdir, outdir, output.finish())
+    return summary
+
+
+def _run_control(network, output, stop_at: float | None):
+    """Checkpoints every ``checkpoint.every_ms`` and at a stop, into ``checkpoint.dir``."""
+    from ..api.checkpointing import save_network
+    from ..api.run_control import RunControl
+    from ..io.checkpoint import DEFAULT_DIR_NAME
+
+    settings = network.config["checkpoint"]
+    directory = Path(settings["dir"]) if settings["dir"] else output.outdir / DEFAULT_DIR_NAME
+
+    def checkpoint(reason: str) -> Path:
+        return save_network(network, directory, keep=settings["keep"], spikes=output.reference())
+
+    deadline = None
+    if stop_at is not None:
+        deadline = time.monotonic() + (stop_at - time.time())
+    return RunControl(
+        checkpoint_every_ms=settings["every_ms"], checkpoint=checkpoint, deadline=deadline
+    )
+
+
+class StreamedOutput:
+    """Rank 0's spike file while the run goes on: OUTDIR/.spikes.h5.partial (a name that
+    does not look like a result), renamed spikes.h5 at the end. Checkpoints refer to its
+    rows, so it survives a killed run next to them; a resume copies the rows its
+    checkpoint counted into a new partial file (the old file is not changed)."""
+
+    PARTIAL = ".spikes.h5.partial"
+
+    def __init__(self, network, outdir: Path):
+        from .. import _core
+
+        self.network = network
+        self.outdir = Path(outdir).absolute()
+        self.rank0 = _core.comm_rank() == 0
+        self.stream = None
+
+    @property
+    def path(self) -> Path:
+        return self.outdir / self.PARTIAL
+
+    def _populations(self):
+        from ..io.output import spikes_population
+
+        return self.network.populations or spikes_population(self.network.config)
+
+    def start(self) -> None:
+        from ..io.spike_stream import SpikeStream
+
+        error = ""
+        if self.rank0:
+            try:
+                self.outdir.mkdir(parents=True, exist_ok=True)
+                self.stream = SpikeStream(self.path, self._populations(), self.network.dt_ms)
+            except OSError as failure:
+                error = f"-o {self.outdir}: cannot write {self.PARTIAL}: {failure.strerror or failure}"
+        self._agree(error, OSError)
+        self.network.stream_spikes(self.stream)
+
+    def resume(self, checkpoint) -> None:
+        """Continue the spike file of `checkpoint`'s run (ValueError if it is gone or
+        does not hold the rows the checkpoint counted)."""
+        from ..io.spike_stream import SpikeStream
+
+        reference = checkpoint.manifest["spikes"]
+        error = ""
+        if self.rank0:
+            try:
+                if "file" not in reference:
+                    raise ValueError(f"checkpoint {checkpoint.path}: its spikes are not in a spike file")
+                earlier = Path(reference["outdir"])
+                candidates = [earlier / reference["file"], earlier / reference["final"]]
+                source = next((c for c in candidates if c.is_file()), candidates[0])
+                self.outdir.mkdir(parents=True, exist_ok=True)
+                temporary = self.outdir / f".spikes.h5.resume-{os.getpid()}"
+                self.stream = SpikeStream.resume(
+                    source,
+                    reference["population_rows"],
+                    reference["sha256"],
+                    temporary,
+                    self._populations(),
+                    self.network.dt_ms,
+                )
+                os.replace(temporary, self.path)
+            except (ValueError, OSError) as failure:
+                error = str(failure)
+        self._agree(error, ValueError)
+        self.network.stream_spikes(self.stream)
+
+    def reference(self) -> dict:
+        """What a checkpoint's manifest says about the spikes so far (rank 0 flushes)."""
+        from ..io.output import SPIKES_FILE
+
+        if self.stream is None:
+            return {"file": self.PARTIAL}
+        self.stream.flush()
+        return {
+            "outdir": str(self.outdir),
+            "file": self.PARTIAL,
+            "final": SPIKES_FILE,
+            "rows": self.stream.rows,
+            "population_rows": self.stream.population_rows,
+            "sha256": self.stream.sha256(),
+        }
+
+    def finish(self) -> Path | None:
+        """Close the stream (rank 0); its path, to be renamed spikes.h5."""
+        if self.stream is None:
+            return None
+        self.stream.close()
+        return self.path
+
+    @staticmethod
+    def _agree(error: str, kind) -> None:
+        from ..api.collective import broadcast_text
+
+        from .. import _core
+
+        if _core.comm_size() > 1:
+            error = broadcast_text(error)
+        if error:
+            raise kind(error)
 
 
 def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -112,6 +276,8 @@ def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--config", required=True, help="resolved configuration (JSON)")
     parser.add_argument("--outdir", required=True, help="directory for summary.json, spikes.h5")
     parser.add_argument("--workdir", help="private directory for temporary files (default OUTDIR)")
+    parser.add_argument("--resume", help="checkpoint to go on from (verified by spikex run)")
+    parser.add_argument("--stop-at", type=float, help="stop with a checkpoint at this time.time()")
     return parser.parse_args(argv)
 
 
@@ -159,20 +325,14 @@ def _progress_callback(rank: int, workdir: Path, reporter=None):
     return report
 
 
-def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
-    from ..io.output import (
-        SPIKES_FILE,
-        SUMMARY_FILE,
-        spikes_population,
-        write_sonata_spikes,
-        write_summary,
-    )
+def _write_outputs(result, config: dict, workdir: Path, outdir: Path, spikes: Path) -> None:
+    """Rank 0: the spike file (streamed, now complete), reports, then summary.json last,
+    each renamed into OUTDIR from a temporary name."""
+    from ..io.output import SPIKES_FILE, SUMMARY_FILE, write_summary
 
-    gids, times_ms = result.spikes
-    write_sonata_spikes(
-        workdir / SPIKES_FILE, result.populations or spikes_population(config), gids, times_ms
-    )
-    files = [SPIKES_FILE]
+    outdir.mkdir(parents=True, exist_ok=True)
+    os.replace(spikes, outdir / SPIKES_FILE)
+    files = []
     if result.states:
         from ..io.output import STATE_FILE, write_sonata_report
 
@@ -194,7 +354,6 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path) -> None:
         write_timeline(workdir / TIMELINE_FILE, result.timeline, attributes)
         files.append(TIMELINE_FILE)
     write_summary(workdir / SUMMARY_FILE, result.summary)
-    outdir.mkdir(parents=True, exist_ok=True)
     if workdir.resolve() != outdir.resolve():
         for name in files:
             os.replace(workdir / name, outdir / name)

@@ -1,0 +1,176 @@
+// Checkpoint state of the cell models: a group saved between two steps and loaded into
+// groups that split its cells differently goes on bit for bit as if it had never stopped.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spikex/core/random.hpp"
+#include "spikex/models/cell_group.hpp"
+#include "spikex/models/model_registry.hpp"
+#include "spikex/network/network_spec.hpp"
+
+using namespace spikex;
+
+namespace {
+
+constexpr std::uint32_t per_model = 12;
+const std::vector<std::string> models = {"interval_fire", "iaf_psc_alpha",        "iaf_psc_exp",
+                                         "iaf_psc_delta", "spike_source_poisson", "spike_source_array"};
+
+network_spec every_model() {
+    network_spec spec;
+    spec.dt_ms = 0.1;
+    spec.seed = 7;
+    const std::map<std::string, std::map<std::string, double>> params = {
+        {"interval_fire", {{"tau_ms", 5.0}, {"invl_low_ms", 2.0}, {"invl_high_ms", 6.0}}},
+        {"iaf_psc_alpha", {{"poisson_rate_hz", 8000.0}, {"poisson_weight", 30.0}, {"V_m_sd", 5.0}}},
+        {"iaf_psc_exp", {{"I_e", 200.0}}},
+        {"iaf_psc_delta", {{"refractory_input", 1.0}, {"I_e", 300.0}}},
+        {"spike_source_poisson", {{"rate", 300.0}}},
+        {"spike_source_array", {}},
+    };
+    gid_type first = 0;
+    for (const auto& model: models) {
+        population_spec pop{model, first, per_model, constant_parameter_map(params.at(model)), {}, {}};
+        if (model == "spike_source_array") {
+            pop.spike_offsets.push_back(0);
+            for (std::uint32_t i = 0; i < per_model; ++i) {
+                for (double t: {0.5 + i, 13.3 + i, 27.1 + 2 * i}) pop.spike_times_ms.push_back(t);
+                pop.spike_offsets.push_back(pop.spike_times_ms.size());
+            }
+        }
+        spec.populations.push_back(pop);
+        first += per_model;
+    }
+    return spec;
+}
+
+struct recorder: spike_output {
+    std::vector<std::pair<local_index, step_type>> spikes;
+    void emit(local_index cell, step_type step) override { spikes.push_back({cell, step}); }
+};
+
+// A weight for an input to gid at step n that suits its model (pA, mV or m).
+double weight_for(gid_type gid, step_type n) {
+    const auto w = random_block(99, gid, purpose::weights, static_cast<std::uint32_t>(n));
+    const double u = uniform_from_words(w[0], w[1]) - 0.3;
+    switch (gid / per_model) {
+    case 0:
+        return 0.4 * u; // interval_fire
+    case 3:
+        return 4.0 * u; // iaf_psc_delta, mV
+    default:
+        return 400 * u; // iaf_psc_*, pA
+    }
+}
+
+// Steps [from, to) of the cells of `groups` (each: gids [first, first + count) with local
+// indices from first): every third step inputs to every fourth neuron, a current to the
+// iaf cells now and then, as the engine calls them.
+void drive(std::vector<cell_group*> groups, std::vector<gid_type> firsts, step_type from, step_type to, recorder& out) {
+    for (step_type n = from; n < to; ++n) {
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            auto& group = *groups[k];
+            group.begin_step(n, out);
+            std::vector<local_index> targets;
+            std::vector<double> weights;
+            const gid_type end = k + 1 < firsts.size() ? firsts[k + 1] : per_model * 4;
+            for (gid_type g = firsts[k]; g < end && g < per_model * 4; ++g) {
+                if ((g + n) % 4 == 0 && n % 3 == 0) {
+                    targets.push_back(g);
+                    weights.push_back(weight_for(g, n));
+                }
+            }
+            if (!targets.empty()) group.deliver(n, targets.data(), weights.data(), 0, targets.size(), out);
+            for (gid_type g = firsts[k]; g < end && g < per_model * 4; ++g) {
+                if (g >= per_model && n % 17 == 5 && g % 2 == 0) group.deliver_current(n, g, 150.0);
+            }
+            group.end_step(n, out);
+        }
+    }
+}
+
+std::vector<double> saved(const cell_group& group, const network_spec& spec, gid_type first, gid_type end) {
+    std::vector<double> out;
+    for (gid_type g = first; g < end; ++g) {
+        const auto& names = find_model(spec.population_of(g).model).checkpoint_state;
+        std::vector<double> values(names.size());
+        group.save_cell(g, values.data());
+        out.insert(out.end(), values.begin(), values.end());
+    }
+    return out;
+}
+
+std::vector<gid_type> range(gid_type first, gid_type end) {
+    std::vector<gid_type> out;
+    for (gid_type g = first; g < end; ++g) out.push_back(g);
+    return out;
+}
+
+} // namespace
+
+TEST(CheckpointState, EveryModelGoesOnBitForBitAfterLoadingIntoAnotherSplit) {
+    const network_spec spec = every_model();
+    const gid_type cells = spec.cells();
+    const step_type stop_at = 137, end = 400;
+
+    auto whole = make_cell_group(spec, range(0, cells), 0);
+    recorder first;
+    drive({whole.get()}, {0}, 0, stop_at, first);
+
+    // Two groups splitting the cells elsewhere than the model boundaries.
+    const gid_type cut = per_model * 2 + 5;
+    auto left = make_cell_group(spec, range(0, cut), 0);
+    auto right = make_cell_group(spec, range(cut, cells), cut);
+    for (gid_type g = 0; g < cells; ++g) {
+        const auto& names = find_model(spec.population_of(g).model).checkpoint_state;
+        if (names.empty()) continue;
+        std::vector<double> values(names.size());
+        whole->save_cell(g, values.data());
+        (g < cut ? left : right)->load_cell(g, values.data());
+    }
+    left->after_load();
+    right->after_load();
+
+    recorder uninterrupted, resumed;
+    drive({whole.get()}, {0}, stop_at, end, uninterrupted);
+    drive({left.get(), right.get()}, {0, cut}, stop_at, end, resumed);
+
+    auto sorted = [](std::vector<std::pair<local_index, step_type>> s) {
+        std::sort(s.begin(), s.end(),
+                  [](auto a, auto b) { return a.second != b.second ? a.second < b.second : a.first < b.first; });
+        return s;
+    };
+    EXPECT_GT(uninterrupted.spikes.size(), 40u);
+    EXPECT_EQ(sorted(uninterrupted.spikes), sorted(resumed.spikes));
+    // Every model fired after the checkpoint (the test reaches them all).
+    for (std::size_t m = 0; m < models.size(); ++m) {
+        bool fired = false;
+        for (auto [cell, step]: uninterrupted.spikes) fired = fired || cell / per_model == m;
+        EXPECT_TRUE(fired) << models[m];
+    }
+    const auto a = saved(*whole, spec, 0, cells);
+    auto b = saved(*left, spec, 0, cut);
+    const auto b2 = saved(*right, spec, cut, cells);
+    b.insert(b.end(), b2.begin(), b2.end());
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << "states differ in their bits";
+}
+
+TEST(CheckpointState, RandomStreamSeeksToAnyWord) {
+    for (std::uint64_t words = 0; words < 10; ++words) {
+        random_stream a(5, 17, purpose::source_train);
+        for (std::uint64_t k = 0; k < words; ++k) a.next_word();
+        EXPECT_EQ(a.position(), words);
+        random_stream b(5, 17, purpose::source_train);
+        b.seek(words);
+        EXPECT_EQ(b.position(), words);
+        for (int k = 0; k < 9; ++k) EXPECT_EQ(a.next_word(), b.next_word()) << "after seeking " << words;
+    }
+}
