@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -57,14 +58,17 @@ def run_stoppable(
     command: list[str], timeout: float, env: dict | None = None
 ) -> subprocess.CompletedProcess:
     """`subprocess.run(command, capture_output=True, text=True)`, but a command still running
-    after `timeout` gets SIGTERM first (spikex then stops its whole MPI job) and SIGKILL only
-    10 s later: a hung test must not leave ranks running (subprocess.run would SIGKILL
-    spikex at once and orphan mpiexec and its ranks)."""
+    after `timeout` gets SIGTERM twice (the first asks spikex run's ranks for a clean stop,
+    the second stops its whole MPI job at once) and SIGKILL only 10 s later: a hung test
+    must not leave ranks running (subprocess.run would SIGKILL spikex at once and orphan
+    mpiexec and its ranks)."""
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           stdin=subprocess.DEVNULL, env=env) as process:  # fmt: skip
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
+            process.terminate()
+            time.sleep(0.5)
             process.terminate()
             try:
                 stdout, stderr = process.communicate(timeout=10)

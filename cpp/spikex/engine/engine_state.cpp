@@ -93,6 +93,10 @@ engine_state engine::export_state() const {
     if (!initialized_ || step_ != exchanged_until_) {
         throw internal_error("export_state: only between two runs (every spike emitted so far exchanged)");
     }
+    if (plastic_.active() && table_.sources_released()) {
+        throw user_error("checkpoint: connections.keep_sources = false freed the source table that identifies the "
+                         "plastic synapses; set it to true to checkpoint this network");
+    }
     engine_state out;
     out.ints["step"] = {step_};
     out.ints["max_delay_steps"] = {max_delay_global_};
@@ -124,9 +128,11 @@ engine_state engine::export_state() const {
         flight_step.push_back(recent_[k].step);
     }
 
+    auto& recorded_gid = out.ints["recorded/gid"];
+    auto& recorded_step = out.ints["recorded/step"];
     for (const auto& s: recorded_) {
-        out.ints["recorded/gid"].push_back(s.gid);
-        out.ints["recorded/step"].push_back(s.step);
+        recorded_gid.push_back(s.gid);
+        recorded_step.push_back(s.step);
     }
     for (std::size_t k = 0; k < state_samples_.size(); ++k) {
         const auto& samples = state_samples_[k];
@@ -137,6 +143,15 @@ engine_state engine::export_state() const {
     }
 
     if (plastic_.active()) {
+        // Every table's columns exist, empty or not (a reader takes them as a whole).
+        for (const char* name: {"plastic/pre/source", "plastic/pre/delay", "plastic/pre/synapse",
+                                "plastic/pre/last_stamp", "plastic/post/gid", "plastic/post/last",
+                                "plastic/post/entries", "plastic/post/entry_stamp", "plastic/post/entry_reads"}) {
+            out.ints[name];
+        }
+        for (const char* name: {"plastic/pre/k_plus", "plastic/post/k_minus", "plastic/post/entry_k_minus"}) {
+            out.reals[name];
+        }
         // Weights: per target its inputs' weights in key order, with a digest of the keys.
         const auto inputs = plastic_inputs(table_, local_gids_);
         auto& targets = out.ints["plastic/weight/target"];

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import ConfigError
 from .key import Key
 
 SECTION_DOCS: dict[str, str] = {
@@ -57,6 +58,21 @@ def resumable(path: str) -> bool:
     return any(path == key or (key.endswith(".") and path.startswith(key)) for key in RESUMABLE)
 
 
-CROSS_RULES: tuple[str, ...] = ()
+CROSS_RULES: tuple[str, ...] = (
+    "checkpoint.every_ms > 0 with plastic synapses (network.plastic) needs "
+    "connections.keep_sources = true (the source table identifies them)",
+)
 
-CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = ()
+
+def _check_plastic_sources(config: dict, ranks: int) -> None:
+    plastic = config["network"].get("plastic", False) and config["network"]["model"] == "hpc_benchmark"
+    if config["checkpoint"]["every_ms"] > 0 and plastic and not config["connections"]["keep_sources"]:
+        raise ConfigError(
+            "connections.keep_sources",
+            False,
+            "must be true with checkpoint.every_ms > 0 and network.plastic = true (the source "
+            "table identifies the plastic synapses in a checkpoint)",
+        )
+
+
+CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = (_check_plastic_sources,)

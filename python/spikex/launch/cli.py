@@ -168,8 +168,10 @@ def run(
         return STOPPED_EXIT_STATUS if summary.get("partial") else EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
     if summary.get("partial"):
+        from . import job
+
         click.echo(
-            f"spikex run: stopped by {summary['stopped_by']} at {summary['simulated_ms']:g} ms "
+            f"spikex run: stopped by {job.clean_stop_requested_by or summary['stopped_by']} at {summary['simulated_ms']:g} ms "
             f"with a checkpoint; outputs so far (marked partial) in {plan.outdir}; go on with: "
             f"spikex run --resume {summary.get('checkpoint', '?')}",
             err=True,

@@ -95,6 +95,10 @@ def _raise_stopped(signum, frame):
     raise _Stopped(signum)
 
 
+# The signal that asked the last job for a clean stop (for the message), if any.
+clean_stop_requested_by: str | None = None
+
+
 class _CleanStop:
     """The first stop signal forwards CLEAN_STOP_SIGNAL to the launcher; the next one, or
     the end of the grace period, raises _Stopped (a hard stop)."""
@@ -108,6 +112,8 @@ class _CleanStop:
             raise _Stopped(signum)
         self.asked = True
         name = signal.Signals(signum).name
+        global clean_stop_requested_by
+        clean_stop_requested_by = name
         print(
             f"spikex run: {name}: the ranks finish the current chunk and write a checkpoint "
             f"(another {name} stops them at once)",

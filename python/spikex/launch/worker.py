@@ -124,6 +124,7 @@ def run_rank(
         restore_network(network, checkpoint)
         output.resume(checkpoint)
     else:
+        network._initialise()  # build first: a network that cannot be built leaves no OUTDIR
         output.start()
     control = _run_control(network, output, stop_at)
     result = network._simulate_to(
