@@ -22,9 +22,11 @@ and presynaptic traces; ``Engine.import_state`` checks that they match the netwo
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -124,8 +126,9 @@ def write_checkpoint(
         size, sha = _size_and_sha256(partial / file_name)
         digest[0] = size
         digest[1:] = np.frombuffer(bytes.fromhex(sha), dtype="<i8")
-    except OSError as error:
+    except (OSError, RuntimeError) as error:  # h5py reports a failed write as RuntimeError
         failure = _describe(error, partial / file_name)
+        shutil.rmtree(partial, ignore_errors=True)
     _agree(failure)
 
     digests = int64_per_rank(digest)
@@ -174,9 +177,14 @@ def write_checkpoint(
 
 
 def _write_rank_file(path: Path, columns: dict[str, np.ndarray], rank: int, ranks: int) -> None:
+    """The HDF5 image is made in memory and written with plain file I/O: a full disk is
+    then an OSError, and the HDF5 library never holds a file it could not write."""
+    import io
+
     import h5py
 
-    with h5py.File(path, "w") as out:
+    image = io.BytesIO()
+    with h5py.File(image, "w") as out:
         out.attrs["format"] = FORMAT
         out.attrs["format_version"] = FORMAT_VERSION
         out.attrs["rank"] = rank
@@ -187,7 +195,9 @@ def _write_rank_file(path: Path, columns: dict[str, np.ndarray], rank: int, rank
             out.create_dataset(
                 name, data=values, chunks=(chunk,), maxshape=(None,), fletcher32=True
             )
-    with open(path, "rb") as stream:
+    with open(path, "wb") as stream:
+        stream.write(image.getbuffer())
+        stream.flush()
         os.fsync(stream.fileno())
 
 
@@ -211,11 +221,13 @@ def _agree(failure: str) -> None:
     text = failure.encode() if _core.comm_rank() == first else b""
     gathered = _core.allgather_int64(np.frombuffer(text.ljust(-(-len(text) // 8) * 8), "<i8").copy())
     message = np.asarray(gathered).astype("<i8").tobytes().rstrip(b" ").decode(errors="replace")
-    raise CheckpointWriteError(f"rank {first}: {message}")
+    raise CheckpointWriteError(errno.EIO, f"rank {first}: {message}")
 
 
-def _describe(error: OSError, path: Path) -> str:
-    return f"cannot write checkpoint {path}: {error.strerror or error}"
+def _describe(error: Exception, path: Path) -> str:
+    found = re.search(r"error message = '([^']*)'", str(error))  # HDF5's report of errno
+    reason = found.group(1) if found else getattr(error, "strerror", None) or str(error).splitlines()[0]
+    return f"cannot write checkpoint {path}: {reason}"
 
 
 def _write_json_durably(path: Path, content: dict) -> None:

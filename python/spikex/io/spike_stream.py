@@ -20,9 +20,12 @@ spikes are not in order), in ``resume`` a spike file that does not match its che
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Self
 
@@ -133,15 +136,36 @@ class SpikeStream:
         for block in blocks:
             last = self._check_order(steps[block], gids[block], block.start, last)
             self._population_slots(gids[block])
-        for block in blocks:
-            self._append_block(steps[block], gids[block])
+        with self._write_errors():
+            for block in blocks:
+                self._append_block(steps[block], gids[block])
         self._last = last
 
     def flush(self) -> None:
         """Write everything appended to the file and to the disk (``fsync``): a process
-        killed after this leaves a readable file with these rows."""
-        self._file.flush()
-        os.fsync(self._file.id.get_vfd_handle())
+        killed after this leaves a readable file with these rows.
+
+        Raises
+        ------
+        OSError
+            The file cannot be written (a full disk: ``errno.ENOSPC``), one line.
+        """
+        with self._write_errors():
+            self._file.flush()
+            os.fsync(self._file.id.get_vfd_handle())
+
+    @contextlib.contextmanager
+    def _write_errors(self):
+        """HDF5 reports a failed write as RuntimeError with the system's message inside:
+        an OSError of one line instead, naming the file."""
+        try:
+            yield
+        except (OSError, RuntimeError) as error:
+            text = str(error)
+            found = re.search(r"errno = (\d+), error message = '([^']*)'", text)
+            number = int(found.group(1)) if found else getattr(error, "errno", None) or errno.EIO
+            reason = found.group(2) if found else (getattr(error, "strerror", None) or text.splitlines()[0])
+            raise OSError(number, f"cannot write spikes to {self.path}: {reason}") from None
 
     def close(self) -> None:
         """Close the file (again: nothing). The counts and ``sha256()`` stay readable."""

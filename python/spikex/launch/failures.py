@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -48,7 +49,23 @@ def job_failure(workdir: Path, status: int, ranks: int, missing: str) -> Excepti
         return RunError(
             f"the job ended without writing {missing}: {_last_line(log) or 'no output'}"
         )
-    return RunError(describe_dead_job(ranks, status, log))
+    return RunError(describe_dead_job(ranks, status, log) + _full_disk(workdir))
+
+
+# Below this much free space, a job that left no error file probably could not write one.
+FULL_DISK_BYTES = 1 << 20
+
+
+def _full_disk(workdir: Path) -> str:
+    """A note when the disk of the work directory (next to OUTDIR) is full: the ranks
+    could not even write their error reports."""
+    try:
+        free = shutil.disk_usage(workdir).free
+    except OSError:
+        return ""
+    if free >= FULL_DISK_BYTES:
+        return ""
+    return f" (the disk of {workdir.parent} is full: {free} bytes free)"
 
 
 def _on_host(error: dict) -> str:

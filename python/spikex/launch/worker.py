@@ -76,16 +76,14 @@ def main(argv: list[str] | None = None) -> int:
         _end_job(2)
     except Exception as error:  # noqa: BLE001 - any other failure must end the whole job
         message = f"{type(error).__name__}: {error}"
+        if isinstance(error, OSError) and error.strerror:  # a file that cannot be written
+            message = f"{error.strerror} (the last complete checkpoint stays resumable)"
         host = socket.gethostname()
         _write_json(
             workdir / RANK_ERROR_PATTERN.format(rank=rank),
             {"kind": "rank", "rank": rank, "host": host, "message": message},
         )
-        print(
-            f"spikex worker: rank {rank} on host {host} failed: {message}",
-            file=sys.stderr,
-            flush=True,
-        )
+        _say(f"spikex worker: rank {rank} on host {host} failed: {message}")
         _end_job(3)
     return 0
 
@@ -361,17 +359,31 @@ def _write_outputs(result, config: dict, workdir: Path, outdir: Path, spikes: Pa
         os.replace(workdir / SUMMARY_FILE, outdir / SUMMARY_FILE)  # last: marks success
 
 
+def _say(line: str) -> None:
+    """One line on stderr, if it can be written (its log may be on a full disk)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
 def _end_job(status: int) -> None:
-    """Exit this rank; with several ranks, abort them all (they may be in a collective)."""
+    """Exit this rank; with several ranks, abort them all (they may be in a collective).
+    No interpreter clean-up: an HDF5 file whose writes failed (a full disk) crashes the
+    library when it is closed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            pass
     try:
         from .. import _core
 
         if _core.comm_size() > 1:
-            sys.stderr.flush()
             _core.comm_abort(status)
     except ImportError:
         pass
-    sys.exit(status)
+    os._exit(status)
 
 
 def _write_json(path: Path, content: dict) -> None:
@@ -385,7 +397,8 @@ def _write_text(path: Path, text: str) -> None:
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        print(f"spikex worker: cannot write {path}: {error}", file=sys.stderr, flush=True)
+        temporary.unlink(missing_ok=True)
+        _say(f"spikex worker: cannot write {path}: {error}")
 
 
 if __name__ == "__main__":
