@@ -249,8 +249,11 @@ def execute_run(
     label: str = "",
     progress: str = "auto",
     progress_every_s: float = DEFAULT_LINE_SECONDS,
+    allow_partial: bool = False,
 ) -> dict:
-    """Launch the ranks, wait for them and return the summary.
+    """Launch the ranks, wait for them and return the summary. A run stopped by a signal
+    or its deadline returns its partial summary with `allow_partial` (``spikex run``), and
+    raises RunError otherwise (a sweep must not take it for a result).
 
     Parameters
     ----------
@@ -282,7 +285,10 @@ def execute_run(
         progress = "bar" if show_progress else "none"
     if plan.in_job:
         # Rank 0 reports, in lines: a job's output is a log, even on a terminal.
-        return _run_in_this_job(plan, progress != "none", label, progress_every_s)
+        summary = _run_in_this_job(plan, progress != "none", label, progress_every_s)
+        if summary.get("partial") and not allow_partial:
+            raise RunError(f"run stopped by {summary.get('stopped_by')}")
+        return summary
     try:
         _set_aside_previous_results(plan)
         workdir = _make_workdir(plan.outdir)
@@ -295,7 +301,13 @@ def execute_run(
         status = _launch_and_wait(plan, workdir, reporter)
         summary_path = plan.outdir / SUMMARY_FILE
         if status in (0, STOPPED_EXIT_STATUS) and summary_path.exists():
-            return json.loads(summary_path.read_text(encoding="utf-8"))
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+            if summary.get("partial") and not allow_partial:
+                raise RunError(
+                    f"run stopped by {summary.get('stopped_by')} at {summary['simulated_ms']:g} ms "
+                    f"(its checkpoint: {summary.get('checkpoint')})"
+                )
+            return summary
         raise job_failure(workdir, status, plan.ranks, missing=SUMMARY_FILE)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
