@@ -9,7 +9,13 @@ from pathlib import Path
 from .. import _core
 from ..config import resolved_config
 from ..config.checkpoint import resumable
-from ..io.checkpoint import Checkpoint, CheckpointError, open_checkpoint, read_rows, write_checkpoint
+from ..io.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    open_checkpoint,
+    read_rows,
+    write_checkpoint,
+)
 from ..version import __version__
 
 

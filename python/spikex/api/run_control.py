@@ -18,6 +18,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Self
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class RunControl:
     _signalled: str | None = None
     _previous: dict = field(default_factory=dict)
 
-    def __enter__(self) -> RunControl:
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for signum in STOP_SIGNALS:
                 self._previous[signum] = signal.signal(signum, self._on_signal)

@@ -59,8 +59,10 @@ def resumable(path: str) -> bool:
 
 
 CROSS_RULES: tuple[str, ...] = (
-    "checkpoint.every_ms > 0 with plastic synapses (network.plastic) needs "
-    "connections.keep_sources = true (the source table identifies them)",
+    (
+        "checkpoint.every_ms > 0 with plastic synapses (network.plastic) needs "
+        "connections.keep_sources = true (the source table identifies them)"
+    ),
 )
 
 

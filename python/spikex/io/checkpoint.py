@@ -365,12 +365,7 @@ def read_rows(checkpoint: Checkpoint, owns) -> dict[str, np.ndarray]:
         path = checkpoint.path / entry["name"]
         try:
             with h5py.File(path, "r", locking=False) as source:
-                columns = {}
-                source.visititems(
-                    lambda name, item: columns.__setitem__(name, item[()])
-                    if isinstance(item, h5py.Dataset)
-                    else None
-                )
+                columns = _datasets(source)
         except (OSError, KeyError, ValueError) as error:
             raise CheckpointError(f"checkpoint {path}: unreadable ({error})") from None
         for name, values in _own_rows(columns, owns).items():
@@ -393,6 +388,20 @@ def read_rows(checkpoint: Checkpoint, owns) -> dict[str, np.ndarray]:
     for name in COUNTER_COLUMNS:
         rows[name] = np.array([counters[name]], dtype=np.int64)
     return rows
+
+
+def _datasets(source) -> dict[str, np.ndarray]:
+    """Every dataset of an open HDF5 file by path, read whole (fletcher32 checked)."""
+    import h5py
+
+    columns: dict[str, np.ndarray] = {}
+
+    def take(name: str, item) -> None:
+        if isinstance(item, h5py.Dataset):
+            columns[name] = item[()]
+
+    source.visititems(take)
+    return columns
 
 
 def _own_rows(columns: dict[str, np.ndarray], owns) -> dict[str, np.ndarray]:

@@ -10,12 +10,12 @@ resizable (``CHUNK_ROWS`` rows per HDF5 chunk). A running SHA-256 over the rows
 ``(step, gid)`` (little-endian int64) of everything appended equals ``spikes_sha256`` of
 all the spikes, because the chunks arrive in canonical order.
 
-``flush()`` makes what was appended so far survive the process: a checkpoint records
-``population_rows`` and ``sha256()`` after a flush, and ``SpikeStream.resume`` starts a
-new stream from such a file, keeping exactly the recorded rows and checking the hash.
+``spikex run`` makes its ``spikes.h5`` with it from the spike log (``spike_log.py``),
+which is what survives a crash: an HDF5 file open for writing may not.
 
-Errors are ``ValueError`` with one line: in ``append`` they mean a bug in the caller (the
-spikes are not in order), in ``resume`` a spike file that does not match its checkpoint.
+Errors: ``ValueError`` with one line in ``append`` means a bug in the caller (the spikes
+are not in order); a file that cannot be written (a full disk) is an ``OSError`` naming
+it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from typing import Self
 import numpy as np
 
 CHUNK_ROWS = 1 << 16  # HDF5 chunk: 512 KiB of node ids, 512 KiB of timestamps
-BLOCK_ROWS = 1 << 20  # rows per population read at a time by ``resume``
 
 
 class SpikeStream:
@@ -178,82 +177,6 @@ class SpikeStream:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # ---- resuming from a checkpoint ----------------------------------------------------
-
-    @classmethod
-    def resume(
-        cls,
-        source: str | Path,
-        population_rows: dict[str, int],
-        expected_sha256: str,
-        path: str | Path,
-        populations,
-        dt_ms: float,
-        *,
-        block_rows: int = BLOCK_ROWS,
-    ) -> SpikeStream:
-        """A new stream at ``path`` holding the first rows of ``source`` recorded by a
-        checkpoint, ready for further ``append``.
-
-        The populations of ``source`` are merged in canonical order block by block
-        (``block_rows`` rows of each population at a time, plus the spikes of one step),
-        never loaded whole; the hash of the kept rows must equal ``expected_sha256``.
-        Rows after the checkpoint's are left out. ``source`` is only read.
-
-        Parameters
-        ----------
-        source : str or Path
-            A spike file written by an earlier ``SpikeStream`` (flushed, possibly killed).
-        population_rows : dict
-            ``population_rows`` at the checkpoint: rows to keep per population.
-        expected_sha256 : str
-            ``sha256()`` at the checkpoint.
-        path, populations, dt_ms
-            As for ``SpikeStream``; ``path`` must not be ``source``.
-        block_rows : int
-            Rows read per population at a time.
-
-        Raises
-        ------
-        ValueError
-            One line naming ``source`` and what is wrong: no such file, not HDF5, a
-            population missing or with fewer rows than recorded, timestamps that are not
-            steps of ``dt_ms``, or a hash that differs from the checkpoint's.
-        """
-        import h5py
-
-        source, path = Path(source), Path(path)
-        prefix = f"spike file {source}"
-        if not source.is_file():
-            raise ValueError(f"{prefix}: no such file")
-        if path.exists() and path.resolve() == source.resolve():
-            raise ValueError(f"{prefix}: cannot resume into the same file (give another path)")
-        if block_rows < 1:
-            raise ValueError(f"SpikeStream.resume: block_rows = {block_rows}: must be >= 1")
-        try:
-            source_file = h5py.File(source, "r")
-        except OSError as error:
-            raise ValueError(f"{prefix}: not a readable HDF5 file ({_first_line(error)})") from None
-        stream = cls(path, populations, dt_ms)
-        try:
-            with source_file:
-                readers = stream._readers(source_file, population_rows, prefix)
-                stream._copy_merged(readers, block_rows)
-            if stream.sha256() != expected_sha256:
-                raise ValueError(
-                    f"{prefix}: its first {stream.rows} spikes have spikes_sha256 "
-                    f"{stream.sha256()[:16]}..., the checkpoint recorded {expected_sha256[:16]}..."
-                )
-        except OSError as error:  # h5py: a damaged file, or no room for the copy
-            stream._discard()
-            raise ValueError(
-                f"{prefix}: cannot be copied to {path} ({_first_line(error)})"
-            ) from None
-        except BaseException:
-            stream._discard()
-            raise
-        return stream
-
     # ---- private -----------------------------------------------------------------------
 
     def _check_order(self, steps, gids, offset: int, previous) -> tuple[int, int]:
@@ -325,152 +248,6 @@ class SpikeStream:
         timestamp_dataset[start:stop] = timestamps
         self._rows[index] = stop
 
-    def _readers(self, source_file, population_rows: dict, prefix: str) -> list[_Reader]:
-        import h5py
-
-        unknown = sorted(set(population_rows) - set(self._names))
-        if unknown:
-            raise ValueError(
-                f"{prefix}: the checkpoint records population(s) {', '.join(unknown)}, "
-                f"which the network does not have ({', '.join(self._names)})"
-            )
-        readers = []
-        for index, (name, first_gid, stop_gid) in enumerate(self._groups):
-            if name not in population_rows:
-                raise ValueError(
-                    f"{prefix}: the checkpoint records no row count for population {name}"
-                )
-            rows = population_rows[name]
-            if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 0:
-                raise ValueError(
-                    f"{prefix}: population {name}: recorded rows {rows!r} is not a count"
-                )
-            group = source_file.get(f"spikes/{name}")
-            if not isinstance(group, h5py.Group) or not {"node_ids", "timestamps"} <= set(group):
-                raise ValueError(
-                    f"{prefix}: population {name} is missing "
-                    f"(no /spikes/{name} with node_ids and timestamps)"
-                )
-            stored_first = int(group.attrs.get("first_gid", 0))
-            if stored_first != first_gid:
-                raise ValueError(
-                    f"{prefix}: population {name} starts at gid {stored_first}, the network's at {first_gid}"
-                )
-            held = min(group["node_ids"].shape[0], group["timestamps"].shape[0])
-            if held < rows:
-                raise ValueError(
-                    f"{prefix}: population {name} has {held} spikes, fewer than the {rows} the checkpoint recorded"
-                )
-            readers.append(
-                _Reader(index, group, (first_gid, stop_gid), int(rows), self.dt_ms, prefix)
-            )
-        return readers
-
-    def _copy_merged(self, readers: list[_Reader], block_rows: int) -> None:
-        """Copy the readers' rows and hash them in canonical order, a window at a time.
-
-        Each reader holds at least ``block_rows`` rows spanning two steps or more (unless its
-        rows are all read). Every row of a step before the smallest last buffered step of the
-        readers with rows left is final: no reader can bring one before it any more.
-        """
-        while True:
-            for reader in readers:
-                reader.fill(block_rows)
-            pending = [reader for reader in readers if reader.position < reader.limit]
-            bound = min(int(reader.steps[-1]) for reader in pending) if pending else None
-            taken = [(reader, reader.take_before(bound)) for reader in readers]
-            taken = [(reader, rows) for reader, rows in taken if rows[0].size]
-            if not taken:
-                break
-            for reader, (_, _, node_ids, timestamps) in taken:
-                self._write(reader.index, node_ids, timestamps)
-            steps = np.concatenate([rows[0] for _, rows in taken])
-            gids = np.concatenate([rows[1] for _, rows in taken])
-            order = np.lexsort((gids, steps))
-            merged = np.empty((steps.size, 2), dtype="<i8")
-            merged[:, 0] = steps[order]
-            merged[:, 1] = gids[order]
-            self._hash.update(merged)
-            self._last = (int(merged[-1, 0]), int(merged[-1, 1]))
-
-    def _discard(self) -> None:
-        self.close()
-        self.path.unlink(missing_ok=True)
-
-
-class _Reader:
-    """The first ``limit`` rows of one population of a source file, read a block at a time."""
-
-    def __init__(
-        self, index: int, group, gids: tuple[int, int], limit: int, dt_ms: float, prefix: str
-    ):
-        self.index = index  # of the population in the new stream
-        self.node_ids_dataset, self.timestamps_dataset = group["node_ids"], group["timestamps"]
-        self.first_gid, self.stop_gid = gids
-        self.limit, self.dt_ms = limit, dt_ms
-        self.where = f"{prefix}: population {group.name.rsplit('/', 1)[-1]}"
-        self.position = 0  # next row of the file to read
-        empty = np.zeros(0, dtype=np.int64)
-        self.steps, self.gids = empty, empty
-        self.node_ids, self.timestamps = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float64)
-        self._last: tuple[int, int] | None = None
-
-    def fill(self, block_rows: int) -> None:
-        """Read until ``block_rows`` rows are buffered and they span two steps, or the
-        rows to keep are all read."""
-        while self.position < self.limit and (
-            self.steps.size < block_rows or self.steps[0] == self.steps[-1]
-        ):
-            wanted = block_rows - self.steps.size if self.steps.size < block_rows else block_rows
-            count = min(wanted, self.limit - self.position)
-            stop = self.position + count
-            node_ids = np.asarray(self.node_ids_dataset[self.position : stop], dtype=np.uint64)
-            timestamps = np.asarray(self.timestamps_dataset[self.position : stop], dtype=np.float64)
-            steps, gids = self._check(node_ids, timestamps)
-            self.steps = np.concatenate([self.steps, steps])
-            self.gids = np.concatenate([self.gids, gids])
-            self.node_ids = np.concatenate([self.node_ids, node_ids])
-            self.timestamps = np.concatenate([self.timestamps, timestamps])
-            self.position = stop
-
-    def take_before(self, bound: int | None):
-        """Remove and return the buffered rows of steps before ``bound`` (None: all)."""
-        count = (
-            self.steps.size
-            if bound is None
-            else int(np.searchsorted(self.steps, bound, side="left"))
-        )
-        taken = (
-            self.steps[:count],
-            self.gids[:count],
-            self.node_ids[:count],
-            self.timestamps[:count],
-        )
-        self.steps, self.gids = self.steps[count:], self.gids[count:]
-        self.node_ids, self.timestamps = self.node_ids[count:], self.timestamps[count:]
-        return taken
-
-    def _check(self, node_ids: np.ndarray, timestamps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        steps = np.rint(timestamps / self.dt_ms).astype(np.int64)
-        if not np.array_equal(steps * self.dt_ms, timestamps):
-            row = self.position + int(np.argmax(steps * self.dt_ms != timestamps))
-            raise ValueError(
-                f"{self.where}: timestamp {float(timestamps[row - self.position])!r} ms "
-                f"(row {row}) is not a whole step of dt_ms = {self.dt_ms}"
-            )
-        size = self.stop_gid - self.first_gid
-        if node_ids.size and int(node_ids.max()) >= size:
-            raise ValueError(f"{self.where}: node id {int(node_ids.max())} beyond its {size} cells")
-        gids = node_ids.astype(np.int64) + self.first_gid
-        previous = self._last if self._last is not None else (int(steps[0]), int(gids[0]))
-        step_change = np.diff(steps, prepend=previous[0])
-        gid_change = np.diff(gids, prepend=previous[1])
-        if ((step_change < 0) | ((step_change == 0) & (gid_change < 0))).any():
-            raise ValueError(f"{self.where}: spikes are not sorted by time, then node id")
-        if steps.size:
-            self._last = (int(steps[-1]), int(gids[-1]))
-        return steps, gids
-
 
 def _time_step(dt_ms) -> float:
     value = float(dt_ms)
@@ -514,8 +291,3 @@ def _out_of_order(row: int, spike: tuple[int, int], before: tuple[int, int]) -> 
         f"SpikeStream.append: spikes not in canonical order (step, gid): row {row} "
         f"({spike[0]}, {spike[1]}) comes after ({before[0]}, {before[1]})"
     )
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__

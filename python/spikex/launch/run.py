@@ -25,11 +25,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..api.run_control import STOPPED_EXIT_STATUS
 from ..config import get, resolved_config
 from ..errors import ConfigError, RunError, UserInputError
-from ..api.run_control import STOPPED_EXIT_STATUS
-from ..io.output import SPIKES_FILE, STATE_FILE, SUMMARY_FILE
 from ..io.checkpoint import DEFAULT_DIR_NAME, LATEST_FILE
+from ..io.output import SPIKES_FILE, STATE_FILE, SUMMARY_FILE
 from ..io.timeline import TIMELINE_FILE
 from .failures import CONFIG_ERROR_FILE, RANK_ERROR_GLOB, WORKER_LOG, job_failure
 from .job import run_job, stop_job
@@ -43,7 +43,8 @@ from .launcher import (
     worker_command,
 )
 from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
-from .worker import PROGRESS_FILE, StreamedOutput
+from .spike_output import SpikeOutput
+from .worker import PROGRESS_FILE
 
 POLL_SECONDS = 0.2
 # Files whose presence means a directory holds the results of a run.
@@ -190,8 +191,8 @@ def results_in(outdir: Path) -> list[str]:
     held = [name for name in RESULT_FILES if (outdir / name).exists()]
     if (outdir / DEFAULT_DIR_NAME / LATEST_FILE).exists():
         held.append(f"{DEFAULT_DIR_NAME}/ (resume them with --resume)")
-    if (outdir / StreamedOutput.PARTIAL).exists():
-        held.append(StreamedOutput.PARTIAL)
+    if (outdir / SpikeOutput.LOG).exists():
+        held.append(SpikeOutput.LOG)
     return held
 
 
@@ -377,7 +378,7 @@ def _set_aside_previous_results(plan: RunPlan) -> None:
         message = f"spikex run: kept the previous results of {outdir} in {kept}"
         print(message, file=sys.stderr, flush=True)
         return
-    for name in (SUMMARY_FILE, SPIKES_FILE, STATE_FILE, TIMELINE_FILE, StreamedOutput.PARTIAL):
+    for name in (SUMMARY_FILE, SPIKES_FILE, STATE_FILE, TIMELINE_FILE, SpikeOutput.LOG):
         (outdir / name).unlink(missing_ok=True)
     if plan.resume is None:  # a new run's checkpoints must not mix with an old run's
         shutil.rmtree(outdir / DEFAULT_DIR_NAME, ignore_errors=True)

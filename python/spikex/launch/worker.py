@@ -97,7 +97,7 @@ def run_rank(
     stop_at: float | None = None,
 ) -> dict:
     """This rank's part of the run: build (or restore from the checkpoint `resume`),
-    simulate with spikes streamed to OUTDIR/.spikes.h5.partial and checkpoints
+    simulate with spikes streamed to OUTDIR/.spikes.log and checkpoints
     (``[checkpoint]``, and at a stop), and on rank 0 write the outputs; the summary (the
     same on every rank; ``summary["partial"]`` when a signal or the deadline `stop_at`
     (``time.time()``) stopped it). Errors propagate. `reporter` (progress.ProgressLines,
@@ -105,6 +105,7 @@ def run_rank(
     file for the parent."""
     from .. import _core
     from ..api.network import Network
+    from .spike_output import SpikeOutput
 
     rank = _core.comm_rank()
     network = Network.from_config(config)
@@ -112,7 +113,7 @@ def run_rank(
         raise RuntimeError(
             f"{FAIL_BUILD_RANK_VARIABLE}={rank}: this rank fails while the others build"
         )
-    output = StreamedOutput(network, outdir)
+    output = SpikeOutput(network, outdir)
     if resume is not None:
         from ..api.checkpointing import restore_network
         from ..io.checkpoint import open_checkpoint
@@ -139,8 +140,9 @@ def run_rank(
         summary["checkpoint"] = str(control.checkpoints_written[-1])
     if resume is not None:
         summary["resumed_from"] = str(Path(resume).absolute())
+    spikes = output.finish(keep_log=bool(control.checkpoints_written))
     if rank == 0:
-        _write_outputs(result, network.config, workdir, outdir, output.finish())
+        _write_outputs(result, network.config, workdir, outdir, spikes)
     return summary
 
 
@@ -162,109 +164,6 @@ def _run_control(network, output, stop_at: float | None):
     return RunControl(
         checkpoint_every_ms=settings["every_ms"], checkpoint=checkpoint, deadline=deadline
     )
-
-
-class StreamedOutput:
-    """Rank 0's spike file while the run goes on: OUTDIR/.spikes.h5.partial (a name that
-    does not look like a result), renamed spikes.h5 at the end. Checkpoints refer to its
-    rows, so it survives a killed run next to them; a resume copies the rows its
-    checkpoint counted into a new partial file (the old file is not changed)."""
-
-    PARTIAL = ".spikes.h5.partial"
-
-    def __init__(self, network, outdir: Path):
-        from .. import _core
-
-        self.network = network
-        self.outdir = Path(outdir).absolute()
-        self.rank0 = _core.comm_rank() == 0
-        self.stream = None
-
-    @property
-    def path(self) -> Path:
-        return self.outdir / self.PARTIAL
-
-    def _populations(self):
-        from ..io.output import spikes_population
-
-        return self.network.populations or spikes_population(self.network.config)
-
-    def start(self) -> None:
-        from ..io.spike_stream import SpikeStream
-
-        error = ""
-        if self.rank0:
-            try:
-                self.outdir.mkdir(parents=True, exist_ok=True)
-                self.stream = SpikeStream(self.path, self._populations(), self.network.dt_ms)
-            except OSError as failure:
-                error = f"-o {self.outdir}: cannot write {self.PARTIAL}: {failure.strerror or failure}"
-        self._agree(error, OSError)
-        self.network.stream_spikes(self.stream)
-
-    def resume(self, checkpoint) -> None:
-        """Continue the spike file of `checkpoint`'s run (ValueError if it is gone or
-        does not hold the rows the checkpoint counted)."""
-        from ..io.spike_stream import SpikeStream
-
-        reference = checkpoint.manifest["spikes"]
-        error = ""
-        if self.rank0:
-            try:
-                if "file" not in reference:
-                    raise ValueError(f"checkpoint {checkpoint.path}: its spikes are not in a spike file")
-                earlier = Path(reference["outdir"])
-                candidates = [earlier / reference["file"], earlier / reference["final"]]
-                source = next((c for c in candidates if c.is_file()), candidates[0])
-                self.outdir.mkdir(parents=True, exist_ok=True)
-                temporary = self.outdir / f".spikes.h5.resume-{os.getpid()}"
-                self.stream = SpikeStream.resume(
-                    source,
-                    reference["population_rows"],
-                    reference["sha256"],
-                    temporary,
-                    self._populations(),
-                    self.network.dt_ms,
-                )
-                os.replace(temporary, self.path)
-            except (ValueError, OSError) as failure:
-                error = str(failure)
-        self._agree(error, ValueError)
-        self.network.stream_spikes(self.stream)
-
-    def reference(self) -> dict:
-        """What a checkpoint's manifest says about the spikes so far (rank 0 flushes)."""
-        from ..io.output import SPIKES_FILE
-
-        if self.stream is None:
-            return {"file": self.PARTIAL}
-        self.stream.flush()
-        return {
-            "outdir": str(self.outdir),
-            "file": self.PARTIAL,
-            "final": SPIKES_FILE,
-            "rows": self.stream.rows,
-            "population_rows": self.stream.population_rows,
-            "sha256": self.stream.sha256(),
-        }
-
-    def finish(self) -> Path | None:
-        """Close the stream (rank 0); its path, to be renamed spikes.h5."""
-        if self.stream is None:
-            return None
-        self.stream.close()
-        return self.path
-
-    @staticmethod
-    def _agree(error: str, kind) -> None:
-        from ..api.collective import broadcast_text
-
-        from .. import _core
-
-        if _core.comm_size() > 1:
-            error = broadcast_text(error)
-        if error:
-            raise kind(error)
 
 
 def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -325,8 +224,8 @@ def _progress_callback(rank: int, workdir: Path, reporter=None):
 
 
 def _write_outputs(result, config: dict, workdir: Path, outdir: Path, spikes: Path) -> None:
-    """Rank 0: the spike file (streamed, now complete), reports, then summary.json last,
-    each renamed into OUTDIR from a temporary name."""
+    """Rank 0: the spike file (made from the log), reports, then summary.json last, each
+    renamed into OUTDIR from a temporary name."""
     from ..io.output import SPIKES_FILE, SUMMARY_FILE, write_summary
 
     outdir.mkdir(parents=True, exist_ok=True)

@@ -21,10 +21,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "networks"))
 
-import spikex as sx  # noqa: E402
-import users_network  # noqa: E402
-from spikex import _core  # noqa: E402
-from spikex.api.collective import gather_int64  # noqa: E402
+import spikex as sx
+import users_network
+from spikex import _core
+from spikex.api.collective import gather_int64
 
 HPC = {
     "simulation": {"dt_ms": 0.1, "tstop_ms": 150.0},

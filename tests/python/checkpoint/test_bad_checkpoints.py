@@ -134,11 +134,11 @@ def test_an_impossible_layout_is_refused(stopped_run, tmp_path):
     assert "exchange.compress" in line and "600 cells per rank on 1" in line
 
 
-def test_a_missing_spike_file_is_refused(stopped_run, tmp_path):
+def test_a_missing_spike_log_is_refused(stopped_run, tmp_path):
     copy = copy_of(stopped_run, tmp_path)
-    (copy / "spikes.h5").unlink()
+    (copy / ".spikes.log").unlink()
     line = refused(["run", "--resume", str(copy / "checkpoints"), "-o", str(tmp_path / "new")], copy)
-    assert "spikes.h5" in line
+    assert ".spikes.log: no such file" in line
     assert not (tmp_path / "new" / "summary.json").exists()
 
 

@@ -111,7 +111,7 @@ def test_a_signal_stops_with_a_checkpoint_that_resumes_to_the_same_spikes(
     assert partial["partial"] is True and partial["stopped_by"] == "SIGUSR1"
     assert 0 < partial["simulated_ms"] < 20000.0
     assert 0 < partial["spikes_total"] < uninterrupted["spikes_total"]
-    assert (outdir / "spikes.h5").exists() and not (outdir / ".spikes.h5.partial").exists()
+    assert (outdir / "spikes.h5").exists() and (outdir / ".spikes.log").exists()
     checkpoint = Path(partial["checkpoint"])
     assert checkpoint.parent == outdir / "checkpoints"
 
