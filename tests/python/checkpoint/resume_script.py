@@ -3,7 +3,8 @@
     python resume_script.py NETWORK METHOD THREADS DISTRIBUTION TOTAL_MS STEPS...
 
 NETWORK: users (every model, device, rule and plastic synapse, built by the API),
-microcircuit, hpc_static, hpc_stdp (configuration-built). STEPS, in order:
+microcircuit, hpc_static, hpc_stdp, interval_fire (the artificial-cell benchmark with
+bursts; configuration-built). STEPS, in order:
 ``save:T:DIR`` simulates to T ms and writes a checkpoint into DIR; ``resume:DIR`` restores
 from DIR (a new network of this layout; before any simulate). After the steps the run
 goes on to TOTAL_MS and rank 0 prints one RESULT line: spike hash and count, events
@@ -26,6 +27,11 @@ import users_network
 from spikex import _core
 from spikex.api.collective import gather_int64
 
+INTERVAL_FIRE = {
+    "simulation": {"tstop_ms": 300.0, "seed": 4},
+    "network": {"cells": 1500, "indegree": 100, "indegree_spread": 20, "weight": 0.01, "weight_spread": 0.02},
+    "network.burst": {"groups": 3, "period_ms": 40.0},
+}
 HPC = {
     "simulation": {"dt_ms": 0.1, "tstop_ms": 150.0},
     "network": {"model": "hpc_benchmark", "scale": 0.04, "indegree_e": 300, "indegree_i": 75},
@@ -38,6 +44,9 @@ def make(kind: str, method: str, threads: int, distribution: str) -> sx.Network:
     if kind == "microcircuit":
         return users_network.microcircuit(method, threads, distribution)
     layout = [f"exchange.method={method}", f"simulation.threads={threads}", f"distribution.scheme={distribution}"]
+    if kind == "interval_fire":
+        config = {"simulation": INTERVAL_FIRE["simulation"], "network": {**INTERVAL_FIRE["network"], "burst": INTERVAL_FIRE["network.burst"]}}
+        return sx.Network.from_config(config, layout)
     plastic = f"network.plastic={'true' if kind == 'hpc_stdp' else 'false'}"
     net = sx.Network.from_config(HPC, [*layout, plastic])
     net.record_state(net.populations[0][0:5], "V_m", interval_ms=0.5)

@@ -65,6 +65,15 @@ def test_microcircuit_resumes_with_unsorted_connections(tmp_path):
     assert resumed == whole
 
 
+def test_interval_fire_benchmark_resumes_on_another_layout(tmp_path):
+    """The artificial-cell benchmark with bursts, weights of both signs, 1 -> 4 ranks."""
+    whole = segment(1, ("allgather", 1, "round_robin"), "interval_fire", 300)
+    segment(1, ("allgather", 2, "round_robin"), "interval_fire", 300, f"save:133.3:{tmp_path}")
+    resumed = segment(4, ("persistent", 1, "random_shuffle"), "interval_fire", 300, f"resume:{tmp_path}")
+    assert int(whole[1]) > 5000
+    assert resumed == whole
+
+
 @pytest.mark.parametrize("t1", [0.0, 40.0])
 def test_a_checkpoint_at_the_start_or_on_an_interval_boundary(tmp_path, t1):
     whole = segment(1, ("allgather", 1, "round_robin"), "hpc_stdp", 150)

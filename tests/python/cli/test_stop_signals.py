@@ -145,3 +145,28 @@ def test_a_second_signal_stops_every_rank_at_once(tmp_path: Path):
     # second signal; nothing that looks complete is ever left.
     summary = outdir / "summary.json"
     assert not summary.exists() or json.loads(summary.read_text())["partial"] is True
+
+
+def test_stop_after_stops_with_a_checkpoint_at_the_deadline(tmp_path: Path, uninterrupted):
+    config = write_config(tmp_path, RUN)
+    outdir = tmp_path / "out"
+    started = time.monotonic()
+    done = run_cli(["run", str(config), "--np", "2", "-o", str(outdir), "--stop-after", "00:00:03"])
+    took = time.monotonic() - started
+    assert done.returncode == STOPPED, done.stderr
+    assert "stopped by stop-after at" in done.stderr
+    assert took < 20.0, f"took {took:.1f} s"
+    partial = json.loads((outdir / "summary.json").read_text())
+    assert partial["partial"] is True and partial["stopped_by"] == "stop-after"
+    done = run_cli(["run", "--resume", str(outdir / "checkpoints"), "--threads", "2"])
+    assert done.returncode == 0, done.stderr
+    resumed = json.loads((outdir / "summary.json").read_text())
+    assert resumed["spikes_sha256"] == uninterrupted["spikes_sha256"]
+
+
+@pytest.mark.parametrize("text", ["1:2:3:4", "aa:00", "00:00:00", "-5"])
+def test_stop_after_needs_a_duration(tmp_path: Path, text):
+    done = run_cli(["run", str(write_config(tmp_path, RUN)), f"--stop-after={text}", "-o", str(tmp_path / "o")])
+    assert done.returncode == 2, done.stderr
+    assert "--stop-after" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "o").exists()
