@@ -1,11 +1,15 @@
-"""Does streaming the spike file keep rank 0's memory bounded by one chunk? (issue 20)
+"""Does streaming the spikes keep rank 0's memory bounded by one chunk? (issue 20)
 
-Today rank 0 gathers every spike of the run and writes ``spikes.h5`` at the end
-(``write_sonata_spikes``): its memory grows with the number of spikes. ``SpikeStream``
-(``python/spikex/io/spike_stream.py``) takes them one chunk at a time. For N = 1e5, 1e6,
-... spikes (two populations, chunks of a fixed number of spikes) this script runs, each
-in a fresh subprocess, (a) the stream: generate a chunk, append it, and so on; (b) the
-gather: the same chunks into arrays of all N spikes, then ``write_sonata_spikes``. It
+Gathering every spike of the run and writing ``spikes.h5`` at the end
+(``write_sonata_spikes``) needs memory that grows with the number of spikes. ``spikex
+run`` appends them one chunk at a time to its spike log (``io/spike_log.py``) and makes
+``spikes.h5`` from the log, a block at a time, at the end (``io/spike_stream.py``). For
+N = 1e5, 1e6, ... spikes (two populations, chunks of a fixed number of spikes) this script
+runs, each in a fresh subprocess, (a) the stream: generate a chunk, append it to the log,
+and so on, then the SONATA file from the log; (b) the gather: the same chunks into arrays
+of all N spikes, then ``write_sonata_spikes``. Then (c) whole ``spikex run`` runs (2
+ranks) of one network for longer and longer times: peak RSS (max over ranks, from
+summary.json) against the spikes of the run. It
 records each subprocess's peak RSS (``resource.getrusage`` maxrss), its RSS after the
 imports (the baseline), the wall time, and checks that both files hold the same spikes
 (``spikes_sha256``). Sizes go up while the whole sweep stays within ``--budget-s``
@@ -59,7 +63,7 @@ def child(mode: str, spikes: int, chunk: int, path: Path) -> dict:
     import numpy as np
     import spikex as sx
     from spikex.io.output import read_sonata_spikes, spikes_sha256, write_sonata_spikes
-    from spikex.io.spike_stream import SpikeStream
+    from spikex.io.spike_log import SpikeLog, write_sonata
 
     populations = [
         sx.Population(0, CELLS[0], "iaf_psc_alpha", "E"),
@@ -69,10 +73,13 @@ def child(mode: str, spikes: int, chunk: int, path: Path) -> dict:
     chunks = [(k, min(chunk, spikes - k * chunk)) for k in range(-(-spikes // chunk))]
     start = time.perf_counter()
     if mode == "stream":
-        with SpikeStream(path, populations, DT_MS) as stream:
-            for index, size in chunks:
-                stream.append(*chunk_of(index, chunk, size))
-        sha256 = stream.sha256()
+        log = SpikeLog(path.with_suffix(".log"), populations)
+        for index, size in chunks:
+            log.append(*chunk_of(index, chunk, size))
+        log.close()
+        sha256 = log.sha256()
+        write_sonata(log.path, log.rows, path, populations, DT_MS)
+        log.path.unlink()
     else:
         steps = np.empty(spikes, dtype=np.int64)
         gids = np.empty(spikes, dtype=np.int64)
@@ -122,6 +129,7 @@ def main() -> int:
     parser.add_argument("--max-spikes", type=float, default=1e8)
     parser.add_argument("--chunk", type=int, default=1_000_000, help="spikes per chunk")
     parser.add_argument("--budget-s", type=float, default=60.0, help="wall time of the sweep")
+    parser.add_argument("--run-budget-s", type=float, default=120.0, help="wall time of the spikex runs")
     parser.add_argument(
         "--child", nargs=4, metavar=("MODE", "N", "CHUNK", "PATH"), help=argparse.SUPPRESS
     )
@@ -163,8 +171,9 @@ def main() -> int:
                   file=sys.stderr, flush=True)  # fmt: skip
             spikes *= 10
     result = {
-        "question": "peak RSS of rank 0 writing N spikes: streamed in chunks (SpikeStream) "
-        "against gathered and written at the end (write_sonata_spikes)",
+        "question": "peak RSS of rank 0 writing N spikes: streamed in chunks (spike log, then "
+        "SpikeStream) against gathered and written at the end (write_sonata_spikes); and of "
+        "whole spikex runs against their spikes",
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
         "machine": {
             **machine(),
@@ -181,11 +190,69 @@ def main() -> int:
         },
         "rows": rows,
         "skipped": skipped,
+        "runs": whole_runs(args.run_budget_s),
     }
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     OUTPUT.write_text(json.dumps(result, indent=2) + "\n")
     print(table(rows))
+    print(run_table(result["runs"]))
     return 0
+
+
+# (c): one network (interval_fire, about 2e5 spikes per simulated second) run longer and
+# longer on 2 ranks.
+RUN_NETWORK = """
+[simulation]
+tstop_ms = {tstop_ms}
+seed = 3
+
+[network]
+cells = 4000
+indegree = 100
+indegree_spread = 10
+weight = 0.002
+"""
+
+
+def whole_runs(budget_s: float) -> list[dict]:
+    """peak RSS of `spikex run` (max over 2 ranks) for runs of 10x more spikes each."""
+    runs, tstop_ms, last = [], 500.0, 0.0
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="spikex-bench-runs-") as scratch:
+        while not runs or time.perf_counter() - began + 10 * last <= budget_s:
+            config = Path(scratch) / "run.toml"
+            config.write_text(RUN_NETWORK.format(tstop_ms=tstop_ms))
+            outdir = Path(scratch) / f"out-{int(tstop_ms)}"
+            started = time.perf_counter()
+            done = subprocess.run(
+                [str(Path(sys.executable).parent / "spikex"), "run", str(config), "--np", "2", "-o", str(outdir)],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            last = time.perf_counter() - started
+            if done.returncode != 0:
+                sys.exit(f"spike_stream_memory: spikex run failed:\n{done.stderr}")
+            summary = json.loads((outdir / "summary.json").read_text())
+            runs.append({
+                "tstop_ms": tstop_ms,
+                "spikes": summary["spikes_total"],
+                "peak_rss_mb_max": summary["peak_rss_mb"]["max"],
+                "peak_rss_mb_mean": summary["peak_rss_mb"]["mean"],
+                "seconds": round(last, 2),
+                "spikes_file_mb": round((outdir / "spikes.h5").stat().st_size / 2**20, 1),
+            })  # fmt: skip
+            print(f"spikex run {tstop_ms:>9g} ms: {summary['spikes_total']:>11,} spikes, peak RSS "
+                  f"{summary['peak_rss_mb']['max']:.1f} MB", file=sys.stderr, flush=True)  # fmt: skip
+            tstop_ms *= 10
+    return runs
+
+
+def run_table(runs: list[dict]) -> str:
+    lines = [f"{'spikex run ms':>14} {'spikes':>12} {'peak RSS MB (max)':>18} {'seconds':>8}"]
+    for run in runs:
+        lines.append(
+            f"{run['tstop_ms']:>14g} {run['spikes']:>12,} {run['peak_rss_mb_max']:>18.1f} {run['seconds']:>8.2f}"
+        )
+    return "\n".join(lines)
 
 
 def table(rows: list[dict]) -> str:

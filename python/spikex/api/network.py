@@ -657,7 +657,7 @@ class Network:
                 progress(end * self.dt_ms, target * self.dt_ms)
             reason, chunk = control.agree(chunk_steps(end - step, seconds, interval, cap))
             step = end
-            if reason is not None:
+            if reason is not None and step < target:  # a run that is done is not stopped
                 control.stop_reason = reason
                 if control.checkpoint is not None:
                     control.checkpoints_written.append(control.checkpoint(reason))
@@ -693,9 +693,10 @@ class Network:
         return load_network(path, overrides)
 
     def stream_spikes(self, stream) -> None:
-        """Send the recorded spikes to `stream` (``spikex.io.spike_stream.SpikeStream``, rank
-        0; None on the others) chunk by chunk while simulating, instead of keeping them:
-        memory stays bounded by one chunk. ``Result.spikes`` is then empty; the summary
+        """Send the recorded spikes to `stream` (rank 0; None on the others) chunk by chunk
+        while simulating, instead of keeping them: memory stays bounded by one chunk.
+        `stream` has ``append(steps, gids)`` (canonical order), ``population_rows`` and
+        ``sha256()``, as ``spikex.io.spike_log.SpikeLog`` and ``spike_stream.SpikeStream``. ``Result.spikes`` is then empty; the summary
         counts and hashes every spike streamed (collective)."""
         self._spike_stream = stream
         self._streaming = True

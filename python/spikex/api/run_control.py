@@ -34,6 +34,36 @@ CHUNK_WALL_S = 2.0
 STOPPED_EXIT_STATUS = 75
 
 
+# The first stop signal received while the handlers are installed (None: none).
+_stop_signal: str | None = None
+_previous_handlers: dict = {}
+
+
+def catch_stop_signals() -> bool:
+    """Note stop signals from now on instead of dying of them (main thread only; the
+    ``spikex run`` worker calls it first thing, so that a stop asked for during the build
+    is acted on at the first chunk). False when they were noted already."""
+    global _stop_signal
+    if _previous_handlers or threading.current_thread() is not threading.main_thread():
+        return False
+    _stop_signal = None
+    for signum in STOP_SIGNALS:
+        _previous_handlers[signum] = signal.signal(signum, _note_signal)
+    return True
+
+
+def release_stop_signals() -> None:
+    """The handlers from before ``catch_stop_signals``."""
+    for signum, handler in _previous_handlers.items():
+        signal.signal(signum, handler)
+    _previous_handlers.clear()
+
+
+def _note_signal(signum, frame) -> None:
+    global _stop_signal
+    _stop_signal = _stop_signal or signal.Signals(signum).name
+
+
 @dataclass
 class RunControl:
     """Checkpoint interval and stop conditions of one ``simulate`` call.
@@ -53,28 +83,21 @@ class RunControl:
     deadline: float | None = None
     stop_reason: str | None = None
     checkpoints_written: list = field(default_factory=list)
-    _signalled: str | None = None
-    _previous: dict = field(default_factory=dict)
+    _installed: bool = False
 
     def __enter__(self) -> Self:
-        if threading.current_thread() is threading.main_thread():
-            for signum in STOP_SIGNALS:
-                self._previous[signum] = signal.signal(signum, self._on_signal)
+        self._installed = catch_stop_signals()
         return self
 
     def __exit__(self, *exc) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-        self._previous.clear()
-
-    def _on_signal(self, signum, frame) -> None:
-        self._signalled = self._signalled or signal.Signals(signum).name
+        if self._installed:
+            release_stop_signals()
 
     def agree(self, proposed_steps: int) -> tuple[str | None, int]:
         """(stop reason or None, next chunk length): the same on every rank (collective)."""
         code = 0
-        if self._signalled:
-            code = 1 if self._signalled == "SIGTERM" else 2
+        if _stop_signal:
+            code = 1 if _stop_signal == "SIGTERM" else 2
         elif self.deadline is not None and time.monotonic() >= self.deadline:
             code = 3
         if _core.comm_size() > 1:

@@ -105,8 +105,10 @@ def run_rank(
     file for the parent."""
     from .. import _core
     from ..api.network import Network
+    from ..api.run_control import catch_stop_signals
     from .spike_output import SpikeOutput
 
+    catch_stop_signals()  # a stop asked for while building acts at the first chunk
     rank = _core.comm_rank()
     network = Network.from_config(config)
     if os.environ.get(FAIL_BUILD_RANK_VARIABLE, "") == str(rank):
@@ -140,7 +142,8 @@ def run_rank(
         summary["checkpoint"] = str(control.checkpoints_written[-1])
     if resume is not None:
         summary["resumed_from"] = str(Path(resume).absolute())
-    spikes = output.finish(keep_log=bool(control.checkpoints_written))
+    # The log stays while checkpoints refer to it (this run's, or the one it resumed).
+    spikes = output.finish(keep_log=bool(control.checkpoints_written) or resume is not None)
     if rank == 0:
         _write_outputs(result, network.config, workdir, outdir, spikes)
     return summary
