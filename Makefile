@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint
 
 all: build
 
@@ -98,6 +98,14 @@ bench-pynn: build
 # 20 s on 2 idle cores, up to 4 GB for the gathered 1e8).
 bench-spike-stream: build
 	$(PY) bench/spike_stream_memory.py
+
+# Checkpoint bytes per neuron and per synapse, write and read seconds per GB, and
+# Network.load on P' = 1-4 ranks against a fresh build there (hpc_benchmark static and
+# STDP, interval_fire; one resume checked against an uninterrupted run):
+# bench/results/checkpoint.json and the table in docs/user/checkpoint.md (about 6 minutes
+# on 2 idle cores, up to 3.5 GB in one process).
+bench-checkpoint: build
+	$(PY) bench/checkpoint.py
 
 # Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
 # bench/results/nest_*.json, bench/results/vs_nest.json). About 10 minutes on 2 idle cores
