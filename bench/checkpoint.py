@@ -504,12 +504,14 @@ def stdp_note(results: dict) -> str:
         f"little state. With STDP ({case['size']}, one rank) *export* takes "
         f"{saved['export_s']:.2f} s of the engine's time against {saved['write_s']:.2f} s for "
         f"the files, and *import* {parts['import_s']:.2f} s against {parts['read_s']:.2f} s "
-        "to read: the engine sorts every plastic synapse by its full key (target, source, "
-        "delay, synapse type, position; 20 B each) both ways. Memory too: saving raised the "
+        "to read: the engine groups every plastic synapse by target in one counting pass (8 B "
+        "each: its position and delay group) both ways, and the weights are copied into "
+        "columns. Memory too: saving raised the "
         f"rank's peak RSS from {saved['rss_after_simulate_mb']:,.0f} MB to "
         f"{saved['rss_after_save_mb']:,.0f} MB, and the load peaked at "
         f"{loaded['rss_mb']:,.0f} MB against {loaded['fresh']['rss_mb']:,.0f} MB for a fresh "
-        "build (the sorted keys, and the rows held by Python and copied into the engine)."
+        "build (the grouping, the columns of the whole rank, and on load the rows held by "
+        "Python and copied into the engine)."
     )
 
 

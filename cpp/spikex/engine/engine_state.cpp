@@ -28,45 +28,49 @@ std::uint64_t mix(std::uint64_t x) { // splitmix64's finaliser
     return x ^ (x >> 31);
 }
 
-struct plastic_input {
-    gid_type target, source;
-    std::uint32_t delay;
-    std::uint16_t synapse;
-    std::uint32_t connection; // position in the table (creation order within equal keys)
-};
+// This rank's plastic connections by target (local index), each target's inputs in
+// (source, delay, synapse, position) order: the same order on every layout, since a
+// target's connections of one (source, delay, synapse) keep their creation order in the
+// table. The table's groups ascend by (source gid, delay, synapse) and positions by
+// creation, so one counting pass by target gives that order (no sort).
+struct plastic_inputs {
+    std::vector<std::uint32_t> begin;      // per local cell + 1: its inputs [begin[i], begin[i + 1])
+    std::vector<std::uint32_t> connection; // position in the table
+    std::vector<std::uint32_t> group;      // delay group: (source, delay, synapse)
 
-// This rank's plastic connections sorted by (target, source, delay, synapse, position):
-// the same order on every layout, since a target's connections of one (source, delay,
-// synapse) keep their creation order in the table.
-std::vector<plastic_input> plastic_inputs(const connection_table& table, const std::vector<gid_type>& local_gids) {
-    std::vector<plastic_input> out;
-    if (!table.sorted() || !table.has_plastic()) return out;
-    for (std::uint32_t g = 0; g < table.group_count(); ++g) {
-        const delay_group& group = table.group(g);
-        if (group.synapse == 0) continue;
-        const gid_type source = table.sources()[group.source_run];
-        for (auto c = group.begin; c < table.group_end_connection(g); ++c) {
-            out.push_back({local_gids[table.targets()[c]], source, group.delay, group.synapse, c});
+    plastic_inputs(const connection_table& table, std::size_t cells): begin(cells + 1, 0) {
+        if (!table.sorted() || !table.has_plastic()) return;
+        const local_index* targets = table.targets();
+        for (std::uint32_t g = 0; g < table.group_count(); ++g) {
+            if (table.group(g).synapse == 0) continue;
+            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[targets[c] + 1];
+        }
+        for (std::size_t i = 0; i < cells; ++i) begin[i + 1] += begin[i];
+        connection.resize(begin[cells]);
+        group.resize(begin[cells]);
+        std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+        for (std::uint32_t g = 0; g < table.group_count(); ++g) {
+            if (table.group(g).synapse == 0) continue;
+            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
+                const std::uint32_t slot = next[targets[c]]++;
+                connection[slot] = c;
+                group[slot] = g;
+            }
         }
     }
-    std::sort(out.begin(), out.end(), [](const plastic_input& a, const plastic_input& b) {
-        if (a.target != b.target) return a.target < b.target;
-        if (a.source != b.source) return a.source < b.source;
-        if (a.delay != b.delay) return a.delay < b.delay;
-        if (a.synapse != b.synapse) return a.synapse < b.synapse;
-        return a.connection < b.connection;
-    });
-    return out;
-}
+    std::uint32_t count(local_index i) const { return begin[i + 1] - begin[i]; }
 
-std::uint64_t key_digest(const plastic_input* first, const plastic_input* last) {
-    std::uint64_t h = 0;
-    for (auto p = first; p != last; ++p) {
-        h = mix(h ^ (std::uint64_t(p->source) << 32 | p->delay));
-        h = mix(h ^ p->synapse);
+    // Digest of the keys of cell i's inputs, in order.
+    std::uint64_t key_digest(const connection_table& table, local_index i) const {
+        std::uint64_t h = 0;
+        for (auto k = begin[i]; k < begin[i + 1]; ++k) {
+            const delay_group& g = table.group(group[k]);
+            h = mix(h ^ (std::uint64_t(table.sources()[g.source_run]) << 32 | g.delay));
+            h = mix(h ^ g.synapse);
+        }
+        return h;
     }
-    return h;
-}
+};
 
 std::uint64_t pre_key(gid_type source, std::uint32_t delay, std::uint16_t synapse) {
     return mix(std::uint64_t(source) << 32 | delay) ^ synapse;
@@ -153,19 +157,19 @@ engine_state engine::export_state() const {
             out.reals[name];
         }
         // Weights: per target its inputs' weights in key order, with a digest of the keys.
-        const auto inputs = plastic_inputs(table_, local_gids_);
+        const plastic_inputs inputs(table_, local_gids_.size());
         auto& targets = out.ints["plastic/weight/target"];
         auto& counts = out.ints["plastic/weight/count"];
         auto& digests = out.ints["plastic/weight/key_digest"];
         auto& weights = out.reals["plastic/weight/value"];
-        for (std::size_t a = 0; a < inputs.size();) {
-            std::size_t b = a;
-            while (b < inputs.size() && inputs[b].target == inputs[a].target) ++b;
-            targets.push_back(inputs[a].target);
-            counts.push_back(std::int64_t(b - a));
-            digests.push_back(std::int64_t(key_digest(inputs.data() + a, inputs.data() + b)));
-            for (auto k = a; k < b; ++k) weights.push_back(table_.weights()[inputs[k].connection]);
-            a = b;
+        weights.reserve(inputs.connection.size());
+        for (local_index i = 0; i < local_gids_.size(); ++i) {
+            if (inputs.count(i) == 0) continue;
+            targets.push_back(local_gids_[i]);
+            counts.push_back(inputs.count(i));
+            digests.push_back(std::int64_t(inputs.key_digest(table_, i)));
+            for (auto k = inputs.begin[i]; k < inputs.begin[i + 1]; ++k)
+                weights.push_back(table_.weights()[inputs.connection[k]]);
         }
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
@@ -316,37 +320,30 @@ void engine::import_state(const engine_state& rows) {
 }
 
 void engine::import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local) {
-    const auto inputs = plastic_inputs(table_, local_gids_);
+    const plastic_inputs inputs(table_, local_gids_.size());
     const auto& targets = column(rows, "plastic/weight/target");
     const auto& counts = column(rows, "plastic/weight/count");
     const auto& digests = column(rows, "plastic/weight/key_digest");
     const auto& weights = real_column(rows, "plastic/weight/value");
-    // Where each target's inputs start in `inputs`.
-    std::unordered_map<gid_type, std::pair<std::size_t, std::size_t>> range;
-    for (std::size_t a = 0; a < inputs.size();) {
-        std::size_t b = a;
-        while (b < inputs.size() && inputs[b].target == inputs[a].target) ++b;
-        range[inputs[a].target] = {a, b};
-        a = b;
-    }
-    if (targets.size() != range.size()) {
+    std::size_t with_inputs = 0;
+    for (local_index i = 0; i < local_gids_.size(); ++i) with_inputs += inputs.count(i) > 0;
+    if (targets.size() != with_inputs) {
         throw user_error(spikex::format("checkpoint: {} cells of this rank have plastic inputs there, {} here",
-                                        targets.size(), range.size()));
+                                        targets.size(), with_inputs));
     }
     std::size_t at = 0;
     double* table_weights = table_.mutable_weights();
     for (std::size_t r = 0; r < targets.size(); ++r) {
-        auto it = range.find(static_cast<gid_type>(targets[r]));
+        auto it = local.find(static_cast<gid_type>(targets[r]));
         const auto count = static_cast<std::size_t>(counts.at(r));
-        if (it == range.end() || it->second.second - it->second.first != count ||
-            std::int64_t(key_digest(inputs.data() + it->second.first, inputs.data() + it->second.second)) !=
-                digests.at(r)) {
+        if (it == local.end() || inputs.count(it->second) != count ||
+            std::int64_t(inputs.key_digest(table_, it->second)) != digests.at(r)) {
             throw user_error(
                 spikex::format("checkpoint: the plastic inputs of gid {} differ from this network's", targets[r]));
         }
         if (at + count > weights.size()) throw user_error("checkpoint: plastic weights are cut short");
-        for (std::size_t k = 0; k < count; ++k)
-            table_weights[inputs[it->second.first + k].connection] = weights[at + k];
+        const std::uint32_t first = inputs.begin[it->second];
+        for (std::size_t k = 0; k < count; ++k) table_weights[inputs.connection[first + k]] = weights[at + k];
         at += count;
     }
 
