@@ -1,7 +1,8 @@
 // gups --algorithm baseline: the scheme of the HPCC MPIRandomAccess reference code as the
 // paper describes it (Garg & Sabharwal, sections 2 and 6.1), written for spikex.
 //
-// Algorithm: local updates are applied at once; a remote update goes into the bucket of its
+// Algorithm: local updates are applied in prefetched blocks of up to 128 (gups_table.hpp
+//   local_batch), within the look-ahead budget; a remote update goes into the bucket of its
 //   destination rank (a heap keyed by bucket size finds the fullest). When `budget` updates
 //   are pending, the fullest bucket is sent, but only once the previous send has completed
 //   (one MPI_Isend in flight); meanwhile arriving messages are received and applied. At the
@@ -22,7 +23,8 @@ namespace spikex {
 
 namespace {
 constexpr int baseline_tag = 21100;
-}
+constexpr std::size_t local_block = 128; // local updates prefetched ahead (memory_limits)
+} // namespace
 
 gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     const int ranks = comm.size(), me = comm.rank();
@@ -44,8 +46,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
                 ++done_received;
                 continue;
             }
-            std::size_t n = found.bytes / sizeof(std::uint64_t);
-            for (std::size_t i = 0; i < n; ++i) table.apply(receive_buffer[i]);
+            table.apply_all(receive_buffer.data(), found.bytes / sizeof(std::uint64_t));
         }
     };
     // True when the previous send has completed (the reference tests it before each send).
@@ -70,9 +71,15 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         fullest.set(static_cast<local_index>(destination), 0);
     };
 
+    // Local updates wait in a prefetched block; it and the buckets share the look-ahead budget.
+    local_batch local(std::min<std::size_t>(local_block, budget));
     std::uint64_t generated = 0;
     while (!stream.done()) {
-        if (pending >= budget) {
+        if (pending + local.size() >= budget) {
+            if (local.size()) {
+                local.flush(table);
+                continue;
+            }
             if (send_free())
                 send_fullest();
             else
@@ -83,7 +90,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         std::uint64_t update = stream.next();
         int destination = table.owner(update);
         if (destination == me) {
-            table.apply(update);
+            local.add(table, update);
             ++counts.local_updates;
             continue;
         }
@@ -93,6 +100,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         counts.buffered_high_water = std::max<std::uint64_t>(counts.buffered_high_water, pending);
         fullest.set(static_cast<local_index>(destination), -static_cast<step_type>(bucket.size()));
     }
+    local.flush(table);
     while (pending > 0) {
         if (send_free())
             send_fullest();

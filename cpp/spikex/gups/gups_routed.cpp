@@ -12,6 +12,7 @@
 //   sum_i (D_i - 1) partners; a few 16-byte non-blocking allreduces at the end.
 // Memory: sum_i D_i buckets of c updates <= budget; the route table (2 P bytes).
 // Ordering guarantee: none needed (XOR commutes).
+#include <algorithm>
 #include <cstring>
 
 #include "spikex/core/errors.hpp"
@@ -22,7 +23,8 @@ namespace spikex {
 
 namespace {
 constexpr int routed_tag = 21200;
-}
+constexpr std::size_t local_block = 128; // local updates prefetched ahead (memory_limits)
+} // namespace
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
@@ -36,17 +38,34 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
         [&](const unsigned char* item) { return table.owner(load(item)); },
         [&](const unsigned char* item) { table.apply(load(item)); });
 
-    std::uint64_t generated = 0;
+    // Updates of this rank's words skip the router: prefetched and applied a block at a
+    // time (gups_table.hpp local_batch). The block and the router's buckets together hold
+    // at most `budget` updates: the block is applied first when they would hold more.
+    local_batch local(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget)));
+    const auto budget = static_cast<std::size_t>(options.budget);
+    std::uint64_t generated = 0, local_updates = 0;
+    const int me = comm.rank();
     while (!stream.done()) {
         if (++generated % options.poll_every == 0) r.progress();
         std::uint64_t update = stream.next();
+        if (table.owner(update) == me) {
+            ++local_updates;
+            if (local.size() + r.buffered() >= budget) local.flush(table);
+            if (r.buffered() >= budget) {
+                table.apply(update); // nothing may wait: applied at once
+                continue;
+            }
+            local.add(table, update);
+            continue;
+        }
         while (!r.try_inject(&update)) r.progress();
     }
+    local.flush(table);
     r.finish();
 
     const auto& c = r.counters();
     gups_counts counts;
-    counts.local_updates = c.items_injected - c.items_sent + c.items_forwarded; // injected, never sent
+    counts.local_updates = local_updates + c.items_injected - c.items_sent + c.items_forwarded; // never sent
     counts.messages_sent = c.messages_sent;
     counts.bytes_sent = c.bytes_sent;
     counts.updates_sent = c.items_sent;

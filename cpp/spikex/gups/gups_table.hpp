@@ -42,6 +42,17 @@ public:
         return i < boundary_ ? static_cast<int>(i / (base_ + 1)) : extra_ + static_cast<int>((i - boundary_) / base_);
     }
     void apply(std::uint64_t update) { words_[(update & mask_) - first_] ^= update; }
+    void prefetch(std::uint64_t update) const { __builtin_prefetch(&words_[(update & mask_) - first_], 1); }
+    // Updates [first, first + n) of this rank, in order, each word prefetched `ahead`
+    // updates before it is applied (a received message: misses overlap).
+    void apply_all(const std::uint64_t* updates, std::size_t n) {
+        constexpr std::size_t ahead = 32;
+        for (std::size_t i = 0; i < std::min(n, ahead); ++i) prefetch(updates[i]);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + ahead < n) prefetch(updates[i + ahead]);
+            apply(updates[i]);
+        }
+    }
 
     void reset();                       // T[i] = i
     std::uint64_t count_errors() const; // words with T[i] != i
@@ -52,6 +63,31 @@ private:
     std::uint64_t base_, boundary_;
     int extra_, ranks_;
     std::vector<std::uint64_t> words_;
+};
+
+// Local updates applied a block at a time: each is prefetched when it is added, and the
+// block is applied in order (read-modify-write one by one) when it is full or flushed, so
+// up to `capacity` misses are in flight instead of one (bench/cpp/memory_limits.cpp).
+// Updates of one word in one block are all applied: nothing is loaded ahead of its turn.
+// Its updates count towards the rank's look-ahead budget.
+class local_batch {
+public:
+    explicit local_batch(std::size_t capacity): updates_(capacity) {}
+    std::size_t size() const { return size_; }
+    bool full() const { return size_ == updates_.size(); }
+    void add(gups_table& table, std::uint64_t update) {
+        table.prefetch(update);
+        updates_[size_++] = update;
+        if (full()) flush(table);
+    }
+    void flush(gups_table& table) {
+        for (std::size_t i = 0; i < size_; ++i) table.apply(updates_[i]);
+        size_ = 0;
+    }
+
+private:
+    std::vector<std::uint64_t> updates_;
+    std::size_t size_ = 0;
 };
 
 } // namespace spikex
