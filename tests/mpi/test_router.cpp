@@ -56,11 +56,13 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
             std::memcpy(&d, item, sizeof d);
             return static_cast<int>(d);
         },
-        [&](const unsigned char* item) {
-            test_item it;
-            std::memcpy(&it, item, sizeof it);
-            ASSERT_LT(it.epoch, arrived.size());
-            arrived[it.epoch].push_back(it);
+        [&](const unsigned char* items, std::size_t count) {
+            for (std::size_t k = 0; k < count; ++k) {
+                test_item it;
+                std::memcpy(&it, items + k * sizeof it, sizeof it);
+                ASSERT_LT(it.epoch, arrived.size());
+                arrived[it.epoch].push_back(it);
+            }
         });
     EXPECT_EQ(r.bucket_capacity(), static_cast<std::size_t>(budget / grid.buckets()));
 
@@ -162,7 +164,7 @@ TEST(router, budget_below_one_item_per_bucket_is_a_user_error) {
     context& comm = *test_context;
     process_grid grid = make_process_grid(comm.size(), "auto", "dims");
     auto nowhere = [](const unsigned char*) { return 0; };
-    auto ignore = [](const unsigned char*) {};
+    auto ignore = [](const unsigned char*, std::size_t) {};
     EXPECT_THROW(router(comm, grid, {8, grid.buckets() - 1, 21000}, nowhere, ignore), user_error);
     EXPECT_NE(budget_problem(grid, grid.buckets() - 1), "");
     EXPECT_EQ(budget_problem(grid, grid.buckets()), "");

@@ -70,7 +70,9 @@ public:
                 std::memcpy(&destination, item, sizeof destination);
                 return static_cast<int>(destination);
             },
-            [this](const unsigned char* item) { arrive(item); });
+            [this](const unsigned char* items, std::size_t count) {
+                for (std::size_t k = 0; k < count; ++k) arrive(items + k * item_bytes);
+            });
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }

@@ -28,6 +28,7 @@ constexpr std::size_t local_block = 128; // local updates prefetched ahead (memo
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
+    std::vector<std::uint64_t> received; // a delivered run, aligned
     auto load = [](const unsigned char* item) {
         std::uint64_t update;
         std::memcpy(&update, item, sizeof update);
@@ -36,7 +37,11 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     router r(
         comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag},
         [&](const unsigned char* item) { return table.owner(load(item)); },
-        [&](const unsigned char* item) { table.apply(load(item)); });
+        [&](const unsigned char* items, std::size_t count) {
+            received.resize(count);
+            std::memcpy(received.data(), items, count * sizeof(std::uint64_t));
+            table.apply_all(received.data(), count); // prefetched ahead
+        });
 
     // Updates of this rank's words skip the router: prefetched and applied a block at a
     // time (gups_table.hpp local_batch). The block and the router's buckets together hold

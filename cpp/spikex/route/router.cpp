@@ -69,7 +69,7 @@ bool router::try_inject(const void* item) {
     if (destination == my_rank_) {
         ++counters_.items_injected;
         ++counters_.items_delivered;
-        deliver_(bytes);
+        deliver_(bytes, 1);
         return true;
     }
     std::uint16_t index = table_.router_of(destination);
@@ -135,14 +135,25 @@ bool router::drain(int channel) {
             note_buffered();
             moved = true;
         }
+        // Consecutive items for this rank are delivered as one run (contiguous in the
+        // receive buffer), before anything else happens to the buffer.
+        const unsigned char* run = nullptr;
+        std::size_t run_items = 0;
+        auto deliver_run = [&] {
+            if (run_items == 0) return;
+            deliver_(run, run_items);
+            counters_.items_delivered += run_items;
+            buffered_ -= run_items;
+            run_items = 0;
+        };
         while (!in.drained()) {
             const unsigned char* item = in.next();
             int destination = destination_(item);
             if (destination == my_rank_) {
-                deliver_(item);
-                ++counters_.items_delivered;
-                --buffered_;
+                if (run_items == 0) run = item;
+                ++run_items;
             } else {
+                deliver_run();
                 std::uint16_t index = table_.router_of(destination);
                 bucket& b = buckets_[index];
                 if (b.busy) return moved; // blocked until that send completes
@@ -153,6 +164,7 @@ bool router::drain(int channel) {
             in.advance();
             moved = true;
         }
+        deliver_run();
     }
 }
 

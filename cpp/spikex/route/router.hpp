@@ -73,7 +73,9 @@ struct router_counters {
 class router {
 public:
     using destination_fn = std::function<int(const unsigned char* item)>;
-    using deliver_fn = std::function<void(const unsigned char* item)>;
+    // Items for this rank, `count` of them one after the other (item_bytes each): a whole
+    // received run at once, so that the receiver can work on a batch.
+    using deliver_fn = std::function<void(const unsigned char* items, std::size_t count)>;
 
     // Not collective. Throws user_error when the budget is below one item per bucket.
     router(context& comm, const process_grid& grid, router_options options, destination_fn destination,
