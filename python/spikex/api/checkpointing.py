@@ -85,12 +85,6 @@ def load_network(path: str | Path, overrides=None, checkpoint: Checkpoint | None
     from .network import Network
 
     checkpoint = checkpoint or open_checkpoint(path, __version__)
-    manifest = checkpoint.manifest
-    if manifest.get("source") != "config":
-        raise CheckpointError(
-            f"checkpoint {checkpoint.path}: written by a Python script: run the script again "
-            "and call net.restore(path) before simulate()"
-        )
     config = resumed_config(checkpoint, overrides or ())
     network = Network.from_config(config)
     restore_network(network, checkpoint)
@@ -103,6 +97,11 @@ def resumed_config(checkpoint: Checkpoint, overrides, ranks: int | None = None) 
     (default: this job's)."""
     from ..config import parse_override
 
+    if checkpoint.manifest.get("source") != "config":
+        raise CheckpointError(
+            f"checkpoint {checkpoint.path}: written by a Python script that built its network: "
+            "run the script again and call net.restore(path) before simulate()"
+        )
     for text in overrides:
         key, _ = parse_override(text)
         if not resumable(key):

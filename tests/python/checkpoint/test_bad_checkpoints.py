@@ -168,3 +168,17 @@ def test_plastic_synapses_need_their_source_table(tmp_path):
     net.simulate(2.0)
     with pytest.raises(ValueError, match="keep_sources = false freed the source table"):
         net.save(tmp_path / "checkpoints")
+
+
+def test_a_script_built_checkpoint_needs_its_script(tmp_path):
+    import spikex as sx
+
+    net = sx.Network(dt_ms=0.1)
+    cells = net.create("iaf_psc_alpha", 20, params={"I_e": 400.0})
+    net.connect_rule("fixed_indegree", cells, cells, indegree=3, weight=50.0, delay_ms=1.0)
+    net.simulate(5.0)
+    directory = net.save(tmp_path / "checkpoints")
+    line = refused(["run", "--resume", str(directory)], tmp_path / "checkpoints")
+    assert "written by a Python script" in line and "net.restore" in line
+    with pytest.raises(ValueError, match="written by a Python script"):
+        sx.Network.load(directory)
