@@ -36,6 +36,11 @@ void engine::build() {
     } catch (const user_error& e) {
         error = e.what();
     }
+    agree_on_error(error);
+    built_ = true;
+}
+
+void engine::agree_on_error(const std::string& error) {
     std::int64_t first_failing = comm_.allreduce_min(error.empty() ? comm_.size() : comm_.rank());
     if (first_failing < comm_.size()) {
         std::vector<char> mine;
@@ -43,7 +48,6 @@ void engine::build() {
         auto message = comm_.allgather_vector(mine);
         throw user_error(std::string(message.begin(), message.end()));
     }
-    built_ = true;
 }
 
 void engine::build_local() {

@@ -129,6 +129,9 @@ public:
 
 private:
     void build_local();
+    // Collective: every rank throws user_error with the first failing rank's message, or
+    // none does (`error` empty on the ranks that did not fail).
+    void agree_on_error(const std::string& error);
     void build_connections();
     void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
     void prepare_step(step_type n);               // one thread

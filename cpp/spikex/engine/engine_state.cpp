@@ -310,13 +310,7 @@ void engine::import_state(const engine_state& rows) {
     } catch (const std::out_of_range&) {
         error = "checkpoint: a column is missing or too short";
     }
-    std::int64_t first_failing = comm_.allreduce_min(error.empty() ? comm_.size() : comm_.rank());
-    if (first_failing < comm_.size()) {
-        std::vector<char> mine;
-        if (comm_.rank() == first_failing) mine.assign(error.begin(), error.end());
-        auto message = comm_.allgather_vector(mine);
-        throw user_error(std::string(message.begin(), message.end()));
-    }
+    agree_on_error(error);
 }
 
 void engine::import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local) {

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import _core
 from ..api.collective import broadcast_text, int64_per_rank
+from .output import write_json
 
 FORMAT = "spikex-checkpoint"
 FORMAT_VERSION = 1
@@ -154,7 +155,7 @@ def write_checkpoint(
                 "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "files": files,
             }
-            _write_json_durably(partial / MANIFEST_FILE, full)
+            write_json(partial / MANIFEST_FILE, full)
             _fsync_directory(partial)
             final = directory / name
             if final.exists():  # the same step written again: replace it
@@ -162,7 +163,7 @@ def write_checkpoint(
             os.replace(partial, final)
             _fsync_directory(directory)
             manifest_sha = _size_and_sha256(final / MANIFEST_FILE)[1]
-            _write_json_durably(
+            write_json(
                 directory / LATEST_FILE,
                 {"checkpoint": name, "step": step, "manifest_sha256": manifest_sha},
             )
@@ -228,19 +229,6 @@ def _describe(error: Exception, path: Path) -> str:
     found = re.search(r"error message = '([^']*)'", str(error))  # HDF5's report of errno
     reason = found.group(1) if found else getattr(error, "strerror", None) or str(error).splitlines()[0]
     return f"cannot write checkpoint {path}: {reason}"
-
-
-def _write_json_durably(path: Path, content: dict) -> None:
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "w", encoding="utf-8") as stream:
-            json.dump(content, stream, indent=1)
-            stream.write("\n")
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _fsync_directory(path: Path) -> None:

@@ -68,20 +68,25 @@ def temporary_name(path: Path) -> Path:
 
 
 def write_summary(path: str | Path, summary: dict) -> None:
-    """Write ``summary`` as JSON, atomically.
+    """Write ``summary`` as JSON, atomically (``write_json``)."""
+    write_json(path, summary)
+
+
+def write_json(path: str | Path, content: dict) -> None:
+    """Write ``content`` as JSON, atomically: a temporary name, fsync, then a rename.
 
     Parameters
     ----------
     path : str or Path
-        Destination (``.../summary.json``).
-    summary : dict
-        JSON-serialisable summary.
+        Destination.
+    content : dict
+        JSON-serialisable.
     """
     path = Path(path)
     temporary = temporary_name(path)
     try:
         with open(temporary, "w", encoding="utf-8") as stream:
-            json.dump(summary, stream, indent=2)
+            json.dump(content, stream, indent=2)
             stream.write("\n")
             stream.flush()
             os.fsync(stream.fileno())
