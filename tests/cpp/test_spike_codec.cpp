@@ -1,77 +1,170 @@
-// Allgather wire formats: both codecs round-trip, write exactly their entry size, full is little-endian.
+// The spike wire codec (exchange/spike_codec.hpp): round trips of random spike sets at the
+// extremes of cells per rank and interval length, empty blocks, repeated spikes, both modes,
+// malformed blocks, and the size target (a mean of <= 3 bytes per spike).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <vector>
 
+#include "spikex/core/errors.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 
 using namespace spikex;
 
-TEST(spike_codec, entry_sizes) {
-    EXPECT_EQ(compressed_codec::entry_bytes, 2u);
-    EXPECT_EQ(full_codec::entry_bytes, 8u);
+namespace {
+
+std::vector<wire_spike> random_spikes(std::mt19937_64& rng, std::size_t n, std::uint64_t items, std::uint32_t steps) {
+    std::uniform_int_distribution<std::uint64_t> item(0, items - 1);
+    std::uniform_int_distribution<std::uint32_t> offset(0, steps - 1);
+    std::vector<wire_spike> out(n);
+    for (auto& s: out) s = {static_cast<std::uint32_t>(item(rng)), offset(rng)};
+    return out;
 }
 
-TEST(spike_codec, compressed_round_trips_every_local_and_offset) {
-    // All 256 x 256 combinations, packed back to back as in a send buffer.
-    std::vector<unsigned char> buf(256 * 256 * compressed_codec::entry_bytes);
-    for (std::uint32_t l = 0; l < 256; ++l) {
-        for (std::uint32_t o = 0; o < 256; ++o) {
-            compressed_codec::encode(buf.data() + (l * 256 + o) * compressed_codec::entry_bytes, l, o);
-        }
-    }
-    for (std::uint32_t l = 0; l < 256; ++l) {
-        for (std::uint32_t o = 0; o < 256; ++o) {
-            local_index local = 12345;
-            std::uint32_t offset = 12345;
-            compressed_codec::decode(buf.data() + (l * 256 + o) * compressed_codec::entry_bytes, local, offset);
-            ASSERT_EQ(local, l);
-            ASSERT_EQ(offset, o);
+std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted_pairs(const std::vector<wire_spike>& spikes) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+    for (const auto& s: spikes) out.emplace_back(s.item, s.offset);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Encodes, decodes, and checks the decoded multiset equals the input; returns the bytes.
+std::size_t round_trip(const spike_codec& codec, const std::vector<wire_spike>& spikes) {
+    std::vector<unsigned char> wire = {0xab}; // something before: encode appends
+    const std::size_t bytes = codec.encode(spikes, wire);
+    EXPECT_EQ(wire.size(), bytes + 1);
+    EXPECT_EQ(wire[0], 0xab);
+    std::vector<wire_spike> back;
+    std::size_t n = codec.decode(wire.data() + 1, bytes, [&](std::uint32_t item, std::uint32_t offset) {
+        back.push_back({item, offset});
+    });
+    EXPECT_EQ(n, spikes.size());
+    EXPECT_EQ(sorted_pairs(back), sorted_pairs(spikes));
+    return bytes;
+}
+
+} // namespace
+
+TEST(spike_codec, empty_block_is_zero_bytes) {
+    spike_codec codec(15);
+    std::vector<unsigned char> wire;
+    EXPECT_EQ(codec.encode({}, wire), 0u);
+    EXPECT_TRUE(wire.empty());
+    EXPECT_EQ(codec.decode(wire.data(), 0, [](std::uint32_t, std::uint32_t) { FAIL(); }), 0u);
+}
+
+TEST(spike_codec, random_sets_round_trip_at_the_extremes) {
+    std::mt19937_64 rng(42);
+    const std::uint64_t item_spaces[] = {1, 2, 3, 255, 256, 257, 1000, 1u << 20, 4294967296ull};
+    const std::uint32_t interval_steps[] = {1, 2, 15, 256, 1000, 65536, 4294967295u};
+    const std::size_t counts[] = {1, 2, 3, 7, 64, 1000, 20000};
+    for (auto items: item_spaces) {
+        for (auto steps: interval_steps) {
+            spike_codec codec(steps);
+            for (auto n: counts) {
+                SCOPED_TRACE(testing::Message() << "items " << items << " steps " << steps << " n " << n);
+                round_trip(codec, random_spikes(rng, n, items, steps));
+            }
         }
     }
 }
 
-TEST(spike_codec, compressed_layout_is_local_then_offset) {
-    unsigned char buf[4] = {0xaa, 0xaa, 0xaa, 0xaa};
-    compressed_codec::encode(buf + 1, 255, 7);
-    EXPECT_EQ(buf[0], 0xaa); // nothing written outside the entry
-    EXPECT_EQ(buf[1], 255);
-    EXPECT_EQ(buf[2], 7);
-    EXPECT_EQ(buf[3], 0xaa);
+TEST(spike_codec, extreme_values_and_repeats_round_trip) {
+    spike_codec codec(4294967295u);
+    // The largest key, the smallest, one gap of almost 2^64 (the escape), repeats (gap 0).
+    std::vector<wire_spike> spikes = {
+        {0xffffffffu, 4294967294u}, {0, 0}, {0, 0}, {0xffffffffu, 4294967294u}, {1, 0}, {1, 0}, {7, 3}};
+    round_trip(codec, spikes);
+    spike_codec one_step(1);
+    round_trip(one_step, {{0, 0}});
+    round_trip(one_step, {{0, 0}, {0, 0}, {0, 0}});
+    round_trip(one_step, {{0xffffffffu, 0}});
 }
 
-TEST(spike_codec, full_round_trips_large_gids_and_offsets) {
-    const std::vector<std::uint32_t> gids = {0,     1,       255,         256,         65535,
-                                             65536, 1000000, 0x7fffffffu, 0xfffffffeu, 0xffffffffu};
-    const std::vector<std::uint32_t> offsets = {0, 1, 255, 256, 100000, 0xffffffffu};
-    // Unaligned start, entries back to back.
-    std::vector<unsigned char> buf(1 + gids.size() * offsets.size() * full_codec::entry_bytes);
-    std::size_t pos = 1;
-    for (auto g: gids) {
-        for (auto o: offsets) {
-            full_codec::encode(buf.data() + pos, g, o);
-            pos += full_codec::entry_bytes;
-        }
-    }
-    pos = 1;
-    for (auto g: gids) {
-        for (auto o: offsets) {
-            gid_type gid = 0;
-            std::uint32_t offset = 0;
-            full_codec::decode(buf.data() + pos, gid, offset);
-            EXPECT_EQ(gid, g);
-            EXPECT_EQ(offset, o);
-            pos += full_codec::entry_bytes;
+TEST(spike_codec, dense_and_sparse_sets_use_both_modes) {
+    // A whole interval of a large rank is cheaper as sorted gaps; a few spikes of a
+    // small rank as packed entries. Either way the decoder gets the set back.
+    std::mt19937_64 rng(7);
+    spike_codec codec(15);
+    std::vector<unsigned char> wire;
+    auto dense = random_spikes(rng, 5000, 1u << 20, 15);
+    codec.encode(dense, wire);
+    EXPECT_EQ(wire[0] & 1, 1) << "gaps mode";
+    wire.clear();
+    std::vector<wire_spike> single = {{99, 14}}; // a single spike is never cheaper as a gap
+    codec.encode(single, wire);
+    EXPECT_EQ(wire[0] & 1, 0) << "packed mode";
+    EXPECT_EQ(wire.size(), 3u); // 7 header bits + 7 item bits + 4 offset bits, padded
+}
+
+TEST(spike_codec, gaps_mode_is_independent_of_input_order) {
+    std::mt19937_64 rng(3);
+    spike_codec codec(100);
+    auto spikes = random_spikes(rng, 3000, 50000, 100);
+    std::vector<unsigned char> a, b;
+    codec.encode(spikes, a);
+    std::shuffle(spikes.begin(), spikes.end(), rng);
+    codec.encode(spikes, b);
+    EXPECT_EQ(a[0] & 1, 1);
+    EXPECT_EQ(a, b);
+}
+
+TEST(spike_codec, mean_is_at_most_three_bytes_per_spike_at_any_cells_per_rank_and_interval) {
+    // A rank's spikes of one interval at a low rate (2 Hz, dt = 0.1 ms: one spike per cell
+    // per 5,000 steps), from 1 K to 1 M cells and 1 to 1,000 steps per interval; the mean
+    // over enough intervals for 2,000 spikes. Header and padding included.
+    std::mt19937_64 rng(11);
+    const double spikes_per_cell_step = 2.0 * 1e-4;
+    for (std::uint64_t cells: {1000ull, 10000ull, 100000ull, 1000000ull}) {
+        for (std::uint32_t steps: {1u, 2u, 15u, 100u, 1000u}) {
+            spike_codec codec(steps);
+            std::poisson_distribution<std::size_t> count(spikes_per_cell_step * double(cells) * steps);
+            std::size_t spikes = 0, bytes = 0;
+            while (spikes < 2000) {
+                auto block = random_spikes(rng, count(rng), cells, steps);
+                bytes += round_trip(codec, block);
+                spikes += block.size();
+            }
+            const double mean = double(bytes) / double(spikes);
+            SCOPED_TRACE(testing::Message() << "cells " << cells << " steps " << steps << " mean " << mean);
+            EXPECT_LE(mean, 3.0);
         }
     }
 }
 
-TEST(spike_codec, full_layout_is_little_endian_gid_then_offset) {
-    unsigned char buf[10];
-    for (auto& b: buf) b = 0xaa;
-    full_codec::encode(buf + 1, 0x04030201u, 0x08070605u);
-    EXPECT_EQ(buf[0], 0xaa);
-    for (int i = 0; i < 8; ++i) EXPECT_EQ(buf[1 + i], i + 1) << "byte " << i;
-    EXPECT_EQ(buf[9], 0xaa);
+TEST(spike_codec, malformed_blocks_are_refused) {
+    spike_codec codec(15);
+    auto ignore = [](std::uint32_t, std::uint32_t) {};
+    // Packed, item width 0 with a 4-bit offset: entries narrower than 8 bits.
+    const unsigned char narrow[] = {0x00, 0x00};
+    EXPECT_THROW(codec.decode(narrow, 2, ignore), internal_error);
+    // Gaps with k = 0 and only 1-bits after the header: an unterminated quotient.
+    const unsigned char unterminated[] = {0x01, 0xff, 0xff};
+    EXPECT_THROW(codec.decode(unterminated, 3, ignore), internal_error);
+    // A valid gaps block cut short in the middle of a code.
+    std::mt19937_64 rng(5);
+    std::vector<unsigned char> wire;
+    auto spikes = random_spikes(rng, 200, 1u << 20, 15);
+    codec.encode(spikes, wire);
+    ASSERT_EQ(wire[0] & 1, 1);
+    std::size_t decoded = 0;
+    bool threw = false;
+    try {
+        decoded = codec.decode(wire.data(), wire.size() - 2, ignore);
+    } catch (const internal_error&) {
+        threw = true;
+    }
+    EXPECT_TRUE(threw || decoded < spikes.size());
+    // Packed, item width 4, one entry (item 3, offset 15): 15 is outside an interval of 15
+    // steps although it fits the 4 offset bits.
+    const unsigned char outside[] = {0x88, 0xf9};
+    EXPECT_THROW(codec.decode(outside, 2, ignore), internal_error);
+    const unsigned char inside[] = {0x88, 0xf1}; // offset 14
+    std::vector<wire_spike> back;
+    codec.decode(inside, 2, [&](std::uint32_t item, std::uint32_t offset) { back.push_back({item, offset}); });
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].item, 3u);
+    EXPECT_EQ(back[0].offset, 14u);
 }

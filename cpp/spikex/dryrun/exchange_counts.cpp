@@ -8,6 +8,7 @@
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
+#include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
@@ -42,7 +43,6 @@ std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m
 namespace {
 
 constexpr double message_bytes = 16; // spike_message (point_to_point.hpp)
-constexpr double directed_bytes = 8; // directed_entry (directed_exchange.hpp)
 constexpr double routed_item_bytes = 12;
 constexpr std::size_t allgather_header = 4;
 
@@ -53,6 +53,12 @@ struct vector_growth {
     void resize(double n) {
         if (n > capacity) capacity = std::max(2 * size, n);
         size = n;
+    }
+    // spike_codec::encode appending a block of n bytes (it resizes with 8 bytes of slack).
+    void append_block(double n) {
+        if (n == 0) return;
+        resize(size + n + 8);
+        size -= 8;
     }
     void push_to(double n) { // push_back until size n (from an emptied vector)
         while (capacity < n) capacity = std::max(1.0, 2 * capacity);
@@ -121,66 +127,81 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
 } // namespace
 
 void count_allgather(count_view& v) {
+    // allgather.cpp: per row, every rank's spikes as one block of the spike wire codec (or
+    // 8-byte entries); the fixed block carries slots x e bytes of it, the rest overflows.
     const int P = v.ranks();
     const auto m = static_cast<std::uint32_t>(v.part.min_delay());
     const int slots = static_cast<int>(v.options.integer("allgather_slots"));
-    const std::string compress = v.options.text("compress");
-    const bool possible = v.part.cells().max_count() <= 256 && m <= 256;
-    bool compressed = false;
-    if (compress == "auto")
-        compressed = possible;
-    else if (compress == "true") {
-        if (!possible)
-            throw user_error("exchange.compress = true: needs at most 256 cells per rank and 256 steps per interval");
-        compressed = true;
-    }
+    const bool compressed = v.options.text("compress") != "false";
     const double e = compressed ? 2 : 8;
-    const double block = allgather_header + slots * e;
-    enum { messages, bytes, received_bytes, rounds, overflow_rounds, sent, received, matched };
+    const double payload = slots * e;
+    const double block = allgather_header + payload;
+    const spike_codec codec(m);
+    enum { messages, bytes, received_bytes, rounds, overflow_rounds, sent, received, matched, wire };
     tally t(v.out,
             {counter::messages_sent, counter::bytes_sent, counter::bytes_received, counter::rounds,
-             counter::overflow_rounds, counter::spikes_sent, counter::spikes_received, counter::spikes_matched},
+             counter::overflow_rounds, counter::spikes_sent, counter::spikes_received, counter::spikes_matched,
+             counter::wire_bytes},
             v.sampled());
-    std::vector<std::uint32_t> count(P, 0);
+    std::vector<std::vector<wire_spike>> blocks(P);
+    std::vector<double> length(P, 0);
     std::vector<int> touched;
-    std::vector<vector_growth> pending(v.sampled()), overflow_send(v.sampled()), overflow_receive(v.sampled());
+    std::vector<unsigned char> scratch;
+    vector_growth joined; // every rank joins the same overflowing blocks
+    std::vector<vector_growth> pending(v.sampled()), wire_list(v.sampled()), coded(v.sampled()),
+        overflow_receive(v.sampled());
     for (const auto& row: v.rows) {
         touched.clear();
         for (const auto& s: row) {
             int r = v.rank_of(s.gid);
-            if (count[r]++ == 0) touched.push_back(r);
+            if (blocks[r].empty()) touched.push_back(r);
+            blocks[r].push_back({v.part.cells().local_of(s.gid), static_cast<std::uint32_t>(s.step % m)});
             for (auto k: v.part.receivers(s.gid)) t.add(matched, k, 1);
         }
-        double overflow_entries = 0;
-        for (int r: touched) overflow_entries += count[r] > std::uint32_t(slots) ? count[r] - slots : 0;
-        const bool overflow = overflow_entries > 0;
+        double overflow_bytes = 0;
+        std::sort(touched.begin(), touched.end()); // unpack() joins overflowing blocks in rank order
+        for (int r: touched) {
+            scratch.clear();
+            length[r] = compressed ? double(codec.encode(blocks[r], scratch)) : double(blocks[r].size()) * e;
+            overflow_bytes += std::max(0.0, length[r] - payload);
+            if (length[r] > payload) joined.resize(length[r]);
+        }
+        const bool overflow = overflow_bytes > 0;
         for (std::size_t k = 0; k < v.sampled(); ++k) {
-            const double c = count[v.part.sampled()[k]];
-            const double extra = c > slots ? c - slots : 0;
+            const int r = v.part.sampled()[k];
+            const double c = double(blocks[r].size());
+            const double extra = std::max(0.0, length[r] - payload);
             t.add(messages, k, 1 + (overflow && extra > 0 ? 1 : 0));
-            t.add(bytes, k, block + (overflow ? extra * e : 0));
-            t.add(received_bytes, k, P * block + (overflow ? overflow_entries * e : 0));
+            t.add(bytes, k, block + (overflow ? extra : 0));
+            t.add(received_bytes, k, P * block + (overflow ? overflow_bytes : 0));
             t.add(rounds, k, overflow ? 2 : 1);
             t.add(overflow_rounds, k, overflow ? 1 : 0);
             t.add(sent, k, c);
             t.add(received, k, double(row.size()));
+            t.add(wire, k, length[r]);
             pending[k].push_to(c);
-            overflow_send[k].resize(extra * e);
-            if (overflow) overflow_receive[k].resize(overflow_entries * e);
+            if (compressed) wire_list[k].resize(c);
+            coded[k].resize(length[r]);
+            if (overflow) overflow_receive[k].resize(overflow_bytes);
             pending[k].size = 0;
         }
-        for (int r: touched) count[r] = 0;
+        for (int r: touched) {
+            blocks[r].clear();
+            length[r] = 0;
+        }
         t.end_row();
     }
     auto& send_capacity = v.out.per_rank[counter::send_buffer_bytes];
     auto& receive_capacity = v.out.per_rank[counter::receive_buffer_bytes];
     for (std::size_t k = 0; k < v.sampled(); ++k) {
-        send_capacity.push_back(block + overflow_send[k].capacity + pending[k].capacity * sizeof(spike));
-        receive_capacity.push_back(P * block + overflow_receive[k].capacity);
+        send_capacity.push_back(block + coded[k].capacity + pending[k].capacity * sizeof(spike) +
+                                wire_list[k].capacity * sizeof(wire_spike));
+        receive_capacity.push_back(P * block + overflow_receive[k].capacity + joined.capacity);
     }
     v.out.properties[counter::compressed] = compressed;
     v.out.properties[counter::entry_bytes] = e;
     v.out.properties[counter::allgather_slots] = slots;
+    v.out.properties[counter::wire_exact] = true;
     v.out.properties[counter::receive_buffer_bytes] = P * block;
     v.out.properties[counter::partners] = P - 1;
 }
@@ -195,11 +216,38 @@ void count_directed(count_view& v, bool fixed_sections) {
     const auto max_entries = static_cast<std::uint32_t>(fixed_sections ? v.options.integer("alltoall_max_entries") : 1);
     const int P = v.ranks();
     const bool sorted = v.part.sorted();
+    const auto m = static_cast<std::uint32_t>(v.part.min_delay());
+    const spike_codec codec(m);
     auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
-    enum { messages, bytes, received_bytes, rounds, sent, entries_sent, entries_received, overflow_rounds, section };
-    std::vector<std::string> names = {counter::messages_sent,   counter::bytes_sent,  counter::bytes_received,
-                                      counter::rounds,          counter::spikes_sent, counter::entries_sent,
-                                      counter::entries_received};
+    // The coded block of one rank pair is exact when the receiver's locations are known:
+    // the sorted layout (location = index of the source among the receiver's sources) and a
+    // sampled receiver. Otherwise the codec's size for n keys spread evenly over the
+    // receiver's location space x M, an estimate (wire_exact = false).
+    auto location_of = [&](int r, gid_type gid) {
+        const auto& sources = v.part.receive(v.part.sample_index(r)).sources;
+        return static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), gid) - sources.begin());
+    };
+    const double location_space = sorted ? double(v.part.cells().cells()) : double(v.part.connections_drawn()) / P;
+    auto estimated_bytes = [&](double n) {
+        const double gap = std::max(1.0, location_space * m / n);
+        return std::ceil((7.0 + n * (std::floor(std::log2(gap)) + 2.0)) / 8.0);
+    };
+    bool wire_exact = true;
+    enum {
+        messages,
+        bytes,
+        received_bytes,
+        rounds,
+        sent,
+        entries_sent,
+        entries_received,
+        wire,
+        overflow_rounds,
+        section
+    };
+    std::vector<std::string> names = {counter::messages_sent,    counter::bytes_sent,  counter::bytes_received,
+                                      counter::rounds,           counter::spikes_sent, counter::entries_sent,
+                                      counter::entries_received, counter::wire_bytes};
     if (fixed_sections) {
         names.push_back(counter::overflow_rounds);
         names.push_back(counter::section_entries);
@@ -210,17 +258,20 @@ void count_directed(count_view& v, bool fixed_sections) {
     tally t(v.out, names, v.sampled());
     alltoall_sections sections(min_entries, max_entries);
     std::uint32_t largest_ever = 0;
-    std::uint64_t most_records = 0;
-    std::vector<double> fill(P, 0.0);
+    std::uint64_t most_section_bytes = 0;
+    std::vector<double> fill(P, 0.0), coded(P, 0.0);
+    std::vector<std::vector<wire_spike>> blocks(P);
+    std::vector<unsigned char> scratch;
     std::vector<int> touched;
-    std::vector<vector_growth> send_buffer(v.sampled()), receive_buffer(v.sampled());
+    std::vector<vector_growth> receive_buffer(v.sampled());
     // Per-destination send lists (pending_ in directed_exchange): largest fill per pair.
     const bool pair_fills = double(P) * double(v.sampled()) <= 16e6;
     std::vector<std::vector<double>> most_fill(pair_fills ? v.sampled() : 0, std::vector<double>(P, 0.0));
-    vector_growth shared; // alltoall: every rank resizes to the same record count
-    std::vector<double> received_before(v.sampled(), 0.0);
+    vector_growth shared; // alltoall: every rank resizes to the same section size
+    std::vector<double> received_coded(v.sampled(), 0.0), received_partial(v.sampled(), 0.0);
+    std::vector<vector_growth> partial(v.sampled()), encoded(v.sampled());
     for (const auto& row: v.rows) {
-        // Send side of each sampled rank: entries per destination section.
+        // Send side of each sampled rank: entries and coded bytes per destination.
         std::vector<std::vector<spike>> by_rank(v.sampled());
         for (const auto& sp: row) {
             for (std::size_t j = 0; j < v.part.receivers(sp.gid).size(); ++j) {
@@ -229,92 +280,106 @@ void count_directed(count_view& v, bool fixed_sections) {
             int k = v.index_of(sp.gid);
             if (k >= 0) by_rank[k].push_back(sp);
         }
-        double largest = 0;
-        std::vector<double> sent_entries(v.sampled(), 0.0);
+        std::uint32_t largest = 0;
+        std::fill(received_coded.begin(), received_coded.end(), 0.0);
+        std::fill(received_partial.begin(), received_partial.end(), 0.0);
+        // alltoall: blocks longer than round 1's section wait in one buffer per receiver
+        const double first_bytes = double(sections.entries()) * alltoall_sections::entry_bytes;
+        std::vector<double> sent_entries(v.sampled(), 0.0), sent_coded(v.sampled(), 0.0);
         for (std::size_t k = 0; k < v.sampled(); ++k) {
             touched.clear();
+            encoded[k].size = 0; // transfer() encodes into one buffer, destinations in rank order
             for (const auto& sp: by_rank[k]) {
                 auto ranks = v.part.target_ranks(sp.gid);
                 auto conns = v.part.target_connections(sp.gid);
+                const auto offset = static_cast<std::uint32_t>(sp.step % m);
                 for (std::size_t j = 0; j < ranks.size(); ++j) {
-                    if (fill[ranks[j]] == 0) touched.push_back(ranks[j]);
-                    fill[ranks[j]] += weight(conns[j]);
+                    const int r = ranks[j];
+                    if (fill[r] == 0) touched.push_back(r);
+                    fill[r] += weight(conns[j]);
                     sent_entries[k] += weight(conns[j]);
+                    if (sorted && v.part.sample_index(r) >= 0) blocks[r].push_back({location_of(r, sp.gid), offset});
                 }
             }
+            std::sort(touched.begin(), touched.end());
             for (int r: touched) {
-                largest = std::max(largest, fill[r]);
+                double length;
+                if (sorted && v.part.sample_index(r) >= 0) {
+                    scratch.clear();
+                    length = double(codec.encode(blocks[r], scratch));
+                    blocks[r].clear();
+                } else {
+                    length = estimated_bytes(fill[r]);
+                    wire_exact = false;
+                }
+                sent_coded[k] += length;
+                encoded[k].append_block(length);
+                if (v.part.sample_index(r) >= 0) {
+                    received_coded[v.part.sample_index(r)] += length;
+                    if (length > first_bytes) received_partial[v.part.sample_index(r)] += length;
+                }
+                largest = std::max(largest, alltoall_sections::entries_of(static_cast<std::size_t>(length)));
                 if (pair_fills) most_fill[k][r] = std::max(most_fill[k][r], fill[r]);
                 fill[r] = 0;
             }
             t.add(sent, k, double(by_rank[k].size()));
             t.add(entries_sent, k, sent_entries[k]);
+            t.add(wire, k, sent_coded[k]);
         }
+        if (!v.part.all_ranks()) wire_exact = false; // blocks from unsampled senders are not counted
         if (fixed_sections) {
-            // alltoall.cpp transfer(): round 1 of S + 1 records per section, then exactly
-            // the overflow, then adapt S.
-            const auto big = static_cast<std::uint32_t>(largest);
+            // alltoall.cpp transfer(): round 1 of the header + S entries per section, then
+            // exactly the overflow, then adapt S.
             const std::uint32_t s = sections.entries();
-            const alltoall_rounds plan = sections.rounds(big);
-            double n_rounds = 1, records = plan.first_records, overflow = plan.overflow_rounds;
-            most_records = std::max<std::uint64_t>(most_records, plan.first_records);
-            if (shared.size < double(plan.first_records) * P) shared.resize(double(plan.first_records) * P);
+            const alltoall_rounds plan = sections.rounds(largest);
+            const double first = alltoall_sections::header_bytes + double(s) * alltoall_sections::entry_bytes;
+            double n_rounds = 1, section_bytes = first;
+            most_section_bytes = std::max<std::uint64_t>(most_section_bytes, static_cast<std::uint64_t>(first));
+            if (shared.size < first * P) shared.resize(first * P);
             if (plan.overflow_rounds > 0) {
-                const std::uint32_t s2 = plan.overflow_records;
-                most_records = std::max<std::uint64_t>(most_records, s2);
-                if (shared.size < double(s2) * P) shared.resize(double(s2) * P);
-                n_rounds += overflow;
-                records += overflow * s2;
+                const double piece = double(plan.overflow_records) * alltoall_sections::entry_bytes;
+                most_section_bytes = std::max<std::uint64_t>(most_section_bytes, static_cast<std::uint64_t>(piece));
+                if (shared.size < piece * P) shared.resize(piece * P);
+                n_rounds += plan.overflow_rounds;
+                section_bytes += plan.overflow_rounds * piece;
             }
             t.add_all(messages, n_rounds);
             t.add_all(rounds, n_rounds);
-            t.add_all(overflow_rounds, overflow);
-            t.add_all(bytes, records * P * directed_bytes);
-            t.add_all(received_bytes, records * P * directed_bytes);
+            t.add_all(overflow_rounds, plan.overflow_rounds);
+            t.add_all(bytes, section_bytes * P);
+            t.add_all(received_bytes, section_bytes * P);
             t.add_all(section, s);
-            largest_ever = std::max(largest_ever, big);
-            sections.adapt(big);
+            largest_ever = std::max(largest_ever, largest);
+            sections.adapt(largest);
+            for (std::size_t k = 0; k < v.sampled(); ++k) partial[k].resize(received_partial[k]);
         } else {
             t.add_all(messages, 2);
             t.add_all(rounds, 2);
             t.add_all(bytes, 4.0 * P);
             t.add_all(received_bytes, 4.0 * P);
             for (std::size_t k = 0; k < v.sampled(); ++k) {
-                t.add(bytes, k, sent_entries[k] * directed_bytes);
-                send_buffer[k].resize(sent_entries[k]);
+                t.add(bytes, k, sent_coded[k]);
+                t.add(received_bytes, k, received_coded[k]);
+                receive_buffer[k].resize(received_coded[k]);
             }
         }
         t.end_row();
-        if (!fixed_sections) {
-            const auto& total = v.out.per_rank[counter::entries_received];
-            for (std::size_t k = 0; k < v.sampled(); ++k) {
-                receive_buffer[k].resize(total[k] - received_before[k]);
-                received_before[k] = total[k];
-            }
-        }
     }
+    auto& send_capacity = v.out.per_rank[counter::send_buffer_bytes];
+    auto& receive_capacity = v.out.per_rank[counter::receive_buffer_bytes];
     if (!fixed_sections) {
-        auto& received = v.out.per_rank[counter::bytes_received];
-        const auto& entries = v.out.per_rank[counter::entries_received];
-        for (std::size_t k = 0; k < received.size(); ++k) received[k] += entries[k] * directed_bytes;
-        for (std::size_t i = 0; i < v.rows.size(); ++i) {
-            // per-row receive bytes: counts + entries (max / sum over ranks)
-            v.out.row_max[counter::bytes_received][i] += v.out.row_max[counter::entries_received][i] * directed_bytes;
-            v.out.row_sum[counter::bytes_received][i] += v.out.row_sum[counter::entries_received][i] * directed_bytes;
-        }
-        auto& send_capacity = v.out.per_rank[counter::send_buffer_bytes];
-        auto& receive_capacity = v.out.per_rank[counter::receive_buffer_bytes];
         for (std::size_t k = 0; k < v.sampled(); ++k) {
-            send_capacity.push_back(send_buffer[k].capacity * directed_bytes);
-            receive_capacity.push_back(receive_buffer[k].capacity * directed_bytes);
+            send_capacity.push_back(encoded[k].capacity);
+            receive_capacity.push_back(receive_buffer[k].capacity);
         }
     } else {
-        v.out.per_rank[counter::send_buffer_bytes].assign(v.sampled(), shared.capacity * directed_bytes);
-        v.out.per_rank[counter::receive_buffer_bytes].assign(v.sampled(), shared.capacity * directed_bytes);
+        for (std::size_t k = 0; k < v.sampled(); ++k) send_capacity.push_back(shared.capacity + encoded[k].capacity);
+        for (std::size_t k = 0; k < v.sampled(); ++k) receive_capacity.push_back(shared.capacity + partial[k].capacity);
         v.out.properties[counter::final_section_entries] = sections.entries();
         v.out.properties[counter::largest_section_entries] = largest_ever;
-        v.out.properties[counter::receive_buffer_bytes] = double(most_records) * P * directed_bytes;
+        v.out.properties[counter::receive_buffer_bytes] = double(most_section_bytes) * P;
     }
+    v.out.properties[counter::wire_exact] = wire_exact;
     // Target table: one entry per (cell, target rank) sorted, per connection unsorted.
     auto& targets = v.out.per_rank[counter::target_entries];
     targets.assign(v.sampled(), 0.0);
@@ -330,7 +395,7 @@ void count_directed(count_view& v, bool fixed_sections) {
         for (double f: most_fill[k]) {
             vector_growth g;
             g.push_to(f);
-            lists[k] += g.capacity * directed_bytes;
+            lists[k] += g.capacity * sizeof(wire_spike);
         }
     }
     v.out.properties[counter::partners] = P - 1;

@@ -1,17 +1,20 @@
 // Exchange "allgather" — Hines, Kumar & Schürmann 2011, section Allgather (NEURON's
 // default spike exchange).
 //
-// Algorithm: every rank buffers the spikes its cells emit during an interval. At the
-//   interval end one MPI_Allgather of a fixed block per rank: a 4-byte spike count and
-//   `allgather_slots` entries. Ranks whose count exceeds the slots send the rest in one
-//   MPI_Allgatherv (everyone knows its size from the counts, so it happens only when
-//   needed, and all ranks agree on it). Every rank then scans all P blocks and looks up
-//   each source: spikes of sources with local targets go to the delivery queue.
-// Cost per interval: 1 Allgather of P * (4 + S*e) bytes received per rank (S slots,
-//   e = 2 compressed / 8 full bytes), plus 1 Allgatherv of the overflow when any rank
-//   emitted more than S spikes; P*N*r*M*dt spikes scanned per rank (N cells, rate r),
-//   each with one lookup. Receive buffer and scan grow with P; that is the method's limit.
-// Memory: P * (4 + S*e) receive block, the overflow buffer, the source lookup (dense: N
+// Algorithm: every rank buffers the spikes its cells emit during an interval and, at the
+//   interval end, encodes them as one block of the spike wire codec (exchange/spike_codec.hpp:
+//   local cell index and step within the interval, about 1.5-2.5 bytes per spike), or as
+//   8-byte entries with exchange.compress = false. One MPI_Allgather of a fixed block per
+//   rank: a 4-byte length and `allgather_slots` x 2 bytes of the encoded block (8 bytes per
+//   slot uncompressed). Ranks whose block is longer send the rest in one MPI_Allgatherv
+//   (everyone knows its size from the lengths, so it happens only when needed, and all
+//   ranks agree on it). Every rank then decodes all P blocks and looks up each source:
+//   spikes of sources with local targets go to the delivery queue.
+// Cost per interval: 1 Allgather of P * (4 + S e) bytes received per rank (S slots, e = 2
+//   coded / 8 full bytes), plus 1 Allgatherv of the overflow when any rank's block is
+//   longer; P*N*r*M*dt spikes decoded per rank (N cells, rate r), each with one lookup.
+//   Receive buffer and scan grow with P; that is the method's limit.
+// Memory: P * (4 + S e) receive block, the overflow buffer, the source lookup (dense: N
 //   slots).
 // Ordering: none needed; the engine's delivery is canonical whatever the arrival order.
 #include <algorithm>
@@ -27,7 +30,9 @@
 namespace spikex {
 namespace {
 
-constexpr std::size_t header_bytes = 4; // spike count of the rank, uint32
+constexpr std::size_t header_bytes = 4;     // length of the rank's block in bytes, uint32
+constexpr std::size_t coded_slot_bytes = 2; // bytes of the fixed block per slot, coded
+constexpr std::size_t full_entry_bytes = 8; // [gid uint32 LE][step within the interval uint32 LE]
 
 struct allgather_options {
     int slots = 10;                // exchange.allgather_slots
@@ -45,25 +50,14 @@ public:
         cells_ = &s.cells;
         ranks_ = s.comm.size();
         slots_ = options_.slots;
-        bool possible = s.cells.max_count() <= 256 && s.steps_per_interval <= 256;
-        if (options_.compress == "auto")
-            compressed_ = possible;
-        else if (options_.compress == "true") {
-            if (!possible) {
-                throw user_error(
-                    spikex::format("exchange.compress = true: needs at most 256 cells per rank (a rank holds {}) "
-                                   "and at most 256 steps per interval ({})",
-                                   s.cells.max_count(), s.steps_per_interval));
-            }
-            compressed_ = true;
-        } else
-            compressed_ = false;
-
-        entry_bytes_ = compressed_ ? compressed_codec::entry_bytes : full_codec::entry_bytes;
-        block_bytes_ = header_bytes + slots_ * entry_bytes_;
+        compressed_ = options_.compress != "false";
+        codec_ = spike_codec(s.steps_per_interval);
+        slot_bytes_ = compressed_ ? coded_slot_bytes : full_entry_bytes;
+        payload_bytes_ = static_cast<std::size_t>(slots_) * slot_bytes_;
+        block_bytes_ = header_bytes + payload_bytes_;
         send_block_.assign(block_bytes_, 0);
         receive_blocks_.assign(block_bytes_ * ranks_, 0);
-        counts_.assign(ranks_, 0);
+        lengths_.assign(ranks_, 0);
         overflow_counts_.assign(ranks_, 0);
         overflow_displs_.assign(ranks_, 0);
         lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
@@ -86,8 +80,8 @@ protected:
 
         bool any_overflow = false;
         for (int r = 0; r < ranks_; ++r) {
-            std::memcpy(&counts_[r], &receive_blocks_[r * block_bytes_], header_bytes);
-            if (counts_[r] > static_cast<std::uint32_t>(slots_)) any_overflow = true;
+            std::memcpy(&lengths_[r], &receive_blocks_[r * block_bytes_], header_bytes);
+            if (lengths_[r] > payload_bytes_) any_overflow = true;
         }
         if (any_overflow) exchange_overflow();
         unpack(start, sink);
@@ -111,90 +105,103 @@ public:
             {counter::messages_sent, double(messages_)},          {counter::bytes_sent, double(bytes_)},
             {counter::bytes_received, double(bytes_received_)},   {counter::rounds, double(rounds_)},
             {counter::overflow_rounds, double(overflow_rounds_)}, {counter::spikes_sent, double(spikes_sent_)},
-            {counter::spikes_received, double(spikes_received_)}, {counter::spikes_matched, double(spikes_matched_)}};
+            {counter::spikes_received, double(spikes_received_)}, {counter::spikes_matched, double(spikes_matched_)},
+            {counter::wire_bytes, double(wire_bytes_)},           {counter::wire_spikes, double(spikes_sent_)}};
     }
 
     std::map<std::string, double> properties() const override {
         return {{counter::compressed, compressed_ ? 1.0 : 0.0},
-                {counter::entry_bytes, double(entry_bytes_)},
+                {counter::entry_bytes, double(slot_bytes_)},
                 {counter::allgather_slots, double(slots_)}};
     }
 
     std::map<std::string, double> memory_bytes() const override {
-        return {{"exchange_buffers",
-                 double(send_block_.capacity() + overflow_send_.capacity() + pending_.capacity() * sizeof(spike))},
-                {"receive_buffers", double(receive_blocks_.capacity() + overflow_receive_.capacity())},
-                {"lookup_tables", lookup_ ? double(lookup_->bytes()) : 0.0}};
+        return {
+            {"exchange_buffers", double(send_block_.capacity() + coded_.capacity() +
+                                        pending_.capacity() * sizeof(spike) + wire_.capacity() * sizeof(wire_spike))},
+            {"receive_buffers", double(receive_blocks_.capacity() + overflow_receive_.capacity() + joined_.capacity())},
+            {"lookup_tables", lookup_ ? double(lookup_->bytes()) : 0.0}};
     }
 
 private:
-    void encode(unsigned char* out, const spike& s, step_type start) const {
-        auto offset = static_cast<std::uint32_t>(s.step - start);
-        if (compressed_)
-            compressed_codec::encode(out, cells_->local_of(s.gid), offset);
-        else
-            full_codec::encode(out, s.gid, offset);
-    }
-
+    // Encodes the interval's spikes; the first payload_bytes_ go into the fixed block, the
+    // rest is this rank's overflow.
     void pack(step_type start) {
-        auto count = static_cast<std::uint32_t>(pending_.size());
-        std::memcpy(send_block_.data(), &count, header_bytes);
-        std::size_t in_block = std::min<std::size_t>(count, slots_);
-        for (std::size_t i = 0; i < in_block; ++i) {
-            encode(&send_block_[header_bytes + i * entry_bytes_], pending_[i], start);
+        coded_.clear();
+        if (compressed_) {
+            wire_.resize(pending_.size());
+            for (std::size_t i = 0; i < pending_.size(); ++i) {
+                wire_[i] = {cells_->local_of(pending_[i].gid), static_cast<std::uint32_t>(pending_[i].step - start)};
+            }
+            codec_.encode(wire_, coded_);
+        } else {
+            coded_.resize(pending_.size() * full_entry_bytes);
+            for (std::size_t i = 0; i < pending_.size(); ++i) {
+                std::uint32_t words[2] = {pending_[i].gid, static_cast<std::uint32_t>(pending_[i].step - start)};
+                std::memcpy(&coded_[i * full_entry_bytes], words, sizeof words); // little-endian targets
+            }
         }
-        overflow_send_.resize((count - in_block) * entry_bytes_);
-        for (std::size_t i = in_block; i < count; ++i) {
-            encode(&overflow_send_[(i - in_block) * entry_bytes_], pending_[i], start);
-        }
+        wire_bytes_ += coded_.size();
+        auto length = static_cast<std::uint32_t>(coded_.size());
+        std::memcpy(send_block_.data(), &length, header_bytes);
+        std::size_t in_block = std::min(coded_.size(), payload_bytes_);
+        std::copy_n(coded_.begin(), in_block, send_block_.begin() + header_bytes);
     }
 
     void exchange_overflow() {
         int total = 0;
         for (int r = 0; r < ranks_; ++r) {
-            std::uint32_t extra = counts_[r] > static_cast<std::uint32_t>(slots_) ? counts_[r] - slots_ : 0;
-            overflow_counts_[r] = static_cast<int>(extra * entry_bytes_);
+            overflow_counts_[r] = lengths_[r] > payload_bytes_ ? static_cast<int>(lengths_[r] - payload_bytes_) : 0;
             overflow_displs_[r] = total;
             total += overflow_counts_[r];
         }
         overflow_receive_.resize(total);
         bytes_received_ += total;
-        comm_->allgatherv(overflow_send_.data(), overflow_send_.size(), overflow_receive_.data(), overflow_counts_,
+        const std::size_t extra = coded_.size() > payload_bytes_ ? coded_.size() - payload_bytes_ : 0;
+        comm_->allgatherv(coded_.data() + (coded_.size() - extra), extra, overflow_receive_.data(), overflow_counts_,
                           overflow_displs_);
         ++rounds_;
         ++overflow_rounds_;
-        if (!overflow_send_.empty()) {
+        if (extra > 0) {
             ++messages_;
-            bytes_ += overflow_send_.size();
-        }
-    }
-
-    void deliver(int rank, const unsigned char* entry, step_type start, spike_sink& sink) {
-        gid_type gid;
-        std::uint32_t offset;
-        if (compressed_) {
-            local_index local;
-            compressed_codec::decode(entry, local, offset);
-            gid = cells_->gid_of(rank, local);
-        } else {
-            full_codec::decode(entry, gid, offset);
-        }
-        ++spikes_received_;
-        std::uint32_t run = lookup_->find(gid);
-        if (run != no_run) {
-            ++spikes_matched_;
-            sink.deliver_source(run, start + offset);
+            bytes_ += extra;
         }
     }
 
     void unpack(step_type start, spike_sink& sink) {
         for (int r = 0; r < ranks_; ++r) {
-            std::uint32_t in_block = std::min<std::uint32_t>(counts_[r], slots_);
+            const std::size_t length = lengths_[r];
             const unsigned char* block = &receive_blocks_[r * block_bytes_ + header_bytes];
-            for (std::uint32_t i = 0; i < in_block; ++i) deliver(r, block + i * entry_bytes_, start, sink);
-            std::uint32_t extra = counts_[r] - in_block;
-            const unsigned char* rest = overflow_receive_.data() + (extra ? overflow_displs_[r] : 0);
-            for (std::uint32_t i = 0; i < extra; ++i) deliver(r, rest + i * entry_bytes_, start, sink);
+            if (length > payload_bytes_) { // the block continues in the overflow
+                joined_.resize(length);
+                std::copy_n(block, payload_bytes_, joined_.begin());
+                std::copy_n(overflow_receive_.data() + overflow_displs_[r], length - payload_bytes_,
+                            joined_.begin() + payload_bytes_);
+                block = joined_.data();
+            }
+            decode(r, block, length, start, sink);
+        }
+    }
+
+    void decode(int rank, const unsigned char* block, std::size_t length, step_type start, spike_sink& sink) {
+        auto arrive = [&](gid_type gid, std::uint32_t offset) {
+            ++spikes_received_;
+            std::uint32_t run = lookup_->find(gid);
+            if (run != no_run) {
+                ++spikes_matched_;
+                sink.deliver_source(run, start + offset);
+            }
+        };
+        if (compressed_) {
+            codec_.decode(block, length, [&](std::uint32_t local, std::uint32_t offset) {
+                arrive(cells_->gid_of(rank, local), offset);
+            });
+        } else {
+            for (std::size_t i = 0; i + full_entry_bytes <= length; i += full_entry_bytes) {
+                std::uint32_t words[2];
+                std::memcpy(words, block + i, sizeof words);
+                arrive(words[0], words[1]);
+            }
         }
     }
 
@@ -202,19 +209,20 @@ private:
     const distribution* cells_ = nullptr;
     int ranks_ = 1;
     int slots_ = 10;
-    bool compressed_ = false;
+    bool compressed_ = true;
+    spike_codec codec_;
     step_type steps_per_interval_ = 1;
-    std::size_t entry_bytes_ = 8;
-    std::size_t block_bytes_ = 0;
+    std::size_t slot_bytes_ = coded_slot_bytes, payload_bytes_ = 0, block_bytes_ = 0;
     std::unique_ptr<source_lookup> lookup_;
 
     std::vector<spike> pending_;
-    std::vector<unsigned char> send_block_, receive_blocks_, overflow_send_, overflow_receive_;
-    std::vector<std::uint32_t> counts_;
+    std::vector<wire_spike> wire_;
+    std::vector<unsigned char> coded_, send_block_, receive_blocks_, overflow_receive_, joined_;
+    std::vector<std::uint32_t> lengths_;
     std::vector<int> overflow_counts_, overflow_displs_;
 
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0, overflow_rounds_ = 0;
-    std::uint64_t spikes_sent_ = 0, spikes_received_ = 0, spikes_matched_ = 0;
+    std::uint64_t spikes_sent_ = 0, spikes_received_ = 0, spikes_matched_ = 0, wire_bytes_ = 0;
 };
 
 } // namespace
@@ -239,8 +247,8 @@ method_entry allgather_method() {
                 {.name = "compress",
                  .kind = option_kind::choice,
                  .default_value = std::string("auto"),
-                 .doc = "2-byte spike entries (local cell byte + step byte): auto uses them when every rank has <= "
-                        "256 cells and an interval <= 256 steps.",
+                 .doc = "Spikes in the spike wire codec (about 1.5-2.5 bytes each, any cells per rank and "
+                        "interval); false sends 8-byte (gid, step) entries. auto and true are the same.",
                  .choices = {std::string("auto"), true, false}},
                 source_lookup_option(),
             },

@@ -2,12 +2,15 @@
 // The section rule of exchange "alltoall", in one place: used by the exchange
 // (exchange/alltoall.cpp) and by the dry run's counting (dryrun/exchange_counts.cpp).
 //
+// Sizes are counted in entries of 2 bytes of the spike wire codec's blocks (about one spike
+// each); a section of S entries is 8 header bytes + 2 S bytes.
 // Every interval, round 1 moves P sections of 1 header record + S entries. The headers
 // tell every rank the largest section fill L of the interval; if L > S, the rest, L - S
 // entries, moves in ceil((L - S) / S2) further rounds of S2 = min(L - S, max) entries per
 // section. Then S adapts: it grows to L (at most `max`) when round 1 overflowed, shrinks
 // by S/8 when L used less than half of it (never below `min`, nor below L), else stays.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace spikex {
@@ -20,6 +23,13 @@ struct alltoall_rounds {
 
 class alltoall_sections {
 public:
+    static constexpr std::size_t header_bytes = 8; // [uint32 block length][uint32 sender's largest fill]
+    static constexpr std::size_t entry_bytes = 2;
+    // Entries a block of `bytes` fills.
+    static std::uint32_t entries_of(std::size_t bytes) {
+        return static_cast<std::uint32_t>((bytes + entry_bytes - 1) / entry_bytes);
+    }
+
     alltoall_sections() = default;
     // Bounds in entries; the caller has checked 1 <= min_entries <= max_entries.
     alltoall_sections(std::uint32_t min_entries, std::uint32_t max_entries):

@@ -2,11 +2,13 @@
 // first, then exactly the needed entries.
 //
 // Algorithm: target-addressed entries are collected per destination as for alltoall. At
-//   the interval end one MPI_Alltoall of one 4-byte count per rank pair, then one
-//   MPI_Alltoallv that moves exactly the entries; receivers deliver each entry straight to
-//   its source run / connection. Always two collectives, never padding, never a retry.
-// Cost per interval: 4 P bytes of counts per rank plus 8 bytes per entry actually needed;
-//   receive buffer = the entries a rank needs, independent of P.
+//   the interval end each destination's entries become one block of the spike wire codec
+//   (exchange/spike_codec.hpp); one MPI_Alltoall of one 4-byte block length per rank pair,
+//   then one MPI_Alltoallv that moves exactly the blocks; receivers decode and deliver each
+//   entry straight to its source run / connection. Always two collectives, never padding,
+//   never a retry.
+// Cost per interval: 4 P bytes of lengths per rank plus the coded entries actually needed
+//   (about 1.5-3 bytes each); receive buffer = the blocks a rank needs, independent of P.
 // Memory: target table, send buffer and receive buffer of the needed entries.
 // Ordering: none needed; the engine orders each step's deliveries canonically.
 #include "spikex/exchange/directed_exchange.hpp"
@@ -29,40 +31,38 @@ public:
 
 private:
     void transfer(step_type start, spike_sink& sink) override {
-        std::vector<std::uint32_t> counts(ranks_), incoming(ranks_);
-        std::size_t total = 0;
+        std::vector<std::uint32_t> lengths(ranks_), incoming(ranks_);
+        send_.clear();
         for (int r = 0; r < ranks_; ++r) {
-            counts[r] = static_cast<std::uint32_t>(pending_[r].size());
-            total += counts[r];
+            send_displs_[r] = static_cast<int>(send_.size());
+            lengths[r] = static_cast<std::uint32_t>(encode(r, send_));
+            send_counts_[r] = static_cast<int>(lengths[r]);
         }
-        comm_->alltoall(counts.data(), sizeof(std::uint32_t), incoming.data());
+        comm_->alltoall(lengths.data(), sizeof(std::uint32_t), incoming.data());
         bytes_ += ranks_ * sizeof(std::uint32_t);
         bytes_received_ += ranks_ * sizeof(std::uint32_t);
 
-        send_.resize(total);
-        std::size_t offset = 0, received = 0;
+        std::size_t received = 0;
         for (int r = 0; r < ranks_; ++r) {
-            std::copy(pending_[r].begin(), pending_[r].end(), send_.begin() + offset);
-            send_counts_[r] = static_cast<int>(counts[r] * sizeof(directed_entry));
-            send_displs_[r] = static_cast<int>(offset * sizeof(directed_entry));
-            offset += counts[r];
-            receive_counts_[r] = static_cast<int>(incoming[r] * sizeof(directed_entry));
-            receive_displs_[r] = static_cast<int>(received * sizeof(directed_entry));
+            receive_counts_[r] = static_cast<int>(incoming[r]);
+            receive_displs_[r] = static_cast<int>(received);
             received += incoming[r];
         }
         receive_.resize(received);
         comm_->alltoallv(send_.data(), send_counts_, send_displs_, receive_.data(), receive_counts_, receive_displs_);
         rounds_ += 2;
         messages_ += 2;
-        bytes_ += total * sizeof(directed_entry);
-        bytes_received_ += received * sizeof(directed_entry);
-        for (const auto& e: receive_) deliver(e, start, sink);
+        bytes_ += send_.size();
+        bytes_received_ += received;
+        for (int r = 0; r < ranks_; ++r) {
+            deliver_block(receive_.data() + receive_displs_[r], receive_counts_[r], start, sink);
+        }
     }
 
-    std::size_t buffer_bytes() const override { return send_.capacity() * sizeof(directed_entry); }
-    std::size_t receive_buffer_bytes() const override { return receive_.capacity() * sizeof(directed_entry); }
+    std::size_t buffer_bytes() const override { return send_.capacity(); }
+    std::size_t receive_buffer_bytes() const override { return receive_.capacity(); }
 
-    std::vector<directed_entry> send_, receive_;
+    std::vector<unsigned char> send_, receive_;
     std::vector<int> send_counts_, receive_counts_, send_displs_, receive_displs_;
 };
 

@@ -27,12 +27,7 @@ void directed_exchange::setup(const exchange_setup& s) {
     measure_wait_ = s.measure_wait;
     sorted_ = s.table.sorted();
     steps_per_interval_ = s.steps_per_interval;
-    if (s.steps_per_interval > 0xffff) {
-        throw user_error(
-            spikex::format("{}: an interval of {} steps does not fit the 16-bit lag of a spike entry (at most "
-                           "65535 steps)",
-                           name(), s.steps_per_interval));
-    }
+    codec_ = spike_codec(s.steps_per_interval);
     auto limit = static_cast<std::size_t>(max_init_buffer_mb_ * 1048576.0);
     targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
     pending_.assign(ranks_, {});
@@ -42,10 +37,10 @@ void directed_exchange::spike_emitted(gid_type gid, step_type step) {
     // A cell fires: one entry per target run (or connection), into the section of the
     // rank that holds it (NEST: the spike register filled from the target table).
     local_index local = cells_->local_of(gid);
-    auto lag = static_cast<std::uint16_t>(step % steps_per_interval_);
+    auto lag = static_cast<std::uint32_t>(step % steps_per_interval_);
     const std::uint64_t* t = targets_.data();
     for (auto k = targets_.begin(local); k < targets_.end(local); ++k) {
-        pending_[packed_target::rank(t[k])].push_back({packed_target::location(t[k]), lag, 0});
+        pending_[packed_target::rank(t[k])].push_back({packed_target::location(t[k]), lag});
     }
     ++spikes_sent_;
     entries_sent_ += targets_.end(local) - targets_.begin(local);
@@ -74,6 +69,8 @@ std::map<std::string, double> directed_exchange::counters() const {
             {counter::spikes_sent, double(spikes_sent_)},
             {counter::entries_sent, double(entries_sent_)},
             {counter::entries_received, double(entries_received_)},
+            {counter::wire_bytes, double(wire_bytes_)},
+            {counter::wire_spikes, double(entries_sent_)},
             {counter::init_rounds, double(init_stats_.rounds)},
             {counter::init_bytes_sent, double(init_stats_.bytes_sent)},
             {counter::target_entries, double(targets_.size())}};
@@ -94,7 +91,7 @@ std::vector<std::pair<local_index, std::uint64_t>> directed_exchange::target_ent
 
 std::map<std::string, double> directed_exchange::memory_bytes() const {
     std::size_t pending = 0;
-    for (const auto& p: pending_) pending += p.capacity() * sizeof(directed_entry);
+    for (const auto& p: pending_) pending += p.capacity() * sizeof(wire_spike);
     return {{"targets", double(targets_.bytes())},
             {"exchange_buffers", double(buffer_bytes() + pending)},
             {"receive_buffers", double(receive_buffer_bytes())},

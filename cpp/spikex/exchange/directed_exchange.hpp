@@ -10,17 +10,14 @@
 
 #include "spikex/connections/target_table.hpp"
 #include "spikex/exchange/method_registry.hpp"
+#include "spikex/exchange/spike_codec.hpp"
 
 namespace spikex {
 
-// A spike on the wire, target-addressed: location of its source run (sorted layout) or
-// connection (creation order) on the receiving rank, and the step within the interval.
-struct directed_entry {
-    std::uint32_t location;
-    std::uint16_t lag;
-    std::uint16_t flags; // alltoall section headers reuse the record (see alltoall.cpp)
-};
-static_assert(sizeof(directed_entry) == 8);
+// A spike on the wire, target-addressed: a wire_spike (exchange/spike_codec.hpp) whose item
+// is the location of its source run (sorted layout) or connection (creation order) on the
+// receiving rank and whose offset is the step within the interval. The entries for one
+// destination in one interval travel as one block of the spike wire codec.
 
 // The option both directed exchanges have, and their capabilities.
 option_spec max_init_buffer_option();
@@ -44,24 +41,33 @@ protected:
     virtual std::size_t buffer_bytes() const = 0;         // send side, capacity
     virtual std::size_t receive_buffer_bytes() const = 0; // capacity
 
-    void deliver(const directed_entry& e, step_type interval_start, spike_sink& sink) {
-        ++entries_received_;
-        step_type step = interval_start + e.lag;
-        if (sorted_)
-            sink.deliver_source(e.location, step);
-        else
-            sink.deliver_connection(e.location, step);
+    // Appends the block of destination r's pending entries to `out`; returns its bytes.
+    std::size_t encode(int r, std::vector<unsigned char>& out) {
+        const std::size_t n = codec_.encode(pending_[r], out);
+        wire_bytes_ += n;
+        return n;
+    }
+    // Delivers every entry of a received block.
+    void deliver_block(const unsigned char* block, std::size_t bytes, step_type interval_start, spike_sink& sink) {
+        entries_received_ += codec_.decode(block, bytes, [&](std::uint32_t location, std::uint32_t offset) {
+            if (sorted_)
+                sink.deliver_source(location, interval_start + offset);
+            else
+                sink.deliver_connection(location, interval_start + offset);
+        });
     }
 
     int ranks_ = 1;
-    double max_init_buffer_mb_ = 128.0;                // exchange.max_init_buffer_mb
-    std::vector<std::vector<directed_entry>> pending_; // per destination rank
+    double max_init_buffer_mb_ = 128.0;            // exchange.max_init_buffer_mb
+    std::vector<std::vector<wire_spike>> pending_; // per destination rank
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0;
 
 private:
     const distribution* cells_ = nullptr;
     bool sorted_ = true;
     step_type steps_per_interval_ = 1;
+    spike_codec codec_;
+    std::uint64_t wire_bytes_ = 0;
     target_table targets_;
     target_table_stats init_stats_;
     std::uint64_t spikes_sent_ = 0, entries_sent_ = 0, entries_received_ = 0;

@@ -357,6 +357,8 @@ std::map<std::string, double> message_exchange::counters() const {
     out[counter::conservation_iterations] = double(iterations_);
     out[counter::spikes_sent] = double(messages_);
     out[counter::spikes_received] = double(received_);
+    out[counter::wire_bytes] = double(bytes_); // one spike_message per spike and rank
+    out[counter::wire_spikes] = double(messages_);
     out[counter::phase_two_sent] = double(phase_two_sent_);
     out[counter::relayed_spikes] = double(relayed_);
     out[counter::sends_blocked] = double(sends_blocked_);

@@ -179,6 +179,8 @@ public:
         out[counter::conservation_iterations] = double(iterations_);
         out[counter::spikes_sent] = double(puts_);
         out[counter::spikes_received] = double(read_);
+        out[counter::wire_bytes] = double(puts_ * sizeof(rma_entry)); // one window entry per spike and rank
+        out[counter::wire_spikes] = double(puts_);
         out[counter::slots_scanned] = double(scanned_);
         out[counter::ring_full_deferrals] = double(deferrals_);
         return out;

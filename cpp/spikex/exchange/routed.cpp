@@ -125,7 +125,10 @@ public:
                 {counter::forwarded, double(c.items_forwarded)},
                 {counter::full_sends, double(c.full_sends)},
                 {counter::flush_sends, double(c.flush_sends)},
-                {counter::messages_received, double(c.messages_received)}};
+                {counter::messages_received, double(c.messages_received)},
+                // one fixed-size item per spike and target rank (each hop sends it again)
+                {counter::wire_bytes, double(c.items_injected * item_bytes)},
+                {counter::wire_spikes, double(c.items_injected)}};
     }
 
     std::map<std::string, double> properties() const override {

@@ -1,41 +1,188 @@
 #pragma once
-// Wire formats of a spike in the Allgather buffers (Hines et al. 2011, section Allgather).
-//  compressed, 2 bytes: [local index of the cell on its rank][step within the interval]
-//                       usable when every rank holds <= 256 cells and M <= 256 steps
-//  full, 8 bytes:       [gid: uint32 little-endian][step within the interval: uint32 LE]
-// The receiving rank knows the sender from the buffer position, so a compressed entry
-// needs no rank field; the interval start is known to all.
+// The spike wire codec: how every exchange method puts a set of spikes on the wire.
+//
+// A block is the spikes one sender sends in one message (an interval's Allgather block, a
+// rank pair's section, one point-to-point message). Each spike is an (item, offset) pair:
+// item = the local index of the source cell on the sending rank (source-addressed methods)
+// or the location of its target on the receiving rank (target-addressed methods); offset =
+// the step within the interval, 0 <= offset < steps (steps = M, known to both sides). The
+// receiver knows the sender and the interval from the message, so neither is in the block.
+//
+// A block is a bit stream, least significant bit first, padded with 1-bits to a whole byte:
+//   bit 0        mode: 0 = packed, 1 = gaps
+//   packed       6 bits w (item width), then per spike w bits of item and b = bits(M - 1)
+//                bits of offset, in the order given; w + b >= 8 (w is widened), so the
+//                padding (< 8 bits) is never a whole entry: count = stream bits / (w + b).
+//   gaps         6 bits k, then the keys item * M + offset in ascending order as gaps
+//                g_0 = key_0, g_i = key_i - key_{i-1} (>= 0; a repeated spike gives 0),
+//                each Golomb-Rice coded: q = g >> k as q 1-bits and a 0-bit, then k low bits;
+//                q >= 32 escapes: 32 1-bits, 6 bits L - 1 with L = bit length of g, then the
+//                low L - 1 bits of g (its top bit is 1). Padding (< 8 1-bits) never reaches
+//                32 nor ends with a 0, so the decoder stops where it runs out of bits.
+// An empty block is zero bytes. The encoder takes the smaller of the two modes (packed on a
+// tie, since it needs no sort), so a block costs at most 1 + 6 + n (w + b) bits + padding;
+// sorted gaps cost about log2(key range / n) + 2 bits per spike, i.e. log2(1 / (rate dt))
+// + 2 for a whole interval of a rank: independent of cells per rank and of M.
+// Decoding returns the same (item, offset) multiset; in gaps mode in key order. Every
+// method's delivery is order-free (the engine sorts each step canonically).
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <vector>
 
 #include "spikex/core/types.hpp"
 
 namespace spikex {
 
-struct compressed_codec {
-    static constexpr std::size_t entry_bytes = 2;
-    static void encode(unsigned char* out, local_index local, std::uint32_t offset) {
-        out[0] = static_cast<unsigned char>(local);
-        out[1] = static_cast<unsigned char>(offset);
-    }
-    static void decode(const unsigned char* in, local_index& local, std::uint32_t& offset) {
-        local = in[0];
-        offset = in[1];
-    }
+// One spike of a block.
+struct wire_spike {
+    std::uint32_t item;
+    std::uint32_t offset;
 };
 
-struct full_codec {
-    static constexpr std::size_t entry_bytes = 8;
-    static void encode(unsigned char* out, gid_type gid, std::uint32_t offset) {
-        std::uint32_t words[2] = {gid, offset};
-        std::memcpy(out, words, sizeof words); // little-endian on every supported target
-    }
-    static void decode(const unsigned char* in, gid_type& gid, std::uint32_t& offset) {
-        std::uint32_t words[2];
-        std::memcpy(words, in, sizeof words);
-        gid = words[0];
-        offset = words[1];
-    }
+class spike_codec {
+public:
+    static constexpr unsigned mode_bits = 1, parameter_bits = 6, escape_ones = 32;
+
+    spike_codec() = default;
+    explicit spike_codec(std::uint32_t steps_per_interval):
+        steps_(steps_per_interval), offset_bits_(bits_for(steps_per_interval - 1)) {}
+
+    std::uint32_t steps() const { return steps_; }
+
+    // Appends the block of `spikes` to `out`; returns the bytes appended. Every offset
+    // must be < steps(). Deterministic: the same multiset gives the same bytes in gaps
+    // mode, the same bytes for the same order in packed mode.
+    std::size_t encode(std::span<const wire_spike> spikes, std::vector<unsigned char>& out) const;
+
+    // Calls f(item, offset) for every spike of the block in [data, data + bytes).
+    // Returns the number of spikes; throws internal_error on a malformed block.
+    template <class F>
+    std::size_t decode(const unsigned char* data, std::size_t bytes, F&& f) const;
+
+    // Bits an item of value v needs (0 for 0).
+    static unsigned bits_for(std::uint64_t v) { return static_cast<unsigned>(std::bit_width(v)); }
+
+private:
+    std::uint32_t steps_ = 1;
+    unsigned offset_bits_ = 0;
 };
+
+// --- decoding (inline: every receiver's inner loop) ------------------------------------
+
+class wire_bit_reader {
+public:
+    wire_bit_reader(const unsigned char* data, std::size_t bytes): data_(data), end_(data + bytes) {}
+
+    // Makes at least 57 bits available, or all that are left.
+    void refill() {
+        if (end_ - data_ >= 8 && bits_ <= 56) { // whole-word load
+            std::uint64_t word;
+            std::memcpy(&word, data_, 8);
+            acc_ |= word << bits_;
+            unsigned taken = (63 - bits_) >> 3;
+            data_ += taken;
+            bits_ += taken * 8;
+            return;
+        }
+        while (bits_ <= 56 && data_ < end_) {
+            acc_ |= std::uint64_t(*data_++) << bits_;
+            bits_ += 8;
+        }
+    }
+    unsigned available() const { return bits_; }
+    bool exhausted() const { return data_ == end_; }
+    std::uint64_t peek() const { return acc_; }
+    void skip(unsigned n) {
+        acc_ = n >= 64 ? 0 : acc_ >> n;
+        bits_ -= n;
+    }
+    // n <= 56 bits, after a refill that made them available.
+    std::uint64_t take(unsigned n) {
+        std::uint64_t v = n == 0 ? 0 : acc_ & (~std::uint64_t{0} >> (64 - n));
+        skip(n);
+        return v;
+    }
+    // n <= 64 bits, refilling as needed; false when the stream ends first.
+    bool take_long(unsigned n, std::uint64_t& v) {
+        unsigned low = n > 32 ? 32 : n;
+        refill();
+        if (bits_ < low) return false;
+        v = take(low);
+        if (n > low) {
+            refill();
+            if (bits_ < n - low) return false;
+            v |= take(n - low) << low;
+        }
+        return true;
+    }
+
+private:
+    const unsigned char* data_;
+    const unsigned char* end_;
+    std::uint64_t acc_ = 0;
+    unsigned bits_ = 0;
+};
+
+[[noreturn]] void throw_malformed_block(const char* why);
+
+template <class F>
+std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, F&& f) const {
+    if (bytes == 0) return 0;
+    wire_bit_reader in(data, bytes);
+    in.refill();
+    if (in.available() < mode_bits + parameter_bits) throw_malformed_block("shorter than its header");
+    const bool gaps = in.take(mode_bits) != 0;
+    const auto parameter = static_cast<unsigned>(in.take(parameter_bits));
+    std::size_t n = 0;
+    if (!gaps) {
+        const unsigned width = parameter + offset_bits_;
+        if (width < 8) throw_malformed_block("packed entry narrower than 8 bits");
+        if (parameter > 32) throw_malformed_block("packed item wider than 32 bits");
+        const std::size_t count = (bytes * 8 - mode_bits - parameter_bits) / width;
+        for (; n < count; ++n) {
+            std::uint64_t entry;
+            if (!in.take_long(width, entry)) throw_malformed_block("packed entries cut short");
+            const auto item = static_cast<std::uint32_t>(entry & ((std::uint64_t{1} << parameter) - 1));
+            const auto offset = static_cast<std::uint32_t>(entry >> parameter);
+            if (offset >= steps_) throw_malformed_block("offset outside the interval");
+            f(item, offset);
+        }
+        return n;
+    }
+    const unsigned k = parameter;
+    std::uint64_t key = 0;
+    for (;;) {
+        in.refill();
+        // Unary quotient: count the 1-bits before the next 0-bit.
+        const auto ones = static_cast<unsigned>(std::countr_one(in.peek()));
+        if (ones >= in.available()) {
+            if (in.exhausted() && in.available() < 8) break; // the padding
+            if (ones < escape_ones) throw_malformed_block("unterminated quotient");
+        }
+        std::uint64_t gap;
+        if (ones >= escape_ones) {
+            in.skip(escape_ones);
+            std::uint64_t length_less_one;
+            if (!in.take_long(parameter_bits, length_less_one)) throw_malformed_block("escape cut short");
+            std::uint64_t low = 0;
+            if (!in.take_long(static_cast<unsigned>(length_less_one), low)) throw_malformed_block("escape cut short");
+            gap = (std::uint64_t{1} << length_less_one) | low;
+        } else {
+            in.skip(ones + 1);
+            std::uint64_t low = 0;
+            if (!in.take_long(k, low)) throw_malformed_block("remainder cut short");
+            gap = (std::uint64_t(ones) << k) | low;
+        }
+        key = n == 0 ? gap : key + gap;
+        const std::uint64_t item = key / steps_;
+        if (item > 0xffffffffu) throw_malformed_block("item beyond 32 bits");
+        f(static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(key - item * steps_));
+        ++n;
+    }
+    return n;
+}
 
 } // namespace spikex

@@ -51,6 +51,12 @@ inline constexpr const char* flush_sends = "flush_sends";
 inline constexpr const char* messages_received = "messages_received";
 inline constexpr const char* events_delivered = "events_delivered";
 inline constexpr const char* spikes_emitted = "spikes_emitted";
+// The spike wire codec (exchange/spike_codec.hpp): bytes of encoded spike blocks sent and
+// the spikes (or target entries) in them; wire_bytes / wire_spikes is the bytes per spike.
+inline constexpr const char* wire_bytes = "wire_bytes";
+inline constexpr const char* wire_spikes = "wire_spikes";
+// summary.json's wire_bytes / wire_spikes (computed by the Python summary).
+inline constexpr const char* wire_bytes_per_spike = "wire_bytes_per_spike";
 
 // --- properties
 inline constexpr const char* compressed = "compressed";
@@ -88,6 +94,7 @@ inline constexpr const char* window_bytes_per_slot = "window_bytes_per_slot"; //
 inline constexpr const char* relay_exact = "relay_exact";
 inline constexpr const char* rounds_exclude_conservation_iterations = "rounds_exclude_conservation_iterations";
 inline constexpr const char* section_exact = "section_exact";
+inline constexpr const char* wire_exact = "wire_exact"; // coded block sizes counted, not estimated
 inline constexpr const char* forwarded_exact = "forwarded_exact";
 inline constexpr const char* messages_lower_bound = "messages_lower_bound";
 inline constexpr const char* ranks = "ranks";
@@ -111,6 +118,7 @@ inline constexpr const char* all_counters[] = {
     forwarded,           full_sends,
     flush_sends,         messages_received,
     events_delivered,    spikes_emitted,
+    wire_bytes,          wire_spikes,
 };
 inline constexpr const char* all_properties[] = {
     compressed,
@@ -132,6 +140,7 @@ inline constexpr const char* all_properties[] = {
     route_max_hops,
     route_buffer_high_water,
     steps_per_interval,
+    wire_bytes_per_spike,
 };
 inline constexpr const char* all_dry_run[] = {
     section_entries,
@@ -146,6 +155,7 @@ inline constexpr const char* all_dry_run[] = {
     relay_exact,
     rounds_exclude_conservation_iterations,
     section_exact,
+    wire_exact,
     forwarded_exact,
     messages_lower_bound,
     ranks,

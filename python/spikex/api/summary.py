@@ -73,7 +73,7 @@ def build_summary(
         "time_s": max_times(wall_seconds, engine.timers()),
         "computation_s": computation_times(engine.timers()),
         "peak_rss_mb": peak_rss(),
-        "exchange": {**counters, **exchange_properties(engine)},
+        "exchange": {**counters, **exchange_properties(engine), **wire_bytes_per_spike(counters)},
         "memory_bytes": memory_bytes(engine),
         "synapses": synapses,
         "bytes_per_synapse": connection_store / synapses if synapses else 0.0,
@@ -123,6 +123,14 @@ def summed_counters(local_counters: dict[str, float]) -> dict[str, int | float]:
     names = sorted(local_counters)
     totals = float64_per_rank([local_counters[name] for name in names]).sum(axis=0)
     return {name: _as_number(total) for name, total in zip(names, totals, strict=True)}
+
+
+def wire_bytes_per_spike(counters: dict) -> dict[str, float]:
+    """``wire_bytes_per_spike``: bytes of encoded spikes sent per spike (or target entry)
+    encoded, headers of the spike wire codec included (exchange/spike_codec.hpp); only when
+    the method reports the codec's counters and sent any spike."""
+    spikes = counters.get("wire_spikes", 0)
+    return {"wire_bytes_per_spike": counters["wire_bytes"] / spikes} if spikes else {}
 
 
 def exchange_properties(engine) -> dict[str, int | float | bool]:

@@ -17,10 +17,7 @@ from collections.abc import Callable
 from ..errors import ConfigError, format_value
 from ..methods import EXCHANGE_METHODS, EXCHANGE_OPTIONS, METHODS
 from .key import Key, get, require_at_least
-from .network import network_cells, network_delay_ms
-
-# Compressed Allgather entries are one byte of local cell index + one byte of step.
-COMPRESS_LIMIT = 256
+from .network import network_delay_ms
 
 SECTION_DOCS: dict[str, str] = {
     "exchange": "How spikes are exchanged between ranks.",
@@ -50,10 +47,6 @@ REGISTRY: tuple[Key, ...] = (
 )
 
 CROSS_RULES: tuple[str, ...] = (
-    (
-        "`exchange.compress = true` needs at most 256 cells per rank (ceil(cells/ranks)) and "
-        "at most 256 steps per interval (delay_ms/dt_ms)."
-    ),
     "`exchange.alltoall_max_entries` >= `exchange.alltoall_min_entries`.",
     "`exchange.max_init_buffer_mb` holds at least two 16-byte records per rank.",
     (
@@ -66,21 +59,6 @@ CROSS_RULES: tuple[str, ...] = (
         "and `exchange.route_budget` >= the number of buckets (sum of dims, + 1 if ragged)."
     ),
 )
-
-
-def _check_compress(config: dict, ranks: int) -> None:
-    if get(config, "exchange.compress") is not True:
-        return
-    cells_per_rank = -(-network_cells(config) // max(ranks, 1))
-    steps = math.floor(network_delay_ms(config) / get(config, "simulation.dt_ms") + 0.5)
-    if cells_per_rank > COMPRESS_LIMIT or steps > COMPRESS_LIMIT:
-        raise ConfigError(
-            "exchange.compress",
-            True,
-            f"2-byte entries need <= {COMPRESS_LIMIT} cells per rank and <= {COMPRESS_LIMIT} "
-            f"steps per interval, this run has {cells_per_rank} cells per rank on {ranks} "
-            f'rank(s) and {steps} steps per interval; use "auto" or false',
-        )
 
 
 def _check_alltoall_sections(config: dict, ranks: int) -> None:
@@ -138,7 +116,6 @@ def _check_route(config: dict, ranks: int) -> None:
 
 
 CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = (
-    _check_compress,
     _check_alltoall_sections,
     _check_init_buffer,
     _check_variant_options,

@@ -128,10 +128,11 @@ def test_a_key_that_defines_the_network_cannot_change(stopped_run, tmp_path):
 def test_an_impossible_layout_is_refused(stopped_run, tmp_path):
     copy = copy_of(stopped_run, tmp_path)
     line = refused(
-        ["run", "--resume", str(copy / "checkpoints"), "--np", "1", "--set", "exchange.compress=true"],
+        ["run", "--resume", str(copy / "checkpoints"), "--np", "5", "--set", "exchange.method=routed",
+         "--set", "exchange.route_dims=[2, 2]"],
         copy,
     )  # fmt: skip
-    assert "exchange.compress" in line and "600 cells per rank on 1" in line
+    assert "exchange.route_dims" in line and "on 5 rank(s)" in line
 
 
 def test_a_missing_spike_log_is_refused(stopped_run, tmp_path):

@@ -130,13 +130,6 @@ BAD_INPUTS = [
         ["network.indegree = 64", "cells - 1 = 63"],
     ),
     (
-        "impossible compression",
-        None,
-        ("exchange.compress=true", "network.cells=600"),
-        ("--np", "2"),
-        ["exchange.compress = true", "300 cells per rank"],
-    ),
-    (
         "compress not a choice",
         None,
         ('exchange.compress="yes"',),
@@ -269,16 +262,16 @@ def test_config_error_is_a_one_line_value_error():
     )
 
 
-def test_compression_limit_depends_on_ranks():
+def test_route_dims_depend_on_ranks():
     config = registry.resolve(
         {
             "network": {"cells": 512, "indegree": 10, "indegree_spread": 2},
-            "exchange": {"compress": True},
+            "exchange": {"method": "routed", "route_dims": [2, 2]},
         }
     )
-    with pytest.raises(ConfigError, match=r"exchange\.compress"):
-        registry.validate(config, ranks=1)
-    registry.validate(config, ranks=2)  # 256 cells per rank fit in one byte
+    with pytest.raises(ConfigError, match=r"exchange\.route_dims"):
+        registry.validate(config, ranks=5)
+    registry.validate(config, ranks=4)
 
 
 @pytest.mark.parametrize("method", sorted(EXCHANGE_METHODS))

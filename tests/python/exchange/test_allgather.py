@@ -1,4 +1,4 @@
-"""The Allgather exchange: overflow rounds, compression and source lookups change how
+"""The Allgather exchange: overflow rounds, the spike wire codec and source lookups change how
 spikes travel, never which spikes there are."""
 
 from __future__ import annotations
@@ -44,12 +44,17 @@ def test_compressed_and_full_entries_agree(baseline, small_config, tmp_path, com
 
 
 @pytest.mark.mpi
-def test_auto_compresses_only_when_it_fits(small_config, tmp_path):
-    # 400 cells on 1 rank: more than 256 cells per rank, so full entries.
-    one = run_config(small_config, tmp_path / "one", 1)
-    assert one["exchange"]["compressed"] is False
-    two = run_config(small_config, tmp_path / "two", 2)
-    assert two["exchange"]["compressed"] is True
+def test_coded_at_any_cells_per_rank(baseline, small_config, tmp_path):
+    # 400 cells on 1 rank: more than the old 2-byte format's 256, coded all the same.
+    one = run_config(small_config, tmp_path / "one", 1, ("exchange.compress=true",))
+    assert one["exchange"]["compressed"] is True
+    assert one["spikes_sha256"] == baseline["spikes_sha256"]
+    full = run_config(small_config, tmp_path / "full", 1, ("exchange.compress=false",))
+    exchange, full_exchange = one["exchange"], full["exchange"]
+    assert exchange["wire_spikes"] == full_exchange["wire_spikes"] == one["spikes_total"]
+    assert full_exchange["wire_bytes_per_spike"] == 8
+    assert exchange["wire_bytes_per_spike"] <= 3
+    assert exchange["wire_bytes"] == pytest.approx(exchange["wire_bytes_per_spike"] * exchange["wire_spikes"])
 
 
 @pytest.mark.mpi
@@ -61,7 +66,7 @@ def test_every_source_lookup_gives_the_same_spikes(baseline, small_config, tmp_p
 
 @pytest.mark.mpi
 def test_bytes_follow_the_formula(small_config, tmp_path):
-    """Each rank contributes 4 + slots * entry bytes per interval, plus its overflow."""
+    """Each rank contributes 4 + slots * 2 bytes per interval, plus its overflow."""
     summary = run_config(small_config, tmp_path / "out", 2, ("exchange.allgather_slots=4000",))
     intervals = 100.0 / 1.0  # tstop / min delay
     per_rank_block = 4 + 4000 * 2
