@@ -8,6 +8,7 @@
 #include "spikex/dryrun/exchange_counts.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
+#include "spikex/exchange/point_to_point.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
@@ -42,7 +43,7 @@ std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m
 
 namespace {
 
-constexpr double message_bytes = 16; // spike_message (point_to_point.hpp)
+constexpr double message_bytes = 16; // rma_entry (rma.cpp)
 constexpr double routed_item_bytes = 12;
 constexpr std::size_t allgather_header = 4;
 
@@ -467,6 +468,7 @@ void count_point_to_point(count_view& v) {
     enum {
         messages,
         bytes,
+        received_bytes,
         rounds,
         sent,
         received,
@@ -479,22 +481,24 @@ void count_point_to_point(count_view& v) {
         scanned,
         iterations
     };
-    std::vector<std::string> names = {counter::messages_sent,
-                                      counter::bytes_sent,
-                                      counter::rounds,
-                                      counter::spikes_sent,
-                                      counter::spikes_received,
-                                      counter::spikes_matched,
-                                      counter::spikes_local,
-                                      counter::phase_two_sent,
-                                      counter::relayed_spikes,
-                                      counter::persistent_requests,
-                                      counter::ring_full_deferrals,
-                                      counter::slots_scanned,
-                                      counter::conservation_iterations};
+    std::vector<std::string> names = {counter::messages_sent,       counter::bytes_sent,
+                                      counter::bytes_received,      counter::rounds,
+                                      counter::spikes_sent,         counter::spikes_received,
+                                      counter::spikes_matched,      counter::spikes_local,
+                                      counter::phase_two_sent,      counter::relayed_spikes,
+                                      counter::persistent_requests, counter::ring_full_deferrals,
+                                      counter::slots_scanned,       counter::conservation_iterations};
     tally t(v.out, names, v.sampled());
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
+    // Message sizes (point_to_point.hpp wire_message; rma: 16-byte window entries): from the
+    // source rank the spike's local index, from a relay its gid.
+    const spike_codec codec(static_cast<std::uint32_t>(v.part.min_delay()));
+    auto direct_bytes = [&](gid_type g) {
+        return rma ? message_bytes
+                   : double(wire_message::header_bytes + codec.packed_bytes(v.part.cells().local_of(g)));
+    };
+    auto relayed_bytes = [&](gid_type g) { return double(wire_message::header_bytes + codec.packed_bytes(g)); };
 
     // rma: window cells of each sampled rank = its sources held by other ranks.
     std::vector<double> window_cells(v.sampled(), 0.0);
@@ -511,6 +515,8 @@ void count_point_to_point(count_view& v) {
                 if (v.part.sampled()[k] != me) {
                     t.add(received, k, 1);
                     t.add(matched, k, 1);
+                    // bytes received: as sent directly; relayed copies are corrected below
+                    t.add(received_bytes, k, direct_bytes(sp.gid));
                 } else {
                     t.add(local, k, 1);
                 }
@@ -522,7 +528,7 @@ void count_point_to_point(count_view& v) {
             if (remote > 0) ++fired_in_row[sp.gid];
             if (phases == 1) {
                 t.add(messages, k, remote);
-                t.add(bytes, k, remote * message_bytes);
+                t.add(bytes, k, remote * direct_bytes(sp.gid));
                 if (persistent && remote > 0 && !recorded[sp.gid]) {
                     recorded[sp.gid] = 1;
                     t.add(requests, k, remote);
@@ -531,15 +537,19 @@ void count_point_to_point(count_view& v) {
             }
             const auto& groups = plans[sp.gid];
             t.add(messages, k, double(groups.size()));
-            t.add(bytes, k, double(groups.size()) * message_bytes);
+            t.add(bytes, k, double(groups.size()) * direct_bytes(sp.gid));
             for (const auto& grp: groups) {
+                for (int member: grp.members) {
+                    const int m = v.part.sample_index(member);
+                    if (m >= 0) t.add(received_bytes, m, relayed_bytes(sp.gid) - direct_bytes(sp.gid));
+                }
                 int q = v.part.sample_index(grp.relay);
                 if (q < 0 || grp.members.empty()) continue;
                 const double n = double(grp.members.size());
                 t.add(relayed, q, 1);
                 t.add(phase_two, q, n);
                 t.add(messages, q, n);
-                t.add(bytes, q, n * message_bytes);
+                t.add(bytes, q, n * relayed_bytes(sp.gid));
             }
         }
         // One MPI_Allreduce per synchronisation that has something due (rma: always),
@@ -562,13 +572,12 @@ void count_point_to_point(count_view& v) {
         }
         t.end_row();
     }
-    // Every message is one spike on the wire (multisend counts spikes_sent = messages), and
-    // every spike received is one 16-byte message (or put) received.
-    for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
-        auto& received_bytes = (*m)[counter::bytes_received] = (*m)[counter::spikes_received];
-        for (auto& b: received_bytes) b *= message_bytes;
-    }
+    // Every message is one spike on the wire (multisend counts spikes_sent = messages).
     v.out.per_rank[counter::spikes_sent] = v.out.per_rank[counter::messages_sent];
+    for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
+        (*m)[counter::wire_spikes] = (*m)[counter::messages_sent];
+        (*m)[counter::wire_bytes] = (*m)[counter::bytes_sent];
+    }
     v.out.row_max[counter::spikes_sent] = v.out.row_max[counter::messages_sent];
     v.out.row_sum[counter::spikes_sent] = v.out.row_sum[counter::messages_sent];
     if (persistent) {

@@ -3,28 +3,27 @@
 // cell. Only when the cell first generates a spike does the target list get copied to the
 // unique descriptor for the cell"). MPI's analogue: persistent requests.
 //
-// Algorithm: as multisend (target ranks from set-up, 16-byte spike messages, receivers
+// Algorithm: as multisend (target ranks from set-up, one-spike wire messages, receivers
 //   poll every step, conservation loop with MPI_Allreduce at every (sub-)interval end,
 //   exchange.subintervals = 1 | 2), but the send side is recorded once and replayed: on a
-//   cell's first spike, one MPI_Send_init per remote target rank on the cell's own 16-byte
-//   buffer ("record"); every later spike only refills the buffer and MPI_Starts the cell's
-//   requests ("replay"). A request may be restarted only once its previous send completed:
-//   the rank tests its in-flight cells every step and, if a cell fires again before that,
-//   waits for them (polling incoming messages meanwhile; counted as refill_waits).
-//   exchange.max_pending_sends bounds the started requests still in flight on a rank, as
-//   it bounds multisend's pool: before a start beyond the bound, completed requests are
-//   reclaimed and, if none has completed, the rank polls incoming messages until one has
-//   (counted as sends_blocked).
-// Cost per interval: the messages of multisend (N r T F in total, 16 bytes each; F =
+//   cell's first spike, one MPI_Send_init per remote target rank on the cell's own message
+//   buffer (its size depends only on the cell) ("record"); every later spike only refills the buffer and MPI_Starts the
+//   cell's requests ("replay"). A request may be restarted only once its previous send completed: the rank tests its
+//   in-flight cells every step and, if a cell fires again before that, waits for them (polling incoming messages
+//   meanwhile; counted as refill_waits). exchange.max_pending_sends bounds the started requests still in flight on a
+//   rank, as it bounds multisend's pool: before a start beyond the bound, completed requests are reclaimed and, if none
+//   has completed, the rank polls incoming messages until one has (counted as sends_blocked).
+// Cost per interval: the messages of multisend (N r T F in total, 4-5 bytes each; F =
 //   remote target ranks of a cell), k MPI_Allreduce or more; initiation per spike is F
 //   MPI_Start calls instead of F MPI_Isend calls (no request allocation, no descriptor
 //   construction) — send_seconds in the summary measures the difference.
-// Memory: 16 bytes per local cell (buffers), one persistent request per (cell, remote
+// Memory: a wire_message per local cell (buffers), one persistent request per (cell, remote
 //   target rank) once the cell has fired (the MPI library's request object each, several
 //   hundred bytes in Open MPI), target-rank lists, the source lookup.
 // Ordering: none needed (canonical delivery order in the engine). The two-phase relay is a
 //   multisend variant: exchange.phases = 2 is refused here.
 #include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/counter_names.hpp"
 
@@ -52,7 +51,7 @@ public:
 protected:
     void setup_sends() override {
         const auto local = targets_.cells();
-        buffers_.assign(local, spike_message{});
+        buffers_.assign(local, wire_message{});
         recorded_.assign(local, 0);
         in_flight_.assign(local, 0);
         requests_.assign(remote_ranks_.size(), request{});
@@ -62,10 +61,12 @@ protected:
     void send_phase_one(local_index i, const spike_message& msg, std::span<const int> ranks) override {
         const auto first = remote_begin(i);
         if (!recorded_[i]) {
-            // Record: one persistent request per target rank on the cell's buffer.
+            // Record: one persistent request per target rank on the cell's buffer, whose
+            // size depends only on the cell (wire_message: a packed one-spike block).
+            buffers_[i] = encode_message(msg);
             for (std::size_t j = 0; j < ranks.size(); ++j) {
                 requests_[first + j] =
-                    comm_->send_init(ranks[j], spike_message_tag, &buffers_[i], sizeof(spike_message));
+                    comm_->send_init(ranks[j], spike_message_tag, buffers_[i].bytes.data(), buffers_[i].size);
             }
             recorded_[i] = 1;
             recorded_requests_ += ranks.size();
@@ -74,7 +75,12 @@ protected:
             while (!cell_done(i)) receive_pending();
         }
         // Replay: refill and start, at most max_pending_sends requests in flight.
-        buffers_[i] = msg;
+        const wire_message wire = encode_message(msg);
+        if (wire.size != buffers_[i].size) {
+            throw internal_error(spikex::format("persistent: cell {} message size changed from {} to {} bytes", i,
+                                                buffers_[i].size, wire.size));
+        }
+        buffers_[i].bytes = wire.bytes;
         for (std::size_t j = 0; j < ranks.size(); ++j) {
             make_room(i);
             comm_->start(requests_[first + j]);
@@ -82,7 +88,7 @@ protected:
         }
         starts_ += ranks.size();
         messages_ += ranks.size();
-        bytes_ += ranks.size() * sizeof(spike_message);
+        bytes_ += ranks.size() * buffers_[i].size;
         track(i);
     }
 
@@ -107,7 +113,7 @@ protected:
     }
 
     std::size_t extra_memory() const override {
-        return buffers_.capacity() * sizeof(spike_message) + requests_.capacity() * sizeof(request) +
+        return buffers_.capacity() * sizeof(wire_message) + requests_.capacity() * sizeof(request) +
                (recorded_.capacity() + in_flight_.capacity()) + flying_.capacity() * sizeof(local_index);
     }
 
@@ -150,8 +156,8 @@ private:
         }
     }
 
-    std::vector<spike_message> buffers_; // per local cell, fixed addresses (send_init)
-    std::vector<request> requests_;      // parallel to the remote target ranks
+    std::vector<wire_message> buffers_; // per local cell, fixed addresses (send_init)
+    std::vector<request> requests_;     // parallel to the remote target ranks
     std::vector<char> recorded_, in_flight_;
     std::vector<local_index> flying_;
     std::uint64_t recorded_requests_ = 0, starts_ = 0, refill_waits_ = 0;

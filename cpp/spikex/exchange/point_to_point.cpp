@@ -61,6 +61,8 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
     my_rank_ = s.comm.rank();
     ranks_ = s.comm.size();
     schedule_ = interval_schedule(s.steps_per_interval, options_.subintervals); // checks the rule
+    codec_ = spike_codec(s.steps_per_interval);
+    steps_per_interval_ = s.steps_per_interval;
     phases_ = options_.phases;
     measure_wait_ = s.measure_wait;
     // Every lookup owns what it needs ("sorted" its one copy of the source list), so the
@@ -95,6 +97,39 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
         slow_seconds_ = (ms ? std::atof(ms) : 2.0) / 1000.0;
         slow_pending_ = true;
     }
+}
+
+wire_message point_to_point_base::encode_message(const spike_message& msg) const {
+    wire_message out;
+    const step_type interval = msg.step / steps_per_interval_;
+    const bool relayed = msg.phase == 2;
+    out.bytes[0] = static_cast<unsigned char>((relayed ? 1 : 0) | ((interval & 127) << 1));
+    const std::uint32_t item = relayed ? msg.gid : cells_->local_of(msg.gid);
+    const auto offset = static_cast<std::uint32_t>(msg.step - interval * steps_per_interval_);
+    out.size = static_cast<std::uint8_t>(wire_message::header_bytes +
+                                         codec_.encode_packed({item, offset}, &out.bytes[wire_message::header_bytes]));
+    return out;
+}
+
+spike_message point_to_point_base::decode_message(const unsigned char* bytes, std::size_t size, int source) const {
+    std::uint32_t item = 0, offset = 0;
+    const std::size_t n = codec_.decode(bytes + wire_message::header_bytes, size - wire_message::header_bytes,
+                                        [&](std::uint32_t i, std::uint32_t o) {
+                                            item = i;
+                                            offset = o;
+                                        });
+    if (n != 1) {
+        throw internal_error(spikex::format("{}: a spike message from rank {} holds {} spikes", name(), source, n));
+    }
+    spike_message msg{};
+    msg.phase = (bytes[0] & 1) ? 2 : 1;
+    msg.gid = msg.phase == 2 ? item : cells_->gid_of(source, item);
+    // The interval nearest to this rank's own with the same number mod 128.
+    const std::int64_t mine = current_sub_ / schedule_.subintervals();
+    const std::int64_t difference = ((std::int64_t(bytes[0] >> 1) - mine) % 128 + 128 + 64) % 128 - 64;
+    msg.step = (mine + difference) * steps_per_interval_ + offset;
+    msg.subinterval = static_cast<std::uint8_t>(schedule_.subintervals() == 2 ? sub_of(msg.step) & 1 : 0);
+    return msg;
 }
 
 void point_to_point_base::deliver_local(spike_sink& sink) {
@@ -166,17 +201,18 @@ void message_exchange::spike_emitted(gid_type gid, step_type step) {
     std::span<const int> ranks = phases_ == 2 ? plan_.phase_one(i) : remote(i);
     if (ranks.empty()) return;
     const std::int64_t sub = sub_of(step);
-    spike_message msg{gid, 1, static_cast<std::uint8_t>(schedule_.subintervals() == 2 ? sub & 1 : 0), 0, step};
+    const spike_message msg{gid, 1, static_cast<std::uint8_t>(schedule_.subintervals() == 2 ? sub & 1 : 0), 0, step};
     scoped_timer t(send_s_);
     send_phase_one(i, msg, ranks);
     count_sent(sub, ranks.size());
 }
 
 void message_exchange::send_phase_one(local_index, const spike_message& msg, std::span<const int> ranks) {
-    for (int r: ranks) isend_pooled(r, msg);
+    const wire_message wire = encode_message(msg);
+    for (int r: ranks) isend_pooled(r, wire);
 }
 
-void message_exchange::isend_pooled(int dest, const spike_message& msg) {
+void message_exchange::isend_pooled(int dest, const wire_message& msg) {
     if (free_.empty()) {
         reclaim_pool();
         if (free_.empty()) {
@@ -190,13 +226,13 @@ void message_exchange::isend_pooled(int dest, const spike_message& msg) {
     const auto e = free_.back();
     free_.pop_back();
     pool_[e].msg = msg;
-    pool_[e].req = comm_->isend(dest, spike_message_tag, &pool_[e].msg, sizeof(spike_message));
+    pool_[e].req = comm_->isend(dest, spike_message_tag, pool_[e].msg.bytes.data(), msg.size);
     if (pool_[e].req.active)
         active_.push_back(e);
     else
         free_.push_back(e);
     ++messages_;
-    bytes_ += sizeof(spike_message);
+    bytes_ += msg.size;
 }
 
 void message_exchange::reclaim_pool() {
@@ -215,12 +251,14 @@ void message_exchange::reclaim_pool() {
 void message_exchange::receive_pending() {
     probe_result found;
     while (comm_->iprobe(any_source, spike_message_tag, found)) {
-        if (found.bytes != sizeof(spike_message)) {
-            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {}", name(),
-                                                found.bytes, found.source, sizeof(spike_message)));
+        wire_message wire;
+        if (found.bytes <= wire_message::header_bytes || found.bytes > wire.bytes.size()) {
+            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {} to {}", name(),
+                                                found.bytes, found.source, wire_message::header_bytes + 1,
+                                                wire.bytes.size()));
         }
-        spike_message msg;
-        comm_->recv(found.source, spike_message_tag, &msg, sizeof msg);
+        comm_->recv(found.source, spike_message_tag, wire.bytes.data(), found.bytes);
+        const spike_message msg = decode_message(wire.bytes.data(), found.bytes, found.source);
         count_received(sub_of(msg.step), 1);
         ++received_;
         inbox_.push_back(msg);
@@ -254,8 +292,9 @@ void message_exchange::forward(std::uint32_t run, const spike_message& msg) {
     scoped_timer t(send_s_);
     spike_message out = msg;
     out.phase = 2;
+    const wire_message wire = encode_message(out);
     auto ranks = plan_.phase_two(run);
-    for (int r: ranks) isend_pooled(r, out);
+    for (int r: ranks) isend_pooled(r, wire);
     count_sent(sub_of(msg.step), ranks.size());
     phase_two_sent_ += ranks.size();
 }
@@ -357,7 +396,7 @@ std::map<std::string, double> message_exchange::counters() const {
     out[counter::conservation_iterations] = double(iterations_);
     out[counter::spikes_sent] = double(messages_);
     out[counter::spikes_received] = double(received_);
-    out[counter::wire_bytes] = double(bytes_); // one spike_message per spike and rank
+    out[counter::wire_bytes] = double(bytes_); // one wire_message per spike and rank
     out[counter::wire_spikes] = double(messages_);
     out[counter::phase_two_sent] = double(phase_two_sent_);
     out[counter::relayed_spikes] = double(relayed_);

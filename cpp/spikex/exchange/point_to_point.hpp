@@ -8,7 +8,7 @@
 //                       also has targets here (delivered directly, no message), the remote
 //                       target ranks, the source lookup for arrivals, sub-interval
 //                       numbering, and the test hook that makes one rank slow.
-//  message_exchange     multisend and persistent: 16-byte spike messages sent at
+//  message_exchange     multisend and persistent: one-spike messages (wire_message) sent at
 //                       emission, polled with MPI_Iprobe/MPI_Recv every step, buffered per
 //                       sub-interval, two-phase relays, and the spike-conservation loop
 //                       (MPI_Allreduce of (sent, received) per sub-interval until equal).
@@ -27,6 +27,7 @@
 // Test hook: SPIKEX_TEST_SLOW_RANK=R (and SPIKEX_TEST_SLOW_MS, default 2) makes rank R
 // sleep at the first step of every sub-interval, so that its sends are late and messages
 // to it pile up; spikes must not change.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,11 +40,11 @@
 #include "spikex/connections/target_ranks.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/method_registry.hpp"
+#include "spikex/exchange/spike_codec.hpp"
 
 namespace spikex {
 
-// One spike on the wire: 16 bytes, the size of the DCMF_Multicast header the paper packed
-// (gid, sub-interval, spike time) into.
+// One spike as a rank handles it (not on the wire).
 struct spike_message {
     std::uint32_t gid;
     std::uint8_t phase;       // 1: from the source's rank, 2: from a relay
@@ -51,7 +52,21 @@ struct spike_message {
     std::uint16_t reserved;
     std::int64_t step; // emission step
 };
-static_assert(sizeof(spike_message) == 16);
+
+// One spike on the wire (the paper packed (gid, sub-interval, spike time) into the 16-byte
+// DCMF_Multicast header; the first version here sent spike_message, 16 bytes): a header
+// byte [bit 0: relayed (phase 2); bits 1-7: the interval number mod 128] and the spike as a
+// one-spike packed block of the spike wire codec (exchange/spike_codec.hpp): item = the
+// source's local index on the sending rank (phase 1; the receiver knows the sender), or
+// its gid when relayed; offset = the step within the interval. 4 bytes up to 2^17 cells
+// per rank at M <= 16 steps, 5 up to 2^25. Ranks are never 64 intervals apart (the
+// conservation loop keeps them within one), so the receiver rebuilds the interval from
+// its own. The sub-interval follows from the step.
+struct wire_message {
+    static constexpr std::size_t header_bytes = 1;
+    std::array<unsigned char, header_bytes + spike_codec::max_packed_bytes> bytes{};
+    std::uint8_t size = 0;
+};
 
 inline constexpr int spike_message_tag = 4241;
 
@@ -82,6 +97,10 @@ public:
 protected:
     // Collective.
     void setup_common(const exchange_setup& s);
+
+    // The wire form of a spike message and back (`source`: the rank it came from).
+    wire_message encode_message(const spike_message& msg) const;
+    spike_message decode_message(const unsigned char* bytes, std::size_t size, int source) const;
 
     // Sub-interval numbering: the interval rule (engine/interval_schedule.hpp).
     std::int64_t sub_of(step_type n) const { return schedule_.sub_of(n); }
@@ -116,6 +135,8 @@ protected:
     const distribution* cells_ = nullptr;
     int my_rank_ = 0, ranks_ = 1;
     interval_schedule schedule_;
+    spike_codec codec_;
+    step_type steps_per_interval_ = 1;
     int phases_ = 1;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
 
@@ -160,6 +181,7 @@ protected:
     // Phase-one send of local cell i's spike to `ranks` (its remote target ranks, or its
     // relays). Default: one pooled MPI_Isend per rank.
     virtual void send_phase_one(local_index i, const spike_message& msg, std::span<const int> ranks);
+    std::uint64_t wire_bytes_ = 0; // of every message sent (phase one and two)
     virtual void setup_sends() {}
     virtual void reclaim_sends() { reclaim_pool(); }
     virtual void extra_counters(std::map<std::string, double>&) const {}
@@ -169,7 +191,7 @@ protected:
     // Bounded pool of in-flight MPI_Isend requests (exchange.max_pending_sends): a send
     // first reclaims completed requests and, if the pool is still full, polls incoming
     // messages (so that two ranks waiting on each other still progress) until one completes.
-    void isend_pooled(int dest, const spike_message& msg);
+    void isend_pooled(int dest, const wire_message& msg);
     void reclaim_pool();
 
     // Receives whatever has arrived (MPI_Iprobe + MPI_Recv), counts it, and queues it.
@@ -202,7 +224,7 @@ protected:
     std::vector<deferred_forward> deferred_;
 
     struct pooled_send {
-        spike_message msg;
+        wire_message msg;
         request req;
     };
     std::vector<pooled_send> pool_;

@@ -76,8 +76,7 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::vector<
         max_key = std::max(max_key, std::uint64_t(s.item) * steps_ + s.offset);
     }
     // Packed: the item width covers the largest item; entries of at least 8 bits.
-    const unsigned width_floor = offset_bits_ >= 8 ? 0 : 8 - offset_bits_;
-    const unsigned item_bits = std::max(bits_for(max_item), width_floor);
+    const unsigned item_bits = packed_item_bits(max_item);
     const std::uint64_t packed = header_bits + n * std::uint64_t(item_bits + offset_bits_);
 
     // Gaps: about n (k + 2) bits with k = floor(log2(mean gap)); only worth a sort when the
@@ -141,6 +140,19 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::vector<
     }
     w.finish();
     out.resize(start + bytes);
+    return bytes;
+}
+
+std::size_t spike_codec::encode_packed(wire_spike spike, unsigned char* out) const {
+    const unsigned item_bits = packed_item_bits(spike.item);
+    unsigned char scratch[max_packed_bytes + 8]; // the writer stores whole 32-bit words
+    bit_writer w(scratch);
+    w.put(0, mode_bits);
+    w.put(item_bits, parameter_bits);
+    w.put(spike.item | (std::uint64_t(spike.offset) << item_bits), item_bits + offset_bits_);
+    w.finish();
+    const std::size_t bytes = packed_bytes(spike.item);
+    std::memcpy(out, scratch, bytes);
     return bytes;
 }
 

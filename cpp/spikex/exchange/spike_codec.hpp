@@ -25,6 +25,7 @@
 // + 2 for a whole interval of a rank: independent of cells per rank and of M.
 // Decoding returns the same (item, offset) multiset; in gaps mode in key order. Every
 // method's delivery is order-free (the engine sorts each step canonically).
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +58,14 @@ public:
     // mode, the same bytes for the same order in packed mode.
     std::size_t encode(std::span<const wire_spike> spikes, std::vector<unsigned char>& out) const;
 
+    // One spike as a packed block (what a one-spike message sends): its size depends only
+    // on the item, packed_bytes(item) <= max_packed_bytes. Returns the bytes written.
+    std::size_t encode_packed(wire_spike spike, unsigned char* out) const;
+    std::size_t packed_bytes(std::uint32_t item) const {
+        return (mode_bits + parameter_bits + packed_item_bits(item) + offset_bits_ + 7) / 8;
+    }
+    static constexpr std::size_t max_packed_bytes = (1 + 6 + 32 + 32 + 7) / 8;
+
     // Calls f(item, offset) for every spike of the block in [data, data + bytes).
     // Returns the number of spikes; throws internal_error on a malformed block.
     template <class F>
@@ -66,6 +75,11 @@ public:
     static unsigned bits_for(std::uint64_t v) { return static_cast<unsigned>(std::bit_width(v)); }
 
 private:
+    unsigned packed_item_bits(std::uint32_t max_item) const {
+        const unsigned floor = offset_bits_ >= 8 ? 0 : 8 - offset_bits_; // entries of >= 8 bits
+        return std::max(bits_for(max_item), floor);
+    }
+
     std::uint32_t steps_ = 1;
     unsigned offset_bits_ = 0;
 };
