@@ -31,13 +31,13 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted_pairs(const std::vec
 }
 
 // Encodes, decodes, and checks the decoded multiset equals the input; returns the bytes.
-std::size_t round_trip(const spike_codec& codec, const std::vector<wire_spike>& spikes) {
+std::size_t round_trip(const spike_codec& codec, std::uint64_t items, const std::vector<wire_spike>& spikes) {
     std::vector<unsigned char> wire = {0xab}; // something before: encode appends
-    const std::size_t bytes = codec.encode(spikes, wire);
+    const std::size_t bytes = codec.encode(spikes, items, wire);
     EXPECT_EQ(wire.size(), bytes + 1);
     EXPECT_EQ(wire[0], 0xab);
     std::vector<wire_spike> back;
-    std::size_t n = codec.decode(wire.data() + 1, bytes, [&](std::uint32_t item, std::uint32_t offset) {
+    std::size_t n = codec.decode(wire.data() + 1, bytes, items, [&](std::uint32_t item, std::uint32_t offset) {
         back.push_back({item, offset});
     });
     EXPECT_EQ(n, spikes.size());
@@ -50,9 +50,9 @@ std::size_t round_trip(const spike_codec& codec, const std::vector<wire_spike>& 
 TEST(spike_codec, empty_block_is_zero_bytes) {
     spike_codec codec(15);
     std::vector<unsigned char> wire;
-    EXPECT_EQ(codec.encode({}, wire), 0u);
+    EXPECT_EQ(codec.encode({}, 100, wire), 0u);
     EXPECT_TRUE(wire.empty());
-    EXPECT_EQ(codec.decode(wire.data(), 0, [](std::uint32_t, std::uint32_t) { FAIL(); }), 0u);
+    EXPECT_EQ(codec.decode(wire.data(), 0, 100, [](std::uint32_t, std::uint32_t) { FAIL(); }), 0u);
 }
 
 TEST(spike_codec, random_sets_round_trip_at_the_extremes) {
@@ -65,7 +65,7 @@ TEST(spike_codec, random_sets_round_trip_at_the_extremes) {
             spike_codec codec(steps);
             for (auto n: counts) {
                 SCOPED_TRACE(testing::Message() << "items " << items << " steps " << steps << " n " << n);
-                round_trip(codec, random_spikes(rng, n, items, steps));
+                round_trip(codec, items, random_spikes(rng, n, items, steps));
             }
         }
     }
@@ -76,11 +76,15 @@ TEST(spike_codec, extreme_values_and_repeats_round_trip) {
     // The largest key, the smallest, one gap of almost 2^64 (the escape), repeats (gap 0).
     std::vector<wire_spike> spikes = {
         {0xffffffffu, 4294967294u}, {0, 0}, {0, 0}, {0xffffffffu, 4294967294u}, {1, 0}, {1, 0}, {7, 3}};
-    round_trip(codec, spikes);
+    round_trip(codec, 4294967296ull, spikes);
     spike_codec one_step(1);
-    round_trip(one_step, {{0, 0}});
-    round_trip(one_step, {{0, 0}, {0, 0}, {0, 0}});
-    round_trip(one_step, {{0xffffffffu, 0}});
+    round_trip(one_step, 1, {{0, 0}});
+    round_trip(one_step, 1, {{0, 0}, {0, 0}, {0, 0}});
+    round_trip(one_step, 4294967296ull, {{0xffffffffu, 0}});
+    // A spike outside the item space or the interval is a caller's bug.
+    std::vector<unsigned char> wire;
+    EXPECT_THROW(one_step.encode(std::vector<wire_spike>{{5, 0}}, 5, wire), internal_error);
+    EXPECT_THROW(one_step.encode(std::vector<wire_spike>{{0, 1}}, 5, wire), internal_error);
 }
 
 TEST(spike_codec, dense_and_sparse_sets_use_both_modes) {
@@ -90,11 +94,11 @@ TEST(spike_codec, dense_and_sparse_sets_use_both_modes) {
     spike_codec codec(15);
     std::vector<unsigned char> wire;
     auto dense = random_spikes(rng, 5000, 1u << 20, 15);
-    codec.encode(dense, wire);
+    codec.encode(dense, 1u << 20, wire);
     EXPECT_EQ(wire[0] & 1, 1) << "gaps mode";
     wire.clear();
     std::vector<wire_spike> single = {{99, 14}}; // a single spike is never cheaper as a gap
-    codec.encode(single, wire);
+    codec.encode(single, 1000, wire);
     EXPECT_EQ(wire[0] & 1, 0) << "packed mode";
     EXPECT_EQ(wire.size(), 3u); // 7 header bits + 7 item bits + 4 offset bits, padded
 }
@@ -104,11 +108,31 @@ TEST(spike_codec, gaps_mode_is_independent_of_input_order) {
     spike_codec codec(100);
     auto spikes = random_spikes(rng, 3000, 50000, 100);
     std::vector<unsigned char> a, b;
-    codec.encode(spikes, a);
+    codec.encode(spikes, 50000, a);
     std::shuffle(spikes.begin(), spikes.end(), rng);
-    codec.encode(spikes, b);
+    codec.encode(spikes, 50000, b);
     EXPECT_EQ(a[0] & 1, 1);
     EXPECT_EQ(a, b);
+}
+
+TEST(spike_codec, gaps_decode_in_step_then_item_order) {
+    spike_codec codec(10);
+    std::vector<wire_spike> spikes;
+    for (std::uint32_t step = 0; step < 10; ++step) {
+        for (std::uint32_t cell = step; cell < 100000; cell += 997) spikes.push_back({cell, step});
+    }
+    std::vector<unsigned char> wire;
+    codec.encode(spikes, 100000, wire);
+    ASSERT_EQ(wire[0] & 1, 1);
+    std::vector<wire_spike> back;
+    codec.decode(wire.data(), wire.size(), 100000, [&](std::uint32_t item, std::uint32_t offset) {
+        back.push_back({item, offset});
+    });
+    ASSERT_EQ(back.size(), spikes.size());
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        EXPECT_EQ(back[i].item, spikes[i].item);
+        EXPECT_EQ(back[i].offset, spikes[i].offset);
+    }
 }
 
 TEST(spike_codec, mean_is_at_most_three_bytes_per_spike_at_any_cells_per_rank_and_interval) {
@@ -124,7 +148,7 @@ TEST(spike_codec, mean_is_at_most_three_bytes_per_spike_at_any_cells_per_rank_an
             std::size_t spikes = 0, bytes = 0;
             while (spikes < 2000) {
                 auto block = random_spikes(rng, count(rng), cells, steps);
-                bytes += round_trip(codec, block);
+                bytes += round_trip(codec, cells, block);
                 spikes += block.size();
             }
             const double mean = double(bytes) / double(spikes);
@@ -139,20 +163,20 @@ TEST(spike_codec, malformed_blocks_are_refused) {
     auto ignore = [](std::uint32_t, std::uint32_t) {};
     // Packed, item width 0 with a 4-bit offset: entries narrower than 8 bits.
     const unsigned char narrow[] = {0x00, 0x00};
-    EXPECT_THROW(codec.decode(narrow, 2, ignore), internal_error);
+    EXPECT_THROW(codec.decode(narrow, 2, 100, ignore), internal_error);
     // Gaps with k = 0 and only 1-bits after the header: an unterminated quotient.
     const unsigned char unterminated[] = {0x01, 0xff, 0xff};
-    EXPECT_THROW(codec.decode(unterminated, 3, ignore), internal_error);
+    EXPECT_THROW(codec.decode(unterminated, 3, 100, ignore), internal_error);
     // A valid gaps block cut short in the middle of a code.
     std::mt19937_64 rng(5);
     std::vector<unsigned char> wire;
     auto spikes = random_spikes(rng, 200, 1u << 20, 15);
-    codec.encode(spikes, wire);
+    codec.encode(spikes, 1u << 20, wire);
     ASSERT_EQ(wire[0] & 1, 1);
     std::size_t decoded = 0;
     bool threw = false;
     try {
-        decoded = codec.decode(wire.data(), wire.size() - 2, ignore);
+        decoded = codec.decode(wire.data(), wire.size() - 2, 1u << 20, ignore);
     } catch (const internal_error&) {
         threw = true;
     }
@@ -160,10 +184,10 @@ TEST(spike_codec, malformed_blocks_are_refused) {
     // Packed, item width 4, one entry (item 3, offset 15): 15 is outside an interval of 15
     // steps although it fits the 4 offset bits.
     const unsigned char outside[] = {0x88, 0xf9};
-    EXPECT_THROW(codec.decode(outside, 2, ignore), internal_error);
+    EXPECT_THROW(codec.decode(outside, 2, 100, ignore), internal_error);
     const unsigned char inside[] = {0x88, 0xf1}; // offset 14
     std::vector<wire_spike> back;
-    codec.decode(inside, 2, [&](std::uint32_t item, std::uint32_t offset) { back.push_back({item, offset}); });
+    codec.decode(inside, 2, 100, [&](std::uint32_t item, std::uint32_t offset) { back.push_back({item, offset}); });
     ASSERT_EQ(back.size(), 1u);
     EXPECT_EQ(back[0].item, 3u);
     EXPECT_EQ(back[0].offset, 14u);

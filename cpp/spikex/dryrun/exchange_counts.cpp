@@ -163,7 +163,8 @@ void count_allgather(count_view& v) {
         std::sort(touched.begin(), touched.end()); // unpack() joins overflowing blocks in rank order
         for (int r: touched) {
             scratch.clear();
-            length[r] = compressed ? double(codec.encode(blocks[r], scratch)) : double(blocks[r].size()) * e;
+            length[r] = compressed ? double(codec.encode(blocks[r], v.part.cells().count(r), scratch))
+                                   : double(blocks[r].size()) * e;
             overflow_bytes += std::max(0.0, length[r] - payload);
             if (length[r] > payload) joined.resize(length[r]);
         }
@@ -228,9 +229,15 @@ void count_directed(count_view& v, bool fixed_sections) {
         const auto& sources = v.part.receive(v.part.sample_index(r)).sources;
         return static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), gid) - sources.begin());
     };
-    const double location_space = sorted ? double(v.part.cells().cells()) : double(v.part.connections_drawn()) / P;
-    auto estimated_bytes = [&](double n) {
-        const double gap = std::max(1.0, location_space * m / n);
+    // directed_exchange: a rank's location space is its source runs (sorted) or connections.
+    auto location_count = [&](int r) -> std::uint64_t {
+        const auto& side = v.part.receive(v.part.sample_index(r));
+        return sorted ? side.sources.size() : side.total_connections;
+    };
+    const double location_space = double(v.part.connections_drawn()) / P; // unsorted, for estimates
+    auto estimated_bytes = [&](int r, double n) {
+        const double space = v.part.sample_index(r) >= 0 ? double(location_count(r)) : location_space;
+        const double gap = std::max(1.0, space * m / n);
         return std::ceil((7.0 + n * (std::floor(std::log2(gap)) + 2.0)) / 8.0);
     };
     bool wire_exact = true;
@@ -307,10 +314,10 @@ void count_directed(count_view& v, bool fixed_sections) {
                 double length;
                 if (sorted && v.part.sample_index(r) >= 0) {
                     scratch.clear();
-                    length = double(codec.encode(blocks[r], scratch));
+                    length = double(codec.encode(blocks[r], location_count(r), scratch));
                     blocks[r].clear();
                 } else {
-                    length = estimated_bytes(fill[r]);
+                    length = estimated_bytes(r, fill[r]);
                     wire_exact = false;
                 }
                 sent_coded[k] += length;

@@ -133,7 +133,7 @@ private:
             for (std::size_t i = 0; i < pending_.size(); ++i) {
                 wire_[i] = {cells_->local_of(pending_[i].gid), static_cast<std::uint32_t>(pending_[i].step - start)};
             }
-            codec_.encode(wire_, coded_);
+            codec_.encode(wire_, cells_->count(comm_->rank()), coded_);
         } else {
             coded_.resize(pending_.size() * full_entry_bytes);
             for (std::size_t i = 0; i < pending_.size(); ++i) {
@@ -193,7 +193,7 @@ private:
             }
         };
         if (compressed_) {
-            codec_.decode(block, length, [&](std::uint32_t local, std::uint32_t offset) {
+            codec_.decode(block, length, cells_->count(rank), [&](std::uint32_t local, std::uint32_t offset) {
                 arrive(cells_->gid_of(rank, local), offset);
             });
         } else {

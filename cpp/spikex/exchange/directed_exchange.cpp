@@ -28,6 +28,9 @@ void directed_exchange::setup(const exchange_setup& s) {
     sorted_ = s.table.sorted();
     steps_per_interval_ = s.steps_per_interval;
     codec_ = spike_codec(s.steps_per_interval);
+    const auto mine = static_cast<std::uint32_t>(sorted_ ? s.table.source_count() : s.table.size());
+    locations_.assign(ranks_, 0);
+    s.comm.allgather(&mine, sizeof mine, locations_.data());
     auto limit = static_cast<std::size_t>(max_init_buffer_mb_ * 1048576.0);
     targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
     pending_.assign(ranks_, {});

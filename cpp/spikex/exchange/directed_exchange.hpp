@@ -43,18 +43,19 @@ protected:
 
     // Appends the block of destination r's pending entries to `out`; returns its bytes.
     std::size_t encode(int r, std::vector<unsigned char>& out) {
-        const std::size_t n = codec_.encode(pending_[r], out);
+        const std::size_t n = codec_.encode(pending_[r], locations_[r], out);
         wire_bytes_ += n;
         return n;
     }
     // Delivers every entry of a received block.
     void deliver_block(const unsigned char* block, std::size_t bytes, step_type interval_start, spike_sink& sink) {
-        entries_received_ += codec_.decode(block, bytes, [&](std::uint32_t location, std::uint32_t offset) {
-            if (sorted_)
-                sink.deliver_source(location, interval_start + offset);
-            else
-                sink.deliver_connection(location, interval_start + offset);
-        });
+        entries_received_ +=
+            codec_.decode(block, bytes, own_locations(), [&](std::uint32_t location, std::uint32_t offset) {
+                if (sorted_)
+                    sink.deliver_source(location, interval_start + offset);
+                else
+                    sink.deliver_connection(location, interval_start + offset);
+            });
     }
 
     int ranks_ = 1;
@@ -67,6 +68,10 @@ private:
     bool sorted_ = true;
     step_type steps_per_interval_ = 1;
     spike_codec codec_;
+    // Target locations of every rank (source runs sorted, connections in creation order):
+    // the item space of the blocks for it.
+    std::vector<std::uint32_t> locations_;
+    std::uint64_t own_locations() const { return locations_[comm_->rank()]; }
     std::uint64_t wire_bytes_ = 0;
     target_table targets_;
     target_table_stats init_stats_;

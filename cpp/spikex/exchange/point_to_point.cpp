@@ -113,7 +113,9 @@ wire_message point_to_point_base::encode_message(const spike_message& msg) const
 
 spike_message point_to_point_base::decode_message(const unsigned char* bytes, std::size_t size, int source) const {
     std::uint32_t item = 0, offset = 0;
-    const std::size_t n = codec_.decode(bytes + wire_message::header_bytes, size - wire_message::header_bytes,
+    const bool relayed = bytes[0] & 1;
+    const std::uint64_t items = relayed ? cells_->cells() : cells_->count(source);
+    const std::size_t n = codec_.decode(bytes + wire_message::header_bytes, size - wire_message::header_bytes, items,
                                         [&](std::uint32_t i, std::uint32_t o) {
                                             item = i;
                                             offset = o;
@@ -122,7 +124,7 @@ spike_message point_to_point_base::decode_message(const unsigned char* bytes, st
         throw internal_error(spikex::format("{}: a spike message from rank {} holds {} spikes", name(), source, n));
     }
     spike_message msg{};
-    msg.phase = (bytes[0] & 1) ? 2 : 1;
+    msg.phase = relayed ? 2 : 1;
     msg.gid = msg.phase == 2 ? item : cells_->gid_of(source, item);
     // The interval nearest to this rank's own with the same number mod 128.
     const std::int64_t mine = current_sub_ / schedule_.subintervals();

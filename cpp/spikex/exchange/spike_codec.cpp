@@ -1,6 +1,8 @@
 #include "spikex/exchange/spike_codec.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "spikex/core/errors.hpp"
 
@@ -29,6 +31,7 @@ public:
         }
         put32((std::uint64_t{1} << n) - 1, n);
     }
+    std::uint64_t written() const { return written_ + bits_; }
     // Pads with 1-bits to a whole byte and writes what is left.
     void finish() {
         ones((8 - bits_ % 8) % 8);
@@ -47,85 +50,115 @@ private:
             const auto word = static_cast<std::uint32_t>(acc_);
             std::memcpy(out_, &word, 4); // little-endian on every supported target
             out_ += 4;
+            written_ += 32;
             acc_ >>= 32;
             bits_ -= 32;
         }
     }
     unsigned char* out_;
-    std::uint64_t acc_ = 0;
+    std::uint64_t acc_ = 0, written_ = 0;
     unsigned bits_ = 0;
 };
 
 constexpr unsigned header_bits = spike_codec::mode_bits + spike_codec::parameter_bits;
 
-std::uint64_t rice_bits(std::uint64_t gap, unsigned k) {
-    const std::uint64_t q = gap >> k;
-    if (q < spike_codec::escape_ones) return q + 1 + k;
-    return spike_codec::escape_ones + spike_codec::parameter_bits + (spike_codec::bits_for(gap) - 1);
+void insertion_sort(std::uint64_t* first, std::uint64_t* last) {
+    for (std::uint64_t* i = first + 1; i < last; ++i) {
+        const std::uint64_t key = *i;
+        std::uint64_t* j = i;
+        for (; j > first && *(j - 1) > key; --j) *j = *(j - 1);
+        *j = key;
+    }
+}
+
+// Sorts keys < 2^bits ascending in about linear time: one counting pass on the top bits
+// into about n buckets, then each bucket on its own (insertion sort when short, as almost
+// all are for keys spread over their range; std::sort when a cluster made one long).
+// Keys come in emission order, so a comparison sort would cost O(log n) per spike.
+void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
+    const std::size_t n = keys.size();
+    if (n < 16) {
+        insertion_sort(keys.data(), keys.data() + n);
+        return;
+    }
+    const unsigned bucket_bits = std::min(bits, spike_codec::bits_for(n));
+    const unsigned shift = bits - bucket_bits;
+    const std::size_t buckets = std::size_t{1} << bucket_bits;
+    thread_local std::vector<std::uint64_t> scratch;
+    thread_local std::vector<std::uint32_t> starts;
+    scratch.resize(n);
+    starts.assign(buckets + 1, 0);
+    for (std::uint64_t k: keys) ++starts[(k >> shift) + 1];
+    for (std::size_t b = 1; b <= buckets; ++b) starts[b] += starts[b - 1];
+    for (std::uint64_t k: keys) scratch[starts[k >> shift]++] = k; // starts[b] becomes b's end
+    std::uint32_t begin = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+        const std::uint32_t end = starts[b];
+        if (end - begin > 32)
+            std::sort(scratch.data() + begin, scratch.data() + end);
+        else if (end - begin > 1)
+            insertion_sort(scratch.data() + begin, scratch.data() + end);
+        begin = end;
+    }
+    keys.swap(scratch);
 }
 
 } // namespace
 
-std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::vector<unsigned char>& out) const {
+std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_t items,
+                                std::vector<unsigned char>& out) const {
     const std::size_t n = spikes.size();
     if (n == 0) return 0;
-    std::uint32_t max_item = 0;
+    std::uint32_t max_item = 0, max_offset = 0;
     std::uint64_t max_key = 0;
     for (const auto& s: spikes) {
         max_item = std::max(max_item, s.item);
-        max_key = std::max(max_key, std::uint64_t(s.item) * steps_ + s.offset);
+        max_offset = std::max(max_offset, s.offset);
+        max_key = std::max(max_key, std::uint64_t(s.offset) * items + s.item);
+    }
+    if (max_item >= items || max_offset >= steps_) {
+        throw internal_error("spike wire block: item " + std::to_string(max_item) + " or offset " +
+                             std::to_string(max_offset) + " outside " + std::to_string(items) + " items x " +
+                             std::to_string(steps_) + " steps");
     }
     // Packed: the item width covers the largest item; entries of at least 8 bits.
     const unsigned item_bits = packed_item_bits(max_item);
     const std::uint64_t packed = header_bits + n * std::uint64_t(item_bits + offset_bits_);
 
-    // Gaps: about n (k + 2) bits with k = floor(log2(mean gap)); only worth a sort when the
-    // estimate beats packed.
-    const std::uint64_t mean_gap = max_key / n;
-    const unsigned k_estimate = mean_gap == 0 ? 0 : bits_for(mean_gap) - 1;
-    const std::uint64_t estimate = header_bits + n * std::uint64_t(k_estimate + 2);
-
-    unsigned k = 0;
-    std::uint64_t gaps_bits = packed;
-    thread_local std::vector<std::uint64_t> keys;
-    if (estimate < packed) {
-        keys.resize(n);
-        for (std::size_t i = 0; i < n; ++i) keys[i] = std::uint64_t(spikes[i].item) * steps_ + spikes[i].offset;
-        if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
-        // The exact cost of the neighbouring parameters; the smallest wins (lower k on ties).
-        const unsigned lowest = k_estimate == 0 ? 0 : k_estimate - 1;
-        const unsigned highest = std::min(k_estimate + 1, 63u);
-        for (unsigned candidate = lowest; candidate <= highest; ++candidate) {
-            std::uint64_t bits = header_bits, previous = 0;
-            for (std::uint64_t key: keys) {
-                bits += rice_bits(key - previous, candidate);
-                previous = key;
-            }
-            if (bits < gaps_bits) {
-                gaps_bits = bits;
-                k = candidate;
-            }
-        }
-    }
-
-    const bool use_gaps = gaps_bits < packed;
-    const std::uint64_t bits = use_gaps ? gaps_bits : packed;
-    const std::size_t bytes = (bits + 7) / 8;
+    // Gaps: the gaps sum to the largest key S, so with Rice parameter k a block costs about
+    // n (k + 1) + S / 2^k bits, least near 2^k = S ln 2 / n; of floor and ceil of that k, the
+    // one the formula prefers (a function of n and S only, so the same set gives the same
+    // bytes). A sort is only worth it when that beats packed.
+    const double best = std::log2(std::max(1.0, double(max_key) * 0.6931471805599453 / double(n)));
+    auto approximate = [&](unsigned k) { return double(n) * (k + 1) + std::ldexp(double(max_key), -int(k)); };
+    unsigned k = std::min(63u, static_cast<unsigned>(best));
+    if (k < 63 && approximate(k + 1) < approximate(k)) ++k;
     const std::size_t start = out.size();
-    out.resize(start + bytes + 8); // slack: the writer stores whole 32-bit words
-    bit_writer w(out.data() + start);
-    if (use_gaps) {
+    if (header_bits + approximate(k) < double(packed)) {
+        thread_local std::vector<std::uint64_t> keys;
+        keys.resize(n);
+        for (std::size_t i = 0; i < n; ++i) keys[i] = std::uint64_t(spikes[i].offset) * items + spikes[i].item;
+        if (!std::is_sorted(keys.begin(), keys.end())) sort_keys(keys, bits_for(max_key));
+        // Written into scratch sized for the worst case (32 + 6 + 63 bits per gap, an escape,
+        // plus slack for whole-word stores), then copied: no zero-filling of that bound.
+        thread_local std::vector<unsigned char> scratch;
+        const std::size_t bound = (header_bits + n * std::uint64_t(escape_ones + parameter_bits + 63) + 7) / 8 + 8;
+        if (scratch.size() < bound) scratch.resize(bound);
+        bit_writer w(scratch.data());
         w.put(1, mode_bits);
         w.put(k, parameter_bits);
+        const std::uint64_t low_mask = (std::uint64_t{1} << k) - 1;
         std::uint64_t previous = 0;
         for (std::uint64_t key: keys) {
             const std::uint64_t gap = key - previous;
             previous = key;
             const std::uint64_t q = gap >> k;
-            if (q < escape_ones) {
+            if (q < escape_ones && q + 1 + k <= 64) { // q 1-bits, a 0-bit, k low bits: one store
+                w.put(((std::uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)), static_cast<unsigned>(q + 1 + k));
+            } else if (q < escape_ones) {
                 w.ones(static_cast<unsigned>(q));
                 w.put(0, 1);
-                w.put(gap & ((std::uint64_t{1} << k) - 1), k);
+                w.put(gap & low_mask, k);
             } else {
                 const unsigned length = bits_for(gap);
                 w.ones(escape_ones);
@@ -133,11 +166,21 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::vector<
                 w.put(gap & ((std::uint64_t{1} << (length - 1)) - 1), length - 1);
             }
         }
-    } else {
-        w.put(0, mode_bits);
-        w.put(item_bits, parameter_bits);
-        for (const auto& s: spikes) w.put(s.item | (std::uint64_t(s.offset) << item_bits), item_bits + offset_bits_);
+        const std::uint64_t bits = w.written();
+        if (bits < packed) {
+            w.finish();
+            const std::size_t bytes = (bits + 7) / 8;
+            out.insert(out.end(), scratch.begin(), scratch.begin() + bytes);
+            return bytes;
+        }
+        // gaps lost to packed after all: write that instead
     }
+    const std::size_t bytes = (packed + 7) / 8;
+    out.resize(start + bytes + 8); // slack: the writer stores whole 32-bit words
+    bit_writer w(out.data() + start);
+    w.put(0, mode_bits);
+    w.put(item_bits, parameter_bits);
+    for (const auto& s: spikes) w.put(s.item | (std::uint64_t(s.offset) << item_bits), item_bits + offset_bits_);
     w.finish();
     out.resize(start + bytes);
     return bytes;

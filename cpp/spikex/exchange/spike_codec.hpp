@@ -13,15 +13,15 @@
 //   packed       6 bits w (item width), then per spike w bits of item and b = bits(M - 1)
 //                bits of offset, in the order given; w + b >= 8 (w is widened), so the
 //                padding (< 8 bits) is never a whole entry: count = stream bits / (w + b).
-//   gaps         6 bits k, then the keys item * M + offset in ascending order as gaps
+//   gaps         6 bits k, then the keys offset * items + item in ascending order as gaps
 //                g_0 = key_0, g_i = key_i - key_{i-1} (>= 0; a repeated spike gives 0),
 //                each Golomb-Rice coded: q = g >> k as q 1-bits and a 0-bit, then k low bits;
 //                q >= 32 escapes: 32 1-bits, 6 bits L - 1 with L = bit length of g, then the
 //                low L - 1 bits of g (its top bit is 1). Padding (< 8 1-bits) never reaches
 //                32 nor ends with a 0, so the decoder stops where it runs out of bits.
-// An empty block is zero bytes. The encoder takes the smaller of the two modes (packed on a
-// tie, since it needs no sort), so a block costs at most 1 + 6 + n (w + b) bits + padding;
-// sorted gaps cost about log2(key range / n) + 2 bits per spike, i.e. log2(1 / (rate dt))
+// An empty block is zero bytes. The encoder picks k from n and the largest key, and takes
+// the smaller of the two modes (packed on a tie, since it needs no sort), so a block costs at most 1 + 6 + n (w + b)
+// bits + padding; sorted gaps cost about log2(key range / n) + 2 bits per spike, i.e. log2(1 / (rate dt))
 // + 2 for a whole interval of a rank: independent of cells per rank and of M.
 // Decoding returns the same (item, offset) multiset; in gaps mode in key order. Every
 // method's delivery is order-free (the engine sorts each step canonically).
@@ -53,10 +53,10 @@ public:
 
     std::uint32_t steps() const { return steps_; }
 
-    // Appends the block of `spikes` to `out`; returns the bytes appended. Every offset
-    // must be < steps(). Deterministic: the same multiset gives the same bytes in gaps
-    // mode, the same bytes for the same order in packed mode.
-    std::size_t encode(std::span<const wire_spike> spikes, std::vector<unsigned char>& out) const;
+    // Appends the block of `spikes` to `out`; returns the bytes appended. Every item must be
+    // < items, every offset < steps(). Deterministic: the same multiset gives the same
+    // bytes in gaps mode, the same bytes for the same order in packed mode.
+    std::size_t encode(std::span<const wire_spike> spikes, std::uint64_t items, std::vector<unsigned char>& out) const;
 
     // One spike as a packed block (what a one-spike message sends): its size depends only
     // on the item, packed_bytes(item) <= max_packed_bytes. Returns the bytes written.
@@ -66,10 +66,11 @@ public:
     }
     static constexpr std::size_t max_packed_bytes = (1 + 6 + 32 + 32 + 7) / 8;
 
-    // Calls f(item, offset) for every spike of the block in [data, data + bytes).
-    // Returns the number of spikes; throws internal_error on a malformed block.
+    // Calls f(item, offset) for every spike of the block in [data, data + bytes), whose
+    // items are < items. Returns the number of spikes; throws internal_error on a
+    // malformed block.
     template <class F>
-    std::size_t decode(const unsigned char* data, std::size_t bytes, F&& f) const;
+    std::size_t decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f) const;
 
     // Bits an item of value v needs (0 for 0).
     static unsigned bits_for(std::uint64_t v) { return static_cast<unsigned>(std::bit_width(v)); }
@@ -143,7 +144,7 @@ private:
 [[noreturn]] void throw_malformed_block(const char* why);
 
 template <class F>
-std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, F&& f) const {
+std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f) const {
     if (bytes == 0) return 0;
     wire_bit_reader in(data, bytes);
     in.refill();
@@ -162,11 +163,13 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, F&
             const auto item = static_cast<std::uint32_t>(entry & ((std::uint64_t{1} << parameter) - 1));
             const auto offset = static_cast<std::uint32_t>(entry >> parameter);
             if (offset >= steps_) throw_malformed_block("offset outside the interval");
+            if (item >= items) throw_malformed_block("item outside the item space");
             f(item, offset);
         }
         return n;
     }
     const unsigned k = parameter;
+    if (items == 0) throw_malformed_block("spikes for an empty item space");
     std::uint64_t key = 0;
     for (;;) {
         in.refill();
@@ -191,9 +194,9 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, F&
             gap = (std::uint64_t(ones) << k) | low;
         }
         key = n == 0 ? gap : key + gap;
-        const std::uint64_t item = key / steps_;
-        if (item > 0xffffffffu) throw_malformed_block("item beyond 32 bits");
-        f(static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(key - item * steps_));
+        const std::uint64_t offset = key / items;
+        if (offset >= steps_) throw_malformed_block("offset outside the interval");
+        f(static_cast<std::uint32_t>(key - offset * items), static_cast<std::uint32_t>(offset));
         ++n;
     }
     return n;

@@ -1,0 +1,158 @@
+// Question: what do the spike wire codec's bytes cost in CPU time (issue 21)? For a rank's
+// spikes of one interval (the block an Allgather rank or a rank pair sends), the ns per spike
+// to encode the block and to decode it, against 8-byte entries (memcpy of (item, offset) in,
+// out), and the bytes per spike each gives. Blocks as a network makes them: N cells per
+// rank firing at r Hz, dt = 0.1 ms, M steps per interval: S = N r M dt spikes at random
+// cells and steps, in emission order (steps ascending). Every decode is checked to give
+// the block back (as a sorted multiset). Prints one JSON object.
+//
+//   bench_spike_codec [--spikes 4000000] [--repeats 5] [--rate-hz 5]
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spikex/exchange/spike_codec.hpp"
+
+using namespace spikex;
+
+namespace {
+
+using seconds_clock = std::chrono::steady_clock;
+
+double seconds_since(seconds_clock::time_point start) {
+    return std::chrono::duration<double>(seconds_clock::now() - start).count();
+}
+
+struct workload {
+    std::uint64_t cells;
+    std::uint32_t steps;
+    std::vector<std::vector<wire_spike>> blocks;
+    std::size_t spikes = 0;
+};
+
+workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total, std::uint64_t seed) {
+    workload w{cells, steps, {}, 0};
+    std::mt19937_64 rng(seed);
+    std::poisson_distribution<std::size_t> count(double(cells) * rate_hz * 1e-4 * steps);
+    std::uniform_int_distribution<std::uint32_t> cell(0, static_cast<std::uint32_t>(cells - 1)), step(0, steps - 1);
+    while (w.spikes < total) {
+        std::vector<wire_spike> block(count(rng));
+        for (auto& s: block) s = {cell(rng), step(rng)};
+        std::sort(block.begin(), block.end(), [](auto a, auto b) { return a.offset < b.offset; });
+        w.spikes += block.size();
+        w.blocks.push_back(std::move(block));
+    }
+    return w;
+}
+
+struct result {
+    double encode_ns = 1e300, decode_ns = 1e300, bytes_per_spike = 0;
+};
+
+result measure_codec(const workload& w, int repeats) {
+    const spike_codec codec(w.steps);
+    std::vector<std::vector<unsigned char>> wire(w.blocks.size());
+    result out;
+    for (int rep = 0; rep < repeats; ++rep) {
+        auto start = seconds_clock::now();
+        std::size_t bytes = 0;
+        for (std::size_t b = 0; b < w.blocks.size(); ++b) {
+            wire[b].clear();
+            bytes += codec.encode(w.blocks[b], w.cells, wire[b]);
+        }
+        out.encode_ns = std::min(out.encode_ns, seconds_since(start) * 1e9 / double(w.spikes));
+        out.bytes_per_spike = double(bytes) / double(w.spikes);
+        std::uint64_t checksum = 0, n = 0;
+        start = seconds_clock::now();
+        for (const auto& block: wire) {
+            n += codec.decode(block.data(), block.size(), w.cells,
+                              [&](std::uint32_t item, std::uint32_t offset) { checksum += item * 31 + offset; });
+        }
+        out.decode_ns = std::min(out.decode_ns, seconds_since(start) * 1e9 / double(w.spikes));
+        std::uint64_t expected = 0;
+        for (const auto& block: w.blocks) {
+            for (const auto& s: block) expected += std::uint64_t(s.item) * 31 + s.offset;
+        }
+        if (n != w.spikes || checksum != expected) {
+            std::fprintf(stderr, "spike codec: decoded %llu spikes, checksum mismatch\n", (unsigned long long)n);
+            std::exit(1);
+        }
+    }
+    return out;
+}
+
+// 8-byte entries: [item uint32][offset uint32] copied in and out (allgather compress=false).
+result measure_entries(const workload& w, int repeats) {
+    std::vector<std::vector<unsigned char>> wire(w.blocks.size());
+    result out;
+    for (int rep = 0; rep < repeats; ++rep) {
+        auto start = seconds_clock::now();
+        for (std::size_t b = 0; b < w.blocks.size(); ++b) {
+            wire[b].resize(w.blocks[b].size() * 8);
+            for (std::size_t i = 0; i < w.blocks[b].size(); ++i) {
+                std::uint32_t words[2] = {w.blocks[b][i].item, w.blocks[b][i].offset};
+                std::memcpy(&wire[b][i * 8], words, 8);
+            }
+        }
+        out.encode_ns = std::min(out.encode_ns, seconds_since(start) * 1e9 / double(w.spikes));
+        out.bytes_per_spike = 8;
+        std::uint64_t checksum = 0;
+        start = seconds_clock::now();
+        for (const auto& block: wire) {
+            for (std::size_t i = 0; i < block.size(); i += 8) {
+                std::uint32_t words[2];
+                std::memcpy(words, &block[i], 8);
+                checksum += std::uint64_t(words[0]) * 31 + words[1];
+            }
+        }
+        out.decode_ns = std::min(out.decode_ns, seconds_since(start) * 1e9 / double(w.spikes));
+        if (checksum == 42) std::printf(" "); // keep the loop
+    }
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::size_t spikes = 4000000;
+    int repeats = 5;
+    double rate_hz = 5.0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string a = argv[i];
+        if (a == "--spikes")
+            spikes = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (a == "--repeats")
+            repeats = std::atoi(argv[i + 1]);
+        else if (a == "--rate-hz")
+            rate_hz = std::atof(argv[i + 1]);
+        else {
+            std::fprintf(stderr, "unknown option %s\n", a.c_str());
+            return 2;
+        }
+    }
+    std::printf("{\"spikes_per_case\": %zu, \"repeats\": %d, \"rate_hz\": %g, \"dt_ms\": 0.1, \"cases\": [", spikes,
+                repeats, rate_hz);
+    bool first = true;
+    for (std::uint64_t cells: {1000ull, 10000ull, 100000ull, 1000000ull}) {
+        for (std::uint32_t steps: {15u, 100u}) {
+            const workload w = make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps);
+            const result coded = measure_codec(w, repeats);
+            const result entries = measure_entries(w, repeats);
+            std::printf("%s\n  {\"cells_per_rank\": %llu, \"steps_per_interval\": %u, \"spikes_per_block\": %.2f, "
+                        "\"coded\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
+                        "\"entries\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}}",
+                        first ? "" : ",", (unsigned long long)cells, steps, double(w.spikes) / double(w.blocks.size()),
+                        coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, entries.bytes_per_spike,
+                        entries.encode_ns, entries.decode_ns);
+            first = false;
+        }
+    }
+    std::printf("\n]}\n");
+    return 0;
+}
