@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from spikex.scaling.analytic import GARG_TABLE3, simulate_bucket_size
-from spikex_runs import machine, spikex_command
+from spikex_runs import machine, spikex_gups
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPOSITORY / "bench" / "results" / "gups.json"
@@ -70,21 +68,7 @@ def run_gups(args, ranks: int, algorithm: str, dims: str | None) -> dict:
     """Best of ``--repeat`` runs of ``spikex gups``; returns its JSON."""
     best = None
     for _ in range(args.repeat):
-        with tempfile.TemporaryDirectory() as directory:
-            output = Path(directory) / "gups.json"
-            command = [
-                *spikex_command(), "gups", "--np", str(ranks), "--algorithm", algorithm,
-                "--log2-table", str(args.log2_table), "--budget", str(args.budget), "-o", str(output),
-            ]  # fmt: skip
-            if dims is not None:
-                command += ["--dims", dims]
-            print(" ".join(command[1:]), file=sys.stderr, flush=True)
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                sys.exit(
-                    f"bench: {' '.join(command)} failed ({done.returncode}): {done.stderr.strip()}"
-                )
-            result = json.loads(output.read_text())
+        result = spikex_gups(ranks, algorithm, args.log2_table, args.budget, dims)
         if best is None or result["gups"] > best["gups"]:
             best = result
     return best

@@ -1,6 +1,6 @@
 """What the spikex benchmark scripts (methods.py, hines2011.py, gups.py) share: how to
-call the ``spikex`` command of this venv, one ``spikex run`` with overrides, and a
-description of the machine for the result JSON."""
+call the ``spikex`` command of this venv, one ``spikex run`` with overrides, one ``spikex
+gups``, and a description of the machine for the result JSON."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -46,3 +47,26 @@ def machine() -> dict:
         "python": platform.python_version(),
         "load_average": [round(value, 2) for value in os.getloadavg()],
     }
+
+
+def spikex_gups(
+    ranks: int, algorithm: str, log2_table: int, budget: int = 1024, dims: str | None = None
+) -> dict:
+    """One ``spikex gups`` run (the command users run); its JSON, or exit with its error.
+    Verification is on: exit status 1 (more than 1 % of the words wrong) still gives the
+    JSON, whose ``errors`` the caller judges."""
+    with tempfile.TemporaryDirectory() as directory:
+        output = Path(directory) / "gups.json"
+        command = [
+            *spikex_command(), "gups", "--np", str(ranks), "--algorithm", algorithm,
+            "--log2-table", str(log2_table), "--budget", str(budget), "-o", str(output),
+        ]  # fmt: skip
+        if dims is not None:
+            command += ["--dims", dims]
+        print(" ".join(command[1:]), file=sys.stderr, flush=True)
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode not in (0, 1) or not output.exists():
+            sys.exit(
+                f"bench: {' '.join(command)} failed ({done.returncode}): {done.stderr.strip()}"
+            )
+        return json.loads(output.read_text(encoding="utf-8"))
