@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc
 
 all: build
 
@@ -150,6 +150,16 @@ bench-memory: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_memory_limits
 	$(PY) bench/memory_limits.py
+
+# spikex gups against the HPC Challenge reference codes in the same run (issue 21): hpcc
+# 1.5.0's MPIRandomAccess, standard (Debian's hpcc, installed with apt when missing; root)
+# and Sandia opt2 (built once in build/hpcc/ from the same sources, fetched from Debian),
+# against spikex routed and baseline, P = 1, 2, 4, best of 2 runs each, 2^24 then 2^26
+# words: bench/results/gups_hpcc.json and the table in docs/user/gups.md.
+# About TIME on 2 cores (measured at 2^24 only).
+bench-hpcc: build
+	$(PY) bench/gups.py --hpcc --log2-table 24
+	$(PY) bench/gups.py --hpcc --log2-table 26
 
 bench-cpp: setup
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -18,10 +18,17 @@ Python running this script. Writes ``bench/results/gups.json``::
      "bucket_size_table": [{"ranks", "measured", "simulated", "paper", "routed_dims",
                             "routed_capacity"}, ...]}
 
+With ``--hpcc`` it measures instead the HPC Challenge reference codes (hpcc 1.5.0's
+MPIRandomAccess, standard and Sandia opt2) and spikex's two algorithms in the same run, at
+P = 1, 2, 4 with a 2^24-word table: ``bench/results/gups_hpcc.json`` and the table in
+``docs/user/gups.md`` (bench/gups_hpcc.py, bench/hpcc_reference.py).
+
 Usage::
 
     .venv/bin/python bench/gups.py                         # P = 1,2,4,8,16, 2^18 words
     .venv/bin/python bench/gups.py --log2-table 16 --np-list 1,2,4
+    .venv/bin/python bench/gups.py --hpcc                  # against HPCC: P = 1,2,4, 2^24 words
+    .venv/bin/python bench/gups.py --hpcc --log2-table 26 --repeat 3
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from spikex.launch.allocation import memory_bytes, size_text
 from spikex.scaling.analytic import GARG_TABLE3, simulate_bucket_size
 from spikex_runs import machine, spikex_gups
 
@@ -50,18 +58,60 @@ SHAPES = {4: ["2x2"], 8: ["4x2", "hypercube"], 16: ["4x4", "8x2", "hypercube"]}
 PAPER_TABLE_3 = GARG_TABLE3
 
 
-def parse_arguments() -> argparse.Namespace:
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
-    parser.add_argument("--np-list", default="1,2,4,8,16", help="rank counts [1,2,4,8,16]")
-    parser.add_argument("--log2-table", type=int, default=18, help="table of 2^K words [18]")
+    parser.add_argument("--hpcc", action="store_true",
+                        help="against the HPCC reference codes (hpcc 1.5.0, standard and "
+                        "Sandia opt2) in the same run: bench/results/gups_hpcc.json")  # fmt: skip
+    parser.add_argument("--np-list", help="rank counts [1,2,4,8,16; --hpcc: 1,2,4]")
+    parser.add_argument("--log2-table", type=int, help="table of 2^K words [18; --hpcc: 24]")
     parser.add_argument("--budget", type=int, default=1024, help="updates per rank [1024]")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per case; best GUPS kept")
+    parser.add_argument("--repeat", type=int, help="runs per case; best GUPS kept [1; --hpcc: 2]")
     parser.add_argument(
         "--simulate-updates", type=int, default=300_000,
         help="updates per rank count in the bucket-size simulation [300000]",
     )  # fmt: skip
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="result JSON")
-    return parser.parse_args()
+    parser.add_argument("--output", type=Path, help="result JSON [bench/results/gups.json; "
+                        "--hpcc: bench/results/gups_hpcc.json]")  # fmt: skip
+    parser.add_argument("--hpcc-timeout", type=float, default=1800.0,
+                        help="--hpcc: seconds one hpcc run may take [1800]")  # fmt: skip
+    parser.add_argument("--docs-only", action="store_true",
+                        help="--hpcc: only rewrite docs/user/gups.md's table from the JSON")  # fmt: skip
+    parser.add_argument("--check-docs", action="store_true",
+                        help="--hpcc: exit 1 when docs/user/gups.md's table is stale")  # fmt: skip
+    args = parser.parse_args(argv)
+    hpcc = args.hpcc
+    args.np_list = args.np_list if args.np_list is not None else ("1,2,4" if hpcc else "1,2,4,8,16")
+    args.log2_table = args.log2_table if args.log2_table is not None else (24 if hpcc else 18)
+    args.repeat = args.repeat if args.repeat is not None else (2 if hpcc else 1)
+    return args
+
+
+def argument_problem(args) -> str | None:
+    """What is wrong with the arguments, as one line, or None."""
+    try:
+        ranks = [int(word) for word in args.np_list.split(",")]
+    except ValueError:
+        return f"--np-list = {args.np_list!r}: must be rank counts separated by commas, e.g. 1,2,4"
+    if not ranks or min(ranks) < 1 or len(set(ranks)) != len(ranks):
+        return f"--np-list = {args.np_list!r}: must be distinct rank counts >= 1"
+    if not 4 <= args.log2_table <= 34:
+        return f"--log2-table = {args.log2_table}: must be between 4 and 34"
+    if args.repeat < 1:
+        return f"--repeat = {args.repeat}: must be >= 1"
+    if args.budget < 1:
+        return f"--budget = {args.budget}: must be >= 1"
+    if (args.docs_only or args.check_docs) and not args.hpcc:
+        return "--docs-only and --check-docs go with --hpcc"
+    if args.hpcc:
+        if args.hpcc_timeout <= 0:
+            return f"--hpcc-timeout = {args.hpcc_timeout:g}: must be > 0"
+        _, available = memory_bytes()
+        need = 2 * 8 * 2**args.log2_table  # the table, and as much again for buffers and copies
+        if need > available:
+            return (f"--log2-table = {args.log2_table}: hpcc needs about {size_text(need)}, "
+                    f"more than the {size_text(available)} of memory available")  # fmt: skip
+    return None
 
 
 def run_gups(args, ranks: int, algorithm: str, dims: str | None) -> dict:
@@ -118,9 +168,18 @@ def print_tables(runs: list[dict], table: list[dict]) -> None:
               f"{row['routed_dims']}, {row['routed_capacity']}")  # fmt: skip
 
 
-def main() -> int:
-    args = parse_arguments()
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    problem = argument_problem(args)
+    if problem is not None:
+        print(f"gups.py: {problem}", file=sys.stderr)
+        return 2
     rank_counts = [int(p) for p in args.np_list.split(",")]
+    if args.hpcc:
+        import gups_hpcc
+
+        return gups_hpcc.main(args, rank_counts)
+    args.output = args.output or DEFAULT_OUTPUT
     fields = (
         "algorithm", "ranks", "dims", "bucket_capacity", "gups", "gups_per_rank", "time_s",
         "updates", "messages_sent", "messages_per_rank", "mean_updates_per_message",
