@@ -399,6 +399,19 @@ def _campaign_block(campaign: dict) -> list[str]:
         f"{errors['hpcc_standard']}, opt2 {errors['hpcc_opt2']} (HPCC passes ≤ 1 %); spikex "
         f"{sum(r['errors'] for r in ours)} in all {len(ours)} runs."
     )
+    spreads = [
+        (max(values) / min(values), code, ranks)
+        for code in CODES
+        for ranks in sorted({r["ranks"] for r in campaign["runs"]})
+        if len(values := [gups_of(r) for r in campaign["runs"]
+                          if r["code"] == code and r["ranks"] == ranks]) > 1
+    ]  # fmt: skip
+    if spreads:
+        spread, code, ranks = max(spreads)
+        lines.append(
+            f"The repeats of one code at one P differed by up to {spread:.2f} × "
+            f"({CODES[code]} at P = {ranks})."
+        )
     bounded = [
         f"P = {row['ranks']}: {row['hpcc_standard_executed_updates']:,}"
         for row in rows
@@ -431,8 +444,8 @@ def docs_block(results: dict) -> str:
     """The generated part of docs/user/gups.md."""
     campaigns = results["campaigns"]
     lines = [
-        "Measured by `bench/gups.py --hpcc` (`bench/results/gups_hpcc.json`, generated "
-        + "from it; `make bench-hpcc`). Ranks beyond the core count are oversubscribed.",
+        "Generated from `bench/results/gups_hpcc.json` (`bench/gups.py --hpcc`, `make "
+        + "bench-hpcc`). Ranks beyond the core count are oversubscribed.",
         "",
     ]
     for campaign in campaigns:
