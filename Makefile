@@ -156,7 +156,8 @@ bench-memory: build
 # and Sandia opt2 (built once in build/hpcc/ from the same sources, fetched from Debian),
 # against spikex routed and baseline, P = 1, 2, 4, best of 2 runs each, 2^24 then 2^26
 # words: bench/results/gups_hpcc.json and the table in docs/user/gups.md.
-# About TIME on 2 cores (measured at 2^24 only).
+# 2^24 took 3.5 minutes on 2 cores under a load average of 5 (duration_s in the JSON);
+# 2^26 has 4 times the updates (at P = 1 alone it took 1 minute) and was not timed in full.
 bench-hpcc: build
 	$(PY) bench/gups.py --hpcc --log2-table 24
 	$(PY) bench/gups.py --hpcc --log2-table 26

@@ -6,6 +6,7 @@ docs/user/gups.md generated from bench/results/gups_hpcc.json."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -157,3 +158,12 @@ def test_bad_arguments_are_one_line(capsys, argv, message):
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and message in error and error.startswith("gups.py: ")
 
+
+def test_docs_table_is_generated_from_the_results():
+    results = json.loads((REPO / "bench" / "results" / "gups_hpcc.json").read_text())
+    assert {c["log2_table"] for c in results["campaigns"]} >= {24}
+    text = gups_hpcc.DOC.read_text(encoding="utf-8")
+    assert text == gups_hpcc.doc_with_block(text, results), (
+        "docs/user/gups.md's gups-hpcc block differs from bench/results/gups_hpcc.json: "
+        "run `python bench/gups.py --hpcc --docs-only`"
+    )
