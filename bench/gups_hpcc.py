@@ -288,6 +288,14 @@ def measure(args, rank_counts: list[int]) -> dict:
                             )
                         except hpcc_reference.HpccError as error:
                             sys.exit(f"gups.py --hpcc: {error}")
+                    # only the standard algorithm bounds its time (time_bound.h)
+                    if (result["MPIRandomAccess_TimeBound"] is None) == (code == "hpcc_standard"):
+                        sys.exit(
+                            f"gups.py --hpcc: {binaries[code]} does not run the "
+                            f"{name} algorithm (its output "
+                            f"{'lacks' if code == 'hpcc_standard' else 'has'} the time bound "
+                            "of HPCC's standard algorithm)"
+                        )
                     text = result.pop("hpccoutf")
                     (outputs / f"{code}-2^{table}-p{ranks}-{repeat}.txt").write_text(text)
                     run = {"code": code, "repeat": repeat, **result}
