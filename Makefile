@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec
 
 all: build
 
@@ -161,6 +161,14 @@ bench-memory: build
 bench-hpcc: build
 	$(PY) bench/gups.py --hpcc --log2-table 24
 	$(PY) bench/gups.py --hpcc --log2-table 26
+
+# The spike wire codec's encode and decode ns per spike (bench/cpp/spike_codec.cpp) against
+# the time its saved bytes are worth at profiles/bgp.toml's byte cost:
+# bench/results/spike_codec.json and a table of docs/methods/wire_format.md (about a minute).
+bench-codec: build
+	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build/bench --target bench_spike_codec
+	$(PY) bench/spike_codec.py
 
 bench-cpp: setup
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Does the spike wire codec pay for itself? Its CPU time against the time its bytes save.
+
+Question answered (issue 21, part 4): the encode and decode cost of the spike wire codec
+(cpp/spikex/exchange/spike_codec.hpp) in ns per spike, measured here by
+``bench_spike_codec`` (bench/cpp/spike_codec.cpp) for 1K-1M cells per rank and intervals
+of 15 and 100 steps, is it less than the time the bytes it saves are worth at the byte
+cost of ``profiles/bgp.toml``?
+
+The byte cost. A profile (read with the time model's own loader,
+``spikex.scaling.time_model.load_profile``) has one per-byte term: ``[point_to_point]
+bandwidth_bytes_per_s`` (BG/P: 425 MB/s per torus link, 2.35 ns per byte). The time model
+charges it for the bytes a rank receives in an Allgather or Alltoall(v) (times (P - 1) / P;
+Bruck's Alltoall charges ceil(log2 P) / 2 times more per byte) and for routed bytes;
+everything else in the profile is per message, per stage or per spike and does not change
+with the bytes of a spike. So 1 / bandwidth is the least a byte is worth there: the
+comparison is conservative. One-spike messages (multisend, persistent) are charged per
+message in the model, not per byte: at the model's terms their smaller messages save
+nothing; the table gives what they save at the link's bandwidth.
+
+The conditions, per case (booleans in the JSON; cost = the codec's own ns, not net of the
+8-byte entries' copying, again conservative; ``block_pays_net`` is the block condition with
+the codec's ns less the entries' copying):
+
+* a block sent to one receiver (alltoall, alltoallv: one rank pair's block):
+  encode + decode < saved bytes x ns per byte;
+* Allgather: every rank receives every block and decodes it, its own included. Per rank
+  and spike of an interval it encodes its own spikes once, decodes P copies and receives
+  P - 1 over the network: encode + P decode < (P - 1) saved x ns per byte. Evaluated for
+  P = 2 (the hardest) and per received copy as P grows (decode < saved x ns per byte);
+* a one-spike message (multisend, persistent): encode + decode < (16 - message bytes) x
+  ns per byte.
+
+Each also at 850 MHz (``*_at_bgp_clock``): the measured ns scaled by this machine's clock
+/ 850 MHz, the clock of the BG/P cores the profile describes (the profile's own per-spike
+costs are cycle counts scaled that way), and against ``profiles/local.toml`` (this
+machine's fitted byte cost), where a byte costs almost nothing.
+
+Two spike rates: 5 Hz (blocks of 7-50,000 spikes) and a sparse 0.5 Hz (blocks of less than
+one spike at 1K cells and 15 steps: the regime of short intervals and many ranks, where a
+block's header and padding weigh most). Writes ``bench/results/spike_codec.json`` and the
+table between ``<!-- codec-cost:begin -->`` and ``<!-- codec-cost:end -->`` of
+docs/methods/wire_format.md::
+
+    .venv/bin/python bench/spike_codec.py [--binary build/bench/cpp/bench_spike_codec]
+    .venv/bin/python bench/spike_codec.py --quick      # small, printed, nothing written
+    .venv/bin/python bench/spike_codec.py --docs       # only rewrite the docs block
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from readme_numbers import readme_with_block, write_block
+from spikex.scaling.time_model import load_profile
+from spikex_runs import machine
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+OUTPUT = REPOSITORY / "bench" / "results" / "spike_codec.json"
+DOC = REPOSITORY / "docs" / "methods" / "wire_format.md"
+BLOCK = "codec-cost"
+BINARIES = ("build/bench/cpp/bench_spike_codec", "build/dev/cpp/bench_spike_codec")
+PROFILE = REPOSITORY / "profiles" / "bgp.toml"
+LOCAL_PROFILE = REPOSITORY / "profiles" / "local.toml"
+BGP_CLOCK_MHZ = 850.0  # Hines et al. 2011: BG/P cores at 850 MHz (profiles/bgp.toml)
+FULL_MESSAGE_BYTES = 16  # the spike_message multisend and persistent sent before the codec
+RATES_HZ = (5.0, 0.5)
+QUESTION = (
+    "Encode + decode ns per spike of the spike wire codec against the time its saved bytes "
+    "are worth at profiles/bgp.toml's byte cost (issue 21: the cost must be less)"
+)
+
+
+def clock_mhz() -> float | None:
+    """This machine's clock from /proc/cpuinfo (the first ``cpu MHz``), if it says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("cpu mhz"):
+                return float(line.split(":")[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def run_binary(binary: Path, spikes: int, repeats: int, rate_hz: float) -> dict:
+    command = [str(binary), "--spikes", str(spikes), "--repeats", str(repeats),
+               "--rate-hz", f"{rate_hz:g}"]  # fmt: skip
+    print(" ".join(command), file=sys.stderr, flush=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"spike_codec: {' '.join(command)} failed: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def evaluate(case: dict, ns_per_byte: float, local_ns_per_byte: float, clock_ratio: float) -> None:
+    """Adds the saved bytes, their worth and the conditions to one case of the binary."""
+    coded, entries = case["coded"], case["entries"]
+    saved = entries["bytes_per_spike"] - coded["bytes_per_spike"]
+    encode, decode = coded["encode_ns"], coded["decode_ns"]
+
+    net = encode + decode - entries["encode_ns"] - entries["decode_ns"]
+
+    def conditions(scale: float, byte_ns: float) -> dict:
+        worth = saved * byte_ns
+        return {
+            "saved_ns_per_copy": worth,
+            "block_pays": (encode + decode) * scale < worth,
+            "block_pays_net": net * scale < worth,
+            "allgather_p2_pays": (encode + 2 * decode) * scale < worth,
+            "allgather_per_copy_pays": decode * scale < worth,
+        }
+
+    case["blocks"] = {
+        "saved_bytes_per_copy": saved,
+        "codec_ns": encode + decode,
+        "codec_ns_net": net,
+        **conditions(1.0, ns_per_byte),
+        "at_bgp_clock": conditions(clock_ratio, ns_per_byte) if clock_ratio else None,
+        "at_local_profile": conditions(1.0, local_ns_per_byte),
+    }
+    messages = case.get("messages")
+    if messages:
+        saved_message = FULL_MESSAGE_BYTES - messages["bytes_per_spike"]
+        cost = messages["encode_ns"] + messages["decode_ns"]
+        worth = saved_message * ns_per_byte
+        case["one_spike_messages"] = {
+            "saved_bytes": saved_message,
+            "codec_ns": cost,
+            "saved_ns": worth,
+            "pays": cost < worth,
+            "pays_at_bgp_clock": cost * clock_ratio < worth if clock_ratio else None,
+            "pays_at_local_profile": cost < saved_message * local_ns_per_byte,
+        }
+
+
+def find_binary(given: Path | None) -> Path:
+    candidates = [given] if given else [REPOSITORY / b for b in BINARIES]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    sys.exit(
+        f"spike_codec: no bench_spike_codec at {', '.join(map(str, candidates))}; "
+        "build it with `make bench-codec`"
+    )
+
+
+def measure(binary: Path, spikes: int, repeats: int) -> dict:
+    profile, local = load_profile(PROFILE), load_profile(LOCAL_PROFILE)
+    ns_per_byte = 1e9 / profile.bandwidth_bytes_per_s
+    local_ns_per_byte = 1e9 / local.bandwidth_bytes_per_s
+    mhz = clock_mhz()
+    clock_ratio = mhz / BGP_CLOCK_MHZ if mhz else None
+    load_start = machine()["load_average"]
+    started = time.perf_counter()
+    runs = []
+    for rate in RATES_HZ:
+        run = run_binary(binary, spikes, repeats, rate)
+        for case in run["cases"]:
+            evaluate(case, ns_per_byte, local_ns_per_byte, clock_ratio)
+        runs.append(run)
+    return {
+        "question": QUESTION,
+        "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
+        "machine": {**machine(), "load_average_start": load_start, "clock_mhz": mhz},
+        "seconds": round(time.perf_counter() - started, 1),
+        "binary": str(
+            binary.relative_to(REPOSITORY) if binary.is_relative_to(REPOSITORY) else binary
+        ),
+        "byte_cost": {
+            "profile": str(PROFILE.relative_to(REPOSITORY)),
+            "term": "[point_to_point] bandwidth_bytes_per_s",
+            "bandwidth_bytes_per_s": profile.bandwidth_bytes_per_s,
+            "ns_per_byte": ns_per_byte,
+            "why": (
+                "the profile's only per-byte term; the time model charges it for the bytes a "
+                "rank receives in Allgather and Alltoall(v) and for routed bytes (Bruck's "
+                "Alltoall charges more per byte), so it is the least a byte is worth there"
+            ),
+            "bgp_clock_mhz": BGP_CLOCK_MHZ,
+            "clock_ratio": clock_ratio,
+            "local_profile": str(LOCAL_PROFILE.relative_to(REPOSITORY)),
+            "local_ns_per_byte": local_ns_per_byte,
+        },
+        "full_message_bytes": FULL_MESSAGE_BYTES,
+        "runs": runs,
+    }
+
+
+# --- the docs block ------------------------------------------------------------------------
+
+
+def _yes(value: bool | None) -> str:
+    return "–" if value is None else ("yes" if value else "**no**")
+
+
+def _cells(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}K"
+
+
+def _block_table(run: dict) -> list[str]:
+    lines = [
+        (
+            "| cells per rank | M | spikes per block | bytes/spike | encode ns | decode ns "
+            "| 8-byte entries enc + dec ns | saved bytes | saved ns | block pays "
+            "| Allgather P = 2 pays | Allgather per copy pays | all three at 850 MHz |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case in run["cases"]:
+        c, e, b = case["coded"], case["entries"], case["blocks"]
+        slow = b["at_bgp_clock"]
+        keys = ("block_pays", "allgather_p2_pays", "allgather_per_copy_pays")
+        at_clock = "–" if slow is None else ", ".join(_yes(slow[k]) for k in keys)
+        lines.append(
+            f"| {_cells(case['cells_per_rank'])} | {case['steps_per_interval']} "
+            f"| {case['spikes_per_block']:,.2f} | {c['bytes_per_spike']:.2f} "
+            f"| {c['encode_ns']:.1f} | {c['decode_ns']:.1f} "
+            f"| {e['encode_ns'] + e['decode_ns']:.1f} | {b['saved_bytes_per_copy']:.2f} "
+            f"| {b['saved_ns_per_copy']:.1f} | {_yes(b['block_pays'])} "
+            f"| {_yes(b['allgather_p2_pays'])} | {_yes(b['allgather_per_copy_pays'])} | {at_clock} |"
+        )
+    return lines
+
+
+def _message_table(run: dict) -> list[str]:
+    lines = [
+        (
+            "| cells per rank | M | bytes per message | encode ns | decode ns | saved bytes "
+            "| saved ns | pays | at 850 MHz |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case in run["cases"]:
+        m, o = case["messages"], case["one_spike_messages"]
+        lines.append(
+            f"| {_cells(case['cells_per_rank'])} | {case['steps_per_interval']} "
+            f"| {m['bytes_per_spike']:.2f} | {m['encode_ns']:.1f} | {m['decode_ns']:.1f} "
+            f"| {o['saved_bytes']:.2f} | {o['saved_ns']:.1f} | {_yes(o['pays'])} "
+            f"| {_yes(o['pays_at_bgp_clock'])} |"
+        )
+    return lines
+
+
+def _count(cases: list[dict], test) -> str:
+    return f"{sum(1 for case in cases if test(case))} of {len(cases)}"
+
+
+def _load(values: list[float]) -> str:
+    return ", ".join(f"{v:g}" for v in values)
+
+
+def docs_block(results: dict) -> str:
+    m, cost, first = results["machine"], results["byte_cost"], results["runs"][0]
+    start, end = m["load_average_start"], m["load_average"]
+    clock = f"{m['clock_mhz']:.0f} MHz" if m.get("clock_mhz") else "clock unknown"
+    loaded = max(start[0], end[0]) >= 0.5 * m["cpus"]
+    intro = (
+        f"Measured by `make bench-codec` (`bench/spike_codec.py`, {results['date_utc']} UTC) on "
+        f"{m['processor']}, {m['cpus']} cores, {clock}; load average (1, 5, 15 min) "
+        f"{_load(start)} at the start and {_load(end)} at the end"
+        + (" (other work shared the cores: read the ns as upper bounds)" if loaded else "")
+        + f". Best of {first['repeats']} repeats of {first['spikes_per_case']:,} spikes per "
+        f"case, dt = 0.1 ms. Byte cost: `{cost['profile']}` {cost['term']} = "
+        f"{cost['bandwidth_bytes_per_s'] / 1e6:g} MB/s, {cost['ns_per_byte']:.2f} ns per byte. "
+        "*Saved* is against 8-byte entries (`compress = false`; NEST's entry size) per copy "
+        "of a spike. *Block pays*: encode + decode < saved ns (a rank pair's block: alltoall, "
+        "alltoallv); *Allgather P = 2*: encode + 2 decode < saved ns; *per copy*: decode < "
+        "saved ns (Allgather as P grows)."
+    )
+    if cost.get("clock_ratio"):
+        intro += (
+            " The last column repeats the three with the ns scaled to the BG/P cores' 850 MHz "
+            f"(× {cost['clock_ratio']:.2f})."
+        )
+    lines = [intro, ""]
+    for run in results["runs"]:
+        lines += [f"Blocks at {run['rate_hz']:g} Hz per cell:", "", *_block_table(run), ""]
+    lines += [
+        (
+            f"One-spike messages (multisend, persistent) at {first['rate_hz']:g} Hz: a header byte "
+            "and a one-spike packed block, against the 16-byte message they replaced (timed: the "
+            "codec's part only):"
+        ),
+        "",
+        *_message_table(first),
+        "",
+    ]
+    cases = [case for run in results["runs"] for case in run["cases"]]
+    lines.append(
+        "At the bgp byte cost, of the "
+        f"{len(cases)} block cases the codec pays in "
+        f"{_count(cases, lambda c: c['blocks']['block_pays'])} for a rank pair's block, "
+        f"{_count(cases, lambda c: c['blocks']['allgather_p2_pays'])} for Allgather on P = 2 "
+        f"and {_count(cases, lambda c: c['blocks']['allgather_per_copy_pays'])} per received "
+        f"Allgather copy; one-spike messages pay in "
+        f"{_count(first['cases'], lambda c: c['one_spike_messages']['pays'])}. At 850 MHz: "
+        f"{_count(cases, lambda c: (c['blocks']['at_bgp_clock'] or {}).get('block_pays'))}, "
+        f"{_count(cases, lambda c: (c['blocks']['at_bgp_clock'] or {}).get('allgather_p2_pays'))}"
+        ", "
+        f"{_count(cases, lambda c: (c['blocks']['at_bgp_clock'] or {}).get('allgather_per_copy_pays'))}"
+        " and "
+        f"{_count(first['cases'], lambda c: c['one_spike_messages']['pays_at_bgp_clock'])}."
+    )
+    lines.append("")
+    lines.append(
+        f"At `{cost['local_profile']}`'s byte cost ({cost['local_ns_per_byte']:.3f} ns per "
+        "byte: shared memory on this machine) the codec pays in "
+        f"{_count(cases, lambda c: c['blocks']['at_local_profile']['block_pays'])} block cases, "
+        f"{_count(cases, lambda c: c['blocks']['at_local_profile']['allgather_per_copy_pays'])} "
+        "Allgather per-copy cases and "
+        f"{_count(first['cases'], lambda c: c['one_spike_messages']['pays_at_local_profile'])} "
+        "message cases."
+    )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", type=Path, help="bench_spike_codec [build/bench/cpp/...]")
+    parser.add_argument("--spikes", type=int, default=4_000_000, help="spikes per case [4e6]")
+    parser.add_argument("--repeats", type=int, default=5, help="best of R [5]")
+    parser.add_argument("--quick", action="store_true", help="2e4 spikes, 1 repeat, printed only")
+    parser.add_argument("--docs", action="store_true", help="only rewrite the docs block")
+    parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
+    args = parser.parse_args()
+    if args.docs or args.check_docs:
+        results = json.loads(OUTPUT.read_text(encoding="utf-8"))
+        if args.check_docs:
+            text = DOC.read_text(encoding="utf-8")
+            if readme_with_block(text, docs_block(results), BLOCK) != text:
+                print(f"spike_codec: the {BLOCK} block of {DOC} is stale; run "
+                      "bench/spike_codec.py --docs", file=sys.stderr)  # fmt: skip
+                return 1
+            return 0
+        changed = write_block(docs_block(results), BLOCK, DOC)
+        print(f"{DOC}: {'updated' if changed else 'unchanged'}", file=sys.stderr)
+        return 0
+    binary = find_binary(args.binary)
+    spikes, repeats = (20_000, 1) if args.quick else (args.spikes, args.repeats)
+    results = measure(binary, spikes, repeats)
+    if args.quick:
+        print(docs_block(results))
+        return 0
+    OUTPUT.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    changed = write_block(docs_block(results), BLOCK, DOC)
+    print(f"{OUTPUT.relative_to(REPOSITORY)} written ({results['seconds']} s); "
+          f"{DOC.relative_to(REPOSITORY)} {'updated' if changed else 'unchanged'}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
