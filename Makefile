@@ -164,7 +164,7 @@ bench-hpcc: build
 
 # The spike wire codec's encode and decode ns per spike (bench/cpp/spike_codec.cpp) against
 # the time its saved bytes are worth at profiles/bgp.toml's byte cost:
-# bench/results/spike_codec.json and a table of docs/methods/wire_format.md (about a minute).
+# bench/results/spike_codec.json and a table of docs/methods/wire_format.md (about 15 s).
 bench-codec: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_spike_codec
@@ -172,7 +172,7 @@ bench-codec: build
 
 # Bytes per spike on the wire of every exchange method (summary.json wire_bytes_per_spike)
 # for the demo network, the hpc_benchmark and the microcircuit on 2 and 4 ranks:
-# bench/results/wire_bytes.json and a table of docs/methods/wire_format.md (about 6 minutes).
+# bench/results/wire_bytes.json and a table of docs/methods/wire_format.md (about 9 minutes).
 bench-wire: build
 	$(PY) bench/wire_bytes.py
 

@@ -25,7 +25,7 @@ compensation keeps the rates). Writes ``bench/results/wire_bytes.json`` and the 
 between ``<!-- wire-bytes:begin -->`` and ``<!-- wire-bytes:end -->`` of
 docs/methods/wire_format.md::
 
-    .venv/bin/python bench/wire_bytes.py                 # about 6 minutes on 2 idle cores
+    .venv/bin/python bench/wire_bytes.py                 # about 9 minutes on 2 cores
     .venv/bin/python bench/wire_bytes.py --quick         # tiny networks, printed only
     .venv/bin/python bench/wire_bytes.py --docs          # only rewrite the docs block
 """
@@ -249,7 +249,8 @@ def docs_block(results: dict) -> str:
             f"* **{n['name']}**: `{n['config']}`"
             + (f" with {', '.join(f'`{o}`' for o in n['overrides'])}" if n["overrides"] else "")
             + f" — {n['scale']}; {n['cells']:,} cells, {n['connections']:,} connections, "
-            f"M = {n['steps_per_interval']} steps of {n['dt_ms']:g} ms per interval, "
+            f"M = {n['steps_per_interval']} step{'s' if n['steps_per_interval'] != 1 else ''} "
+            f"of {n['dt_ms']:g} ms per interval, "
             f"{n['spikes_emitted']:,} spikes ({n['spikes_total']:,} recorded), the same "
             "`spikes_sha256` in every run: "
             f"{'yes' if n['sha256_agree'] else '**NO**'}."
