@@ -80,7 +80,7 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
         std::shuffle(mine.begin(), mine.end(), shuffle);
         for (std::size_t i = 0; i < mine.size(); ++i) {
             if (progress_while_injecting && i % 8 == 0) r.progress();
-            r.inject(&mine[i]);
+            r.inject(static_cast<int>(mine[i].destination), &mine[i]);
         }
         r.finish();
 

@@ -12,6 +12,7 @@
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
+#include "spikex/route/router.hpp"
 #include "spikex/route/route_table.hpp"
 #include "spikex/route/router.hpp"
 
@@ -616,7 +617,7 @@ void count_routed(count_view& v) {
     process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
     std::string problem = budget_problem(grid, budget);
     if (!problem.empty()) throw user_error(spikex::format("exchange.route_budget = {}: {}", budget, problem));
-    const double capacity = double(budget / grid.buckets());
+    const double capacity = double(bucket_capacity(grid, router_options{std::size_t(routed_item_bytes), budget}));
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
