@@ -36,7 +36,8 @@ struct workload {
     std::size_t spikes = 0;
 };
 
-workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total, std::uint64_t seed) {
+workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total,
+                       std::uint64_t seed) {
     workload w{cells, steps, {}, 0};
     std::mt19937_64 rng(seed);
     std::poisson_distribution<std::size_t> count(double(cells) * rate_hz * 1e-4 * steps);

@@ -65,8 +65,8 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
             }
         });
     // The budget shared by the buckets, at most default_message_bytes per message.
-    EXPECT_EQ(r.bucket_capacity(), std::min(static_cast<std::size_t>(budget / grid.buckets()),
-                                            default_message_bytes / sizeof(test_item)));
+    EXPECT_EQ(r.bucket_capacity(),
+              std::min(static_cast<std::size_t>(budget / grid.buckets()), default_message_bytes / sizeof(test_item)));
 
     std::mt19937 shuffle(1234 + me);
     for (int epoch = 0; epoch < epochs; ++epoch) {

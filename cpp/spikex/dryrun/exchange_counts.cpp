@@ -12,7 +12,6 @@
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
-#include "spikex/route/router.hpp"
 #include "spikex/route/route_table.hpp"
 #include "spikex/route/router.hpp"
 

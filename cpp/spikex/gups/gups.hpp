@@ -33,9 +33,9 @@ struct gups_options {
     std::int64_t budget = 1024;       // updates looked ahead or buffered per rank
     std::int64_t corrupt_updates = 0; // tests only: rank 0 applies its first K updates wrong
     bool verify = true;
-    bool huge_pages = true; // ask for transparent huge pages for the table (gups_table.hpp)
+    bool huge_pages = true;                            // ask for transparent huge pages for the table (gups_table.hpp)
     std::size_t message_bytes = default_message_bytes; // routed: a full bucket's message at most
-    int poll_every = 64;    // updates generated between two receive polls
+    int poll_every = 256;                              // updates generated between two receive polls
 };
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).

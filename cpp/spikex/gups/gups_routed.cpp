@@ -45,8 +45,8 @@ struct apply_updates {
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
-    router r(comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag, options.message_bytes}, owner_of_update{&table},
-             apply_updates{&table});
+    router r(comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag, options.message_bytes},
+             owner_of_update{&table}, apply_updates{&table});
 
     // Updates of this rank's words skip the router: prefetched and applied a block at a
     // time (gups_table.hpp local_batch). The block and the router's buckets together hold

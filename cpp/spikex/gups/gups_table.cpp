@@ -37,8 +37,8 @@ gups_table::gups_table(int log2_size, int ranks, int rank, bool huge_pages): ran
     local_size_ = split.count(rank);
     // aligned_alloc needs a multiple of the alignment; at least one word (a rank may hold
     // none only if N < P, refused above).
-    allocated_bytes_ = (std::max<std::size_t>(local_size_ * sizeof(std::uint64_t), 1) + huge_page - 1) / huge_page *
-                       huge_page;
+    allocated_bytes_ =
+        (std::max<std::size_t>(local_size_ * sizeof(std::uint64_t), 1) + huge_page - 1) / huge_page * huge_page;
     auto* words = static_cast<std::uint64_t*>(std::aligned_alloc(huge_page, allocated_bytes_));
     if (words == nullptr) throw std::bad_alloc();
     words_.reset(words);

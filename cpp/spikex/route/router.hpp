@@ -57,8 +57,8 @@ inline constexpr std::size_t default_message_bytes = 4032;
 
 struct router_options {
     std::size_t item_bytes = 8;
-    std::int64_t budget = 1024; // items buffered per rank at most (HPCC's look-ahead rule)
-    int tag = 21000;            // message tags tag .. tag + channels - 1
+    std::int64_t budget = 1024;                        // items buffered per rank at most (HPCC's look-ahead rule)
+    int tag = 21000;                                   // message tags tag .. tag + channels - 1
     std::size_t message_bytes = default_message_bytes; // a full bucket's message at most
 };
 
@@ -171,8 +171,7 @@ protected:
 template <class Destination, class Deliver>
 class router: public router_core {
 public:
-    router(context& comm, const process_grid& grid, router_options options, Destination destination,
-           Deliver deliver):
+    router(context& comm, const process_grid& grid, router_options options, Destination destination, Deliver deliver):
         router_core(comm, grid, options), destination_(std::move(destination)), deliver_(std::move(deliver)) {}
 
     // Offers an item created on this rank for rank `destination`: delivered at once if that

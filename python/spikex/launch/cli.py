@@ -163,7 +163,9 @@ def run(
         launcher=_launcher(launcher, hostfile, launcher_args), overwrite=overwrite,
         resume=resume, stop_after_s=_duration("--stop-after", stop_after),
     )  # fmt: skip
-    summary = execute_run(plan, progress=progress, progress_every_s=progress_every, allow_partial=True)
+    summary = execute_run(
+        plan, progress=progress, progress_every_s=progress_every, allow_partial=True
+    )
     if plan.in_job and _job_rank() != 0:
         return STOPPED_EXIT_STATUS if summary.get("partial") else EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts

@@ -66,7 +66,9 @@ class GupsPlan:
     in_job: bool = False  # mode (b): this process is a rank of someone else's MPI job
     launcher: Launcher = field(default_factory=Launcher)
     huge_pages: bool = True  # ask for transparent huge pages for the table
-    message_bytes: int | None = None  # routed: a full bucket's message at most (None: the core's default)
+    message_bytes: int | None = (
+        None  # routed: a full bucket's message at most (None: the core's default)
+    )
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
@@ -118,10 +120,18 @@ def plan_gups(
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ConfigError("--budget", budget, "must be an integer >= 1 (updates buffered per rank)")
     if message_bytes is not None:
-        if isinstance(message_bytes, bool) or not isinstance(message_bytes, int) or message_bytes < 8:
-            raise ConfigError("--message-bytes", message_bytes, "must be an integer >= 8 (one update)")
+        if (
+            isinstance(message_bytes, bool)
+            or not isinstance(message_bytes, int)
+            or message_bytes < 8
+        ):
+            raise ConfigError(
+                "--message-bytes", message_bytes, "must be an integer >= 8 (one update)"
+            )
         if algorithm != "routed":
-            raise ConfigError("--message-bytes", message_bytes, "only --algorithm routed caps its messages")
+            raise ConfigError(
+                "--message-bytes", message_bytes, "only --algorithm routed caps its messages"
+            )
     if algorithm == "baseline" and dims is not None:
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
     dims = dims or "auto"
