@@ -117,6 +117,10 @@ nb::dict gups_run(const nb::dict& d) {
             o.verify = nb::cast<bool>(value);
         else if (k == "poll_every")
             o.poll_every = nb::cast<int>(value);
+        else if (k == "huge_pages")
+            o.huge_pages = nb::cast<bool>(value);
+        else if (k == "message_bytes")
+            o.message_bytes = nb::cast<std::size_t>(value);
         else
             throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
@@ -131,6 +135,7 @@ nb::dict gups_run(const nb::dict& d) {
     out["errors"] = r.errors;
     out["verified"] = r.verified;
     out["passed"] = r.passed;
+    out["huge_pages"] = r.huge_pages;
     out["seconds"] = r.seconds;
     out["init_seconds"] = r.init_seconds;
     out["verify_seconds"] = r.verify_seconds;

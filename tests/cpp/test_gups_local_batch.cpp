@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "spikex/gups/gups_table.hpp"
@@ -42,6 +43,20 @@ TEST(GupsLocalBatch, ApplyAllEqualsApplyingInOrder) {
     std::uint64_t value = hpcc_starts(12345);
     for (int i = 0; i < 500; ++i) updates.push_back(value = hpcc_next(value));
     table.apply_all(updates.data(), updates.size());
+    EXPECT_GT(table.count_errors(), 0u);
+    for (auto u: updates) table.apply(u);
+    EXPECT_EQ(table.count_errors(), 0u);
+}
+
+TEST(GupsLocalBatch, ApplyAllFromBytesEqualsApplyingInOrder) {
+    // A received message is applied in place from the receive buffer's bytes.
+    gups_table table(6, 1, 0);
+    std::vector<std::uint64_t> updates;
+    std::uint64_t value = hpcc_starts(777);
+    for (int i = 0; i < 300; ++i) updates.push_back(value = hpcc_next(value));
+    std::vector<unsigned char> bytes(updates.size() * sizeof(std::uint64_t) + 1);
+    std::memcpy(bytes.data() + 1, updates.data(), updates.size() * sizeof(std::uint64_t)); // misaligned on purpose
+    table.apply_all(bytes.data() + 1, updates.size());
     EXPECT_GT(table.count_errors(), 0u);
     for (auto u: updates) table.apply(u);
     EXPECT_EQ(table.count_errors(), 0u);

@@ -64,7 +64,9 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
                 arrived[it.epoch].push_back(it);
             }
         });
-    EXPECT_EQ(r.bucket_capacity(), static_cast<std::size_t>(budget / grid.buckets()));
+    // The budget shared by the buckets, at most default_message_bytes per message.
+    EXPECT_EQ(r.bucket_capacity(),
+              std::min(static_cast<std::size_t>(budget / grid.buckets()), default_message_bytes / sizeof(test_item)));
 
     std::mt19937 shuffle(1234 + me);
     for (int epoch = 0; epoch < epochs; ++epoch) {
@@ -80,7 +82,7 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
         std::shuffle(mine.begin(), mine.end(), shuffle);
         for (std::size_t i = 0; i < mine.size(); ++i) {
             if (progress_while_injecting && i % 8 == 0) r.progress();
-            r.inject(&mine[i]);
+            r.inject(static_cast<int>(mine[i].destination), &mine[i]);
         }
         r.finish();
 

@@ -616,7 +616,7 @@ void count_routed(count_view& v) {
     process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
     std::string problem = budget_problem(grid, budget);
     if (!problem.empty()) throw user_error(spikex::format("exchange.route_budget = {}: {}", budget, problem));
-    const double capacity = double(budget / grid.buckets());
+    const double capacity = double(bucket_capacity(grid, router_options{std::size_t(routed_item_bytes), budget}));
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,

@@ -37,6 +37,23 @@ namespace {
 constexpr std::size_t item_bytes = 12;
 constexpr int route_tag = 21000;
 
+class routed_exchange;
+
+// The router's item handlers, inlined into its loops (route/router.hpp): the destination
+// is the item's first word; delivery hands each item to the exchange.
+struct item_destination {
+    int operator()(const unsigned char* item) const {
+        std::uint32_t destination;
+        std::memcpy(&destination, item, sizeof destination);
+        return static_cast<int>(destination);
+    }
+};
+struct item_delivery {
+    routed_exchange* exchange;
+    void operator()(const unsigned char* items, std::size_t count) const;
+};
+using spike_router = router<item_destination, item_delivery>;
+
 struct routed_options {
     std::string route_dims = "auto";  // "auto" | "hypercube" | "[4, 2]"
     std::int64_t route_budget = 1024; // items buffered per rank
@@ -63,16 +80,8 @@ public:
         targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
         lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
         sent_to_.assign(s.comm.size(), 0);
-        router_ = std::make_unique<router>(
-            s.comm, grid_, router_options{item_bytes, budget_, route_tag},
-            [](const unsigned char* item) {
-                std::uint32_t destination;
-                std::memcpy(&destination, item, sizeof destination);
-                return static_cast<int>(destination);
-            },
-            [this](const unsigned char* items, std::size_t count) {
-                for (std::size_t k = 0; k < count; ++k) arrive(items + k * item_bytes);
-            });
+        router_ = std::make_unique<spike_router>(s.comm, grid_, router_options{item_bytes, budget_, route_tag},
+                                                 item_destination{}, item_delivery{this});
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
@@ -161,9 +170,10 @@ private:
             const spike& s = pending_[next_spike_];
             auto ranks = targets_.of(cells_->local_of(s.gid));
             for (; next_target_rank_ < ranks.size(); ++next_target_rank_) {
-                std::uint32_t item[3] = {static_cast<std::uint32_t>(ranks[next_target_rank_]), s.gid,
+                const int destination = ranks[next_target_rank_];
+                std::uint32_t item[3] = {static_cast<std::uint32_t>(destination), s.gid,
                                          static_cast<std::uint32_t>(s.step)};
-                if (!router_->try_inject(item)) return false;
+                if (!router_->try_inject(destination, item)) return false;
                 ++sent_to_[ranks[next_target_rank_]];
             }
             next_target_rank_ = 0;
@@ -175,6 +185,7 @@ private:
         return true;
     }
 
+public:
     void arrive(const unsigned char* item) {
         std::uint32_t words[3];
         std::memcpy(words, item, item_bytes);
@@ -190,6 +201,7 @@ private:
         sink_->deliver_source(run, step);
     }
 
+private:
     const distribution* cells_ = nullptr;
     routed_options options_;
     int my_rank_ = 0;
@@ -197,7 +209,7 @@ private:
     std::int64_t budget_ = 1024;
     target_ranks targets_;
     std::unique_ptr<source_lookup> lookup_;
-    std::unique_ptr<router> router_;
+    std::unique_ptr<spike_router> router_;
 
     std::vector<spike> pending_;
     std::size_t next_spike_ = 0;       // next pending spike to feed
@@ -209,6 +221,10 @@ private:
     std::uint64_t received_ = 0, spikes_sent_ = 0;
     std::int64_t high_water_ = 0; // max over ranks, known after verify_conservation
 };
+
+void item_delivery::operator()(const unsigned char* items, std::size_t count) const {
+    for (std::size_t k = 0; k < count; ++k) exchange->arrive(items + k * item_bytes);
+}
 
 } // namespace
 

@@ -29,18 +29,23 @@ gups_result run_gups(context& comm, const gups_options& options) {
         throw user_error(spikex::format("--budget = {}: must be >= 1", options.budget));
     }
     if (options.poll_every < 1) throw user_error("poll_every must be >= 1");
+    if (options.message_bytes < sizeof(std::uint64_t)) {
+        throw user_error(spikex::format("--message-bytes = {}: must be >= 8 (one update)", options.message_bytes));
+    }
     if (options.algorithm == "routed") {
         process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget);
         std::string problem = budget_problem(grid, options.budget);
         if (!problem.empty()) throw user_error(spikex::format("--budget = {}: {}", options.budget, problem));
         result.dims = grid.dims();
-        result.bucket_capacity = options.budget / grid.buckets();
+        result.bucket_capacity = static_cast<std::int64_t>(
+            bucket_capacity(grid, router_options{sizeof(std::uint64_t), options.budget, 0, options.message_bytes}));
     } else {
         result.bucket_capacity = options.budget;
     }
 
     double start = wall_seconds();
-    gups_table table(options.log2_table, ranks, me);
+    gups_table table(options.log2_table, ranks, me, options.huge_pages);
+    result.huge_pages = comm.allreduce_min(table.huge_pages() ? 1 : 0) == 1;
     block_split updates{4 * table.size(), ranks};
     result.table_size = table.size();
     result.updates = updates.total;

@@ -22,6 +22,7 @@
 #include "spikex/comm/context.hpp"
 #include "spikex/gups/gups_table.hpp"
 #include "spikex/gups/hpcc_stream.hpp"
+#include "spikex/route/router.hpp"
 
 namespace spikex {
 
@@ -32,7 +33,9 @@ struct gups_options {
     std::int64_t budget = 1024;       // updates looked ahead or buffered per rank
     std::int64_t corrupt_updates = 0; // tests only: rank 0 applies its first K updates wrong
     bool verify = true;
-    int poll_every = 16; // updates generated between two receive polls
+    bool huge_pages = true;                            // ask for transparent huge pages for the table (gups_table.hpp)
+    std::size_t message_bytes = default_message_bytes; // routed: a full bucket's message at most
+    int poll_every = 256;                              // updates generated between two receive polls
 };
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
@@ -55,6 +58,7 @@ struct gups_result {
     std::int64_t bucket_capacity = 0;
     std::uint64_t table_size = 0, updates = 0, errors = 0;
     bool verified = false, passed = false;
+    bool huge_pages = false; // the kernel accepted the huge-page request on every rank
     double seconds = 0, init_seconds = 0, verify_seconds = 0;
     gups_counts counts;
 };

@@ -14,6 +14,8 @@
 //   8 bytes per update, plus P - 1 empty messages.
 // Memory: buckets <= budget updates + the send buffer and the receive buffer (budget each).
 // Ordering guarantee: none needed (XOR commutes).
+#include <limits>
+#include <thread>
 #include <vector>
 
 #include "spikex/engine/indexed_min_heap.hpp"
@@ -23,7 +25,7 @@ namespace spikex {
 
 namespace {
 constexpr int baseline_tag = 21100;
-constexpr std::size_t local_block = 128; // local updates prefetched ahead (memory_limits)
+constexpr std::size_t local_block = 512; // local updates prefetched ahead (memory_limits)
 } // namespace
 
 gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
@@ -38,9 +40,12 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
     request sending;
     int done_received = 0;
 
+    // Returns whether anything arrived.
     auto receive_all = [&] {
         probe_result found;
+        bool received = false;
         while (comm.iprobe(any_source, baseline_tag, found)) {
+            received = true;
             comm.recv(found.source, baseline_tag, receive_buffer.data(), found.bytes);
             if (found.bytes == 0) {
                 ++done_received;
@@ -48,6 +53,12 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
             }
             table.apply_all(receive_buffer.data(), found.bytes / sizeof(std::uint64_t));
         }
+        return received;
+    };
+    // Waiting for another rank: give the core away when nothing arrived (with more ranks
+    // than cores, the rank waited for may need it; MPI need not yield by itself: gups.cpp).
+    auto wait = [&] {
+        if (!receive_all()) std::this_thread::yield();
     };
     // True when the previous send has completed (the reference tests it before each send).
     auto send_free = [&] {
@@ -73,7 +84,9 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
 
     // Local updates wait in a prefetched block; it and the buckets share the look-ahead budget.
     local_batch local(std::min<std::size_t>(local_block, budget));
-    std::uint64_t generated = 0;
+    // One rank: nothing can arrive, so (almost) no polling.
+    const int poll_every = ranks > 1 ? options.poll_every : std::numeric_limits<int>::max();
+    int until_poll = poll_every;
     while (!stream.done()) {
         if (pending + local.size() >= budget) {
             if (local.size()) {
@@ -83,10 +96,13 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
             if (send_free())
                 send_fullest();
             else
-                receive_all();
+                wait();
             continue;
         }
-        if (++generated % options.poll_every == 0) receive_all();
+        if (--until_poll == 0) {
+            until_poll = poll_every;
+            receive_all();
+        }
         std::uint64_t update = stream.next();
         int destination = table.owner(update);
         if (destination == me) {
@@ -105,17 +121,17 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         if (send_free())
             send_fullest();
         else
-            receive_all();
+            wait();
     }
-    while (!send_free()) receive_all();
+    while (!send_free()) wait();
     std::vector<request> done(ranks);
     for (int r = 0; r < ranks; ++r) {
         if (r != me) done[r] = comm.isend(r, baseline_tag, nullptr, 0);
     }
     for (auto& d: done) {
-        while (!comm.test(d)) receive_all();
+        while (!comm.test(d)) wait();
     }
-    while (done_received < ranks - 1) receive_all();
+    while (done_received < ranks - 1) wait();
     return counts;
 }
 

@@ -14,6 +14,7 @@
 // Ordering guarantee: none needed (XOR commutes).
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/gups/gups.hpp"
@@ -23,37 +24,48 @@ namespace spikex {
 
 namespace {
 constexpr int routed_tag = 21200;
-constexpr std::size_t local_block = 128; // local updates prefetched ahead (memory_limits)
+constexpr std::size_t local_block = 512; // local updates prefetched ahead (memory_limits)
+
+// The router's item handlers, inlined into its loops (route/router.hpp).
+struct owner_of_update {
+    const gups_table* table;
+    int operator()(const unsigned char* item) const {
+        std::uint64_t update;
+        std::memcpy(&update, item, sizeof update);
+        return table->owner(update);
+    }
+};
+struct apply_updates {
+    gups_table* table;
+    void operator()(const unsigned char* items, std::size_t count) const {
+        table->apply_all(items, count); // in place, prefetched ahead
+    }
+};
 } // namespace
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
-    std::vector<std::uint64_t> received; // a delivered run, aligned
-    auto load = [](const unsigned char* item) {
-        std::uint64_t update;
-        std::memcpy(&update, item, sizeof update);
-        return update;
-    };
-    router r(
-        comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag},
-        [&](const unsigned char* item) { return table.owner(load(item)); },
-        [&](const unsigned char* items, std::size_t count) {
-            received.resize(count);
-            std::memcpy(received.data(), items, count * sizeof(std::uint64_t));
-            table.apply_all(received.data(), count); // prefetched ahead
-        });
+    router r(comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag, options.message_bytes},
+             owner_of_update{&table}, apply_updates{&table});
 
     // Updates of this rank's words skip the router: prefetched and applied a block at a
     // time (gups_table.hpp local_batch). The block and the router's buckets together hold
     // at most `budget` updates: the block is applied first when they would hold more.
-    local_batch local(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget)));
     const auto budget = static_cast<std::size_t>(options.budget);
-    std::uint64_t generated = 0, local_updates = 0;
+    local_batch local(std::min<std::size_t>(local_block, budget));
+    std::uint64_t local_updates = 0;
     const int me = comm.rank();
+    // One rank: nothing can arrive, so (almost) no polling.
+    const int poll_every = comm.size() > 1 ? options.poll_every : std::numeric_limits<int>::max();
+    int until_poll = poll_every;
     while (!stream.done()) {
-        if (++generated % options.poll_every == 0) r.progress();
+        if (--until_poll == 0) {
+            until_poll = poll_every;
+            r.progress();
+        }
         std::uint64_t update = stream.next();
-        if (table.owner(update) == me) {
+        int owner = table.owner(update);
+        if (owner == me) {
             ++local_updates;
             if (local.size() + r.buffered() >= budget) local.flush(table);
             if (r.buffered() >= budget) {
@@ -63,7 +75,7 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
             local.add(table, update);
             continue;
         }
-        while (!r.try_inject(&update)) r.progress();
+        while (!r.try_inject(owner, &update)) r.wait();
     }
     local.flush(table);
     r.finish();

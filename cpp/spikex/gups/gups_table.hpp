@@ -7,10 +7,17 @@
 // Algorithm: update a goes to word a & (N - 1) of the rank owning it; applying it is
 //   T[a & (N - 1)] ^= a. XOR is its own inverse, so applying every update a second time
 //   restores T[i] = i: verification counts the words where that fails.
+// Memory layout: the words are aligned to 2 MiB and, unless switched off, transparent huge
+//   pages are asked for (madvise MADV_HUGEPAGE): a random update then misses the TLB far
+//   less often (one entry covers 2 MiB instead of 4 KiB; bench/cpp/memory_limits.cpp).
+// Owner of a word: a shift when P is a power of two (every rank holds N / P words), else
+//   the division by the block size.
 // Messages and bytes: none (the algorithms move updates). Memory: 8 N / P bytes per rank.
 // Ordering guarantee: XOR is associative and commutative: any order gives the same table.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 namespace spikex {
@@ -30,39 +37,66 @@ struct block_split {
 
 class gups_table {
 public:
-    gups_table(int log2_size, int ranks, int rank);
+    // huge_pages: ask for transparent huge pages for the words (huge_pages() says whether
+    // the kernel accepted the request; it may still back some of them with small pages).
+    gups_table(int log2_size, int ranks, int rank, bool huge_pages = true);
 
     std::uint64_t size() const { return size_; }   // N, all ranks
     std::uint64_t first() const { return first_; } // global index of this rank's word 0
-    std::uint64_t local_size() const { return words_.size(); }
+    std::uint64_t local_size() const { return local_size_; }
     int ranks() const { return ranks_; }
+    bool huge_pages() const { return huge_pages_; }
 
     int owner(std::uint64_t update) const {
         std::uint64_t i = update & mask_;
+        if (shift_ >= 0) return static_cast<int>(i >> shift_);
         return i < boundary_ ? static_cast<int>(i / (base_ + 1)) : extra_ + static_cast<int>((i - boundary_) / base_);
     }
     void apply(std::uint64_t update) { words_[(update & mask_) - first_] ^= update; }
     void prefetch(std::uint64_t update) const { __builtin_prefetch(&words_[(update & mask_) - first_], 1); }
+    // How far ahead a received run is prefetched: as deep as the local blocks (random
+    // updates keep getting cheaper up to ~256 in flight: bench/cpp/memory_limits.cpp).
+    static constexpr std::size_t ahead = 256;
     // Updates [first, first + n) of this rank, in order, each word prefetched `ahead`
     // updates before it is applied (a received message: misses overlap).
     void apply_all(const std::uint64_t* updates, std::size_t n) {
-        constexpr std::size_t ahead = 32;
         for (std::size_t i = 0; i < std::min(n, ahead); ++i) prefetch(updates[i]);
         for (std::size_t i = 0; i < n; ++i) {
             if (i + ahead < n) prefetch(updates[i + ahead]);
             apply(updates[i]);
         }
     }
+    // The same for updates stored as bytes (8 each, native order), e.g. a message in a
+    // receive buffer: read in place, no copy.
+    void apply_all(const unsigned char* updates, std::size_t n) {
+        auto at = [updates](std::size_t i) {
+            std::uint64_t u;
+            std::memcpy(&u, updates + i * sizeof u, sizeof u);
+            return u;
+        };
+        for (std::size_t i = 0; i < std::min(n, ahead); ++i) prefetch(at(i));
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + ahead < n) prefetch(at(i + ahead));
+            apply(at(i));
+        }
+    }
 
     void reset();                       // T[i] = i
     std::uint64_t count_errors() const; // words with T[i] != i
-    std::size_t bytes() const { return words_.capacity() * sizeof(std::uint64_t); }
+    std::size_t bytes() const { return allocated_bytes_; }
 
 private:
+    struct free_words {
+        void operator()(std::uint64_t* p) const;
+    };
     std::uint64_t size_, mask_, first_;
     std::uint64_t base_, boundary_;
     int extra_, ranks_;
-    std::vector<std::uint64_t> words_;
+    int shift_ = -1; // owner = i >> shift_ when >= 0 (P a power of two)
+    std::uint64_t local_size_ = 0;
+    std::size_t allocated_bytes_ = 0;
+    bool huge_pages_ = false;
+    std::unique_ptr<std::uint64_t[], free_words> words_;
 };
 
 // Local updates applied a block at a time: each is prefetched when it is added, and the

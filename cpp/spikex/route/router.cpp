@@ -1,5 +1,6 @@
 #include "spikex/route/router.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "spikex/core/errors.hpp"
@@ -15,22 +16,21 @@ std::string budget_problem(const process_grid& grid, std::int64_t budget) {
                           grid.buckets());
 }
 
-router::router(context& comm, const process_grid& grid, router_options options, destination_fn destination,
-               deliver_fn deliver):
-    comm_(comm),
-    grid_(grid),
-    table_(grid, comm.rank()),
-    options_(options),
-    destination_(std::move(destination)),
-    deliver_(std::move(deliver)),
-    my_rank_(comm.rank()) {
+std::size_t bucket_capacity(const process_grid& grid, const router_options& options) {
+    const auto shared = static_cast<std::size_t>(options.budget / grid.buckets());
+    const std::size_t per_message = std::max<std::size_t>(options.message_bytes / options.item_bytes, 1);
+    return std::min(shared, per_message);
+}
+
+router_core::router_core(context& comm, const process_grid& grid, router_options options):
+    comm_(comm), grid_(grid), table_(grid, comm.rank()), options_(options), my_rank_(comm.rank()) {
     if (grid.ranks() != comm.size()) {
         throw internal_error(spikex::format("router: grid of {} ranks on a job of {}", grid.ranks(), comm.size()));
     }
     if (options_.item_bytes == 0) throw internal_error("router: items need at least one byte");
     std::string problem = budget_problem(grid, options_.budget);
     if (!problem.empty()) throw user_error(spikex::format("route budget = {}: {}", options_.budget, problem));
-    capacity_ = static_cast<std::size_t>(options_.budget / grid.buckets());
+    capacity_ = spikex::bucket_capacity(grid, options_);
     buckets_.resize(table_.routers());
     for (std::size_t k = 0; k < buckets_.size(); ++k) {
         buckets_[k].rank = table_.router_rank(k);
@@ -40,50 +40,30 @@ router::router(context& comm, const process_grid& grid, router_options options, 
     receive_.assign(grid.channels(), item_buffer(capacity_, options_.item_bytes));
 }
 
-router::~router() {
+router_core::~router_core() {
     // After the last finish() every message sent has been received, so these complete. If
     // an exception is unwinding the job is failing anyway: do not risk waiting.
     if (std::uncaught_exceptions() > 0) return;
     for (auto index: in_flight_) comm_.wait(buckets_[index].sending);
 }
 
-const router_counters& router::counters() const {
+const router_counters& router_core::counters() const {
     counters_.waves = termination_.waves();
     return counters_;
 }
 
-std::size_t router::memory_bytes() const {
+std::size_t router_core::memory_bytes() const {
     std::size_t bytes = table_.bytes() + buckets_.capacity() * sizeof(bucket);
     for (const auto& b: buckets_) bytes += b.items.capacity_bytes();
     for (const auto& r: receive_) bytes += r.capacity_bytes();
     return bytes;
 }
 
-bool router::try_inject(const void* item) {
-    auto bytes = static_cast<const unsigned char*>(item);
-    int destination = destination_(bytes);
-    if (destination < 0 || destination >= grid_.ranks()) {
-        throw internal_error(
-            spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
-    }
-    if (destination == my_rank_) {
-        ++counters_.items_injected;
-        ++counters_.items_delivered;
-        deliver_(bytes, 1);
-        return true;
-    }
-    std::uint16_t index = table_.router_of(destination);
-    bucket& b = buckets_[index];
-    if (b.busy) return false;
-    b.items.push(bytes);
-    ++counters_.items_injected;
-    ++buffered_;
-    note_buffered();
-    if (b.items.full()) send(index, true);
-    return true;
+void router_core::bad_destination(int destination) const {
+    throw internal_error(spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
 }
 
-void router::send(std::uint16_t index, bool full) {
+void router_core::send(std::uint16_t index, bool full) {
     bucket& b = buckets_[index];
     b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.items.data(), b.items.bytes());
     b.busy = true;
@@ -94,7 +74,7 @@ void router::send(std::uint16_t index, bool full) {
     ++(full ? counters_.full_sends : counters_.flush_sends);
 }
 
-bool router::complete_sends() {
+bool router_core::complete_sends() {
     bool moved = false;
     for (std::size_t i = 0; i < in_flight_.size();) {
         bucket& b = buckets_[in_flight_[i]];
@@ -114,69 +94,24 @@ bool router::complete_sends() {
     return moved;
 }
 
-// Figure 2 (routeUpdates) inside the receive loop of Figure 1: receive into the channel's
-// buffer only when it is drained; stop at an item whose bucket is in flight.
-bool router::drain(int channel) {
+bool router_core::receive(int channel) {
     item_buffer& in = receive_[channel];
     const int tag = options_.tag + channel;
-    bool moved = false;
-    for (;;) {
-        if (in.drained()) {
-            probe_result found;
-            if (!comm_.iprobe(any_source, tag, found)) return moved;
-            if (found.bytes == 0 || found.bytes % options_.item_bytes != 0 || found.bytes > in.capacity_bytes()) {
-                throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}",
-                                                    found.bytes, found.source, channel));
-            }
-            comm_.recv(found.source, tag, in.data(), found.bytes);
-            in.filled(found.bytes / options_.item_bytes);
-            ++counters_.messages_received;
-            buffered_ += in.size();
-            note_buffered();
-            moved = true;
-        }
-        // Consecutive items for this rank are delivered as one run (contiguous in the
-        // receive buffer), before anything else happens to the buffer.
-        const unsigned char* run = nullptr;
-        std::size_t run_items = 0;
-        auto deliver_run = [&] {
-            if (run_items == 0) return;
-            deliver_(run, run_items);
-            counters_.items_delivered += run_items;
-            buffered_ -= run_items;
-            run_items = 0;
-        };
-        while (!in.drained()) {
-            const unsigned char* item = in.next();
-            int destination = destination_(item);
-            if (destination == my_rank_) {
-                if (run_items == 0) run = item;
-                ++run_items;
-            } else {
-                deliver_run();
-                std::uint16_t index = table_.router_of(destination);
-                bucket& b = buckets_[index];
-                if (b.busy) return moved; // blocked until that send completes
-                b.items.push(item);       // still buffered: receive buffer -> bucket
-                ++counters_.items_forwarded;
-                if (b.items.full()) send(index, true);
-            }
-            in.advance();
-            moved = true;
-        }
-        deliver_run();
+    probe_result found;
+    if (!comm_.iprobe(any_source, tag, found)) return false;
+    if (found.bytes == 0 || found.bytes % options_.item_bytes != 0 || found.bytes > in.capacity_bytes()) {
+        throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}", found.bytes,
+                                            found.source, channel));
     }
+    comm_.recv(found.source, tag, in.data(), found.bytes);
+    in.filled(found.bytes / options_.item_bytes);
+    ++counters_.messages_received;
+    buffered_ += in.size();
+    note_buffered();
+    return true;
 }
 
-bool router::progress() {
-    bool moved = complete_sends();
-    // Highest channel first: its items only need higher channels or have arrived.
-    for (int c = grid_.channels() - 1; c >= 0; --c) moved |= drain(c);
-    if (finishing_ && !moved) moved = flush();
-    return moved;
-}
-
-bool router::flush() {
+bool router_core::flush() {
     bool sent = false;
     for (std::size_t k = 0; k < buckets_.size(); ++k) {
         if (!buckets_[k].busy && !buckets_[k].items.empty()) {
@@ -187,15 +122,13 @@ bool router::flush() {
     return sent;
 }
 
-void router::finish() {
-    finishing_ = true;
-    flush();
-    for (;;) {
-        bool moved = progress();
-        bool idle = !moved;
-        for (const auto& in: receive_) idle = idle && in.drained();
-        if (termination_.poll(comm_, idle, counters_.items_injected, counters_.items_delivered)) break;
-    }
+bool router_core::finished(bool moved) {
+    bool idle = !moved;
+    for (const auto& in: receive_) idle = idle && in.drained();
+    return termination_.poll(comm_, idle, counters_.items_injected, counters_.items_delivered);
+}
+
+void router_core::end_finish() {
     // Items of this epoch have all arrived. Buffers may already hold items of the next
     // epoch (a faster rank has moved on and sent to us), and a send in flight may carry
     // some: those are not waited for here (a blocking wait could deadlock with a rank

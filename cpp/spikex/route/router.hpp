@@ -2,7 +2,9 @@
 // route: aggregation and software routing of small fixed-size items over a process grid
 // (Garg & Sabharwal, sections 4.1-4.3, Figures 1 and 2). Knows nothing of spikes or tables:
 // an item is `item_bytes` opaque bytes; the user says where an item goes (destination
-// function) and what to do when it arrives (delivery function).
+// function) and what to do when it arrives (delivery function). Both are template
+// parameters of `router` (inlined into its loops: no type-erased call per item), and the
+// injecting user passes the destination it already knows.
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
@@ -32,11 +34,13 @@
 //   source reach a destination through up to d buckets); every item is delivered exactly
 //   once.
 #include <cstdint>
-#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spikex/comm/context.hpp"
+#include "spikex/core/errors.hpp"
+#include "spikex/core/format.hpp"
 #include "spikex/route/item_buffer.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
@@ -44,14 +48,26 @@
 
 namespace spikex {
 
+// Largest message a full bucket sends by default. OpenMPI's shared-memory transport sends
+// messages up to 4 KiB, its match header included, eagerly: the send completes at once.
+// A larger one waits until the receiver has matched it (rendezvous), and while it waits
+// its bucket takes no items: at 2 ranks GUPS ran 1.8x slower with 4,096-byte buckets
+// than with 4,000-byte ones (docs/user/gups.md).
+inline constexpr std::size_t default_message_bytes = 4032;
+
 struct router_options {
     std::size_t item_bytes = 8;
-    std::int64_t budget = 1024; // items buffered per rank at most (HPCC's look-ahead rule)
-    int tag = 21000;            // message tags tag .. tag + channels - 1
+    std::int64_t budget = 1024;                        // items buffered per rank at most (HPCC's look-ahead rule)
+    int tag = 21000;                                   // message tags tag .. tag + channels - 1
+    std::size_t message_bytes = default_message_bytes; // a full bucket's message at most
 };
 
 // Why `budget` cannot give every bucket of `grid` one item, or "" when it can.
 std::string budget_problem(const process_grid& grid, std::int64_t budget);
+
+// Items per bucket: the budget shared by the grid's buckets, at most message_bytes per
+// message (at least one item).
+std::size_t bucket_capacity(const process_grid& grid, const router_options& options);
 
 struct router_counters {
     std::uint64_t items_injected = 0;  // offered on this rank (to itself included)
@@ -70,41 +86,21 @@ struct router_counters {
     std::uint64_t buffered_high_water = 0; // most items held at once (<= budget)
 };
 
-class router {
+// Everything of the router that does not touch an item's contents: buckets, sends,
+// receive buffers, termination, counters (router.cpp). `router` below adds the loops over
+// items, with the user's handlers inlined.
+class router_core {
 public:
-    using destination_fn = std::function<int(const unsigned char* item)>;
-    // Items for this rank, `count` of them one after the other (item_bytes each): a whole
-    // received run at once, so that the receiver can work on a batch.
-    using deliver_fn = std::function<void(const unsigned char* items, std::size_t count)>;
-
     // Not collective. Throws user_error when the budget is below one item per bucket.
-    router(context& comm, const process_grid& grid, router_options options, destination_fn destination,
-           deliver_fn deliver);
+    router_core(context& comm, const process_grid& grid, router_options options);
     // Completes the sends still in flight: destroy a router only after a finish() that no
     // rank has injected anything since (then every message has been received).
-    ~router();
-    router(const router&) = delete;
-    router& operator=(const router&) = delete;
-
-    // Offers an item created on this rank: delivered at once if it is for this rank, else
-    // put in its bucket. False: that bucket is in flight; call progress() and offer again.
-    bool try_inject(const void* item);
-    void inject(const void* item) {
-        while (!try_inject(item)) progress();
-    }
-
-    // One pass: completes sends, receives and routes what it can (and, inside finish(),
-    // flushes when nothing else moved). Returns whether anything happened.
-    bool progress();
+    ~router_core();
+    router_core(const router_core&) = delete;
+    router_core& operator=(const router_core&) = delete;
 
     // Sends every partial bucket that is not in flight. Returns whether it sent any.
     bool flush();
-
-    // Collective: this rank injects nothing more until it returns; returns once every item
-    // injected on any rank before its finish() has been delivered. May be called again for
-    // the next epoch; items of the next epoch may arrive (and be delivered, or wait in the
-    // buffers for later progress() calls) while a slower rank is still finishing.
-    void finish();
 
     const process_grid& grid() const { return grid_; }
     const route_table& table() const { return table_; }
@@ -113,7 +109,7 @@ public:
     const router_counters& counters() const;
     std::size_t memory_bytes() const;
 
-private:
+protected:
     struct bucket {
         int rank = -1;
         int channel = -1;
@@ -122,9 +118,29 @@ private:
         bool busy = false; // in flight: takes no items until the send completes
     };
 
+    void check_destination(int destination) const {
+        if (destination < 0 || destination >= grid_.ranks()) [[unlikely]]
+            bad_destination(destination);
+    }
+    [[noreturn]] void bad_destination(int destination) const;
+    // Puts `item` into the bucket towards `destination` (another rank); false if that
+    // bucket is in flight. Sends the bucket when it is full.
+    bool push(int destination, const unsigned char* item) {
+        std::uint16_t index = table_.router_of(destination);
+        bucket& b = buckets_[index];
+        if (b.busy) return false;
+        b.items.push(item);
+        if (b.items.full()) send(index, true);
+        return true;
+    }
     void send(std::uint16_t index, bool full);
     bool complete_sends();
-    bool drain(int channel);
+    // Receives the next message of `channel` into its buffer if the buffer is drained and
+    // one is waiting. Returns whether it received one.
+    bool receive(int channel);
+    // One termination poll of finish(): true once every item of the epoch has arrived.
+    bool finished(bool moved);
+    void end_finish();
     void note_buffered() {
         if (buffered_ > counters_.buffered_high_water) counters_.buffered_high_water = buffered_;
     }
@@ -133,8 +149,6 @@ private:
     process_grid grid_;
     route_table table_;
     router_options options_;
-    destination_fn destination_;
-    deliver_fn deliver_;
     int my_rank_ = 0;
     std::size_t capacity_ = 1;
 
@@ -145,6 +159,117 @@ private:
     bool finishing_ = false;
     termination_detector termination_;
     mutable router_counters counters_;
+};
+
+// The router with its item handlers as template parameters:
+//   Destination: int(const unsigned char* item) -- the rank an item received for
+//     forwarding is travelling to;
+//   Deliver: void(const unsigned char* items, std::size_t count) -- items for this rank,
+//     `count` of them one after the other (item_bytes each): a whole received run at once,
+//     so that the receiver can work on a batch.
+// Both are called directly (inlined), never through a type-erased wrapper.
+template <class Destination, class Deliver>
+class router: public router_core {
+public:
+    router(context& comm, const process_grid& grid, router_options options, Destination destination, Deliver deliver):
+        router_core(comm, grid, options), destination_(std::move(destination)), deliver_(std::move(deliver)) {}
+
+    // Offers an item created on this rank for rank `destination`: delivered at once if that
+    // is this rank, else put in its bucket. False: that bucket is in flight; call
+    // progress() and offer again.
+    bool try_inject(int destination, const void* item) {
+        auto bytes = static_cast<const unsigned char*>(item);
+        check_destination(destination);
+        if (destination == my_rank_) {
+            ++counters_.items_injected;
+            ++counters_.items_delivered;
+            deliver_(bytes, 1);
+            return true;
+        }
+        if (!push(destination, bytes)) return false;
+        ++counters_.items_injected;
+        ++buffered_;
+        note_buffered();
+        return true;
+    }
+    void inject(int destination, const void* item) {
+        while (!try_inject(destination, item)) wait();
+    }
+
+    // progress(), giving the core away when nothing moved: with more ranks than cores the
+    // rank this one waits for may need it (MPI need not yield by itself: gups.cpp).
+    void wait() {
+        if (!progress()) std::this_thread::yield();
+    }
+
+    // One pass: completes sends, receives and routes what it can (and, inside finish(),
+    // flushes when nothing else moved). Returns whether anything happened.
+    bool progress() {
+        bool moved = complete_sends();
+        // Highest channel first: its items only need higher channels or have arrived.
+        for (int c = grid_.channels() - 1; c >= 0; --c) moved |= drain(c);
+        if (finishing_ && !moved) moved = flush();
+        return moved;
+    }
+
+    // Collective: this rank injects nothing more until it returns; returns once every item
+    // injected on any rank before its finish() has been delivered. May be called again for
+    // the next epoch; items of the next epoch may arrive (and be delivered, or wait in the
+    // buffers for later progress() calls) while a slower rank is still finishing.
+    void finish() {
+        finishing_ = true;
+        flush();
+        for (;;) {
+            const bool moved = progress();
+            if (finished(moved)) break;
+            if (!moved) std::this_thread::yield();
+        }
+        end_finish();
+    }
+
+private:
+    // Figure 2 (routeUpdates) inside the receive loop of Figure 1: receive into the
+    // channel's buffer only when it is drained; stop at an item whose bucket is in flight.
+    // Consecutive items for this rank are delivered as one run (contiguous in the receive
+    // buffer), before anything else happens to the buffer.
+    bool drain(int channel) {
+        item_buffer& in = receive_[channel];
+        bool moved = false;
+        for (;;) {
+            if (in.drained()) {
+                if (!receive(channel)) return moved;
+                moved = true;
+            }
+            const unsigned char* run = nullptr;
+            std::size_t run_items = 0;
+            auto deliver_run = [&] {
+                if (run_items == 0) return;
+                deliver_(run, run_items);
+                counters_.items_delivered += run_items;
+                buffered_ -= run_items;
+                run_items = 0;
+            };
+            while (!in.drained()) {
+                const unsigned char* item = in.next();
+                int destination = destination_(item);
+                if (destination == my_rank_) {
+                    if (run_items == 0) run = item;
+                    ++run_items;
+                } else {
+                    deliver_run();
+                    check_destination(destination);
+                    if (!push(destination, item)) return moved; // blocked until that send completes
+                    ++counters_.items_forwarded;                // still buffered: receive buffer -> bucket
+                }
+                in.advance();
+                moved = true;
+            }
+            deliver_run();
+        }
+    }
+
+    Destination destination_;
+    Deliver deliver_;
 };
 
 } // namespace spikex

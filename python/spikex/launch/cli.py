@@ -163,7 +163,9 @@ def run(
         launcher=_launcher(launcher, hostfile, launcher_args), overwrite=overwrite,
         resume=resume, stop_after_s=_duration("--stop-after", stop_after),
     )  # fmt: skip
-    summary = execute_run(plan, progress=progress, progress_every_s=progress_every, allow_partial=True)
+    summary = execute_run(
+        plan, progress=progress, progress_every_s=progress_every, allow_partial=True
+    )
     if plan.in_job and _job_rank() != 0:
         return STOPPED_EXIT_STATUS if summary.get("partial") else EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
@@ -310,7 +312,16 @@ def plot(directory: Path, outdir) -> int:
     "--budget", type=int, default=1024, show_default=True,
     help="Updates looked ahead or buffered per rank (the benchmark allows 1024).",
 )  # fmt: skip
+@click.option(
+    "--message-bytes", type=int, default=None, metavar="BYTES",
+    help="routed: a full bucket's message at most [default: 4032, under OpenMPI's "
+    "shared-memory eager limit of 4 KiB].",
+)  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Skip the verification pass.")
+@click.option(
+    "--huge-pages/--no-huge-pages", default=True, show_default=True,
+    help="Ask the kernel for transparent huge pages for the table (fewer TLB misses).",
+)  # fmt: skip
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
     default=Path("spikex-out/gups.json"), show_default=True, help="Result JSON.",
@@ -319,8 +330,8 @@ def plot(directory: Path, outdir) -> int:
 @click.option("--corrupt-updates", type=int, default=0, hidden=True)
 @launcher_options
 def gups(
-    ranks, algorithm, log2_table, mem_fraction, dims, budget, no_verify, output, corrupt_updates,
-    launcher, hostfile, launcher_args,
+    ranks, algorithm, log2_table, mem_fraction, dims, budget, message_bytes, no_verify, huge_pages,
+    output, corrupt_updates, launcher, hostfile, launcher_args,
 ) -> int:  # fmt: skip
     """HPCC MPIRandomAccess: random XOR updates of a distributed table, in GUPS.
 
@@ -334,7 +345,8 @@ def gups(
     verify = not no_verify
     plan = plan_gups(
         ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output,
-        launcher=_launcher(launcher, hostfile, launcher_args),
+        launcher=_launcher(launcher, hostfile, launcher_args), huge_pages=huge_pages,
+        message_bytes=message_bytes,
     )  # fmt: skip
     result = execute_gups(plan)
     if not plan.in_job or _job_rank() == 0:  # one answer per job

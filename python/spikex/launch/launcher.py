@@ -384,6 +384,9 @@ def child_environment(
         safe default, passive).
     """
     environment = dict(os.environ if environment is None else environment)
+    # The ranks' cores belong to their OpenMP threads: numpy's bundled OpenBLAS would start
+    # a thread per core in every rank, and those spin (6% of a 2-rank GUPS run's cycles).
+    environment.setdefault("OPENBLAS_NUM_THREADS", "1")
     if ranks is not None:
         environment.setdefault("OMP_WAIT_POLICY", thread_wait_policy(ranks, threads))
     if not any(marker in environment for marker in _LAUNCHED_JOB_MARKERS):

@@ -65,16 +65,23 @@ class GupsPlan:
     output: Path
     in_job: bool = False  # mode (b): this process is a rank of someone else's MPI job
     launcher: Launcher = field(default_factory=Launcher)
+    huge_pages: bool = True  # ask for transparent huge pages for the table
+    message_bytes: int | None = (
+        None  # routed: a full bucket's message at most (None: the core's default)
+    )
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
+        extra = {} if self.message_bytes is None else {"message_bytes": self.message_bytes}
         return {
+            **extra,
             "log2_table": self.log2_table,
             "algorithm": self.algorithm,
             "dims": self.dims,
             "budget": self.budget,
             "verify": self.verify,
             "corrupt_updates": self.corrupt_updates,
+            "huge_pages": self.huge_pages,
         }
 
 
@@ -92,6 +99,8 @@ def plan_gups(
     corrupt_updates: int = 0,
     output: Path | str = Path("spikex-out/gups.json"),
     launcher: Launcher | None = None,
+    huge_pages: bool = True,
+    message_bytes: int | None = None,
 ) -> GupsPlan:
     """Check every argument before anything is started.
 
@@ -110,6 +119,19 @@ def plan_gups(
     log2_table = _table_size(ranks, log2_table, mem_fraction)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ConfigError("--budget", budget, "must be an integer >= 1 (updates buffered per rank)")
+    if message_bytes is not None:
+        if (
+            isinstance(message_bytes, bool)
+            or not isinstance(message_bytes, int)
+            or message_bytes < 8
+        ):
+            raise ConfigError(
+                "--message-bytes", message_bytes, "must be an integer >= 8 (one update)"
+            )
+        if algorithm != "routed":
+            raise ConfigError(
+                "--message-bytes", message_bytes, "only --algorithm routed caps its messages"
+            )
     if algorithm == "baseline" and dims is not None:
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
     dims = dims or "auto"
@@ -127,7 +149,8 @@ def plan_gups(
     if output.exists() and output.is_dir():
         raise ConfigError("-o/--output", str(output), "is a directory; give a file name")
     return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
-                    in_job=job is not None, launcher=launcher)  # fmt: skip
+                    in_job=job is not None, launcher=launcher, huge_pages=bool(huge_pages),
+                    message_bytes=message_bytes)  # fmt: skip
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -203,7 +226,12 @@ def execute_gups(plan: GupsPlan) -> dict:
             str(workdir),
         ]
         command = mpiexec_command(plan.ranks, program, launcher=plan.launcher)
-        status = run_job(command, workdir / WORKER_LOG, env=child_environment())
+        environment = child_environment()
+        # More ranks than cores: OpenMPI would then yield the core on every poll that finds
+        # nothing, hundreds of thousands of times a second while a rank has updates to
+        # make. The algorithms yield themselves, and only while they wait for another rank.
+        environment.setdefault("OMPI_MCA_mpi_yield_when_idle", "0")
+        status = run_job(command, workdir / WORKER_LOG, env=environment)
         result_path = workdir / RESULT_FILE
         if status != 0 or not result_path.exists():
             raise job_failure(workdir, status, plan.ranks, missing=RESULT_FILE)
@@ -254,6 +282,8 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "log2_table": plan.log2_table,
         "table_size": kernel["table_size"],
         "table_bytes": 8 * kernel["table_size"],
+        "huge_pages_requested": plan.huge_pages,
+        "huge_pages": kernel["huge_pages"],
         "updates": updates,
         "time_s": seconds,
         "gups": gups,
@@ -289,7 +319,8 @@ def format_result(result: dict) -> str:
     rows = [
         ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"),
         ("ranks", result["ranks"]),
-        ("table", f"2^{result['log2_table']} words ({size_text(result['table_bytes'])})"),
+        ("table", f"2^{result['log2_table']} words ({size_text(result['table_bytes'])}), "
+                  f"huge pages {'yes' if result['huge_pages'] else 'no'}"),
         ("updates", f"{result['updates']:,}"),
         ("time", f"{result['time_s']:.4f} s"),
         ("GUPS", f"{result['gups']:.6f}"),

@@ -112,10 +112,12 @@ def test_zero_ranks_is_an_error():
 
 
 def test_child_environment_drops_the_enclosing_job():
+    blas = {"OPENBLAS_NUM_THREADS": "1"}  # ranks' cores are for their own threads
     inside = {"PATH": "/bin", "OMPI_COMM_WORLD_SIZE": "2", "PMIX_RANK": "1", "HOME": "/root"}
-    assert child_environment(inside) == {"PATH": "/bin", "HOME": "/root"}
+    assert child_environment(inside) == {"PATH": "/bin", "HOME": "/root", **blas}
     outside = {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
-    assert child_environment(outside) == outside
+    assert child_environment(outside) == {**outside, **blas}
+    assert child_environment({"OPENBLAS_NUM_THREADS": "4"})["OPENBLAS_NUM_THREADS"] == "4"
 
 
 def test_threads_spin_only_when_the_job_fits_the_cores():

@@ -48,7 +48,8 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         assert result["dims"] is None
         assert result["mean_hops"] == pytest.approx(1.0), "the baseline sends straight to the owner"
     else:
-        assert result["bucket_capacity"] == 1024 // sum(result["dims"])
+        # the budget shared by the buckets, at most 4,032 bytes (504 updates) per message
+        assert result["bucket_capacity"] == min(1024 // sum(result["dims"]), 4032 // 8)
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
 
@@ -62,6 +63,15 @@ def test_routed_hypercube_and_ragged_grids(tmp_path):
         assert result["errors"] == 0, dims
         assert result["buffered_high_water"] <= 64
         assert result["forwarded"] > 0, dims
+
+
+@pytest.mark.mpi
+def test_message_bytes_caps_the_routed_messages(tmp_path):
+    done, result = gups(tmp_path, "--np", "2", "--message-bytes", "800")
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0
+    assert result["bucket_capacity"] == 100
+    assert 90 < result["mean_updates_per_message"] <= 100
 
 
 @pytest.mark.mpi
@@ -82,9 +92,10 @@ def test_corrupted_updates_are_caught(tmp_path):
 
 
 def test_no_verify(tmp_path):
-    done, result = gups(tmp_path, "--no-verify")
+    done, result = gups(tmp_path, "--no-verify", "--no-huge-pages")
     assert done.returncode == 0, done.stderr
     assert result["verified"] is False and result["passed"] is None
+    assert result["huge_pages_requested"] is False and result["huge_pages"] is False
 
 
 @pytest.mark.parametrize(
@@ -95,6 +106,8 @@ def test_no_verify(tmp_path):
         (["--np", "6", "--dims", "hypercube"], '--dims = "hypercube"'),
         (["--np", "8", "--budget", "5"], "--budget = 5"),  # below one update per router
         (["--budget", "0"], "--budget = 0"),
+        (["--message-bytes", "4"], "--message-bytes = 4"),  # below one update
+        (["--algorithm", "baseline", "--message-bytes", "800"], "--message-bytes = 800"),
         (["--algorithm", "baseline", "--dims", "2x2"], '--dims = "2x2"'),
         (["--np", "8", "--log2-table", "2"], "--log2-table = 2"),
         (["--mem-fraction", "2"], "--mem-fraction = 2"),
@@ -116,6 +129,7 @@ def test_bad_arguments_are_one_line_exit_2(tmp_path, args, key):
 def test_help():
     done = run_cli(["gups", "--help"])
     assert done.returncode == 0
-    for option in ("--np", "--algorithm", "--log2-table", "--mem-fraction", "--dims", "--budget"):
+    for option in ("--np", "--algorithm", "--log2-table", "--mem-fraction", "--dims", "--budget",
+                   "--message-bytes", "--huge-pages"):  # fmt: skip
         assert option in done.stdout
     assert "--corrupt-updates" not in done.stdout, "test-only option stays hidden"
