@@ -2,7 +2,7 @@
 //
 //  latency: a pointer chase through a table far larger than the caches (one random cyclic
 //    permutation, Sattolo's algorithm): every load waits for the one before, so ns per
-//    step is the DRAM latency (plus a TLB miss: 4 KiB pages).
+//    step is the DRAM latency (plus a TLB miss, rarer on huge pages).
 //  updates with k streams: T[a & (N - 1)] ^= a for a from the HPCC generator, in blocks of
 //    k: the k addresses are generated, prefetched, then applied in order. k = 1 is one
 //    update at a time; a larger k keeps up to k misses in flight (memory-level
@@ -10,18 +10,22 @@
 //    Applying in order after the prefetches loses no update when a block holds one word
 //    twice (HPCC's Sandia opt2 loads a block's words first and loses such updates).
 //
-// The table is 2^log2 words (default 2^26, 512 MiB). Every measurement is run --repeats
-// times; the fastest is reported. The update runs are checked: applying the same stream
+// The table is 2^log2 words (default 2^26, 512 MiB), on transparent huge pages as
+// `spikex gups` asks for them (--huge-pages 0: 4 KiB pages). Every measurement is run
+// --repeats times; the fastest is reported. The update runs are checked: applying the same stream
 // again must give back T[i] = i. Prints one JSON object.
 //
-//   bench_memory_limits [--log2 26] [--updates 16777216] [--repeats 3]
+//   bench_memory_limits [--log2 26] [--updates 16777216] [--repeats 3] [--huge-pages 1]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "spikex/gups/hpcc_stream.hpp"
 
@@ -31,13 +35,35 @@ namespace {
 
 using seconds_clock = std::chrono::steady_clock;
 
+// Tables 2 MiB-aligned, with transparent huge pages asked for when `huge` is set (as
+// gups_table does), before the first touch.
+bool huge = true;
+template <class T>
+struct table_allocator {
+    using value_type = T;
+    table_allocator() = default;
+    template <class U>
+    table_allocator(const table_allocator<U>&) {}
+    T* allocate(std::size_t n) {
+        constexpr std::size_t page = std::size_t(2) << 20;
+        const std::size_t bytes = (n * sizeof(T) + page - 1) / page * page;
+        void* p = std::aligned_alloc(page, bytes);
+        if (p == nullptr) throw std::bad_alloc();
+        if (huge) madvise(p, bytes, MADV_HUGEPAGE);
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, std::size_t) { std::free(p); }
+    bool operator==(const table_allocator&) const { return true; }
+};
+using words = std::vector<std::uint64_t, table_allocator<std::uint64_t>>;
+
 double seconds_since(seconds_clock::time_point start) {
     return std::chrono::duration<double>(seconds_clock::now() - start).count();
 }
 
 // Random cyclic permutation: next[i] is the slot after i, one cycle through every slot.
-std::vector<std::uint64_t> random_cycle(std::uint64_t n) {
-    std::vector<std::uint64_t> next(n);
+words random_cycle(std::uint64_t n) {
+    words next(n);
     for (std::uint64_t i = 0; i < n; ++i) next[i] = i;
     std::uint64_t state = 0x9e3779b97f4a7c15ULL;
     for (std::uint64_t i = n - 1; i > 0; --i) { // Sattolo: j < i, so one cycle
@@ -49,7 +75,7 @@ std::vector<std::uint64_t> random_cycle(std::uint64_t n) {
     return next;
 }
 
-double chase_ns(const std::vector<std::uint64_t>& next, std::uint64_t steps) {
+double chase_ns(const words& next, std::uint64_t steps) {
     std::uint64_t at = 0;
     const auto start = seconds_clock::now();
     for (std::uint64_t s = 0; s < steps; ++s) at = next[at];
@@ -59,7 +85,7 @@ double chase_ns(const std::vector<std::uint64_t>& next, std::uint64_t steps) {
 }
 
 // Applies `count` updates of the HPCC stream from its start in blocks of k; seconds.
-double updates_in_blocks(std::vector<std::uint64_t>& table, std::uint64_t count, unsigned k) {
+double updates_in_blocks(words& table, std::uint64_t count, unsigned k) {
     const std::uint64_t mask = table.size() - 1;
     std::vector<std::uint64_t> block(k);
     std::uint64_t value = hpcc_starts(0);
@@ -88,6 +114,7 @@ int main(int argc, char** argv) {
     const auto log2 = option(argc, argv, "--log2", 26);
     const auto updates = option(argc, argv, "--updates", std::uint64_t(1) << 24);
     const auto repeats = option(argc, argv, "--repeats", 3);
+    huge = option(argc, argv, "--huge-pages", 1) != 0;
     const std::uint64_t n = std::uint64_t(1) << log2;
 
     double latency = 1e300;
@@ -97,12 +124,13 @@ int main(int argc, char** argv) {
         for (std::uint64_t r = 0; r < repeats; ++r) latency = std::min(latency, chase_ns(next, std::uint64_t(1) << 22));
     }
 
-    std::vector<std::uint64_t> table(n);
+    words table(n);
     for (std::uint64_t i = 0; i < n; ++i) table[i] = i;
     std::printf("{\"question\": \"DRAM latency and random-update throughput with k updates in flight\", ");
-    std::printf("\"table_words\": %llu, \"table_mib\": %llu, \"updates\": %llu, \"repeats\": %llu, ",
+    std::printf("\"table_words\": %llu, \"table_mib\": %llu, \"updates\": %llu, \"repeats\": %llu, "
+                "\"huge_pages\": %s, ",
                 (unsigned long long)n, (unsigned long long)(n * 8 >> 20), (unsigned long long)updates,
-                (unsigned long long)repeats);
+                (unsigned long long)repeats, huge ? "true" : "false");
     std::printf("\"latency_ns\": %.2f, \"blocks\": [", latency);
     bool first = true;
     for (unsigned k: {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u, 256u}) {

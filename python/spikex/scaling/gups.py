@@ -319,8 +319,8 @@ def format_result(result: dict) -> str:
     rows = [
         ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"),
         ("ranks", result["ranks"]),
-        ("table", f"2^{result['log2_table']} words ({size_text(result['table_bytes'])}), "
-                  f"huge pages {'yes' if result['huge_pages'] else 'no'}"),
+        ("table", (f"2^{result['log2_table']} words ({size_text(result['table_bytes'])}), "
+                   f"huge pages {'yes' if result['huge_pages'] else 'no'}")),
         ("updates", f"{result['updates']:,}"),
         ("time", f"{result['time_s']:.4f} s"),
         ("GUPS", f"{result['gups']:.6f}"),

@@ -1,0 +1,103 @@
+"""Where software routing pays for GUPS: the time model's per-update cost of a grid.
+
+An update with a uniformly random owner travels sum_i (1 - 1/D_i) hops on the grid
+D_1 x ... x D_d (the direct grid [P]: 1 - 1/P). Each hop costs the routing CPU time and
+its bytes on the link; each message a send and a receive overhead, shared by the updates
+of a bucket. Buckets are sent full: capacity = min(budget / sum_i D_i, message_bytes /
+item_bytes), as ``route/router.hpp`` sizes them. Per generated update and rank:
+
+    t = h (route_hop_s + item_bytes / bandwidth) + (h / capacity) (send + receive overhead)
+
+The parameters are those of a time-model profile (``profiles/*.toml``, ``time_model.py``):
+the same figures ``_routed`` charges the routed spike exchange. Routing beats the direct
+grid when the message cost m = send + receive overhead exceeds
+
+    m* = b (h_grid - h_direct) / (h_direct / c_direct - h_grid / c_grid),   b = hop + bytes
+
+(only when the grid's buckets hold more updates per hop than the direct ones).
+Local memory costs are the same for every grid and left out.
+"""
+
+from __future__ import annotations
+
+from .time_model import Profile
+
+BUDGET = 1024
+MESSAGE_BYTES = 4032  # route/router.hpp default_message_bytes
+ITEM_BYTES = 8  # one GUPS update
+
+
+def balanced_dims(ranks: int, dimensions: int) -> tuple[int, ...]:
+    """The balanced grid of ``dimensions`` for a power-of-two ``ranks`` (larger first)."""
+    if ranks < 1 or ranks & (ranks - 1):
+        raise ValueError(f"ranks = {ranks}: must be a power of two")
+    bits = ranks.bit_length() - 1
+    if not 1 <= dimensions <= max(bits, 1):
+        raise ValueError(f"dimensions = {dimensions}: must be between 1 and {max(bits, 1)}")
+    return tuple(2 ** (bits // dimensions + (i < bits % dimensions)) for i in range(dimensions))
+
+
+def grid_cost(dims: tuple[int, ...], machine: Profile, budget: int = BUDGET,
+              message_bytes: int = MESSAGE_BYTES, item_bytes: int = ITEM_BYTES) -> dict:
+    """Hops, bucket capacity, messages and seconds per generated update on ``dims`` (all
+    None when the budget cannot give every bucket one update)."""  # fmt: skip
+    capacity = min(budget // sum(dims), message_bytes // item_bytes)
+    if capacity < 1:
+        return {"dims": list(dims), "capacity": 0, "hops": None, "messages": None, "seconds": None}
+    hops = sum(1 - 1 / d for d in dims)
+    per_hop = machine.route_hop_s + item_bytes / machine.bandwidth_bytes_per_s
+    messages = hops / capacity
+    message_cost = machine.send_overhead_s + machine.receive_overhead_s
+    return {
+        "dims": list(dims),
+        "capacity": capacity,
+        "hops": hops,
+        "messages": messages,
+        "seconds": hops * per_hop + messages * message_cost,
+    }
+
+
+def break_even_message_seconds(direct: dict, grid: dict, machine: Profile,
+                               item_bytes: int = ITEM_BYTES) -> float | None:
+    """Send + receive overhead above which ``grid`` beats ``direct`` (None: never)."""  # fmt: skip
+    if grid["hops"] is None:
+        return None
+    if direct["hops"] is None:
+        return 0.0  # the direct grid cannot even give each bucket one update
+    saved_messages = direct["messages"] - grid["messages"]
+    if saved_messages <= 0:
+        return None
+    per_hop = machine.route_hop_s + item_bytes / machine.bandwidth_bytes_per_s
+    return per_hop * (grid["hops"] - direct["hops"]) / saved_messages
+
+
+def crossover_table(machine: Profile, ranks: list[int], budget: int = BUDGET) -> list[dict]:
+    """Per P: the direct grid, the best routed grid, their costs and the break-even."""
+    rows = []
+    for p in ranks:
+        bits = p.bit_length() - 1
+        direct = grid_cost((p,), machine, budget)
+        grids = [grid_cost(balanced_dims(p, d), machine, budget) for d in range(2, bits + 1)]
+        grids = [g for g in grids if g["seconds"] is not None]
+        best = min(grids, key=lambda g: g["seconds"]) if grids else None
+        rows.append({
+            "ranks": p,
+            "direct": direct,
+            "best_grid": best,
+            "routing_wins": best is not None
+            and (direct["seconds"] is None or best["seconds"] < direct["seconds"]),
+            "break_even_message_s": None if best is None else break_even_message_seconds(direct, best, machine),
+            "message_s": machine.send_overhead_s + machine.receive_overhead_s,
+        })  # fmt: skip
+    return rows
+
+
+def first_winning_ranks(rows: list[dict]) -> int | None:
+    """The smallest P of ``rows`` from which on routing wins at every larger P listed."""
+    first = None
+    for row in rows:
+        if row["routing_wins"]:
+            first = first or row["ranks"]
+        else:
+            first = None
+    return first

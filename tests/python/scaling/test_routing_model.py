@@ -1,0 +1,75 @@
+"""spikex.scaling.routing_model: the per-update cost of direct and routed GUPS grids in the
+time model's terms, the break-even message cost, and the table of docs/user/gups.md
+generated from bench/results/routing_crossover.json (bench/routing_crossover.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from conftest import REPO
+
+from spikex.scaling.routing_model import (
+    balanced_dims,
+    break_even_message_seconds,
+    crossover_table,
+    first_winning_ranks,
+    grid_cost,
+)
+from spikex.scaling.time_model import Profile
+
+sys.path.insert(0, str(REPO / "bench"))
+import routing_crossover
+
+
+def machine(message_s: float) -> Profile:
+    return Profile("test", "test", {"route_hop_s": 2e-9, "bandwidth_bytes_per_s": 1e9,
+                                    "send_overhead_s": message_s / 2, "receive_overhead_s": message_s / 2})  # fmt: skip
+
+
+def test_balanced_grids():
+    assert balanced_dims(64, 2) == (8, 8)
+    assert balanced_dims(32, 2) == (8, 4)
+    assert balanced_dims(8, 3) == (2, 2, 2)
+    assert balanced_dims(1024, 4) == (8, 8, 4, 4)
+    with pytest.raises(ValueError, match="power of two"):
+        balanced_dims(12, 2)
+
+
+def test_grid_cost_counts_hops_and_buckets_as_the_router_sizes_them():
+    direct = grid_cost((16,), machine(1e-6))
+    assert direct["capacity"] == 64 and direct["hops"] == pytest.approx(15 / 16)
+    routed = grid_cost((4, 4), machine(1e-6))
+    assert routed["capacity"] == 128 and routed["hops"] == pytest.approx(1.5)
+    # the 4,032-byte message cap binds on small grids: 504 updates, not 1024 / 2
+    assert grid_cost((2,), machine(1e-6))["capacity"] == 504
+    # past 1,024 ranks the direct grid cannot give each bucket one update
+    assert grid_cost((2048,), machine(1e-6))["seconds"] is None
+
+
+@pytest.mark.parametrize("ranks,dims", [(16, (4, 4)), (64, (8, 8)), (256, (16, 16))])
+def test_at_the_break_even_message_cost_both_grids_cost_the_same(ranks, dims):
+    probe = machine(1e-6)
+    m = break_even_message_seconds(grid_cost((ranks,), probe), grid_cost(dims, probe), probe)
+    assert m is not None and m > 0
+    at = machine(m)
+    assert grid_cost((ranks,), at)["seconds"] == pytest.approx(grid_cost(dims, at)["seconds"])
+    above = machine(2 * m)
+    assert grid_cost(dims, above)["seconds"] < grid_cost((ranks,), above)["seconds"]
+
+
+def test_cheap_messages_keep_the_direct_grid_and_costly_ones_route_earlier():
+    ranks = [2**k for k in range(1, 13)]
+    cheap = first_winning_ranks(crossover_table(machine(1e-9), ranks))
+    costly = first_winning_ranks(crossover_table(machine(1e-5), ranks))
+    assert costly is not None and cheap is not None and costly < cheap
+    # at 2,048 ranks and beyond routing is the only way within the budget
+    assert cheap <= 2048
+
+
+def test_the_docs_table_is_generated_from_the_results_file():
+    result = json.loads((REPO / "bench/results/routing_crossover.json").read_text())
+    assert routing_crossover.docs_block(result) in (REPO / "docs/user/gups.md").read_text()
+    # and the results file is what the model gives now
+    assert routing_crossover.compute() == result
