@@ -58,8 +58,9 @@ struct spike_message {
 // byte [bit 0: relayed (phase 2); bits 1-7: the interval number mod 128] and the spike as a
 // one-spike packed block of the spike wire codec (exchange/spike_codec.hpp): item = the
 // source's local index on the sending rank (phase 1; the receiver knows the sender), or
-// its gid when relayed; offset = the step within the interval. 4 bytes up to 2^17 cells
-// per rank at M <= 16 steps, 5 up to 2^25. Ranks are never 64 intervals apart (the
+// its gid when relayed; offset = the step within the interval. 1 + ceil((7 + item bits +
+// offset bits) / 8) bytes: at M <= 16 steps 4 bytes up to 2^13 cells per rank, 5 up to
+// 2^21, 6 beyond (docs/methods/wire_format.md). Ranks are never 64 intervals apart (the
 // conservation loop keeps them within one), so the receiver rebuilds the interval from
 // its own. The sub-interval follows from the step.
 struct wire_message {
@@ -181,7 +182,6 @@ protected:
     // Phase-one send of local cell i's spike to `ranks` (its remote target ranks, or its
     // relays). Default: one pooled MPI_Isend per rank.
     virtual void send_phase_one(local_index i, const spike_message& msg, std::span<const int> ranks);
-    std::uint64_t wire_bytes_ = 0; // of every message sent (phase one and two)
     virtual void setup_sends() {}
     virtual void reclaim_sends() { reclaim_pool(); }
     virtual void extra_counters(std::map<std::string, double>&) const {}
