@@ -53,11 +53,11 @@ def gather_spikes(steps: np.ndarray, gids: np.ndarray) -> tuple[np.ndarray, np.n
     return gather_int64(steps), gather_int64(gids)
 
 
-def broadcast_text(text: str) -> str:
-    """Rank 0's `text` on every rank (collective)."""
+def broadcast_text(text: str, root: int = 0) -> str:
+    """Rank `root`'s `text` on every rank (collective)."""
     if _core.comm_size() == 1:
         return text
-    data = text.encode() if _core.comm_rank() == 0 else b""
+    data = text.encode() if _core.comm_rank() == root else b""
     padded = data.ljust(-(-len(data) // 8) * 8, b"\0")
     gathered = np.asarray(_core.allgather_int64(np.frombuffer(padded, "<i8").copy()))
     return gathered.astype("<i8").tobytes().rstrip(b"\0").decode()

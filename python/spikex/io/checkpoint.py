@@ -129,8 +129,14 @@ def write_checkpoint(
         digest[1:] = np.frombuffer(bytes.fromhex(sha), dtype="<i8")
     except (OSError, RuntimeError) as error:  # h5py reports a failed write as RuntimeError
         failure = _describe(error, partial / file_name)
-        shutil.rmtree(partial, ignore_errors=True)
-    _agree(failure)
+    try:
+        _agree(failure)
+    except CheckpointWriteError:
+        # Removed only once every rank is done with it: a rank removing it on its own
+        # failure would turn another rank's write into "No such file or directory".
+        if rank == 0:
+            shutil.rmtree(partial, ignore_errors=True)
+        raise
 
     digests = int64_per_rank(digest)
     counters = {name: int(int64_per_rank(columns[name]).sum()) for name in COUNTER_COLUMNS}
@@ -219,9 +225,7 @@ def _agree(failure: str) -> None:
     if not flags.any():
         return
     first = int(np.flatnonzero(flags)[0])
-    text = failure.encode() if _core.comm_rank() == first else b""
-    gathered = _core.allgather_int64(np.frombuffer(text.ljust(-(-len(text) // 8) * 8), "<i8").copy())
-    message = np.asarray(gathered).astype("<i8").tobytes().rstrip(b" ").decode(errors="replace")
+    message = broadcast_text(failure, root=first)
     raise CheckpointWriteError(errno.EIO, f"rank {first}: {message}")
 
 

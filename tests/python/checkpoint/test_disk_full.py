@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import marked, run_cli, run_config, write_config
+
+from spikex.launch.launcher import child_environment, mpiexec_command
 
 RUN = """
 [simulation]
@@ -80,3 +84,21 @@ def test_a_full_disk_ends_the_run_and_the_last_checkpoint_resumes(
     resumed = json.loads((resumed_dir / "summary.json").read_text())
     assert resumed["spikes_sha256"] == uninterrupted["spikes_sha256"]
     assert resumed["spikes_total"] == uninterrupted["spikes_total"]
+
+
+@pytest.mark.mpi
+def test_a_rank_that_fails_first_leaves_the_others_their_directory(tmp_path):
+    """Rank 1 runs out of space while rank 0 is still writing: both report the full disk
+    (not "No such file or directory" from a directory removed under rank 0's feet), and
+    no partial checkpoint is left behind."""
+    script = Path(__file__).with_name("write_failure_script.py")
+    done = subprocess.run(
+        mpiexec_command(2, [sys.executable, str(script), str(tmp_path / "checkpoints")]),
+        capture_output=True, text=True, timeout=120, check=False, env=child_environment(threads=1),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    errors = sorted(line for line in done.stdout.splitlines() if line.startswith("ERROR"))
+    assert len(errors) == 2, done.stdout + done.stderr
+    for line in errors:
+        assert "rank 1:" in line and "No space left on device" in line, line
+    assert list((tmp_path / "checkpoints").iterdir()) == []
