@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from conftest import marked, run_cli, run_config, write_config
-
 from spikex.launch.launcher import child_environment, mpiexec_command
 
 RUN = """

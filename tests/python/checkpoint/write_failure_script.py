@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 import spikex  # noqa: F401  (initialises MPI)
 from spikex import _core
 from spikex.io import checkpoint
