@@ -283,9 +283,9 @@ def docs_block(results: dict) -> str:
         lines += [f"Blocks at {run['rate_hz']:g} Hz per cell:", "", *_block_table(run), ""]
     lines += [
         (
-            f"One-spike messages (multisend, persistent) at {first['rate_hz']:g} Hz: a header byte "
-            "and a one-spike packed block, against the 16-byte message they replaced (timed: the "
-            "codec's part only):"
+            f"One-spike messages (multisend, persistent) at {first['rate_hz']:g} Hz: one spike "
+            "alone (4 tag bits, the offset, the item), against the 16-byte message of the first "
+            "version (timed: the codec's part only):"
         ),
         "",
         *_message_table(first),

@@ -118,10 +118,12 @@ result measure_entries(const workload& w, int repeats) {
     return out;
 }
 
-// One-spike messages: [1 header byte][encode_packed block] per spike, each decoded alone.
+// One-spike messages: encode_single with the 4 tag bits of point_to_point.hpp's
+// wire_message (relayed, interval mod 8) per spike, each decoded alone.
 result measure_messages(const workload& w, int repeats) {
     const spike_codec codec(w.steps);
-    constexpr std::size_t slot = 1 + spike_codec::max_packed_bytes;
+    constexpr unsigned tag_bits = 4;
+    constexpr std::size_t slot = spike_codec::max_single_bytes;
     std::vector<unsigned char> wire(w.spikes * slot);
     std::vector<unsigned char> sizes(w.spikes);
     result out;
@@ -130,9 +132,8 @@ result measure_messages(const workload& w, int repeats) {
         std::size_t bytes = 0, i = 0;
         for (const auto& block: w.blocks) {
             for (const auto& s: block) {
-                unsigned char* message = &wire[i * slot];
-                message[0] = static_cast<unsigned char>(i & 0xfe); // the header byte's place
-                sizes[i] = static_cast<unsigned char>(1 + codec.encode_packed(s, message + 1));
+                const auto tag = static_cast<std::uint32_t>(i & 14); // a phase-one message's tag
+                sizes[i] = static_cast<unsigned char>(codec.encode_single(s, w.cells, tag_bits, tag, &wire[i * slot]));
                 bytes += sizes[i++];
             }
         }
@@ -141,8 +142,9 @@ result measure_messages(const workload& w, int repeats) {
         std::uint64_t checksum = 0, n = 0;
         start = seconds_clock::now();
         for (i = 0; i < w.spikes; ++i) {
-            n += codec.decode(&wire[i * slot + 1], sizes[i] - 1u, w.cells,
-                              [&](std::uint32_t item, std::uint32_t offset) { checksum += item * 31 + offset; });
+            const wire_spike s = codec.decode_single(&wire[i * slot], sizes[i], w.cells, tag_bits);
+            checksum += std::uint64_t(s.item) * 31 + s.offset;
+            ++n;
         }
         out.decode_ns = std::min(out.decode_ns, seconds_since(start) * 1e9 / double(w.spikes));
         std::uint64_t expected = 0;

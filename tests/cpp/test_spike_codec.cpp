@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -191,4 +192,60 @@ TEST(spike_codec, malformed_blocks_are_refused) {
     ASSERT_EQ(back.size(), 1u);
     EXPECT_EQ(back[0].item, 3u);
     EXPECT_EQ(back[0].offset, 14u);
+}
+
+TEST(spike_codec, single_spikes_round_trip_with_their_tag_at_the_extremes) {
+    std::mt19937_64 rng(7);
+    const std::uint64_t item_spaces[] = {1, 2, 3, 255, 256, 257, 1u << 20, 4294967296ull};
+    const std::uint32_t interval_lengths[] = {1, 2, 15, 16, 17, 40, 1u << 16};
+    for (unsigned tag_bits: {0u, 1u, 4u, 8u, 17u, 32u}) {
+        for (std::uint64_t items: item_spaces) {
+            for (std::uint32_t steps: interval_lengths) {
+                const spike_codec codec(steps);
+                const std::size_t size = codec.single_bytes(items, tag_bits);
+                EXPECT_EQ(size,
+                          (tag_bits + spike_codec::bits_for(steps - 1) + spike_codec::bits_for(items - 1) + 7) / 8);
+                EXPECT_LE(size, spike_codec::max_single_bytes);
+                auto spikes = random_spikes(rng, 20, items, steps);
+                spikes.push_back({static_cast<std::uint32_t>(items - 1), steps - 1}); // the largest
+                spikes.push_back({0, 0});
+                for (const auto& s: spikes) {
+                    const std::uint32_t tag = tag_bits == 0 ? 0 : static_cast<std::uint32_t>(rng() >> (64 - tag_bits));
+                    unsigned char wire[spike_codec::max_single_bytes + 1];
+                    wire[size] = 0xcd; // nothing written past the message
+                    ASSERT_EQ(codec.encode_single(s, items, tag_bits, tag, wire), size);
+                    EXPECT_EQ(wire[size], 0xcd);
+                    EXPECT_EQ(spike_codec::single_tag(wire, size, tag_bits), tag);
+                    const wire_spike back = codec.decode_single(wire, size, items, tag_bits);
+                    EXPECT_EQ(back.item, s.item);
+                    EXPECT_EQ(back.offset, s.offset);
+                }
+            }
+        }
+    }
+}
+
+TEST(spike_codec, one_spike_messages_take_three_bytes_up_to_64k_cells_per_rank_at_m_16) {
+    // The 4 tag bits of point_to_point.hpp's wire_message; M = 15 (hpc_benchmark, 1.5 ms
+    // at 0.1 ms), 40 (the demo, 1 ms at 0.025 ms), 1 (the microcircuit).
+    EXPECT_EQ(spike_codec(15).single_bytes(1u << 16, 4), 3u);
+    EXPECT_EQ(spike_codec(15).single_bytes((1u << 16) + 1, 4), 4u);
+    EXPECT_EQ(spike_codec(40).single_bytes(1u << 14, 4), 3u);
+    EXPECT_EQ(spike_codec(1).single_bytes(1u << 20, 4), 3u);
+    EXPECT_EQ(spike_codec(15).single_bytes(1u << 20, 4), 4u); // 1M cells per rank: 4 bytes
+}
+
+TEST(spike_codec, malformed_single_spikes_are_refused) {
+    const spike_codec codec(15);
+    unsigned char wire[spike_codec::max_single_bytes] = {};
+    const std::size_t size = codec.encode_single({999, 14}, 1000, 4, 5, wire);
+    EXPECT_THROW(codec.decode_single(wire, size + 1, 1000, 4), internal_error) << "wrong size";
+    EXPECT_THROW(codec.decode_single(wire, size, 0, 4), internal_error) << "empty item space";
+    EXPECT_THROW(codec.decode_single(wire, size, 999, 4), internal_error) << "item outside a smaller space";
+    EXPECT_THROW(codec.encode_single({1000, 0}, 1000, 4, 0, wire), internal_error) << "item outside";
+    EXPECT_THROW(codec.encode_single({0, 15}, 1000, 4, 0, wire), internal_error) << "offset outside";
+    EXPECT_THROW(codec.encode_single({0, 0}, 1000, 4, 16, wire), internal_error) << "tag too wide";
+    EXPECT_THROW(codec.encode_single({0, 0}, 1000, 33, 0, wire), internal_error) << "more than 32 tag bits";
+    std::memset(wire, 0xff, sizeof wire); // offset 15 at M = 15
+    EXPECT_THROW(codec.decode_single(wire, codec.single_bytes(1024, 4), 1024, 4), internal_error) << "offset";
 }

@@ -9,6 +9,7 @@
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
 #include "spikex/exchange/point_to_point.hpp"
+#include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
@@ -43,8 +44,6 @@ std::vector<sync_row> sync_rows(const std::vector<step_type>& stops, step_type m
 
 namespace {
 
-constexpr double message_bytes = 16; // rma_entry (rma.cpp)
-constexpr double routed_item_bytes = 12;
 constexpr std::size_t allgather_header = 4;
 
 // Capacity of a std::vector after resize(n) / push_back growth (libstdc++: a resize
@@ -498,14 +497,14 @@ void count_point_to_point(count_view& v) {
     tally t(v.out, names, v.sampled());
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
-    // Message sizes (point_to_point.hpp wire_message; rma: 16-byte window entries): from the
-    // source rank the spike's local index, from a relay its gid.
+    // Message sizes (point_to_point.hpp wire_message and rma_entry_bytes): from the
+    // source rank the sender's cells are the item space, from a relay all cells.
     const spike_codec codec(static_cast<std::uint32_t>(v.part.min_delay()));
     auto direct_bytes = [&](gid_type g) {
-        return rma ? message_bytes
-                   : double(wire_message::header_bytes + codec.packed_bytes(v.part.cells().local_of(g)));
+        return rma ? double(rma_entry_bytes(codec))
+                   : double(wire_message_bytes(codec, v.part.cells().count(v.rank_of(g))));
     };
-    auto relayed_bytes = [&](gid_type g) { return double(wire_message::header_bytes + codec.packed_bytes(g)); };
+    const double relayed_bytes = double(wire_message_bytes(codec, v.part.cells().cells()));
 
     // rma: window cells of each sampled rank = its sources held by other ranks.
     std::vector<double> window_cells(v.sampled(), 0.0);
@@ -548,7 +547,7 @@ void count_point_to_point(count_view& v) {
             for (const auto& grp: groups) {
                 for (int member: grp.members) {
                     const int m = v.part.sample_index(member);
-                    if (m >= 0) t.add(received_bytes, m, relayed_bytes(sp.gid) - direct_bytes(sp.gid));
+                    if (m >= 0) t.add(received_bytes, m, relayed_bytes - direct_bytes(sp.gid));
                 }
                 int q = v.part.sample_index(grp.relay);
                 if (q < 0 || grp.members.empty()) continue;
@@ -556,7 +555,7 @@ void count_point_to_point(count_view& v) {
                 t.add(relayed, q, 1);
                 t.add(phase_two, q, n);
                 t.add(messages, q, n);
-                t.add(bytes, q, n * relayed_bytes(sp.gid));
+                t.add(bytes, q, n * relayed_bytes);
             }
         }
         // One MPI_Allreduce per synchronisation that has something due (rma: always),
@@ -590,7 +589,7 @@ void count_point_to_point(count_view& v) {
     if (persistent) {
         v.out.per_rank[counter::persistent_starts] = v.out.per_rank[counter::messages_sent];
     }
-    if (rma) v.out.properties[counter::window_bytes_per_slot] = 16.0 * window_cell_spikes;
+    if (rma) v.out.properties[counter::window_bytes_per_slot] = double(rma_entry_bytes(codec)) * window_cell_spikes;
     v.out.properties[counter::relay_exact] = v.part.all_ranks() || phases == 1;
     v.out.properties[counter::rounds_exclude_conservation_iterations] = !rma;
     for (const char* drop:
@@ -616,7 +615,9 @@ void count_routed(count_view& v) {
     process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
     std::string problem = budget_problem(grid, budget);
     if (!problem.empty()) throw user_error(spikex::format("exchange.route_budget = {}: {}", budget, problem));
-    const double capacity = double(bucket_capacity(grid, router_options{std::size_t(routed_item_bytes), budget}));
+    const routed_item_format format(P, v.part.cells().cells(), v.part.min_delay());
+    const double routed_item_bytes = double(format.bytes());
+    const double capacity = double(bucket_capacity(grid, router_options{format.bytes(), budget}));
     const bool per_pair = P <= 4096;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,

@@ -4,18 +4,19 @@
 // and a spike train, with the counting rules of the method files themselves
 // (cpp/spikex/exchange/*.cpp):
 //   allgather   fixed block of 4 + S e bytes per rank per interval (e = 2 compressed, 8
-//               full), an Allgatherv round when any rank emitted more than S spikes;
-//   alltoall    sections of S + 1 records, S adapting (grow to the largest fill, shrink
-//               by 1/8), a second round of exactly the overflow when some fill exceeded S;
-//   alltoallv   a count Alltoall plus an Alltoallv of exactly the needed entries;
-//   multisend   one 16-byte message per (spike, remote target rank); two phases: the
+//               full), an Allgatherv round when a rank's coded block is longer;
+//   alltoall    sections of 8 + 2 S bytes, S adapting (grow to the largest fill, shrink
+//               by 1/8), further rounds of exactly the rest when some block was longer;
+//   alltoallv   a count Alltoall plus an Alltoallv of exactly the coded blocks;
+//   multisend   one 2-4 byte message per (spike, remote target rank) (point_to_point.hpp
+//               wire_message_bytes); two phases: the
 //               source sends to the relays (connections/relay_plan.cpp split_relay_groups,
 //               the same Philox draw), each relay forwards to its group;
 //   persistent  the messages of multisend, plus a persistent request per (cell, remote
 //               target rank) once the cell has fired;
-//   rma         puts as multisend, ring deferrals when a cell fires more often than
+//   rma         puts as multisend, of rma_entry_bytes each, ring deferrals when a cell fires more often than
 //               rma_slot_spikes between two ends, window cells scanned at every round;
-//   routed      one 12-byte item per (spike, target rank), hop by hop along the
+//   routed      one item per (spike, target rank) (exchange/routed_item.hpp), hop by hop along the
 //               dimension-ordered route (route/route_table.hpp next_hop).
 // Spikes are the same for every rank count and method (a design invariant checked by the
 // test suite), so one spike train — e.g. from a 1-rank run — is the input for any P.

@@ -4,6 +4,7 @@
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/connections/relay_plan.hpp"
 #include "spikex/dryrun/memory_model.hpp"
+#include "spikex/exchange/point_to_point.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/route/process_grid.hpp"
 
@@ -90,7 +91,8 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
             if (can.rma_windows && P > 1) {
                 double remote_sources = 0;
                 for (gid_type g: side.sources) remote_sources += part.cells().rank_of(g) != me;
-                out["window"].push_back(remote_sources * 16.0 * double(options.integer("rma_slot_spikes")));
+                const auto entry = rma_entry_bytes(spike_codec(static_cast<std::uint32_t>(part.min_delay())));
+                out["window"].push_back(remote_sources * double(entry) * double(options.integer("rma_slot_spikes")));
             }
         } else if (can.process_grid) {
             process_grid grid = make_process_grid(part.ranks(), options.text("route_dims"), "exchange.route_dims",

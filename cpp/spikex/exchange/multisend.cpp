@@ -3,18 +3,17 @@
 // MPI_Isend form, which the paper also measured).
 //
 // Algorithm: at set-up every cell learns the ranks that hold its targets
-//   (connections/target_ranks.hpp). When a cell fires, the spike (a 4-5 byte wire_message:
-//   local index or gid, step, phase) goes at once to each of those ranks with MPI_Isend (own targets are
-//   delivered directly). Receivers MPI_Iprobe/MPI_Recv every step and buffer arrivals per
-//   sub-interval; at every (sub-)interval end the conservation loop runs MPI_Allreduce of
-//   (sent, received) up to the due sub-interval until the totals are equal
-//   (exchange/point_to_point.hpp). exchange.subintervals = 2: a spike of sub-interval A
-//   need only arrive by the end of B. exchange.phases = 2: two-phase relay — the source
-//   sends to ~sqrt(F) relays, each relay forwards to the rest of its group in the
-//   following sub-interval (at once with one sub-interval) (connections/relay_plan.hpp).
+//   (connections/target_ranks.hpp). When a cell fires, the spike (a 2-4 byte wire_message:
+//   interval number mod 8, relayed or not, step within the interval, local index or gid) goes at once to each of those
+//   ranks with MPI_Isend (own targets are delivered directly). Receivers MPI_Iprobe/MPI_Recv every step and buffer
+//   arrivals per sub-interval; at every (sub-)interval end the conservation loop runs MPI_Allreduce of (sent, received)
+//   up to the due sub-interval until the totals are equal (exchange/point_to_point.hpp). exchange.subintervals = 2: a
+//   spike of sub-interval A need only arrive by the end of B. exchange.phases = 2: two-phase relay — the source sends
+//   to ~sqrt(F) relays, each relay forwards to the rest of its group in the following sub-interval (at once with one
+//   sub-interval) (connections/relay_plan.hpp).
 // Cost per interval (P ranks, N cells, rate r, interval T = M dt, F = remote target ranks
 //   of a cell, F ~ (P-1)(1 - (1 - 1/P)^K) for K random inputs per cell): N r T F messages of
-//   4-5 bytes in total, N r T F / P sent and received per rank on average (two-phase: the
+//   2-4 bytes in total, N r T F / P sent and received per rank on average (two-phase: the
 //   same total, but a source rank initiates only ~sqrt(F) per spike and relays the rest);
 //   k (sub-intervals) MPI_Allreduce of 2 int64 per interval, more when spikes are still in
 //   flight (conservation iterations). No step grows with P when F is bounded by K.

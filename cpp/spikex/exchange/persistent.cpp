@@ -13,7 +13,7 @@
 //   meanwhile; counted as refill_waits). exchange.max_pending_sends bounds the started requests still in flight on a
 //   rank, as it bounds multisend's pool: before a start beyond the bound, completed requests are reclaimed and, if none
 //   has completed, the rank polls incoming messages until one has (counted as sends_blocked).
-// Cost per interval: the messages of multisend (N r T F in total, 4-5 bytes each; F =
+// Cost per interval: the messages of multisend (N r T F in total, 2-4 bytes each; F =
 //   remote target ranks of a cell), k MPI_Allreduce or more; initiation per spike is F
 //   MPI_Start calls instead of F MPI_Isend calls (no request allocation, no descriptor
 //   construction) — send_seconds in the summary measures the difference.
@@ -62,7 +62,7 @@ protected:
         const auto first = remote_begin(i);
         if (!recorded_[i]) {
             // Record: one persistent request per target rank on the cell's buffer, whose
-            // size depends only on the cell (wire_message: a packed one-spike block).
+            // size depends only on the sender's cells (wire_message: one spike alone).
             buffers_[i] = encode_message(msg);
             for (std::size_t j = 0; j < ranks.size(); ++j) {
                 requests_[first + j] =

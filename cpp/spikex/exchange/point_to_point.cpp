@@ -103,33 +103,27 @@ wire_message point_to_point_base::encode_message(const spike_message& msg) const
     wire_message out;
     const step_type interval = msg.step / steps_per_interval_;
     const bool relayed = msg.phase == 2;
-    out.bytes[0] = static_cast<unsigned char>((relayed ? 1 : 0) | ((interval & 127) << 1));
     const std::uint32_t item = relayed ? msg.gid : cells_->local_of(msg.gid);
+    const std::uint64_t items = relayed ? cells_->cells() : cells_->count(my_rank_);
     const auto offset = static_cast<std::uint32_t>(msg.step - interval * steps_per_interval_);
-    out.size = static_cast<std::uint8_t>(wire_message::header_bytes +
-                                         codec_.encode_packed({item, offset}, &out.bytes[wire_message::header_bytes]));
+    const auto tag = static_cast<std::uint32_t>((relayed ? 1 : 0) | ((interval & 7) << 1));
+    out.size = static_cast<std::uint8_t>(
+        codec_.encode_single({item, offset}, items, wire_message::header_bits, tag, out.bytes.data()));
     return out;
 }
 
 spike_message point_to_point_base::decode_message(const unsigned char* bytes, std::size_t size, int source) const {
-    std::uint32_t item = 0, offset = 0;
-    const bool relayed = bytes[0] & 1;
+    const std::uint32_t tag = spike_codec::single_tag(bytes, size, wire_message::header_bits);
+    const bool relayed = tag & 1;
     const std::uint64_t items = relayed ? cells_->cells() : cells_->count(source);
-    const std::size_t n = codec_.decode(bytes + wire_message::header_bytes, size - wire_message::header_bytes, items,
-                                        [&](std::uint32_t i, std::uint32_t o) {
-                                            item = i;
-                                            offset = o;
-                                        });
-    if (n != 1) {
-        throw internal_error(spikex::format("{}: a spike message from rank {} holds {} spikes", name(), source, n));
-    }
+    const wire_spike spike = codec_.decode_single(bytes, size, items, wire_message::header_bits);
     spike_message msg{};
     msg.phase = relayed ? 2 : 1;
-    msg.gid = msg.phase == 2 ? item : cells_->gid_of(source, item);
-    // The interval nearest to this rank's own with the same number mod 128.
+    msg.gid = relayed ? spike.item : cells_->gid_of(source, spike.item);
+    // The interval nearest to this rank's own with the same number mod 8.
     const std::int64_t mine = current_sub_ / schedule_.subintervals();
-    const std::int64_t difference = ((std::int64_t(bytes[0] >> 1) - mine) % 128 + 128 + 64) % 128 - 64;
-    msg.step = (mine + difference) * steps_per_interval_ + offset;
+    const std::int64_t difference = ((std::int64_t(tag >> 1) - mine) % 8 + 8 + 4) % 8 - 4;
+    msg.step = (mine + difference) * steps_per_interval_ + spike.offset;
     msg.subinterval = static_cast<std::uint8_t>(schedule_.subintervals() == 2 ? sub_of(msg.step) & 1 : 0);
     return msg;
 }
@@ -254,10 +248,9 @@ void message_exchange::receive_pending() {
     probe_result found;
     while (comm_->iprobe(any_source, spike_message_tag, found)) {
         wire_message wire;
-        if (found.bytes <= wire_message::header_bytes || found.bytes > wire.bytes.size()) {
-            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected {} to {}", name(),
-                                                found.bytes, found.source, wire_message::header_bytes + 1,
-                                                wire.bytes.size()));
+        if (found.bytes == 0 || found.bytes > wire.bytes.size()) {
+            throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected 1 to {}", name(),
+                                                found.bytes, found.source, wire.bytes.size()));
         }
         comm_->recv(found.source, spike_message_tag, wire.bytes.data(), found.bytes);
         const spike_message msg = decode_message(wire.bytes.data(), found.bytes, found.source);

@@ -54,20 +54,29 @@ struct spike_message {
 };
 
 // One spike on the wire (the paper packed (gid, sub-interval, spike time) into the 16-byte
-// DCMF_Multicast header; the first version here sent spike_message, 16 bytes): a header
-// byte [bit 0: relayed (phase 2); bits 1-7: the interval number mod 128] and the spike as a
-// one-spike packed block of the spike wire codec (exchange/spike_codec.hpp): item = the
-// source's local index on the sending rank (phase 1; the receiver knows the sender), or
-// its gid when relayed; offset = the step within the interval. 1 + ceil((7 + item bits +
-// offset bits) / 8) bytes: at M <= 16 steps 4 bytes up to 2^13 cells per rank, 5 up to
-// 2^21, 6 beyond (docs/methods/wire_format.md). Ranks are never 64 intervals apart (the
-// conservation loop keeps them within one), so the receiver rebuilds the interval from
-// its own. The sub-interval follows from the step.
+// DCMF_Multicast header; the first version here sent spike_message, 16 bytes): a one-spike
+// message of the spike wire codec (exchange/spike_codec.hpp, encode_single) whose 4-bit tag
+// is [bit 0: relayed (phase 2); bits 1-3: the interval number mod 8], then the offset (the
+// step within the interval), then the item: the source's local index on the sending rank
+// (phase 1; the receiver knows the sender; items = the sender's cells), or its gid when
+// relayed (items = all cells). ceil((4 + bits(M - 1) + bits(items - 1)) / 8) bytes, the same
+// for every spike of a sender and phase: 3 bytes up to 2^16 cells per rank at M <= 16 (2^14
+// at M <= 64), 4 up to 2^24 (docs/methods/wire_format.md). The conservation loop at every boundary is
+// collective, so ranks are at most one interval apart and the receiver rebuilds the
+// interval from its own (3 bits leave room). The sub-interval follows from the step.
 struct wire_message {
-    static constexpr std::size_t header_bytes = 1;
-    std::array<unsigned char, header_bytes + spike_codec::max_packed_bytes> bytes{};
+    static constexpr unsigned header_bits = 4;
+    std::array<unsigned char, spike_codec::max_single_bytes> bytes{};
     std::uint8_t size = 0;
 };
+// Bytes of a one-spike message whose item space is `items`.
+inline std::size_t wire_message_bytes(const spike_codec& codec, std::uint64_t items) {
+    return codec.single_bytes(items, wire_message::header_bits);
+}
+
+// Bytes of an rma window entry (rma.cpp): the step within the interval as one spike alone
+// with a 1-bit "written" tag and one item (the window cell names the source).
+inline std::size_t rma_entry_bytes(const spike_codec& codec) { return codec.single_bytes(1, 1); }
 
 inline constexpr int spike_message_tag = 4241;
 

@@ -6,23 +6,27 @@
 // Algorithm: every rank exposes a window with one "window cell" per remote source it needs
 //   (per source rank, in the order of its target-rank request list, so a source rank
 //   addresses its cell's window cell as base + position, no lookup); a window cell is a
-//   ring of exchange.rma_slot_spikes entries of 16 bytes (step, sequence number) — the
-//   option and the counters slots_scanned / window_bytes_per_slot keep the older word
-//   "slot" for a window cell. When a cell fires, the source rank MPI_Puts (step,
-//   sequence) into the cell's window cell on each target rank, inside one
-//   MPI_Win_lock_all epoch that lasts the whole run. At every (sub-)interval end:
-//   MPI_Win_flush_all (my puts are complete at their targets), MPI_Barrier,
-//   MPI_Win_sync, each rank scans its window cells for new sequence numbers, then
+//   ring of exchange.rma_slot_spikes entries — the option and the counters slots_scanned /
+//   window_bytes_per_slot keep the older word "slot" for a window cell. An entry is the
+//   spike's step within the interval as one spike alone of the spike wire codec
+//   (rma_entry_bytes, point_to_point.hpp: a 1-bit "written" tag and bits(M - 1) bits, 1
+//   byte up to M = 128): the window cell names the source, and every entry read at an end
+//   is of a step in [end - M, end), so the offset gives the step. When a cell fires, the
+//   source rank MPI_Puts its entry into the next ring position of the cell's window cell
+//   on each target rank, inside one MPI_Win_lock_all epoch that lasts the whole run. At
+//   every (sub-)interval end: MPI_Win_flush_all (my puts are complete at their targets),
+//   MPI_Barrier, MPI_Win_sync, each rank reads its window cells' written entries in ring
+//   order and clears them (nobody writes a position again before the next end), then
 //   MPI_Allreduce of (puts, entries read, deferred) makes the counts consistent: equal, or
 //   repeat. A cell that fires more often than its ring holds between two ends defers the
 //   extra spikes to the loop (written after everyone has read, then flush + barrier).
 // Cost per interval (P ranks, N cells, rate r, T = M dt, F = remote target ranks of a cell,
-//   S = remote sources with targets on a rank, k sub-intervals): N r T F puts of 16 bytes
-//   in total, as multisend; per sub-interval one flush, one barrier, one MPI_Allreduce of 3
+//   S = remote sources with targets on a rank, k sub-intervals): N r T F puts of 1-2 bytes
+//   in total, as multisend's messages; per sub-interval one flush, one barrier, one MPI_Allreduce of 3
 //   int64, and a scan of S window cells per rank — the receiver has no notification, so
 //   the scan is O(S) (<= N) per sub-interval whether spikes came or not.
-// Memory: the window, 16 * rma_slot_spikes * S bytes per rank, plus 12 bytes per window
-//   cell of receive state, 12 bytes per local cell of send state, target-rank lists, the
+// Memory: the window, rma_entry_bytes * rma_slot_spikes * S bytes per rank, plus 12 bytes
+//   per window cell of receive state, 12 bytes per local cell of send state, target-rank lists, the
 //   lookup.
 // Ordering: none needed (canonical delivery in the engine). exchange.subintervals = 2 is
 //   accepted (every end flushes and reads everything, so it only adds ends);
@@ -30,6 +34,8 @@
 // Limits (docs/methods/rma.md): Open MPI 4.1's default one-sided component (osc/rdma) cannot
 //   create a window on a single process (only the `self` BTL is loaded): with P = 1 there is
 //   nothing remote and no window is created.
+#include <array>
+#include <cstring>
 #include <deque>
 
 #include "spikex/core/errors.hpp"
@@ -41,11 +47,9 @@
 namespace spikex {
 namespace {
 
-struct rma_entry {
-    std::int64_t step;
-    std::uint64_t sequence; // 1 + index of the spike among all spikes of its source; 0: empty
-};
-static_assert(sizeof(rma_entry) == 16);
+// An entry's origin buffer (its first rma_entry_bytes bytes are put).
+using rma_entry = std::array<unsigned char, spike_codec::max_single_bytes>;
+constexpr unsigned entry_tag_bits = 1; // the tag: 1 = written (a cleared entry is all zeros)
 
 class rma_exchange final: public point_to_point_base {
 public:
@@ -63,7 +67,8 @@ public:
     void setup(const exchange_setup& s) override {
         setup_common(s);
         window_cell_spikes_ = options_.rma_slot_spikes;
-        window_cell_bytes_ = static_cast<std::uint64_t>(window_cell_spikes_) * sizeof(rma_entry);
+        entry_bytes_ = rma_entry_bytes(codec_);
+        window_cell_bytes_ = static_cast<std::uint64_t>(window_cell_spikes_) * entry_bytes_;
 
         // Receive side: one window cell per remote source, grouped by source rank in request order.
         const auto& from = targets_.requested_from();
@@ -83,7 +88,7 @@ public:
             }
         }
         consumed_.assign(window_cells, 0);
-        memory_.assign(window_cells * window_cell_spikes_, rma_entry{0, 0});
+        memory_.assign(window_cells * window_cell_bytes_, 0);
 
         // Send side: where my region starts in each target's window.
         std::vector<std::uint64_t> mine(ranks_);
@@ -96,7 +101,7 @@ public:
 
         if (ranks_ > 1) {
             void* base = memory_.empty() ? static_cast<void*>(&dummy_) : static_cast<void*>(memory_.data());
-            window_ = s.comm.window_create(base, memory_.size() * sizeof(rma_entry));
+            window_ = s.comm.window_create(base, memory_.size());
             has_window_ = true;
             s.comm.lock_all(window_);
         }
@@ -134,7 +139,8 @@ protected:
             // Everyone flushed before the barrier: all puts so far are in the windows.
             if (has_window_) {
                 comm_->window_sync(window_);
-                scan(sink);
+                scan(step, sink);
+                comm_->window_sync(window_); // the cleared entries, before anyone writes again
             }
             std::int64_t v[3] = {static_cast<std::int64_t>(puts_), static_cast<std::int64_t>(read_),
                                  static_cast<std::int64_t>(deferred_.size())};
@@ -174,12 +180,12 @@ public:
     std::map<std::string, double> counters() const override {
         auto out = common_counters();
         out[counter::messages_sent] = double(puts_);
-        out[counter::bytes_sent] = double(puts_ * sizeof(rma_entry));
+        out[counter::bytes_sent] = double(puts_ * entry_bytes_);
         out[counter::rounds] = double(rounds_);
         out[counter::conservation_iterations] = double(iterations_);
         out[counter::spikes_sent] = double(puts_);
         out[counter::spikes_received] = double(read_);
-        out[counter::wire_bytes] = double(puts_ * sizeof(rma_entry)); // one window entry per spike and rank
+        out[counter::wire_bytes] = double(puts_ * entry_bytes_); // one window entry per spike and rank
         out[counter::wire_spikes] = double(puts_);
         out[counter::slots_scanned] = double(scanned_);
         out[counter::ring_full_deferrals] = double(deferrals_);
@@ -194,7 +200,7 @@ public:
 
     std::map<std::string, double> memory_bytes() const override {
         auto out = common_memory();
-        out["window"] = double(memory_.capacity() * sizeof(rma_entry));
+        out["window"] = double(memory_.capacity());
         out["exchange_buffers"] =
             double(consumed_.capacity() * sizeof(std::uint64_t) + window_cell_run_.capacity() * sizeof(std::uint32_t) +
                    sequence_.capacity() * sizeof(std::uint64_t) + since_end_.capacity() * sizeof(std::uint32_t) +
@@ -214,15 +220,18 @@ private:
         scoped_timer t(send_s_);
         const std::uint64_t j = sequence_[i]++;
         if (since_end_[i]++ == 0) touched_.push_back(i);
-        outbox_.push_back({step, j + 1}); // must stay in place until the next flush
-        const rma_entry* entry = &outbox_.back();
-        const std::uint64_t within = (j % window_cell_spikes_) * sizeof(rma_entry);
+        const step_type interval = step / steps_per_interval_;
+        const auto offset = static_cast<std::uint32_t>(step - interval * steps_per_interval_);
+        outbox_.emplace_back(); // must stay in place until the next flush
+        rma_entry& entry = outbox_.back();
+        codec_.encode_single({0, offset}, 1, entry_tag_bits, 1, entry.data());
+        const std::uint64_t within = (j % window_cell_spikes_) * entry_bytes_;
         auto ranks = targets_.of(i);
         auto positions = targets_.positions(i);
         std::uint64_t n = 0;
         for (std::size_t k = 0; k < ranks.size(); ++k) {
             if (ranks[k] == my_rank_) continue;
-            comm_->put(entry, sizeof(rma_entry), ranks[k],
+            comm_->put(entry.data(), entry_bytes_, ranks[k],
                        base_on_[ranks[k]] + positions[k] * window_cell_bytes_ + within, window_);
             ++n;
         }
@@ -246,34 +255,42 @@ private:
         touched_.clear();
     }
 
-    // Reads every window cell's new entries, in sequence order.
-    void scan(spike_sink& sink) {
+    // Reads and clears every window cell's written entries, in ring order. Every entry read
+    // at the end `step` is of a step in [step - M, step): written since the last end (each
+    // end reads everything), which is at most M steps back.
+    void scan(step_type step, spike_sink& sink) {
         const auto window_cells = consumed_.size();
+        const step_type first = step - steps_per_interval_;
         scanned_ += window_cells; // counter slots_scanned
         for (std::size_t w = 0; w < window_cells; ++w) {
-            const rma_entry* ring = &memory_[w * window_cell_spikes_];
+            unsigned char* ring = &memory_[w * window_cell_bytes_];
             for (;;) {
                 const std::uint64_t next = consumed_[w];
-                const rma_entry& e = ring[next % window_cell_spikes_];
-                if (e.sequence != next + 1) break;
+                unsigned char* entry = ring + (next % window_cell_spikes_) * entry_bytes_;
+                if (spike_codec::single_tag(entry, entry_bytes_, entry_tag_bits) == 0) break; // not written
+                const wire_spike spike = codec_.decode_single(entry, entry_bytes_, 1, entry_tag_bits);
+                std::memset(entry, 0, entry_bytes_);
                 consumed_[w] = next + 1;
                 ++read_;
                 ++spikes_matched_;
-                sink.deliver_source(window_cell_run_[w], e.step);
+                const step_type from_first = (step_type(spike.offset) - first) % steps_per_interval_;
+                sink.deliver_source(window_cell_run_[w],
+                                    first + (from_first < 0 ? from_first + steps_per_interval_ : from_first));
             }
         }
     }
 
-    int window_cell_spikes_ = 2;           // entries per window cell (exchange.rma_slot_spikes)
-    std::uint64_t window_cell_bytes_ = 32; // window_cell_spikes_ * 16
+    int window_cell_spikes_ = 2;          // entries per window cell (exchange.rma_slot_spikes)
+    std::size_t entry_bytes_ = 1;         // rma_entry_bytes(codec_)
+    std::uint64_t window_cell_bytes_ = 2; // window_cell_spikes_ * entry_bytes_
     window window_{};
     bool has_window_ = false;
     std::int64_t dummy_ = 0;
-    std::vector<rma_entry> memory_;              // the window: window cells * window_cell_spikes_ entries
+    std::vector<unsigned char> memory_;          // the window: window cells * window_cell_bytes_
     std::vector<std::uint64_t> consumed_;        // per window cell: entries read so far
     std::vector<std::uint32_t> window_cell_run_; // per window cell: its source's source run
     std::vector<std::uint64_t> base_on_;         // per rank: byte offset of my region in its window
-    std::vector<std::uint64_t> sequence_;        // per local cell: spikes written so far
+    std::vector<std::uint64_t> sequence_;        // per local cell: spikes written so far (its ring position)
     std::vector<std::uint32_t> since_end_;       // per local cell: spikes written since the last end
     std::vector<local_index> touched_;
     std::deque<rma_entry> outbox_; // origin buffers of puts not yet flushed (stable addresses)

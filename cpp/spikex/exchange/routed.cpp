@@ -3,17 +3,18 @@
 //
 // Algorithm: at set-up every rank learns, for each of its cells, the ranks that hold its
 //   targets (target_ranks: one Alltoall + one Alltoallv). A spike (gid, step) becomes one
-//   12-byte item per target rank, put into the route library's bucket of its next-hop
+//   item per target rank (exchange/routed_item.hpp: destination rank, gid and step mod 2M
+//   bit-packed, 3 bytes up to P * N * 2M = 2^24), put into the route library's bucket of its next-hop
 //   router; poll() feeds spikes in each step and routes what arrives (full buckets leave
 //   at once, overlapping the interval's computation). At the interval end synchronize()
 //   flushes; routers forward hop by hop (<= d hops) until a termination wave shows every
 //   item delivered. Each rank delivers what reaches it: source lookup, deliver_source.
 // Cost per interval (S = N r M dt spikes, k target ranks per spike, grid D_0 x ... x
 //   D_{d-1}, h = sum_i (1 - 1/D_i) mean hops, c = floor(budget / sum_i D_i) items per
-//   bucket): S k items, 12 S k h / P bytes sent per rank; per rank at least one message to
-//   each partner with traffic (<= sum_i (D_i - 1) partners, not P - 1) and >= 12 S k h /
+//   bucket, e = item bytes): S k items, e S k h / P bytes sent per rank; per rank at least one message to
+//   each partner with traffic (<= sum_i (D_i - 1) partners, not P - 1) and >= e S k h /
 //   (P c) messages; 1 or more 16-byte non-blocking allreduces (termination waves, "rounds").
-// Memory: the route budget (12 * budget bytes of buckets), the route table (2 P bytes),
+// Memory: the route budget (e * budget bytes of buckets), the route table (2 P bytes),
 //   target ranks (8 bytes per (cell, target rank) pair), the source lookup, pending spikes.
 // Ordering: none; the engine sorts each step's deliveries into canonical order. Items of
 //   the next interval may be delivered early (while this rank is still synchronizing).
@@ -25,6 +26,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/method_registry.hpp"
+#include "spikex/exchange/routed_item.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/route/router.hpp"
@@ -32,21 +34,15 @@
 namespace spikex {
 namespace {
 
-// Wire format of one item: [destination rank][source gid][step, low 32 bits], uint32 LE.
-// The receiver rebuilds the step from its own: items are never 2^31 steps away from it.
-constexpr std::size_t item_bytes = 12;
 constexpr int route_tag = 21000;
 
 class routed_exchange;
 
 // The router's item handlers, inlined into its loops (route/router.hpp): the destination
-// is the item's first word; delivery hands each item to the exchange.
+// is the item's tag (routed_item.hpp); delivery hands each item to the exchange.
 struct item_destination {
-    int operator()(const unsigned char* item) const {
-        std::uint32_t destination;
-        std::memcpy(&destination, item, sizeof destination);
-        return static_cast<int>(destination);
-    }
+    const routed_item_format* format;
+    int operator()(const unsigned char* item) const { return format->destination(item); }
 };
 struct item_delivery {
     routed_exchange* exchange;
@@ -80,11 +76,16 @@ public:
         targets_ = target_ranks::build(s.comm, s.cells, s.table.sources());
         lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
         sent_to_.assign(s.comm.size(), 0);
-        router_ = std::make_unique<spike_router>(s.comm, grid_, router_options{item_bytes, budget_, route_tag},
-                                                 item_destination{}, item_delivery{this});
+        format_ = routed_item_format(s.comm.size(), s.cells.cells(), s.steps_per_interval);
+        router_ = std::make_unique<spike_router>(s.comm, grid_, router_options{format_.bytes(), budget_, route_tag},
+                                                 item_destination{&format_}, item_delivery{this});
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
+    void resume_at(step_type s) override {
+        spike_exchange::resume_at(s);
+        reference_step_ = s; // the step items are decoded around
+    }
 
     void poll(spike_sink& sink) override {
         sink_ = &sink;
@@ -136,7 +137,7 @@ public:
                 {counter::flush_sends, double(c.flush_sends)},
                 {counter::messages_received, double(c.messages_received)},
                 // one fixed-size item per spike and target rank (each hop sends it again)
-                {counter::wire_bytes, double(c.items_injected * item_bytes)},
+                {counter::wire_bytes, double(c.items_injected * format_.bytes())},
                 {counter::wire_spikes, double(c.items_injected)}};
     }
 
@@ -148,7 +149,7 @@ public:
                                              {counter::route_bucket_capacity, double(router_->bucket_capacity())},
                                              {counter::route_max_hops, double(grid_.max_hops())},
                                              {counter::route_buffer_high_water, double(high_water_)},
-                                             {counter::entry_bytes, double(item_bytes)}};
+                                             {counter::entry_bytes, double(format_.bytes())}};
         for (int i = 0; i < grid_.dimensions(); ++i)
             out[counter::route_dim_prefix + std::to_string(i)] = double(grid_.dim(i));
         return out;
@@ -171,8 +172,8 @@ private:
             auto ranks = targets_.of(cells_->local_of(s.gid));
             for (; next_target_rank_ < ranks.size(); ++next_target_rank_) {
                 const int destination = ranks[next_target_rank_];
-                std::uint32_t item[3] = {static_cast<std::uint32_t>(destination), s.gid,
-                                         static_cast<std::uint32_t>(s.step)};
+                unsigned char item[spike_codec::max_single_bytes];
+                format_.encode(destination, s.gid, s.step, item);
                 if (!router_->try_inject(destination, item)) return false;
                 ++sent_to_[ranks[next_target_rank_]];
             }
@@ -186,16 +187,16 @@ private:
     }
 
 public:
+    std::size_t item_bytes() const { return format_.bytes(); }
     void arrive(const unsigned char* item) {
-        std::uint32_t words[3];
-        std::memcpy(words, item, item_bytes);
-        step_type step =
-            reference_step_ + static_cast<std::int32_t>(words[2] - static_cast<std::uint32_t>(reference_step_));
+        gid_type gid = 0;
+        step_type step = 0;
+        format_.decode(item, reference_step_, gid, step);
         ++received_;
-        std::uint32_t run = lookup_->find(words[1]);
+        std::uint32_t run = lookup_->find(gid);
         if (run == no_run || sink_ == nullptr) {
             throw internal_error(
-                spikex::format("routed: spike of gid {} reached rank {}{}", words[1], my_rank_,
+                spikex::format("routed: spike of gid {} reached rank {}{}", gid, my_rank_,
                                run == no_run ? ", which holds none of its targets" : " outside poll/synchronize"));
         }
         sink_->deliver_source(run, step);
@@ -206,6 +207,7 @@ private:
     routed_options options_;
     int my_rank_ = 0;
     process_grid grid_;
+    routed_item_format format_;
     std::int64_t budget_ = 1024;
     target_ranks targets_;
     std::unique_ptr<source_lookup> lookup_;
@@ -223,7 +225,8 @@ private:
 };
 
 void item_delivery::operator()(const unsigned char* items, std::size_t count) const {
-    for (std::size_t k = 0; k < count; ++k) exchange->arrive(items + k * item_bytes);
+    const std::size_t bytes = exchange->item_bytes();
+    for (std::size_t k = 0; k < count; ++k) exchange->arrive(items + k * bytes);
 }
 
 } // namespace

@@ -186,17 +186,38 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     return bytes;
 }
 
-std::size_t spike_codec::encode_packed(wire_spike spike, unsigned char* out) const {
-    const unsigned item_bits = packed_item_bits(spike.item);
-    unsigned char scratch[max_packed_bytes + 8]; // the writer stores whole 32-bit words
+std::size_t spike_codec::encode_single(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
+                                       unsigned char* out) const {
+    if (spike.item >= items || spike.offset >= steps_ || tag_bits > 32 || (std::uint64_t{tag} >> tag_bits) != 0) {
+        throw internal_error("spike wire: one spike (item " + std::to_string(spike.item) + ", offset " +
+                             std::to_string(spike.offset) + ", tag " + std::to_string(tag) + ") outside " +
+                             std::to_string(items) + " items x " + std::to_string(steps_) + " steps x " +
+                             std::to_string(tag_bits) + " tag bits");
+    }
+    unsigned char scratch[max_single_bytes + 8]; // the writer stores whole 32-bit words
     bit_writer w(scratch);
-    w.put(0, mode_bits);
-    w.put(item_bits, parameter_bits);
-    w.put(spike.item | (std::uint64_t(spike.offset) << item_bits), item_bits + offset_bits_);
+    w.put(tag, tag_bits);
+    w.put(spike.offset, offset_bits_);
+    w.put(spike.item, bits_for(items - 1));
     w.finish();
-    const std::size_t bytes = packed_bytes(spike.item);
+    const std::size_t bytes = single_bytes(items, tag_bits);
     std::memcpy(out, scratch, bytes);
     return bytes;
+}
+
+wire_spike spike_codec::decode_single(const unsigned char* data, std::size_t bytes, std::uint64_t items,
+                                      unsigned tag_bits) const {
+    if (items == 0) throw_malformed_block("a spike for an empty item space");
+    if (bytes != single_bytes(items, tag_bits)) throw_malformed_block("one-spike message of the wrong size");
+    wire_bit_reader in(data, bytes);
+    std::uint64_t tag = 0, offset = 0, item = 0;
+    if (!in.take_long(tag_bits, tag) || !in.take_long(offset_bits_, offset) ||
+        !in.take_long(bits_for(items - 1), item)) {
+        throw_malformed_block("one-spike message cut short");
+    }
+    if (offset >= steps_) throw_malformed_block("offset outside the interval");
+    if (item >= items) throw_malformed_block("item outside the item space");
+    return {static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(offset)};
 }
 
 } // namespace spikex

@@ -2,11 +2,11 @@
 // The spike wire codec: how every exchange method puts a set of spikes on the wire.
 //
 // A block is the spikes one sender sends in one message (an interval's Allgather block, a
-// rank pair's section, one point-to-point message). Each spike is an (item, offset) pair:
-// item = the local index of the source cell on the sending rank (source-addressed methods)
-// or the location of its target on the receiving rank (target-addressed methods); offset =
-// the step within the interval, 0 <= offset < steps (steps = M, known to both sides). The
-// receiver knows the sender and the interval from the message, so neither is in the block.
+// rank pair's section); a one-spike message sends a single spike (single_bytes, below). Each spike is an (item, offset)
+// pair: item = the local index of the source cell on the sending rank (source-addressed methods) or the location of its
+// target on the receiving rank (target-addressed methods); offset = the step within the interval, 0 <= offset < steps
+// (steps = M, known to both sides). The receiver knows the sender and the interval from the message, so neither is in
+// the block.
 //
 // A block is a bit stream, least significant bit first, padded with 1-bits to a whole byte:
 //   bit 0        mode: 0 = packed, 1 = gaps
@@ -58,13 +58,29 @@ public:
     // bytes in gaps mode, the same bytes for the same order in packed mode.
     std::size_t encode(std::span<const wire_spike> spikes, std::uint64_t items, std::vector<unsigned char>& out) const;
 
-    // One spike as a packed block (what a one-spike message sends): its size depends only
-    // on the item, packed_bytes(item) <= max_packed_bytes. Returns the bytes written.
-    std::size_t encode_packed(wire_spike spike, unsigned char* out) const;
-    std::size_t packed_bytes(std::uint32_t item) const {
-        return (mode_bits + parameter_bits + packed_item_bits(item) + offset_bits_ + 7) / 8;
+    // One spike alone (a one-spike message, an rma window entry, a routed item). The item
+    // space is known to both sides, so nothing needs describing: no mode, no width, and the
+    // message length gives the count. The spike is one bit field of tag_bits + b +
+    // bits(items - 1) bits, padded with 1-bits to whole bytes: the user's tag (tag <
+    // 2^tag_bits, tag_bits <= 32; read first with single_tag, e.g. to choose the item
+    // space or the destination), then the offset, then the item. Its size depends only on
+    // items and tag_bits.
+    std::size_t single_bytes(std::uint64_t items, unsigned tag_bits) const {
+        return (tag_bits + offset_bits_ + bits_for(items > 0 ? items - 1 : 0) + 7) / 8;
     }
-    static constexpr std::size_t max_packed_bytes = (1 + 6 + 32 + 32 + 7) / 8;
+    static constexpr std::size_t max_single_bytes = (32 + 32 + 32 + 7) / 8;
+    std::size_t encode_single(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
+                              unsigned char* out) const;
+    // The tag of a single spike of `bytes` bytes (little-endian, as every supported target).
+    static std::uint32_t single_tag(const unsigned char* data, std::size_t bytes, unsigned tag_bits) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, data, std::min<std::size_t>(bytes, sizeof word));
+        return static_cast<std::uint32_t>(word & ((std::uint64_t{1} << tag_bits) - 1));
+    }
+    // Throws internal_error unless `bytes` is the size single_bytes gives and the spike
+    // lies inside items x steps().
+    wire_spike decode_single(const unsigned char* data, std::size_t bytes, std::uint64_t items,
+                             unsigned tag_bits) const;
 
     // Calls f(item, offset) for every spike of the block in [data, data + bytes), whose
     // items are < items. Returns the number of spikes; throws internal_error on a

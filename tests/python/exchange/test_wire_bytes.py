@@ -2,10 +2,9 @@
 per spike (and target rank) on the wire, at more cells per rank than the old 2-byte
 Allgather entries could address (docs/methods/wire_format.md).
 
-Every registered method runs once on 2 ranks in one SPMD job. The methods that do not meet
-the target yet are listed in ``NOT_YET`` with the format they send, and checked to send
-exactly that: a change of their format, for better or worse, shows here, and a new method
-must meet the target or be listed.
+Every registered method runs once on 2 ranks in one SPMD job and must meet the target (a
+new method too). The methods that send one spike at a time are also checked to send
+exactly the bytes of their format: a change of it, for better or worse, shows here.
 """
 
 from __future__ import annotations
@@ -40,27 +39,12 @@ TARGET = 3.0
 
 
 def one_spike_message_bytes(items: int, steps: int) -> int:
-    """A one-spike message of multisend and persistent for the widest item: the header byte
-    and a packed block of 1 + 6 + w + b bits, w + b >= 8 (point_to_point.hpp)."""
-    offset_bits = (steps - 1).bit_length()
-    item_bits = max((items - 1).bit_length(), 8 - offset_bits)
-    return 1 + math.ceil((7 + item_bits + offset_bits) / 8)
+    """A one-spike message of multisend and persistent: 4 tag bits (relayed, interval mod
+    8), the offset and the item, whole bytes (point_to_point.hpp, spike_codec.hpp)."""
+    return math.ceil((4 + (steps - 1).bit_length() + (items - 1).bit_length()) / 8)
 
 
-# method -> (what it sends, the largest bytes per spike that format gives here)
-NOT_YET = {
-    "multisend": (
-        "one-spike messages: a header byte and a packed one-spike block",
-        one_spike_message_bytes(CELLS // RANKS, STEPS_PER_INTERVAL),
-    ),
-    "persistent": (
-        "one-spike messages, as multisend",
-        one_spike_message_bytes(CELLS // RANKS, STEPS_PER_INTERVAL),
-    ),
-    "rma": ("16-byte window entries (step, sequence)", 16),
-    "routed": ("12-byte route items (rank, gid, step)", 12),
-}
-
+ONE_SPIKE_MESSAGES = ("multisend", "persistent")
 
 @pytest.fixture(scope="module")
 def exchanges(tmp_path_factory):
@@ -81,8 +65,8 @@ def test_every_method_reports_its_wire_bytes(exchanges):
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("method", [m for m in EXCHANGE_METHODS if m not in NOT_YET])
-def test_coded_methods_take_at_most_3_bytes_per_spike(exchanges, method):
+@pytest.mark.parametrize("method", EXCHANGE_METHODS)
+def test_every_method_takes_at_most_3_bytes_per_spike(exchanges, method):
     assert exchanges[method]["wire_bytes_per_spike"] <= TARGET, (
         f"{method}: {exchanges[method]['wire_bytes_per_spike']:.2f} bytes per spike on the wire "
         f"(issue 21: at most {TARGET:g}; {CELLS // RANKS} cells per rank, M = {STEPS_PER_INTERVAL})"
@@ -90,12 +74,25 @@ def test_coded_methods_take_at_most_3_bytes_per_spike(exchanges, method):
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("method", [m for m in NOT_YET if m in EXCHANGE_METHODS])
-def test_methods_not_yet_coded_send_their_format(exchanges, method):
-    what, largest = NOT_YET[method]
-    value = exchanges[method]["wire_bytes_per_spike"]
-    assert value > TARGET, f"{method} meets the target now ({value:.2f}): remove it from NOT_YET"
-    assert value <= largest, f"{method}: {value:.2f} bytes per spike, more than {what} ({largest})"
+@pytest.mark.parametrize("method", ONE_SPIKE_MESSAGES)
+def test_one_spike_messages_take_the_bytes_their_item_space_needs(exchanges, method):
+    # 600 cells per rank, M = 40: 4 + 6 + 10 bits, 3 bytes for every spike
+    assert exchanges[method]["wire_bytes_per_spike"] == one_spike_message_bytes(
+        CELLS // RANKS, STEPS_PER_INTERVAL
+    )
+
+
+@pytest.mark.mpi
+def test_rma_window_entries_hold_the_step_within_the_interval(exchanges):
+    # a 1-bit "written" tag and the offset (the window cell names the source): 1 + 6 bits
+    assert exchanges["rma"]["wire_bytes_per_spike"] == math.ceil((1 + (STEPS_PER_INTERVAL - 1).bit_length()) / 8)
+
+
+@pytest.mark.mpi
+def test_routed_items_hold_destination_gid_and_step_mod_2m(exchanges):
+    # bits(P - 1) + bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits
+    bits = (RANKS - 1).bit_length() + (2 * STEPS_PER_INTERVAL - 1).bit_length() + (CELLS - 1).bit_length()
+    assert exchanges["routed"]["wire_bytes_per_spike"] == math.ceil(bits / 8)
 
 
 @pytest.mark.mpi
