@@ -2,9 +2,12 @@
 """The memory system's limit for random updates, and how near GUPS' local path comes (issue 21).
 
 Runs ``bench_memory_limits`` (bench/cpp/memory_limits.cpp: DRAM latency by pointer chase,
-ns per random XOR update with k prefetched updates in flight), then ``spikex gups`` on 1
-and 2 ranks, both algorithms, with a table of the same order (2^24 words), best of
-``--repeat`` runs. Writes ``bench/results/memory_limits.json``::
+ns per random XOR update with k prefetched updates in flight), then the same on every core
+at once (one process per core, each on its own table of 1 / cores of the size, pinned with
+taskset: what the memory system sustains when all cores update, the ceiling of GUPS at
+P = cores), then ``spikex gups`` on 1 and 2 ranks, both algorithms, with a table of the
+same order (2^24 words), best of ``--repeat`` runs. Writes
+``bench/results/memory_limits.json``::
 
     .venv/bin/python bench/memory_limits.py [--binary build/bench/cpp/bench_memory_limits]
 """
@@ -24,6 +27,7 @@ from spikex_runs import machine, spikex_command
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 OUTPUT = REPOSITORY / "bench" / "results" / "memory_limits.json"
+HPCC = REPOSITORY / "bench" / "results" / "gups_hpcc.json"  # bench/gups_hpcc.py
 DOCS = REPOSITORY / "docs" / "user" / "gups.md"
 BLOCK = "memory-limits"
 
@@ -54,10 +58,46 @@ def docs_block(result: dict) -> str:
         + " / ".join(f"{blocks[k]['gups']:.3f}" for k in deep)
         + " |",
     ]
+    together = result.get("all_cores")
+    if together:
+        best = together["best"]
+        lines.append(
+            f"| random XOR updates, {best['k']} in flight, on all {together['processes']} cores at once "
+            f"(2^{together['log2_table']} words each) | {best['ns_per_update']:.1f} | {best['gups']:.3f} (together) |"
+        )
     for run in result["gups"]:
         lines.append(f"| `spikex gups` {run['algorithm']}, P = {run['ranks']}, 2^{run['log2_table']} words | "
                      f"{run['ns_per_update_per_rank']:.1f} | {run['gups']:.3f} |")  # fmt: skip
-    return "\n".join(lines)
+    ceiling = _ceiling_sentence(together, result["gups"])
+    return "\n".join(lines + ([] if ceiling is None else ["", ceiling]))
+
+
+def _ceiling_sentence(together: dict | None, runs: list[dict]) -> str | None:
+    """Issue 21's target at P = cores (1.5 x Sandia opt2 of bench/results/gups_hpcc.json)
+    against what the memory system sustains on all cores at once."""
+    if not together or not HPCC.is_file():
+        return None
+    cores = together["processes"]
+    targets = [t for c in json.loads(HPCC.read_text())["campaigns"] for t in c["targets"]
+               if t["target"] == "routed_vs_opt2" and t["ranks"] == cores]  # fmt: skip
+    if not targets:
+        return None
+    ceiling = together["best"]["gups"]
+    ours = next((r for r in runs if r["algorithm"] == "routed" and r["ranks"] == cores), None)
+    parts = [
+        f"{t['threshold']:g} × opt2 at P = {cores} with 2^{t['log2_table']} words is "
+        f"{t['threshold'] * t['reference']:.3f} GUPS, {t['threshold'] * t['reference'] / ceiling:.0%} of it"
+        for t in targets
+    ]
+    text = (
+        f"With all {cores} cores updating at once (each with {together['best']['k']} updates in flight, no "
+        f"messages at all) the memory system sustains {ceiling:.3f} GUPS together. Issue 21's target "
+        + "; ".join(parts)
+        + " (opt2 from `bench/results/gups_hpcc.json`)"
+    )
+    if ours:
+        text += f"; routed reaches {ours['gups']:.3f} GUPS, {ours['gups'] / ceiling:.0%} of it"
+    return text + "."
 
 
 def write_docs(result: dict) -> None:
@@ -65,6 +105,34 @@ def write_docs(result: dict) -> None:
     new = readme_with_block(text, docs_block(result), BLOCK)
     if new != text:
         DOCS.write_text(new, encoding="utf-8")
+
+
+def all_cores(binary: Path, log2_table: int, cores: int) -> dict:
+    """bench_memory_limits on every core at once, each process on its own table of
+    2^log2_table / cores words: per k, the slowest process's ns per update and the GUPS of
+    all together (the updates of all processes over the slowest one's time)."""
+    share = log2_table - (cores - 1).bit_length()
+    processes = [
+        subprocess.Popen(
+            ["taskset", "-c", str(core), str(binary), "--log2", str(share)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for core in range(cores)
+    ]
+    outputs = [json.loads(p.communicate()[0]) for p in processes]
+    if any(p.returncode != 0 for p in processes):
+        sys.exit("memory_limits: bench_memory_limits failed on some core")
+    blocks = []
+    for k in [b["k"] for b in outputs[0]["blocks"]]:
+        slowest = max(next(b for b in o["blocks"] if b["k"] == k)["ns_per_update"] for o in outputs)
+        blocks.append({"k": k, "ns_per_update": slowest, "gups": cores / slowest})
+    return {
+        "processes": cores,
+        "log2_table": share,
+        "blocks": blocks,
+        "best": min(blocks, key=lambda b: b["ns_per_update"]),
+    }
 
 
 def gups(ranks: int, algorithm: str, log2_table: int, repeat: int) -> dict:
@@ -109,6 +177,10 @@ def main() -> int:
     limits = json.loads(
         subprocess.run([str(args.binary)], capture_output=True, text=True, check=True).stdout
     )
+    cores = machine()["cpus"]
+    together = (
+        all_cores(args.binary, limits["table_words"].bit_length() - 1, cores) if cores > 1 else None
+    )
     runs = [
         gups(p, a, args.log2_table, args.repeat) for a in ("routed", "baseline") for p in (1, 2)
     ]
@@ -118,6 +190,7 @@ def main() -> int:
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
         "machine": {**machine(), "load_average_start": load_start},
         "memory": limits,
+        "all_cores": together,
         "gups": runs,
     }
     OUTPUT.write_text(json.dumps(result, indent=2) + "\n")
@@ -126,6 +199,10 @@ def main() -> int:
     print(
         f"DRAM latency {limits['latency_ns']:.0f} ns; best {best['ns_per_update']:.2f} ns/update (k = {best['k']})"
     )
+    if together:
+        print(
+            f"all {cores} cores at once: {together['best']['gups']:.3f} GUPS together (k = {together['best']['k']})"
+        )
     for run in runs:
         print(f"{run['algorithm']:>8} P={run['ranks']}: {run['gups']:.4f} GUPS, "
               f"{run['ns_per_update_per_rank']:.2f} ns per update per rank, errors {run['errors']}")  # fmt: skip
