@@ -121,6 +121,8 @@ nb::dict gups_run(const nb::dict& d) {
             o.huge_pages = nb::cast<bool>(value);
         else if (k == "message_bytes")
             o.message_bytes = nb::cast<std::size_t>(value);
+        else if (k == "lanes")
+            o.lanes = nb::cast<int>(value);
         else
             throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
@@ -130,6 +132,7 @@ nb::dict gups_run(const nb::dict& d) {
     out["algorithm"] = r.algorithm;
     out["dims"] = r.dims;
     out["bucket_capacity"] = r.bucket_capacity;
+    out["lanes"] = r.lanes;
     out["table_size"] = r.table_size;
     out["updates"] = r.updates;
     out["errors"] = r.errors;

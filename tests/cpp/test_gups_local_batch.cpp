@@ -3,6 +3,7 @@
 // opt2 loses such updates: it loads a block's words before applying any of them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -60,4 +61,37 @@ TEST(GupsLocalBatch, ApplyAllFromBytesEqualsApplyingInOrder) {
     EXPECT_GT(table.count_errors(), 0u);
     for (auto u: updates) table.apply(u);
     EXPECT_EQ(table.count_errors(), 0u);
+}
+
+TEST(GupsLocalBatch, UpdatesWrittenInPlaceAndKeptByCountAreAllApplied) {
+    // gups_routed writes every generated update to tail() and keeps only its own with
+    // added(count): what was written beyond the count must not be applied, what was kept
+    // must be, however the counts fall against the capacity (same words again and again).
+    gups_table batched(4, 1, 0), one_by_one(4, 1, 0);
+    local_batch batch(16);
+    std::uint64_t value = hpcc_starts(99);
+    std::vector<std::uint64_t> kept;
+    for (int block = 0; block < 300; ++block) {
+        const std::size_t room = batch.capacity() - batch.size();
+        const std::size_t written = std::min<std::size_t>(room, 1 + block % 7);
+        std::size_t keep = 0;
+        for (std::size_t i = 0; i < written; ++i) {
+            value = hpcc_next(value);
+            batch.tail()[keep] = value;
+            if (value % 3 != 0) { // this rank's, say; the others are overwritten next
+                ++keep;
+                kept.push_back(value);
+                one_by_one.apply(value);
+            }
+        }
+        batch.added(batched, keep);
+        EXPECT_LT(batch.size(), batch.capacity()) << "a full block is applied at once";
+    }
+    batch.flush(batched);
+    for (auto u: kept) {
+        batched.apply(u);
+        one_by_one.apply(u);
+    }
+    EXPECT_EQ(batched.count_errors(), 0u);
+    EXPECT_EQ(one_by_one.count_errors(), 0u);
 }

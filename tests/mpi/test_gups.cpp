@@ -10,11 +10,12 @@
 using namespace spikex;
 
 TEST(gups, both_algorithms_verify_without_errors) {
-    for (const char* algorithm: {"baseline", "routed"}) {
+    for (const char* algorithm: {"baseline", "routed", "routed with two lanes"}) {
         for (const char* dims: {"auto", "hypercube", "[2, 2]"}) {
             gups_options o;
             o.log2_table = 11;
-            o.algorithm = algorithm;
+            o.algorithm = std::string(algorithm).substr(0, std::string(algorithm).find(' '));
+            o.lanes = std::string(algorithm).find("lanes") != std::string::npos ? 2 : 1;
             o.dims = dims;
             if (grid_problem(test_context->size(), {2, 2}) != "" && std::string(dims) == "[2, 2]") continue;
             if (hypercube_dims(test_context->size()).empty() && std::string(dims) == "hypercube") continue;
@@ -52,10 +53,22 @@ TEST(gups, small_budget_bounds_buffering) {
     o.budget = 16;
     for (const char* algorithm: {"baseline", "routed"}) {
         o.algorithm = algorithm;
-        gups_result r = run_gups(*test_context, o);
-        EXPECT_EQ(r.errors, 0u) << algorithm;
-        EXPECT_LE(r.counts.buffered_high_water, 16u) << algorithm;
+        for (int lanes: {1, 2}) {
+            o.lanes = lanes;
+            gups_result r = run_gups(*test_context, o);
+            EXPECT_EQ(r.errors, 0u) << algorithm;
+            EXPECT_LE(r.counts.buffered_high_water, 16u) << algorithm;
+        }
+        o.lanes = 1;
     }
+    // Tighter still: the router gets the whole budget and updates are generated one at a
+    // time (gups.cpp share_routed_budget).
+    o.algorithm = "routed";
+    process_grid grid = make_process_grid(test_context->size(), "auto", "dims");
+    o.budget = grid.buckets();
+    gups_result tight = run_gups(*test_context, o);
+    EXPECT_EQ(tight.errors, 0u);
+    EXPECT_EQ(tight.bucket_capacity, 1);
     o.budget = 1;
     o.algorithm = "routed";
     if (test_context->size() > 1) EXPECT_THROW(run_gups(*test_context, o), user_error);

@@ -42,7 +42,8 @@ struct traffic_result {
 };
 
 // One router on `dims`, `epochs` rounds of inject-all-then-finish; checks exactly-once.
-traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epochs, bool progress_while_injecting) {
+traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epochs, bool progress_while_injecting,
+                           int lanes = 1) {
     context& comm = *test_context;
     const int p = comm.size(), me = comm.rank();
     process_grid grid = make_process_grid(p, dims, "dims");
@@ -50,7 +51,7 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
     // one (a faster rank has moved on): file arrivals by their epoch.
     std::vector<std::vector<test_item>> arrived(epochs);
     router r(
-        comm, grid, {sizeof(test_item), budget, 21000},
+        comm, grid, {sizeof(test_item), budget, 21000, default_message_bytes, lanes},
         [](const unsigned char* item) {
             std::uint32_t d;
             std::memcpy(&d, item, sizeof d);
@@ -64,9 +65,12 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
                 arrived[it.epoch].push_back(it);
             }
         });
-    // The budget shared by the buckets, at most default_message_bytes per message.
-    EXPECT_EQ(r.bucket_capacity(),
-              std::min(static_cast<std::size_t>(budget / grid.buckets()), default_message_bytes / sizeof(test_item)));
+    // The budget shared by the buckets (lanes of them per partner, as many as it can give
+    // one item each), at most default_message_bytes per message.
+    const int lanes_used = static_cast<int>(std::clamp<std::int64_t>(budget / grid.buckets(), 1, lanes));
+    EXPECT_EQ(r.lanes(), lanes_used);
+    EXPECT_EQ(r.bucket_capacity(), std::min(static_cast<std::size_t>(budget / (grid.buckets() * lanes_used)),
+                                            default_message_bytes / sizeof(test_item)));
 
     std::mt19937 shuffle(1234 + me);
     for (int epoch = 0; epoch < epochs; ++epoch) {
@@ -150,6 +154,20 @@ TEST(router, smallest_budget_never_overflows) {
         for (std::int64_t budget: {std::int64_t(grid.buckets()), std::int64_t(2 * grid.buckets() + 1)}) {
             auto result = run_traffic(dims, budget, 1, false);
             EXPECT_LE(result.high_water, static_cast<std::uint64_t>(budget));
+        }
+    }
+}
+
+TEST(router, lanes_fill_in_turn_and_lose_nothing) {
+    // Two or three buckets per partner, with a budget that affords them and with one that
+    // affords fewer (then fewer lanes): exactly once and within the budget all the same.
+    const int p = test_context->size();
+    for (const auto& dims: shapes_for(p)) {
+        SCOPED_TRACE("dims " + dims);
+        process_grid grid = make_process_grid(p, dims, "dims");
+        for (int lanes: {2, 3}) {
+            run_traffic(dims, 1024, 2, true, lanes);
+            run_traffic(dims, 2 * grid.buckets() + 1, 1, false, lanes);
         }
     }
 }

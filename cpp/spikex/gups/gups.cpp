@@ -2,6 +2,8 @@
 // verification, and the reduction of every rank's counts (see gups.hpp).
 #include "spikex/gups/gups.hpp"
 
+#include <algorithm>
+
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/instrument/stopwatch.hpp"
@@ -14,6 +16,16 @@ namespace {
 std::int64_t nanoseconds(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
 
 } // namespace
+
+routed_budget share_routed_budget(const process_grid& grid, const gups_options& options, int tag) {
+    const std::int64_t spare =
+        std::clamp<std::int64_t>(options.budget - grid.buckets(), 0, std::int64_t(largest_generate_block));
+    routed_budget shares;
+    shares.generate_block = static_cast<std::size_t>(std::max<std::int64_t>(spare, 1));
+    shares.router =
+        router_options{sizeof(std::uint64_t), options.budget - spare, tag, options.message_bytes, options.lanes};
+    return shares;
+}
 
 gups_result run_gups(context& comm, const gups_options& options) {
     const int ranks = comm.size(), me = comm.rank();
@@ -32,13 +44,17 @@ gups_result run_gups(context& comm, const gups_options& options) {
     if (options.message_bytes < sizeof(std::uint64_t)) {
         throw user_error(spikex::format("--message-bytes = {}: must be >= 8 (one update)", options.message_bytes));
     }
+    if (options.lanes < 1 || options.lanes > 255) {
+        throw user_error(spikex::format("--lanes = {}: must be from 1 to 255", options.lanes));
+    }
     if (options.algorithm == "routed") {
         process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget);
         std::string problem = budget_problem(grid, options.budget);
         if (!problem.empty()) throw user_error(spikex::format("--budget = {}: {}", options.budget, problem));
         result.dims = grid.dims();
-        result.bucket_capacity = static_cast<std::int64_t>(
-            bucket_capacity(grid, router_options{sizeof(std::uint64_t), options.budget, 0, options.message_bytes}));
+        const router_options shares = share_routed_budget(grid, options, 0).router;
+        result.bucket_capacity = static_cast<std::int64_t>(bucket_capacity(grid, shares));
+        result.lanes = bucket_lanes(grid, shares);
     } else {
         result.bucket_capacity = options.budget;
     }

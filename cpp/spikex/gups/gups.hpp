@@ -36,6 +36,7 @@ struct gups_options {
     bool huge_pages = true;                            // ask for transparent huge pages for the table (gups_table.hpp)
     std::size_t message_bytes = default_message_bytes; // routed: a full bucket's message at most
     int poll_every = 256;                              // updates generated between two receive polls
+    int lanes = 1;                                     // routed: buckets per partner (router_options::lanes)
 };
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
@@ -56,12 +57,24 @@ struct gups_result {
     std::string algorithm;
     std::vector<int> dims; // routed
     std::int64_t bucket_capacity = 0;
+    int lanes = 1; // routed: buckets per partner (router_options::lanes, as the budget allows)
     std::uint64_t table_size = 0, updates = 0, errors = 0;
     bool verified = false, passed = false;
     bool huge_pages = false; // the kernel accepted the huge-page request on every rank
     double seconds = 0, init_seconds = 0, verify_seconds = 0;
     gups_counts counts;
 };
+
+// gups_routed's share-out of the look-ahead budget: a block of up to 32 generated updates
+// (whose remote ones it may hold while it waits for a bucket) and the router's buckets and
+// receive buffers, which get the rest (all of it when the budget leaves no room for a
+// block beyond one item per bucket; then blocks are of one update).
+inline constexpr std::size_t largest_generate_block = 32;
+struct routed_budget {
+    std::size_t generate_block = 1;
+    router_options router;
+};
+routed_budget share_routed_budget(const process_grid& grid, const gups_options& options, int tag);
 
 // Collective. Throws user_error for bad options (identically on every rank).
 gups_result run_gups(context& comm, const gups_options& options);

@@ -1,18 +1,24 @@
 // gups --algorithm routed: the optimised algorithm of Garg & Sabharwal, section 4.3
 // (Figure 1), on the route library.
 //
-// Algorithm: each update is routed towards the rank that owns its word: applied at once if
-//   local, else put into the bucket of its next-hop router (dimension-ordered over the
-//   grid); a full bucket is sent at once. An update is formed only when its bucket can take
-//   it, and every poll_every updates the router receives and forwards what has arrived.
-//   After the last update, finish() flushes and keeps routing until the termination wave
-//   shows that every update of every rank has been applied (route/termination.hpp).
+// Algorithm: updates are generated a block (up to 32) at a time and split, without a
+//   branch, into this rank's (into the prefetched local block, applied when full) and the
+//   others', each routed towards the rank that owns its word: put into the bucket of its
+//   next-hop router (dimension-ordered over the grid; `lanes` buckets per router, filled
+//   in turn); a full bucket is sent at once. Every poll_every updates the router receives,
+//   applies and forwards what has arrived. After the last update, finish() flushes and
+//   keeps routing until the termination wave shows that every update of every rank has
+//   been applied (route/termination.hpp).
 // Messages and bytes: per rank 4 N h / P update transmissions (h = sum_i (1 - 1/D_i) mean
-//   hops), 8 bytes each, in messages of up to c = budget / sum_i D_i updates, to at most
-//   sum_i (D_i - 1) partners; a few 16-byte non-blocking allreduces at the end.
-// Memory: sum_i D_i buckets of c updates <= budget; the route table (2 P bytes).
+//   hops), 8 bytes each, in messages of up to c = (budget - block) / (lanes sum_i D_i)
+//   updates (at most message_bytes), to at most sum_i (D_i - 1) partners; a few 16-byte
+//   non-blocking allreduces at the end.
+// Memory: the router's buckets and receive buffers <= budget - block, the generated block,
+//   the local block within what is left (gups.hpp share_routed_budget); the route table
+//   (2 P bytes).
 // Ordering guarantee: none needed (XOR commutes).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -45,37 +51,63 @@ struct apply_updates {
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
     process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
-    router r(comm, grid, router_options{sizeof(std::uint64_t), options.budget, routed_tag, options.message_bytes},
-             owner_of_update{&table}, apply_updates{&table});
+    const routed_budget shares = share_routed_budget(grid, options, routed_tag);
+    router r(comm, grid, shares.router, owner_of_update{&table}, apply_updates{&table});
+    const std::size_t generate_block = shares.generate_block;
 
+    // Updates are generated a block at a time and split without a branch: every update is
+    // written both to the local block's free end and to the block of remote ones, and only
+    // the index of its side advances. (At P = 2 "is it mine?" is a coin toss: one branch
+    // per update, mispredicted half the time, cost more than the memory access itself.)
     // Updates of this rank's words skip the router: prefetched and applied a block at a
-    // time (gups_table.hpp local_batch). The block and the router's buckets together hold
-    // at most `budget` updates: the block is applied first when they would hold more.
+    // time (gups_table.hpp local_batch). The local block, the generated block and the
+    // router's buckets and receive buffers together hold at most `budget` updates; the
+    // local block is applied first when they would hold more, and before every wait.
     const auto budget = static_cast<std::size_t>(options.budget);
     local_batch local(std::min<std::size_t>(local_block, budget));
+    std::array<std::uint64_t, largest_generate_block> remote;
+    std::array<int, largest_generate_block> remote_owner;
     std::uint64_t local_updates = 0;
     const int me = comm.rank();
     // One rank: nothing can arrive, so (almost) no polling.
-    const int poll_every = comm.size() > 1 ? options.poll_every : std::numeric_limits<int>::max();
-    int until_poll = poll_every;
+    const std::int64_t poll_every = comm.size() > 1 ? options.poll_every : std::numeric_limits<std::int64_t>::max();
+    std::int64_t until_poll = poll_every;
+    auto room = [&] { return budget - std::min(budget, local.size() + r.buffered()); };
     while (!stream.done()) {
-        if (--until_poll == 0) {
+        if (until_poll <= 0) {
             until_poll = poll_every;
+            // What arrives now is held until applied: the local block goes first if both
+            // would exceed the budget together.
+            if (local.size() + r.buffered() + r.receive_reserve() > budget) local.flush(table);
             r.progress();
         }
-        std::uint64_t update = stream.next();
-        int owner = table.owner(update);
-        if (owner == me) {
-            ++local_updates;
-            if (local.size() + r.buffered() >= budget) local.flush(table);
-            if (r.buffered() >= budget) {
-                table.apply(update); // nothing may wait: applied at once
-                continue;
-            }
-            local.add(table, update);
+        std::size_t n = std::min<std::uint64_t>(generate_block, stream.left());
+        if (n > local.capacity() - local.size() || n > room()) local.flush(table);
+        n = std::min({n, local.capacity() - local.size(), room()});
+        if (n == 0) { // the router holds the whole budget: let its messages go first
+            r.wait();
             continue;
         }
-        while (!r.try_inject(owner, &update)) r.wait();
+        until_poll -= static_cast<std::int64_t>(n);
+        std::uint64_t* mine = local.tail();
+        std::size_t mine_count = 0, remote_count = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t update = stream.next();
+            const int owner = table.owner(update);
+            mine[mine_count] = update;
+            remote[remote_count] = update;
+            remote_owner[remote_count] = owner;
+            const bool is_mine = owner == me;
+            mine_count += is_mine;
+            remote_count += !is_mine;
+        }
+        local_updates += mine_count;
+        local.added(table, mine_count);
+        for (std::size_t j = 0; j < remote_count; ++j) {
+            if (r.try_inject(remote_owner[j], &remote[j])) continue;
+            local.flush(table); // nothing of ours waits while we wait
+            while (!r.try_inject(remote_owner[j], &remote[j])) r.wait();
+        }
     }
     local.flush(table);
     r.finish();

@@ -108,7 +108,16 @@ class local_batch {
 public:
     explicit local_batch(std::size_t capacity): updates_(capacity) {}
     std::size_t size() const { return size_; }
+    std::size_t capacity() const { return updates_.size(); }
     bool full() const { return size_ == updates_.size(); }
+    // Room for capacity() - size() more, written in place and then taken with added():
+    // a caller can store every update and keep only its own without a branch.
+    std::uint64_t* tail() { return updates_.data() + size_; }
+    void added(gups_table& table, std::size_t count) {
+        for (std::size_t i = size_; i < size_ + count; ++i) table.prefetch(updates_[i]);
+        size_ += count;
+        if (full()) flush(table);
+    }
     void add(gups_table& table, std::uint64_t update) {
         table.prefetch(update);
         updates_[size_++] = update;

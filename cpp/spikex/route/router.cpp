@@ -16,8 +16,14 @@ std::string budget_problem(const process_grid& grid, std::int64_t budget) {
                           grid.buckets());
 }
 
+int bucket_lanes(const process_grid& grid, const router_options& options) {
+    const std::int64_t affordable = options.budget / grid.buckets();
+    return static_cast<int>(std::clamp<std::int64_t>(affordable, 1, std::max(options.lanes, 1)));
+}
+
 std::size_t bucket_capacity(const process_grid& grid, const router_options& options) {
-    const auto shared = static_cast<std::size_t>(options.budget / grid.buckets());
+    const auto shared =
+        static_cast<std::size_t>(options.budget / (std::int64_t(grid.buckets()) * bucket_lanes(grid, options)));
     const std::size_t per_message = std::max<std::size_t>(options.message_bytes / options.item_bytes, 1);
     return std::min(shared, per_message);
 }
@@ -30,11 +36,17 @@ router_core::router_core(context& comm, const process_grid& grid, router_options
     if (options_.item_bytes == 0) throw internal_error("router: items need at least one byte");
     std::string problem = budget_problem(grid, options_.budget);
     if (!problem.empty()) throw user_error(spikex::format("route budget = {}: {}", options_.budget, problem));
+    if (options_.lanes < 1 || options_.lanes > 255) {
+        throw internal_error(spikex::format("router: {} lanes per partner (1 to 255)", options_.lanes));
+    }
+    lanes_ = bucket_lanes(grid, options_);
     capacity_ = spikex::bucket_capacity(grid, options_);
-    buckets_.resize(table_.routers());
+    buckets_.resize(table_.routers() * std::size_t(lanes_));
+    filling_.assign(table_.routers(), 0);
     for (std::size_t k = 0; k < buckets_.size(); ++k) {
-        buckets_[k].rank = table_.router_rank(k);
-        buckets_[k].channel = table_.router_channel(k);
+        const std::size_t router = k / lanes_;
+        buckets_[k].rank = table_.router_rank(router);
+        buckets_[k].channel = table_.router_channel(router);
         buckets_[k].items = item_buffer(capacity_, options_.item_bytes);
     }
     receive_.assign(grid.channels(), item_buffer(capacity_, options_.item_bytes));
@@ -63,11 +75,13 @@ void router_core::bad_destination(int destination) const {
     throw internal_error(spikex::format("router: item for rank {} on a job of {} ranks", destination, grid_.ranks()));
 }
 
-void router_core::send(std::uint16_t index, bool full) {
+void router_core::send(std::size_t index, bool full) {
     bucket& b = buckets_[index];
     b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.items.data(), b.items.bytes());
     b.busy = true;
-    in_flight_.push_back(index);
+    in_flight_.push_back(static_cast<std::uint32_t>(index));
+    const std::size_t router = index / lanes_;
+    if (filling_[router] == index % lanes_) filling_[router] = static_cast<std::uint8_t>((index + 1) % lanes_);
     ++counters_.messages_sent;
     counters_.bytes_sent += b.items.bytes();
     counters_.items_sent += b.items.size();
@@ -115,7 +129,7 @@ bool router_core::flush() {
     bool sent = false;
     for (std::size_t k = 0; k < buckets_.size(); ++k) {
         if (!buckets_[k].busy && !buckets_[k].items.empty()) {
-            send(static_cast<std::uint16_t>(k), false);
+            send(k, false);
             sent = true;
         }
     }

@@ -8,17 +8,19 @@
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
-//   bucket itself) and takes no items until that send completes. Messages arrive on one
+//   bucket itself) and takes no items until that send completes; with several lanes the
+//   router's next bucket takes them meanwhile. Messages arrive on one
 //   receive buffer per channel (tag = channel), received only when the buffer is drained;
 //   its items are delivered or moved to their next bucket, and processing stops while that
 //   bucket is in flight. flush() sends partial buckets; finish() (collective) flushes
 //   whenever this rank is idle and returns when every item injected anywhere has arrived.
 // Cost (n items injected per rank, uniform destinations, full grid): each item makes
 //   h = sum_i (1 - 1/D_i) hops on average (<= d); messages per rank >= n h / c with bucket
-//   capacity c = floor(budget / sum_i D_i) (the paper's 1024 / (X + Y + Z)), bytes per rank
-//   = n h item_bytes; partners per rank sum_i (D_i - 1) instead of P - 1.
-// Memory (bounded buffering): sum_i (D_i - 1) send buckets + d receive buffers (+1 on a
-//   ragged grid) of c items each <= budget items, whatever the traffic; counters record the
+//   capacity c = floor(budget / (L sum_i D_i)) (the paper's 1024 / (X + Y + Z) for L = 1),
+//   bytes per rank = n h item_bytes; partners per rank sum_i (D_i - 1) instead of P - 1.
+// Memory (bounded buffering): L sum_i (D_i - 1) send buckets (L lanes per partner,
+//   router_options::lanes) + d receive buffers (+1 on a ragged grid) of c items each
+//   <= budget items, whatever the traffic; counters record the
 //   high-water mark (items in buckets, in flight or waiting in receive buffers). MPI's own
 //   buffers for messages not yet received are not counted (as in the paper). Plus the
 //   route table (2 P bytes).
@@ -60,13 +62,23 @@ struct router_options {
     std::int64_t budget = 1024;                        // items buffered per rank at most (HPCC's look-ahead rule)
     int tag = 21000;                                   // message tags tag .. tag + channels - 1
     std::size_t message_bytes = default_message_bytes; // a full bucket's message at most
+    // Buckets per partner, filled in turn: while one is in flight the next takes items.
+    // An eager send on shared memory completes only once the receiver has taken it
+    // (OpenMPI's vader: every isend above 256 bytes), so with one bucket the injecting
+    // loop waits for the partner's next poll after every message. The budget is shared by
+    // all of them (fewer lanes when it cannot give each one item).
+    int lanes = 1;
 };
 
 // Why `budget` cannot give every bucket of `grid` one item, or "" when it can.
 std::string budget_problem(const process_grid& grid, std::int64_t budget);
 
-// Items per bucket: the budget shared by the grid's buckets, at most message_bytes per
-// message (at least one item).
+// Buckets per partner that the budget allows: options.lanes, fewer when the budget cannot
+// give every bucket one item (at least 1).
+int bucket_lanes(const process_grid& grid, const router_options& options);
+
+// Items per bucket: the budget shared by the grid's buckets (times the lanes), at most
+// message_bytes per message (at least one item).
 std::size_t bucket_capacity(const process_grid& grid, const router_options& options);
 
 struct router_counters {
@@ -105,7 +117,11 @@ public:
     const process_grid& grid() const { return grid_; }
     const route_table& table() const { return table_; }
     std::size_t bucket_capacity() const { return capacity_; }
+    int lanes() const { return lanes_; }
     std::size_t buffered() const { return buffered_; } // items held now
+    // Most items one progress() call can add to buffered() before it delivers them: a
+    // message into every receive buffer.
+    std::size_t receive_reserve() const { return std::size_t(grid_.channels()) * capacity_; }
     const router_counters& counters() const;
     std::size_t memory_bytes() const;
 
@@ -123,17 +139,19 @@ protected:
             bad_destination(destination);
     }
     [[noreturn]] void bad_destination(int destination) const;
-    // Puts `item` into the bucket towards `destination` (another rank); false if that
-    // bucket is in flight. Sends the bucket when it is full.
+    // Puts `item` into the filling bucket towards `destination` (another rank); false if
+    // it is in flight. Sends the bucket when it is full, and the next lane fills next.
     bool push(int destination, const unsigned char* item) {
-        std::uint16_t index = table_.router_of(destination);
+        const std::uint16_t router = table_.router_of(destination);
+        const std::size_t index = std::size_t(router) * lanes_ + filling_[router];
         bucket& b = buckets_[index];
         if (b.busy) return false;
         b.items.push(item);
         if (b.items.full()) send(index, true);
         return true;
     }
-    void send(std::uint16_t index, bool full);
+    // Sends bucket `index`; the next lane of its router takes items from now on.
+    void send(std::size_t index, bool full);
     bool complete_sends();
     // Receives the next message of `channel` into its buffer if the buffer is drained and
     // one is waiting. Returns whether it received one.
@@ -151,9 +169,11 @@ protected:
     router_options options_;
     int my_rank_ = 0;
     std::size_t capacity_ = 1;
+    int lanes_ = 1;
 
-    std::vector<bucket> buckets_;          // one per router (partner)
-    std::vector<std::uint16_t> in_flight_; // indices of busy buckets
+    std::vector<bucket> buckets_;          // lanes_ per router (partner), router-major
+    std::vector<std::uint8_t> filling_;    // per router: the lane that takes items now
+    std::vector<std::uint32_t> in_flight_; // indices of busy buckets
     std::vector<item_buffer> receive_;     // one per channel
     std::size_t buffered_ = 0;
     bool finishing_ = false;

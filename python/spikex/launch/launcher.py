@@ -178,7 +178,7 @@ class Launcher:
             command.append(family.root_flag)
         if self.hostfile is not None:
             command += [family.hostfile_flag or "--hostfile", str(self.hostfile)]
-        elif family.oversubscribe_flag and self._runs_here() and ranks > local_cores():
+        elif family.oversubscribe_flag and self.oversubscribes_here(ranks):
             command.append(family.oversubscribe_flag)  # correctness runs on a small machine
         return [*command, *self.extra, family.ranks_flag, str(ranks), *program]
 
@@ -217,6 +217,11 @@ class Launcher:
                     (f"the Slurm allocation has {allocation} task(s) (SLURM_NTASKS): give "
                      f"--np <= {allocation} or ask sbatch/salloc for more"))  # fmt: skip
         return None
+
+    def oversubscribes_here(self, ranks: int) -> bool:
+        """Whether ``ranks`` ranks would share this machine's cores (no hostfile, no batch
+        allocation, more ranks than cores)."""
+        return self.hostfile is None and self._runs_here() and ranks > local_cores()
 
     def _runs_here(self) -> bool:
         # OpenMPI on this machine alone: no hostfile, no batch allocation to spread over.

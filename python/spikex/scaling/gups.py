@@ -46,6 +46,7 @@ ALGORITHMS = ("baseline", "routed")
 DEFAULT_LOG2_TABLE = 20
 DEFAULT_BUDGET = 1024  # the benchmark's look-ahead rule
 MAX_LOG2_TABLE = 40
+MAX_LANES = 255  # route/router.hpp router_options::lanes
 PASS_FRACTION = 0.01  # HPCC: at most 1% of the table may be wrong
 RESULT_FILE = "gups-result.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
@@ -69,11 +70,13 @@ class GupsPlan:
     message_bytes: int | None = (
         None  # routed: a full bucket's message at most (None: the core's default)
     )
+    lanes: int = 1  # routed: buckets per partner, filled in turn (route/router.hpp)
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
         extra = {} if self.message_bytes is None else {"message_bytes": self.message_bytes}
         return {
+            "lanes": self.lanes,
             **extra,
             "log2_table": self.log2_table,
             "algorithm": self.algorithm,
@@ -101,6 +104,7 @@ def plan_gups(
     launcher: Launcher | None = None,
     huge_pages: bool = True,
     message_bytes: int | None = None,
+    lanes: int | None = None,
 ) -> GupsPlan:
     """Check every argument before anything is started.
 
@@ -132,6 +136,13 @@ def plan_gups(
             raise ConfigError(
                 "--message-bytes", message_bytes, "only --algorithm routed caps its messages"
             )
+    if lanes is not None:
+        if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= MAX_LANES:
+            raise ConfigError("--lanes", lanes, f"must be an integer from 1 to {MAX_LANES}")
+        if algorithm != "routed":
+            raise ConfigError("--lanes", lanes, "only --algorithm routed has buckets per partner")
+    else:
+        lanes = _default_lanes(ranks, launcher, in_job=job is not None)
     if algorithm == "baseline" and dims is not None:
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
     dims = dims or "auto"
@@ -150,7 +161,19 @@ def plan_gups(
         raise ConfigError("-o/--output", str(output), "is a directory; give a file name")
     return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
                     in_job=job is not None, launcher=launcher, huge_pages=bool(huge_pages),
-                    message_bytes=message_bytes)  # fmt: skip
+                    message_bytes=message_bytes, lanes=lanes)  # fmt: skip
+
+
+def _default_lanes(ranks: int, launcher: Launcher, in_job: bool) -> int:
+    """Two buckets per partner when the ranks share this machine's cores, else one.
+
+    A shared-memory send completes only once its receiver has run, and a rank waiting for
+    a descheduled one idles its core: there a second bucket that fills meanwhile pays
+    (P = 4 on 2 cores, 2^24 words: 0.10-0.13 -> 0.14 GUPS). With a core per rank the
+    partner answers within a poll, and the second bucket only halves the messages'
+    size (P = 2: 0.27 -> 0.26 GUPS; docs/user/gups.md).
+    """
+    return 2 if not in_job and launcher.oversubscribes_here(ranks) else 1
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -279,6 +302,7 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "dims": kernel["dims"] if plan.algorithm == "routed" else None,
         "budget": plan.budget,
         "bucket_capacity": kernel["bucket_capacity"],
+        "lanes": kernel["lanes"] if plan.algorithm == "routed" else None,
         "log2_table": plan.log2_table,
         "table_size": kernel["table_size"],
         "table_bytes": 8 * kernel["table_size"],
@@ -317,7 +341,8 @@ def format_result(result: dict) -> str:
     )
     setup = f"{result['algorithm']}{grid}, budget {result['budget']}"
     rows = [
-        ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"),
+        ("algorithm", f"{setup}, bucket capacity {result['bucket_capacity']}"
+                      + (f" x {result['lanes']} lanes" if (result.get("lanes") or 1) > 1 else "")),
         ("ranks", result["ranks"]),
         ("table", (f"2^{result['log2_table']} words ({size_text(result['table_bytes'])}), "
                    f"huge pages {'yes' if result['huge_pages'] else 'no'}")),

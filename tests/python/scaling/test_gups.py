@@ -10,6 +10,7 @@ import json
 
 import pytest
 from conftest import marked, run_cli, several_ranks
+from spikex.launch.allocation import local_cores
 
 LOG2_TABLE = 12  # 4,096 words, 16,384 updates: quick, yet thousands of messages
 
@@ -48,8 +49,14 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         assert result["dims"] is None
         assert result["mean_hops"] == pytest.approx(1.0), "the baseline sends straight to the owner"
     else:
-        # the budget shared by the buckets, at most 4,032 bytes (504 updates) per message
-        assert result["bucket_capacity"] == min(1024 // sum(result["dims"]), 4032 // 8)
+        # the budget less a block of 32 generated updates, shared by the buckets (two per
+        # partner when the ranks outnumber the cores), at most 4,032 bytes (504 updates)
+        # per message
+        lanes = 2 if ranks > local_cores() else 1
+        assert result["lanes"] == lanes
+        assert result["bucket_capacity"] == min(
+            (1024 - 32) // (lanes * sum(result["dims"])), 4032 // 8
+        )
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
 
@@ -72,6 +79,16 @@ def test_message_bytes_caps_the_routed_messages(tmp_path):
     assert result["errors"] == 0
     assert result["bucket_capacity"] == 100
     assert 90 < result["mean_updates_per_message"] <= 100
+
+
+@pytest.mark.mpi
+def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
+    done, result = gups(tmp_path, "--np", "2", "--lanes", "2")
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0 and result["lanes"] == 2
+    assert result["bucket_capacity"] == (1024 - 32) // 4
+    assert result["buffered_high_water"] <= 1024
+    assert "x 2 lanes" in done.stdout
 
 
 @pytest.mark.mpi
@@ -109,6 +126,9 @@ def test_no_verify(tmp_path):
         (["--message-bytes", "4"], "--message-bytes = 4"),  # below one update
         (["--algorithm", "baseline", "--message-bytes", "800"], "--message-bytes = 800"),
         (["--algorithm", "baseline", "--dims", "2x2"], '--dims = "2x2"'),
+        (["--lanes", "0"], "--lanes = 0"),
+        (["--lanes", "256"], "--lanes = 256"),
+        (["--algorithm", "baseline", "--lanes", "2"], "--lanes = 2"),
         (["--np", "8", "--log2-table", "2"], "--log2-table = 2"),
         (["--mem-fraction", "2"], "--mem-fraction = 2"),
         (["--algorithm", "fastest"], "--algorithm"),
