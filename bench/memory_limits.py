@@ -69,7 +69,25 @@ def docs_block(result: dict) -> str:
         lines.append(f"| `spikex gups` {run['algorithm']}, P = {run['ranks']}, 2^{run['log2_table']} words | "
                      f"{run['ns_per_update_per_rank']:.1f} | {run['gups']:.3f} |")  # fmt: skip
     ceiling = _ceiling_sentence(together, result["gups"])
-    return "\n".join(lines + ([] if ceiling is None else ["", ceiling]))
+    return "\n".join(
+        lines + ([] if ceiling is None else ["", ceiling]) + _lanes_table(result.get("lanes"))
+    )
+
+
+def _lanes_table(series: list[dict] | None) -> list[str]:
+    """`routed` with one and two lanes: best GUPS and the range of the repeats."""
+    if not series:
+        return []
+    by_ranks: dict[int, dict[int, list[float]]] = {}
+    for case in series:
+        by_ranks.setdefault(case["ranks"], {})[case["lanes"]] = case["gups"]
+    heading = (f"`spikex gups` routed with `--lanes 1` and `--lanes 2` (2^{series[0]['log2_table']} "
+               f"words, {len(series[0]['gups'])} runs each, in turn; best, and the range in brackets):")  # fmt: skip
+    lines = ["", heading, "", "| P | 1 lane | 2 lanes |", "|---|---|---|"]
+    for ranks, lanes in sorted(by_ranks.items()):
+        cells = [f"{max(g):.3f} [{min(g):.3f}–{max(g):.3f}]" for _, g in sorted(lanes.items())]
+        lines.append(f"| {ranks} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _ceiling_sentence(together: dict | None, runs: list[dict]) -> str | None:
@@ -135,17 +153,38 @@ def all_cores(binary: Path, log2_table: int, cores: int) -> dict:
     }
 
 
+def run_gups(ranks: int, algorithm: str, log2_table: int, *extra: str) -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        output = Path(directory) / "gups.json"
+        command = [*spikex_command(), "gups", "--np", str(ranks), "--algorithm", algorithm,
+                   "--log2-table", str(log2_table), "-o", str(output), *extra]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            sys.exit(f"memory_limits: {' '.join(command)} failed: {done.stderr.strip()}")
+        return json.loads(output.read_text())
+
+
+def lanes_series(log2_table: int, repeat: int) -> list[dict]:
+    """routed with one and with two buckets per partner, at P = cores and P = 2 x cores
+    (oversubscribed), the runs of one repeat in turn so that a drift in the machine's state
+    falls on all of them alike."""
+    cores = machine()["cpus"]
+    cases = [(ranks, lanes) for ranks in (cores, 2 * cores) for lanes in (1, 2)]
+    gups_of = {case: [] for case in cases}
+    for _ in range(repeat):
+        for ranks, lanes in cases:
+            result = run_gups(ranks, "routed", log2_table, "--lanes", str(lanes))
+            if result["errors"] != 0:
+                sys.exit(f"memory_limits: routed P = {ranks} with {lanes} lanes had errors")
+            gups_of[(ranks, lanes)].append(result["gups"])
+    return [{"ranks": ranks, "lanes": lanes, "log2_table": log2_table, "gups": gups_of[(ranks, lanes)]}
+            for ranks, lanes in cases]  # fmt: skip
+
+
 def gups(ranks: int, algorithm: str, log2_table: int, repeat: int) -> dict:
     best = None
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as directory:
-            output = Path(directory) / "gups.json"
-            command = [*spikex_command(), "gups", "--np", str(ranks), "--algorithm", algorithm,
-                       "--log2-table", str(log2_table), "-o", str(output)]  # fmt: skip
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                sys.exit(f"memory_limits: {' '.join(command)} failed: {done.stderr.strip()}")
-            result = json.loads(output.read_text())
+        result = run_gups(ranks, algorithm, log2_table)
         if best is None or result["gups"] > best["gups"]:
             best = result
     return {
@@ -192,6 +231,7 @@ def main() -> int:
         "memory": limits,
         "all_cores": together,
         "gups": runs,
+        "lanes": lanes_series(args.log2_table, max(args.repeat, 3)),
     }
     OUTPUT.write_text(json.dumps(result, indent=2) + "\n")
     write_docs(result)

@@ -98,6 +98,7 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
             remote[remote_count] = update;
             remote_owner[remote_count] = owner;
             const bool is_mine = owner == me;
+            table.prefetch_if(update, is_mine);
             mine_count += is_mine;
             remote_count += !is_mine;
         }
