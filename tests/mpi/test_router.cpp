@@ -65,11 +65,14 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
                 arrived[it.epoch].push_back(it);
             }
         });
-    // The budget shared by the buckets (lanes of them per partner, as many as it can give
-    // one item each), at most default_message_bytes per message.
-    const int lanes_used = static_cast<int>(std::clamp<std::int64_t>(budget / grid.buckets(), 1, lanes));
+    // The budget shared by the send buckets (lanes of them per partner, as many lanes as
+    // it can give one item each) and the receive buffers (one per channel), at most
+    // default_message_bytes per message.
+    const std::int64_t sends = grid.buckets() - grid.channels();
+    int lanes_used = lanes;
+    while (lanes_used > 1 && lanes_used * sends + grid.channels() > budget) --lanes_used;
     EXPECT_EQ(r.lanes(), lanes_used);
-    EXPECT_EQ(r.bucket_capacity(), std::min(static_cast<std::size_t>(budget / (grid.buckets() * lanes_used)),
+    EXPECT_EQ(r.bucket_capacity(), std::min(static_cast<std::size_t>(budget / (lanes_used * sends + grid.channels())),
                                             default_message_bytes / sizeof(test_item)));
 
     std::mt19937 shuffle(1234 + me);

@@ -10,8 +10,8 @@
 //   keeps routing until the termination wave shows that every update of every rank has
 //   been applied (route/termination.hpp).
 // Messages and bytes: per rank 4 N h / P update transmissions (h = sum_i (1 - 1/D_i) mean
-//   hops), 8 bytes each, in messages of up to c = (budget - block) / (lanes sum_i D_i)
-//   updates (at most message_bytes), to at most sum_i (D_i - 1) partners; a few 16-byte
+//   hops), 8 bytes each, in messages of up to c = (budget - block) / (lanes sum_i (D_i - 1)
+//   + d) updates (at most message_bytes), to at most sum_i (D_i - 1) partners; a few 16-byte
 //   non-blocking allreduces at the end.
 // Memory: the router's buckets and receive buffers <= budget - block, the generated block,
 //   the local block within what is left (gups.hpp share_routed_budget); the route table

@@ -16,14 +16,23 @@ std::string budget_problem(const process_grid& grid, std::int64_t budget) {
                           grid.buckets());
 }
 
+namespace {
+// Buffers of one item each that `lanes` lanes need: lanes send buckets per partner, one
+// receive buffer per channel.
+std::int64_t buffers_needed(const process_grid& grid, std::int64_t lanes) {
+    const std::int64_t sends = grid.buckets() - grid.channels();
+    return lanes * sends + grid.channels();
+}
+} // namespace
+
 int bucket_lanes(const process_grid& grid, const router_options& options) {
-    const std::int64_t affordable = options.budget / grid.buckets();
-    return static_cast<int>(std::clamp<std::int64_t>(affordable, 1, std::max(options.lanes, 1)));
+    int lanes = std::max(options.lanes, 1);
+    while (lanes > 1 && buffers_needed(grid, lanes) > options.budget) --lanes;
+    return lanes;
 }
 
 std::size_t bucket_capacity(const process_grid& grid, const router_options& options) {
-    const auto shared =
-        static_cast<std::size_t>(options.budget / (std::int64_t(grid.buckets()) * bucket_lanes(grid, options)));
+    const auto shared = static_cast<std::size_t>(options.budget / buffers_needed(grid, bucket_lanes(grid, options)));
     const std::size_t per_message = std::max<std::size_t>(options.message_bytes / options.item_bytes, 1);
     return std::min(shared, per_message);
 }

@@ -16,7 +16,7 @@
 //   whenever this rank is idle and returns when every item injected anywhere has arrived.
 // Cost (n items injected per rank, uniform destinations, full grid): each item makes
 //   h = sum_i (1 - 1/D_i) hops on average (<= d); messages per rank >= n h / c with bucket
-//   capacity c = floor(budget / (L sum_i D_i)) (the paper's 1024 / (X + Y + Z) for L = 1),
+//   capacity c = floor(budget / (L sum_i (D_i - 1) + d)) (L = 1: the paper's 1024 / (X + Y + Z)),
 //   bytes per rank = n h item_bytes; partners per rank sum_i (D_i - 1) instead of P - 1.
 // Memory (bounded buffering): L sum_i (D_i - 1) send buckets (L lanes per partner,
 //   router_options::lanes) + d receive buffers (+1 on a ragged grid) of c items each
@@ -74,11 +74,11 @@ struct router_options {
 std::string budget_problem(const process_grid& grid, std::int64_t budget);
 
 // Buckets per partner that the budget allows: options.lanes, fewer when the budget cannot
-// give every bucket one item (at least 1).
+// give every send bucket and receive buffer one item (at least 1).
 int bucket_lanes(const process_grid& grid, const router_options& options);
 
-// Items per bucket: the budget shared by the grid's buckets (times the lanes), at most
-// message_bytes per message (at least one item).
+// Items per bucket: the budget shared by the send buckets (lanes per partner) and the
+// receive buffers (one per channel), at most message_bytes per message (at least one item).
 std::size_t bucket_capacity(const process_grid& grid, const router_options& options);
 
 struct router_counters {

@@ -49,14 +49,14 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         assert result["dims"] is None
         assert result["mean_hops"] == pytest.approx(1.0), "the baseline sends straight to the owner"
     else:
-        # the budget less a block of 32 generated updates, shared by the buckets (two per
-        # partner when the ranks outnumber the cores), at most 4,032 bytes (504 updates)
-        # per message
+        # the budget less a block of 32 generated updates, shared by the send buckets (two
+        # per partner when the ranks outnumber the cores) and a receive buffer per
+        # dimension, at most 4,032 bytes (504 updates) per message
         lanes = 2 if ranks > local_cores() else 1
+        dims = result["dims"]
+        buffers = lanes * sum(d - 1 for d in dims) + len(dims)
         assert result["lanes"] == lanes
-        assert result["bucket_capacity"] == min(
-            (1024 - 32) // (lanes * sum(result["dims"])), 4032 // 8
-        )
+        assert result["bucket_capacity"] == min((1024 - 32) // buffers, 4032 // 8)
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
 
@@ -86,7 +86,7 @@ def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
     done, result = gups(tmp_path, "--np", "2", "--lanes", "2")
     assert done.returncode == 0, done.stderr
     assert result["errors"] == 0 and result["lanes"] == 2
-    assert result["bucket_capacity"] == (1024 - 32) // 4
+    assert result["bucket_capacity"] == (1024 - 32) // 3  # two send buckets, one receive buffer
     assert result["buffered_high_water"] <= 1024
     assert "x 2 lanes" in done.stdout
 
