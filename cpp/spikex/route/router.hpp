@@ -8,22 +8,22 @@
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
-//   bucket itself) and takes no items until that send completes; with several lanes the
-//   router's next bucket takes them meanwhile. Messages arrive on one
-//   receive buffer per channel (tag = channel), received only when the buffer is drained;
-//   its items are delivered or moved to their next bucket, and processing stops while that
-//   bucket is in flight. flush() sends partial buckets; finish() (collective) flushes
-//   whenever this rank is idle and returns when every item injected anywhere has arrived.
+//   bucket itself) and takes no items until that send completes (with several lanes the
+//   router's next bucket takes them meanwhile). Messages arrive on one receive buffer per
+//   channel (tag = channel), received only when the buffer is drained; its items are
+//   delivered or moved to their next bucket, and processing stops while that bucket is in
+//   flight. flush() sends partial buckets; finish() (collective) flushes whenever this
+//   rank is idle and returns when every item injected anywhere has arrived.
 // Cost (n items injected per rank, uniform destinations, full grid): each item makes
 //   h = sum_i (1 - 1/D_i) hops on average (<= d); messages per rank >= n h / c with bucket
-//   capacity c = floor(budget / (L sum_i (D_i - 1) + d)) (L = 1: the paper's 1024 / (X + Y + Z)),
-//   bytes per rank = n h item_bytes; partners per rank sum_i (D_i - 1) instead of P - 1.
+//   capacity c = floor(budget / (L sum_i (D_i - 1) + d)) (for L = 1 the paper's
+//   1024 / (X + Y + Z)), bytes per rank = n h item_bytes; partners per rank
+//   sum_i (D_i - 1) instead of P - 1.
 // Memory (bounded buffering): L sum_i (D_i - 1) send buckets (L lanes per partner,
 //   router_options::lanes) + d receive buffers (+1 on a ragged grid) of c items each
-//   <= budget items, whatever the traffic; counters record the
-//   high-water mark (items in buckets, in flight or waiting in receive buffers). MPI's own
-//   buffers for messages not yet received are not counted (as in the paper). Plus the
-//   route table (2 P bytes).
+//   <= budget items, whatever the traffic; counters record the high-water mark (items in
+//   buckets, in flight or waiting in receive buffers). MPI's own buffers for messages not
+//   yet received are not counted (as in the paper). Plus the route table (2 P bytes).
 // No deadlock: an item in the receive buffer of channel c is either delivered or needs a
 //   bucket of a higher channel (channels increase along every route, route_table.hpp).
 //   Buffers of the highest channel only hold items that have arrived, so they always
