@@ -168,10 +168,10 @@ def _default_lanes(ranks: int, launcher: Launcher, in_job: bool) -> int:
     """Two buckets per partner when the ranks share this machine's cores, else one.
 
     A shared-memory send completes only once its receiver has run, and a rank waiting for
-    a descheduled one idles its core: there a second bucket that fills meanwhile pays
-    (P = 4 on 2 cores, 2^24 words: 0.10-0.13 -> 0.14 GUPS). With a core per rank the
-    partner answers within a poll, and the second bucket only halves the messages'
-    size (P = 2: 0.27 -> 0.26 GUPS; docs/user/gups.md).
+    a descheduled one idles its core: there a second bucket that fills meanwhile pays. With
+    a core per rank the partner answers within a poll, and the second bucket only makes the
+    messages smaller (measured: the lanes table of `make bench-memory` in
+    docs/user/gups.md).
     """
     return 2 if not in_job and launcher.oversubscribes_here(ranks) else 1
 
