@@ -284,8 +284,9 @@ def docs_block(results: dict) -> str:
     lines += [
         (
             f"One-spike messages (multisend, persistent) at {first['rate_hz']:g} Hz: one spike "
-            "alone (4 tag bits, the offset, the item), against the 16-byte message of the first "
-            "version (timed: the codec's part only):"
+            "alone as OpenMPI carries it (4 tag bits and the offset in the bytes, the item in "
+            "the MPI tag), against the 16-byte message of the first version (timed: the codec's "
+            "part only):"
         ),
         "",
         *_message_table(first),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/exchange/point_to_point.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 
 using namespace spikex;
@@ -233,6 +234,24 @@ TEST(spike_codec, one_spike_messages_take_three_bytes_up_to_64k_cells_per_rank_a
     EXPECT_EQ(spike_codec(40).single_bytes(1u << 14, 4), 3u);
     EXPECT_EQ(spike_codec(1).single_bytes(1u << 20, 4), 3u);
     EXPECT_EQ(spike_codec(15).single_bytes(1u << 20, 4), 4u); // 1M cells per rank: 4 bytes
+}
+
+TEST(spike_codec, one_spike_messages_with_the_item_in_the_mpi_tag_take_one_or_two_bytes) {
+    // point_to_point.hpp: the item travels in the MPI tag when every item fits it; the
+    // bytes hold the 4 tag bits and the offset, at any cells per rank.
+    for (const std::uint64_t cells:
+         {std::uint64_t{1}, std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
+        EXPECT_EQ(wire_message_bytes(spike_codec(16), cells, true), 1u) << cells;
+        EXPECT_EQ(wire_message_bytes(spike_codec(17), cells, true), 2u) << cells;
+        EXPECT_EQ(wire_message_bytes(spike_codec(4096), cells, true), 2u) << cells;
+    }
+    EXPECT_EQ(wire_message_bytes(spike_codec(15), std::uint64_t{1} << 20, false), 4u); // the item in the bytes
+    // OpenMPI's bound holds 2^31 - 2^16 cells; the standard's minimum (32767) none.
+    EXPECT_TRUE(items_fit_tag(openmpi_max_tag - spike_item_tag_base + 1, openmpi_max_tag));
+    EXPECT_FALSE(items_fit_tag(openmpi_max_tag - spike_item_tag_base + 2, openmpi_max_tag));
+    EXPECT_FALSE(items_fit_tag(1, 32767));
+    EXPECT_TRUE(items_fit_tag(1, spike_item_tag_base));
+    EXPECT_FALSE(items_fit_tag(2, spike_item_tag_base));
 }
 
 TEST(spike_codec, malformed_single_spikes_are_refused) {

@@ -59,6 +59,9 @@ public:
     virtual int size() const = 0;
     // The thread support the backend runs with (serial: any thread may call, `multiple`).
     virtual thread_level threads_provided() const = 0;
+    // The largest message tag the backend accepts (MPI_TAG_UB; the standard guarantees
+    // at least 32767, OpenMPI gives 2^31 - 1). The same on every rank.
+    virtual std::int64_t max_tag() const = 0;
 
     virtual void barrier() = 0;
 

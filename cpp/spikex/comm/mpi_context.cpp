@@ -53,6 +53,12 @@ public:
 
     std::string backend() const override { return "mpi"; }
     thread_level threads_provided() const override { return provided_; }
+    std::int64_t max_tag() const override {
+        void* value = nullptr;
+        int found = 0;
+        check(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &value, &found), "MPI_Comm_get_attr(MPI_TAG_UB)");
+        return found ? *static_cast<int*>(value) : 32767; // the standard's minimum
+    }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
 

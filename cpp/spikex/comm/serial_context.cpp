@@ -17,6 +17,7 @@ class serial_context final: public context {
 public:
     std::string backend() const override { return "serial"; }
     thread_level threads_provided() const override { return thread_level::multiple; }
+    std::int64_t max_tag() const override { return 2147483647; }
     int rank() const override { return 0; }
     int size() const override { return 1; }
     void barrier() override { ++counters_.collectives; }

@@ -498,13 +498,16 @@ void count_point_to_point(count_view& v) {
     std::unordered_map<gid_type, std::vector<relay_group>> plans;
     static_point_to_point(v, phases, plans);
     // Message sizes (point_to_point.hpp wire_message and rma_entry_bytes): from the
-    // source rank the sender's cells are the item space, from a relay all cells.
+    // source rank the sender's cells are the item space, from a relay all cells. The item
+    // travels in the MPI tag when all cells fit it; the ranks counted are not running, so
+    // the bound is OpenMPI's (2^31 - 1), the library spikex is built and tested with.
     const spike_codec codec(static_cast<std::uint32_t>(v.part.min_delay()));
+    const bool item_in_tag = items_fit_tag(v.part.cells().cells(), openmpi_max_tag);
     auto direct_bytes = [&](gid_type g) {
         return rma ? double(rma_entry_bytes(codec))
-                   : double(wire_message_bytes(codec, v.part.cells().count(v.rank_of(g))));
+                   : double(wire_message_bytes(codec, v.part.cells().count(v.rank_of(g)), item_in_tag));
     };
-    const double relayed_bytes = double(wire_message_bytes(codec, v.part.cells().cells()));
+    const double relayed_bytes = double(wire_message_bytes(codec, v.part.cells().cells(), item_in_tag));
 
     // rma: window cells of each sampled rank = its sources held by other ranks.
     std::vector<double> window_cells(v.sampled(), 0.0);

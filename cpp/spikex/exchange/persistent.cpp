@@ -66,7 +66,7 @@ protected:
             buffers_[i] = encode_message(msg);
             for (std::size_t j = 0; j < ranks.size(); ++j) {
                 requests_[first + j] =
-                    comm_->send_init(ranks[j], spike_message_tag, buffers_[i].bytes.data(), buffers_[i].size);
+                    comm_->send_init(ranks[j], buffers_[i].tag, buffers_[i].bytes.data(), buffers_[i].size);
             }
             recorded_[i] = 1;
             recorded_requests_ += ranks.size();
@@ -76,9 +76,10 @@ protected:
         }
         // Replay: refill and start, at most max_pending_sends requests in flight.
         const wire_message wire = encode_message(msg);
-        if (wire.size != buffers_[i].size) {
-            throw internal_error(spikex::format("persistent: cell {} message size changed from {} to {} bytes", i,
-                                                buffers_[i].size, wire.size));
+        if (wire.size != buffers_[i].size || wire.tag != buffers_[i].tag) {
+            throw internal_error(spikex::format("persistent: cell {} message changed from {} bytes, tag {} to {} "
+                                                "bytes, tag {}",
+                                                i, buffers_[i].size, buffers_[i].tag, wire.size, wire.tag));
         }
         buffers_[i].bytes = wire.bytes;
         for (std::size_t j = 0; j < ranks.size(); ++j) {

@@ -90,6 +90,12 @@ void point_to_point_base::setup_common(const exchange_setup& s) {
         remote_offsets_[i + 1] = static_cast<std::uint32_t>(remote_ranks_.size());
     }
     max_fanout_ = s.comm.allreduce_max(static_cast<std::int64_t>(targets_.max_fanout()));
+    // Relayed items are gids: all cells must fit. SPIKEX_TEST_MAX_TAG lowers the bound
+    // (tests of the item-in-bytes form, which an MPI library with a small MPI_TAG_UB gets).
+    std::int64_t max_tag = s.comm.max_tag();
+    if (const char* test_max = std::getenv("SPIKEX_TEST_MAX_TAG"))
+        max_tag = std::min<std::int64_t>(max_tag, std::atoll(test_max));
+    item_in_tag_ = items_fit_tag(s.cells.cells(), max_tag);
 
     if (const char* rank = std::getenv("SPIKEX_TEST_SLOW_RANK")) {
         slow_rank_ = std::atoi(rank);
@@ -104,19 +110,37 @@ wire_message point_to_point_base::encode_message(const spike_message& msg) const
     const step_type interval = msg.step / steps_per_interval_;
     const bool relayed = msg.phase == 2;
     const std::uint32_t item = relayed ? msg.gid : cells_->local_of(msg.gid);
-    const std::uint64_t items = relayed ? cells_->cells() : cells_->count(my_rank_);
     const auto offset = static_cast<std::uint32_t>(msg.step - interval * steps_per_interval_);
     const auto tag = static_cast<std::uint32_t>((relayed ? 1 : 0) | ((interval & 7) << 1));
-    out.size = static_cast<std::uint8_t>(
-        codec_.encode_single({item, offset}, items, wire_message::header_bits, tag, out.bytes.data()));
+    if (item_in_tag_) {
+        out.tag = spike_item_tag_base + static_cast<int>(item);
+        out.size = static_cast<std::uint8_t>(
+            codec_.encode_single({0, offset}, 1, wire_message::header_bits, tag, out.bytes.data()));
+    } else {
+        const std::uint64_t items = relayed ? cells_->cells() : cells_->count(my_rank_);
+        out.tag = spike_message_tag;
+        out.size = static_cast<std::uint8_t>(
+            codec_.encode_single({item, offset}, items, wire_message::header_bits, tag, out.bytes.data()));
+    }
     return out;
 }
 
-spike_message point_to_point_base::decode_message(const unsigned char* bytes, std::size_t size, int source) const {
+spike_message point_to_point_base::decode_message(const unsigned char* bytes, std::size_t size, int source,
+                                                  int mpi_tag) const {
     const std::uint32_t tag = spike_codec::single_tag(bytes, size, wire_message::header_bits);
     const bool relayed = tag & 1;
     const std::uint64_t items = relayed ? cells_->cells() : cells_->count(source);
-    const wire_spike spike = codec_.decode_single(bytes, size, items, wire_message::header_bits);
+    wire_spike spike;
+    if (item_in_tag_) {
+        spike = codec_.decode_single(bytes, size, 1, wire_message::header_bits);
+        spike.item = static_cast<std::uint32_t>(mpi_tag - spike_item_tag_base);
+        if (mpi_tag < spike_item_tag_base || spike.item >= items) {
+            throw internal_error(spikex::format("{}: message from rank {} with tag {}: item {} outside 0 to {}", name(),
+                                                source, mpi_tag, mpi_tag - spike_item_tag_base, items - 1));
+        }
+    } else {
+        spike = codec_.decode_single(bytes, size, items, wire_message::header_bits);
+    }
     spike_message msg{};
     msg.phase = relayed ? 2 : 1;
     msg.gid = relayed ? spike.item : cells_->gid_of(source, spike.item);
@@ -222,7 +246,7 @@ void message_exchange::isend_pooled(int dest, const wire_message& msg) {
     const auto e = free_.back();
     free_.pop_back();
     pool_[e].msg = msg;
-    pool_[e].req = comm_->isend(dest, spike_message_tag, pool_[e].msg.bytes.data(), msg.size);
+    pool_[e].req = comm_->isend(dest, msg.tag, pool_[e].msg.bytes.data(), msg.size);
     if (pool_[e].req.active)
         active_.push_back(e);
     else
@@ -246,14 +270,15 @@ void message_exchange::reclaim_pool() {
 
 void message_exchange::receive_pending() {
     probe_result found;
-    while (comm_->iprobe(any_source, spike_message_tag, found)) {
+    // No other point-to-point message travels on the communicator during a run, so any tag is a spike's.
+    while (comm_->iprobe(any_source, item_in_tag_ ? any_tag : spike_message_tag, found)) {
         wire_message wire;
         if (found.bytes == 0 || found.bytes > wire.bytes.size()) {
             throw internal_error(spikex::format("{}: message of {} bytes from rank {}, expected 1 to {}", name(),
                                                 found.bytes, found.source, wire.bytes.size()));
         }
-        comm_->recv(found.source, spike_message_tag, wire.bytes.data(), found.bytes);
-        const spike_message msg = decode_message(wire.bytes.data(), found.bytes, found.source);
+        comm_->recv(found.source, found.tag, wire.bytes.data(), found.bytes);
+        const spike_message msg = decode_message(wire.bytes.data(), found.bytes, found.source, found.tag);
         count_received(sub_of(msg.step), 1);
         ++received_;
         inbox_.push_back(msg);

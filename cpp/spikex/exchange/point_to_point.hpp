@@ -59,26 +59,43 @@ struct spike_message {
 // is [bit 0: relayed (phase 2); bits 1-3: the interval number mod 8], then the offset (the
 // step within the interval), then the item: the source's local index on the sending rank
 // (phase 1; the receiver knows the sender; items = the sender's cells), or its gid when
-// relayed (items = all cells). ceil((4 + bits(M - 1) + bits(items - 1)) / 8) bytes, the same
-// for every spike of a sender and phase: 3 bytes up to 2^16 cells per rank at M <= 16 (2^14
-// at M <= 64), 4 up to 2^24 (docs/methods/wire_format.md). The conservation loop at every boundary is
-// collective, so ranks are at most one interval apart and the receiver rebuilds the
-// interval from its own (3 bits leave room). The sub-interval follows from the step.
+// relayed (items = all cells).
+//
+// The item travels in the MPI tag when every item fits it (items_fit_tag: MPI tag =
+// spike_item_tag_base + item), and the bytes then hold the 4 tag bits and the offset
+// alone: ceil((4 + bits(M - 1)) / 8) bytes, 1 up to M = 16 steps per interval and 2 up to
+// 4,096, at any cells per rank. Every MPI message carries a tag in its envelope whatever
+// its value (OpenMPI's match header has a 32-bit field), so the item then costs no byte of
+// its own, as rma's window cell names the source. Otherwise (an MPI library whose
+// MPI_TAG_UB is below base + cells) the item is in the bytes and the tag is
+// spike_message_tag: ceil((4 + bits(M - 1) + bits(items - 1)) / 8) bytes
+// (docs/methods/wire_format.md). The conservation loop at every boundary is collective, so
+// ranks are at most one interval apart and the receiver rebuilds the interval from its own
+// (3 bits leave room). The sub-interval follows from the step.
 struct wire_message {
     static constexpr unsigned header_bits = 4;
     std::array<unsigned char, spike_codec::max_single_bytes> bytes{};
     std::uint8_t size = 0;
+    int tag = 0; // the MPI tag
 };
+
+inline constexpr int spike_message_tag = 4241;              // the item is in the bytes
+inline constexpr int spike_item_tag_base = 1 << 16;         // the item is in the tag; above spikex's fixed tags
+inline constexpr std::int64_t openmpi_max_tag = 2147483647; // OpenMPI's MPI_TAG_UB (ob1, ucx)
+
+// Whether every item below `items` fits the MPI tag (spike_item_tag_base + items - 1 <= max_tag).
+inline bool items_fit_tag(std::uint64_t items, std::int64_t max_tag) {
+    return max_tag >= spike_item_tag_base && items <= std::uint64_t(max_tag - spike_item_tag_base) + 1;
+}
+
 // Bytes of a one-spike message whose item space is `items`.
-inline std::size_t wire_message_bytes(const spike_codec& codec, std::uint64_t items) {
-    return codec.single_bytes(items, wire_message::header_bits);
+inline std::size_t wire_message_bytes(const spike_codec& codec, std::uint64_t items, bool item_in_tag) {
+    return codec.single_bytes(item_in_tag ? 1 : items, wire_message::header_bits);
 }
 
 // Bytes of an rma window entry (rma.cpp): the step within the interval as one spike alone
 // with a 1-bit "written" tag and one item (the window cell names the source).
 inline std::size_t rma_entry_bytes(const spike_codec& codec) { return codec.single_bytes(1, 1); }
-
-inline constexpr int spike_message_tag = 4241;
 
 // The family's options; each method declares (and reads) the ones it has.
 struct point_to_point_options {
@@ -110,7 +127,9 @@ protected:
 
     // The wire form of a spike message and back (`source`: the rank it came from).
     wire_message encode_message(const spike_message& msg) const;
-    spike_message decode_message(const unsigned char* bytes, std::size_t size, int source) const;
+    spike_message decode_message(const unsigned char* bytes, std::size_t size, int source, int tag) const;
+    // Whether the item travels in the MPI tag (wire_message); the same on every rank.
+    bool item_in_tag() const { return item_in_tag_; }
 
     // Sub-interval numbering: the interval rule (engine/interval_schedule.hpp).
     std::int64_t sub_of(step_type n) const { return schedule_.sub_of(n); }
@@ -147,6 +166,7 @@ protected:
     interval_schedule schedule_;
     spike_codec codec_;
     step_type steps_per_interval_ = 1;
+    bool item_in_tag_ = false;
     int phases_ = 1;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
 

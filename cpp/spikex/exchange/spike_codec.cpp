@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "spikex/core/errors.hpp"
 
@@ -71,36 +72,40 @@ void insertion_sort(std::uint64_t* first, std::uint64_t* last) {
     }
 }
 
-// Sorts keys < 2^bits ascending in about linear time: one counting pass on the top bits
-// into about n buckets, then each bucket on its own (insertion sort when short, as almost
-// all are for keys spread over their range; std::sort when a cluster made one long).
-// Keys come in emission order, so a comparison sort would cost O(log n) per spike.
+// Sorts keys < 2^bits ascending in linear time: least significant digit first radix sort
+// with digits of about log2(n) bits (at most 12: the counts stay in L1), all digits'
+// counts taken in one pass. Keys come in emission order, so a comparison sort would cost
+// O(log n) per spike, and a bucket pass followed by sorting each bucket mispredicts a
+// branch per bucket.
 void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
     const std::size_t n = keys.size();
-    if (n < 16) {
+    if (n < 32) {
         insertion_sort(keys.data(), keys.data() + n);
         return;
     }
-    const unsigned bucket_bits = std::min(bits, spike_codec::bits_for(n));
-    const unsigned shift = bits - bucket_bits;
-    const std::size_t buckets = std::size_t{1} << bucket_bits;
-    thread_local std::vector<std::uint64_t> scratch;
-    thread_local std::vector<std::uint32_t> starts;
-    scratch.resize(n);
-    starts.assign(buckets + 1, 0);
-    for (std::uint64_t k: keys) ++starts[(k >> shift) + 1];
-    for (std::size_t b = 1; b <= buckets; ++b) starts[b] += starts[b - 1];
-    for (std::uint64_t k: keys) scratch[starts[k >> shift]++] = k; // starts[b] becomes b's end
-    std::uint32_t begin = 0;
-    for (std::size_t b = 0; b < buckets; ++b) {
-        const std::uint32_t end = starts[b];
-        if (end - begin > 32)
-            std::sort(scratch.data() + begin, scratch.data() + end);
-        else if (end - begin > 1)
-            insertion_sort(scratch.data() + begin, scratch.data() + end);
-        begin = end;
+    const unsigned digit_bits = std::clamp(spike_codec::bits_for(n), 4u, 12u);
+    const unsigned digits = (bits + digit_bits - 1) / digit_bits;
+    if (digits > 4) { // keys wider than 48 bits: rare (huge item spaces), comparison sort
+        std::sort(keys.begin(), keys.end());
+        return;
     }
-    keys.swap(scratch);
+    const std::size_t radix = std::size_t{1} << digit_bits;
+    const std::uint64_t mask = radix - 1;
+    thread_local std::vector<std::uint64_t> scratch;
+    thread_local std::vector<std::uint32_t> counts;
+    scratch.resize(n);
+    counts.assign(radix * digits, 0);
+    for (std::uint64_t k: keys) {
+        for (unsigned d = 0; d < digits; ++d) ++counts[d * radix + ((k >> (d * digit_bits)) & mask)];
+    }
+    for (unsigned d = 0; d < digits; ++d) {
+        std::uint32_t* c = counts.data() + d * radix;
+        std::uint32_t sum = 0;
+        for (std::size_t b = 0; b < radix; ++b) sum += std::exchange(c[b], sum); // exclusive prefix sums
+        const unsigned shift = d * digit_bits;
+        for (std::uint64_t k: keys) scratch[c[(k >> shift) & mask]++] = k;
+        keys.swap(scratch);
+    }
 }
 
 } // namespace
@@ -129,9 +134,12 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     // n (k + 1) + S / 2^k bits, least near 2^k = S ln 2 / n; of floor and ceil of that k, the
     // one the formula prefers (a function of n and S only, so the same set gives the same
     // bytes). A sort is only worth it when that beats packed.
-    const double best = std::log2(std::max(1.0, double(max_key) * 0.6931471805599453 / double(n)));
-    auto approximate = [&](unsigned k) { return double(n) * (k + 1) + std::ldexp(double(max_key), -int(k)); };
-    unsigned k = std::min(63u, static_cast<unsigned>(best));
+    // floor(log2(x)) for x >= 1 is the bit width of floor(x) less one; no libm call per block.
+    const double best = std::max(1.0, double(max_key) * 0.6931471805599453 / double(n));
+    auto approximate = [&](unsigned k) {
+        return double(n) * (k + 1) + double(max_key) / double(std::uint64_t{1} << k); // exact: a power of 2
+    };
+    unsigned k = std::min(63u, bits_for(static_cast<std::uint64_t>(best)) - 1);
     if (k < 63 && approximate(k + 1) < approximate(k)) ++k;
     const std::size_t start = out.size();
     if (header_bits + approximate(k) < double(packed)) {

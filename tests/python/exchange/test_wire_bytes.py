@@ -38,20 +38,26 @@ invl_high_ms = 8.0
 TARGET = 3.0
 
 
-def one_spike_message_bytes(items: int, steps: int) -> int:
+def one_spike_message_bytes(steps: int, items: int = 1) -> int:
     """A one-spike message of multisend and persistent: 4 tag bits (relayed, interval mod
-    8), the offset and the item, whole bytes (point_to_point.hpp, spike_codec.hpp)."""
+    8), the offset and the item, whole bytes (point_to_point.hpp, spike_codec.hpp). The item
+    travels in the MPI tag when every gid fits it (``items`` = 1: no item bits)."""
     return math.ceil((4 + (steps - 1).bit_length() + (items - 1).bit_length()) / 8)
 
 
 ONE_SPIKE_MESSAGES = ("multisend", "persistent")
 
+
 @pytest.fixture(scope="module")
-def exchanges(tmp_path_factory):
+def runs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("wire-bytes")
     config = write_config(directory, NETWORK)
     labels = [*EXCHANGE_METHODS, "allgather:compress=false"]
-    runs = measure_runs(config, RANKS, labels, 40.0, directory)
+    return measure_runs(config, RANKS, labels, 40.0, directory)
+
+
+@pytest.fixture(scope="module")
+def exchanges(runs):
     return {label: run["exchange"] for label, run in runs.items()}
 
 
@@ -75,23 +81,54 @@ def test_every_method_takes_at_most_3_bytes_per_spike(exchanges, method):
 
 @pytest.mark.mpi
 @pytest.mark.parametrize("method", ONE_SPIKE_MESSAGES)
-def test_one_spike_messages_take_the_bytes_their_item_space_needs(exchanges, method):
-    # 600 cells per rank, M = 40: 4 + 6 + 10 bits, 3 bytes for every spike
-    assert exchanges[method]["wire_bytes_per_spike"] == one_spike_message_bytes(
-        CELLS // RANKS, STEPS_PER_INTERVAL
+def test_one_spike_messages_carry_the_item_in_the_mpi_tag(exchanges, method):
+    # M = 40: 4 + 6 bits, 2 bytes for every spike at any cells per rank
+    assert (
+        exchanges[method]["wire_bytes_per_spike"]
+        == one_spike_message_bytes(STEPS_PER_INTERVAL)
+        == 2
     )
+
+
+@pytest.mark.mpi
+def test_one_spike_messages_carry_the_item_in_the_bytes_when_the_tag_bound_is_small(
+    runs, tmp_path, monkeypatch
+):
+    """An MPI library whose MPI_TAG_UB cannot hold every gid (SPIKEX_TEST_MAX_TAG stands in
+    for one): the item goes into the bytes, 600 cells per rank at M = 40: 4 + 6 + 10 bits,
+    3 bytes; the spikes are the same."""
+    monkeypatch.setenv("SPIKEX_TEST_MAX_TAG", "32767")
+    config = write_config(tmp_path, NETWORK)
+    small = measure_runs(config, RANKS, ONE_SPIKE_MESSAGES, 40.0, tmp_path)
+    for method in ONE_SPIKE_MESSAGES:
+        assert (
+            small[method]["exchange"]["wire_bytes_per_spike"]
+            == one_spike_message_bytes(STEPS_PER_INTERVAL, CELLS // RANKS)
+            == 3
+        ), method
+        assert (
+            small[method]["exchange"]["spikes_received"]
+            == runs[method]["exchange"]["spikes_received"]
+        ), method
+        assert small[method]["spikes_sha256"] == runs[method]["spikes_sha256"], method
 
 
 @pytest.mark.mpi
 def test_rma_window_entries_hold_the_step_within_the_interval(exchanges):
     # a 1-bit "written" tag and the offset (the window cell names the source): 1 + 6 bits
-    assert exchanges["rma"]["wire_bytes_per_spike"] == math.ceil((1 + (STEPS_PER_INTERVAL - 1).bit_length()) / 8)
+    assert exchanges["rma"]["wire_bytes_per_spike"] == math.ceil(
+        (1 + (STEPS_PER_INTERVAL - 1).bit_length()) / 8
+    )
 
 
 @pytest.mark.mpi
 def test_routed_items_hold_destination_gid_and_step_mod_2m(exchanges):
     # bits(P - 1) + bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits
-    bits = (RANKS - 1).bit_length() + (2 * STEPS_PER_INTERVAL - 1).bit_length() + (CELLS - 1).bit_length()
+    bits = (
+        (RANKS - 1).bit_length()
+        + (2 * STEPS_PER_INTERVAL - 1).bit_length()
+        + (CELLS - 1).bit_length()
+    )
     assert exchanges["routed"]["wire_bytes_per_spike"] == math.ceil(bits / 8)
 
 
