@@ -128,8 +128,6 @@ protected:
     // The wire form of a spike message and back (`source`: the rank it came from).
     wire_message encode_message(const spike_message& msg) const;
     spike_message decode_message(const unsigned char* bytes, std::size_t size, int source, int tag) const;
-    // Whether the item travels in the MPI tag (wire_message); the same on every rank.
-    bool item_in_tag() const { return item_in_tag_; }
 
     // Sub-interval numbering: the interval rule (engine/interval_schedule.hpp).
     std::int64_t sub_of(step_type n) const { return schedule_.sub_of(n); }
@@ -166,7 +164,7 @@ protected:
     interval_schedule schedule_;
     spike_codec codec_;
     step_type steps_per_interval_ = 1;
-    bool item_in_tag_ = false;
+    bool item_in_tag_ = false; // the item travels in the MPI tag (wire_message); the same on every rank
     int phases_ = 1;
     std::int64_t current_sub_ = 0; // sub-interval being computed (set at each synchronize)
 
