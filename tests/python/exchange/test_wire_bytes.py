@@ -139,3 +139,38 @@ def test_uncoded_allgather_sends_8_byte_entries(exchanges):
         exchanges["allgather:compress=false"]["wire_spikes"]
         == exchanges["allgather"]["wire_spikes"]
     )
+
+
+MILLION_CELLS_PER_RANK = f"""
+[simulation]
+tstop_ms = 5.0
+seed = 5
+
+[network]
+cells = {2 * 2**20}
+indegree = 2
+indegree_spread = 0
+weight = 0.0
+weight_spread = 0.08
+
+[network.interval_fire]
+invl_low_ms = 2.0
+invl_high_ms = 8.0
+"""
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_one_spike_messages_take_two_bytes_at_a_million_cells_per_rank(tmp_path):
+    """2^20 cells per rank, M = 40: 2 bytes per message with the item in the MPI tag (4 with
+    it in the bytes), the same spikes as Allgather's blocks, which stay at most 3 bytes."""
+    config = write_config(tmp_path, MILLION_CELLS_PER_RANK)
+    runs = measure_runs(config, RANKS, [*ONE_SPIKE_MESSAGES, "allgather"], 5.0, tmp_path)
+    for method in ONE_SPIKE_MESSAGES:
+        exchange = runs[method]["exchange"]
+        assert exchange["wire_spikes"] > 100_000, method
+        assert (
+            exchange["wire_bytes_per_spike"] == one_spike_message_bytes(STEPS_PER_INTERVAL) == 2
+        ), method
+        assert runs[method]["spikes_sha256"] == runs["allgather"]["spikes_sha256"], method
+    assert runs["allgather"]["exchange"]["wire_bytes_per_spike"] <= TARGET
