@@ -8,7 +8,7 @@ hpc_benchmark and the microcircuit? Every registered method (spikex.methods, the
 registry: nothing listed here by hand) runs with its defaults through ``spikex run`` on 2
 and 4 ranks, plus the few declared variants that change what goes on the wire
 (``WIRE_VARIANTS``). From each summary.json: ``exchange.wire_bytes`` (bytes of encoded
-spikes: the codec's blocks, a one-spike message, a window entry or a routed item),
+spikes: the codec's blocks, a one-spike message, a window entry or a routed bucket),
 ``wire_spikes`` (the spikes, or target entries, in them), ``wire_bytes_per_spike``, and
 ``bytes_sent`` (everything handed to MPI: block headers, fixed slots and section padding
 too). NEST sends 8 bytes per spike and target rank, Arbor 16 per spike (issue 21).
@@ -285,7 +285,8 @@ def docs_block(results: dict) -> str:
         (
             "Wire spikes per spike (`wire_spikes / spikes_emitted`): 1 for Allgather, remote target "
             "ranks per spike for the point-to-point methods, target ranks (the own included) for "
-            "alltoall, alltoallv and routed, target connections without `sort_by_source`:"
+            "alltoall and alltoallv, item hops for routed (remote target ranks on a direct grid), "
+            "target connections without `sort_by_source`:"
         ),
         "",
         header,

@@ -9,6 +9,7 @@
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/exchange/alltoall_sections.hpp"
 #include "spikex/exchange/point_to_point.hpp"
+#include "spikex/exchange/routed_bucket_codec.hpp"
 #include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 #include "spikex/instrument/counter_names.hpp"
@@ -622,6 +623,25 @@ void count_routed(count_view& v) {
     const double routed_item_bytes = double(format.bytes());
     const double capacity = double(bucket_capacity(grid, router_options{format.bytes(), budget}));
     const bool per_pair = P <= 4096;
+    // Buckets travel as coded blocks (routed_bucket_codec.hpp) whose size depends on which
+    // items share a bucket, i.e. on timing: estimated as the codec's gaps for n keys spread
+    // evenly over one destination's N x 2M (or packed, when smaller), per bucket of a
+    // (rank, next hop) pair and interval; full buckets when pairs are not counted.
+    const bool coded = routed_bucket_codec::usable(format, P);
+    const double cells = double(v.part.cells().cells());
+    const double packed_entry_bits =
+        std::max(8.0, double(spike_codec::bits_for(v.part.cells().cells() - 1) +
+                             spike_codec::bits_for(std::uint64_t(format.period()) * P - 1)));
+    auto block_bytes = [&](double n) {
+        const double gap = std::max(1.0, cells * double(format.period()) / n);
+        const double gaps = 7.0 + n * (std::floor(std::log2(gap)) + 2.0);
+        return std::ceil(std::min(gaps, 7.0 + n * packed_entry_bits) / 8.0);
+    };
+    auto pair_bytes = [&](double n) { // n items over ceil(n / capacity) buckets
+        const double buckets = std::ceil(n / capacity);
+        return buckets * block_bytes(n / buckets);
+    };
+    const double hop_bytes = coded ? block_bytes(capacity) / capacity : routed_item_bytes;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
             {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,
@@ -643,7 +663,7 @@ void count_routed(count_view& v) {
                     int x = v.part.sample_index(at);
                     if (x >= 0) {
                         t.add(hops, x, 1);
-                        t.add(bytes, x, routed_item_bytes);
+                        if (!(coded && per_pair)) t.add(bytes, x, hop_bytes);
                         if (per_pair) ++pair_items[static_cast<std::uint64_t>(at) * P + hop.rank];
                     }
                     if (hop.rank != target) {
@@ -657,7 +677,9 @@ void count_routed(count_view& v) {
         // Lower bound of messages: every (rank, next hop) pair with traffic sends at least
         // ceil(items / bucket capacity) buckets in the interval.
         for (const auto& [key, n]: pair_items) {
-            t.add(messages, v.part.sample_index(static_cast<int>(key / P)), std::ceil(n / capacity));
+            const int x = v.part.sample_index(static_cast<int>(key / P));
+            t.add(messages, x, std::ceil(n / capacity));
+            if (coded) t.add(bytes, x, pair_bytes(double(n)));
         }
         t.add_all(rounds, 1); // at least one termination wave per interval
         t.end_row();
@@ -671,6 +693,11 @@ void count_routed(count_view& v) {
     v.out.properties[counter::partners] = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
     v.out.properties[counter::messages_lower_bound] = per_pair;
     v.out.properties[counter::forwarded_exact] = v.part.all_ranks();
+    v.out.properties[counter::wire_exact] = !coded;
+    for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
+        (*m)[counter::wire_spikes] = (*m)[counter::hops];
+        (*m)[counter::wire_bytes] = (*m)[counter::bytes_sent];
+    }
 }
 
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,

@@ -4,17 +4,20 @@
 // Algorithm: at set-up every rank learns, for each of its cells, the ranks that hold its
 //   targets (target_ranks: one Alltoall + one Alltoallv). A spike (gid, step) becomes one
 //   item per target rank (exchange/routed_item.hpp: destination rank, gid and step mod 2M
-//   bit-packed, 3 bytes up to P * N * 2M = 2^24), put into the route library's bucket of its next-hop
-//   router; poll() feeds spikes in each step and routes what arrives (full buckets leave
-//   at once, overlapping the interval's computation). At the interval end synchronize()
-//   flushes; routers forward hop by hop (<= d hops) until a termination wave shows every
-//   item delivered. Each rank delivers what reaches it: source lookup, deliver_source.
+//   bit-packed, 3 bytes up to P * N * 2M = 2^24), put into the route library's bucket of
+//   its next-hop router; a bucket travels as one block of the spike wire codec
+//   (routed_bucket_codec.hpp). poll() feeds spikes in each step and routes what arrives
+//   (full buckets leave at once, overlapping the interval's computation). At the interval
+//   end synchronize() flushes; routers forward hop by hop (<= d hops) until a termination
+//   wave shows every item delivered. Each rank delivers what reaches it: source lookup,
+//   deliver_source.
 // Cost per interval (S = N r M dt spikes, k target ranks per spike, grid D_0 x ... x
 //   D_{d-1}, h = sum_i (1 - 1/D_i) mean hops, c = floor(budget / sum_i D_i) items per
-//   bucket, e = item bytes): S k items, e S k h / P bytes sent per rank; per rank at least one message to
-//   each partner with traffic (<= sum_i (D_i - 1) partners, not P - 1) and >= e S k h /
-//   (P c) messages; 1 or more 16-byte non-blocking allreduces (termination waves, "rounds").
-// Memory: the route budget (e * budget bytes of buckets), the route table (2 P bytes),
+//   bucket, e = bytes of an item in a coded bucket): S k items, e S k h / P bytes sent per
+//   rank; per rank at least one message to each partner with traffic (<= sum_i (D_i - 1)
+//   partners, not P - 1) and >= S k h / (P c) messages; 1 or more 16-byte non-blocking
+//   allreduces (termination waves, "rounds").
+// Memory: the route budget (item bytes x budget of buckets, plus their coded messages), the route table (2 P bytes),
 //   target ranks (8 bytes per (cell, target rank) pair), the source lookup, pending spikes.
 // Ordering: none; the engine sorts each step's deliveries into canonical order. Items of
 //   the next interval may be delivered early (while this rank is still synchronizing).
@@ -26,6 +29,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/exchange/method_registry.hpp"
+#include "spikex/exchange/routed_bucket_codec.hpp"
 #include "spikex/exchange/routed_item.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
@@ -77,8 +81,13 @@ public:
         lookup_ = make_source_lookup(options_.source_lookup, s.table.sources(), s.cells.cells());
         sent_to_.assign(s.comm.size(), 0);
         format_ = routed_item_format(s.comm.size(), s.cells.cells(), s.steps_per_interval);
-        router_ = std::make_unique<spike_router>(s.comm, grid_, router_options{format_.bytes(), budget_, route_tag},
-                                                 item_destination{&format_}, item_delivery{this});
+        router_.reset(); // before the codec it uses
+        bucket_codec_.reset();
+        if (routed_bucket_codec::usable(format_, s.comm.size()))
+            bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.comm.size());
+        router_options route{format_.bytes(), budget_, route_tag};
+        route.codec = bucket_codec_.get();
+        router_ = std::make_unique<spike_router>(s.comm, grid_, route, item_destination{&format_}, item_delivery{this});
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
@@ -136,9 +145,9 @@ public:
                 {counter::full_sends, double(c.full_sends)},
                 {counter::flush_sends, double(c.flush_sends)},
                 {counter::messages_received, double(c.messages_received)},
-                // one fixed-size item per spike and target rank (each hop sends it again)
-                {counter::wire_bytes, double(c.items_injected * format_.bytes())},
-                {counter::wire_spikes, double(c.items_injected)}};
+                // every hop's bucket messages, per item they carry (routed_bucket_codec.hpp)
+                {counter::wire_bytes, double(c.bytes_sent)},
+                {counter::wire_spikes, double(c.items_sent)}};
     }
 
     std::map<std::string, double> properties() const override {
@@ -208,6 +217,7 @@ private:
     int my_rank_ = 0;
     process_grid grid_;
     routed_item_format format_;
+    std::unique_ptr<routed_bucket_codec> bucket_codec_; // reads format_; used by router_
     std::int64_t budget_ = 1024;
     target_ranks targets_;
     std::unique_ptr<source_lookup> lookup_;

@@ -29,15 +29,23 @@ public:
     std::size_t bytes() const { return bytes_; }
 
     void encode(int destination, gid_type gid, step_type step, unsigned char* out) const {
-        const auto offset = static_cast<std::uint32_t>(step % period_);
-        codec_.encode_single({gid, offset}, cells_, rank_bits_, static_cast<std::uint32_t>(destination), out);
+        encode_fields(destination, {gid, static_cast<std::uint32_t>(step % period_)}, out);
     }
+    // The item's fields as they are: the gid and the step mod 2M (routed_bucket_codec.hpp).
+    void encode_fields(int destination, wire_spike gid_and_offset, unsigned char* out) const {
+        codec_.encode_single(gid_and_offset, cells_, rank_bits_, static_cast<std::uint32_t>(destination), out);
+    }
+    wire_spike fields(const unsigned char* item) const {
+        return codec_.decode_single(item, bytes_, cells_, rank_bits_);
+    }
+    std::uint64_t cells() const { return cells_; }
+    step_type period() const { return period_; }
     int destination(const unsigned char* item) const {
         return static_cast<int>(spike_codec::single_tag(item, bytes_, rank_bits_));
     }
     // The gid and the step, `reference` = the receiver's last synchronization step.
     void decode(const unsigned char* item, step_type reference, gid_type& gid, step_type& step) const {
-        const wire_spike spike = codec_.decode_single(item, bytes_, cells_, rank_bits_);
+        const wire_spike spike = fields(item);
         gid = spike.item;
         const step_type first = reference - period_ / 2;
         const step_type from_first = (step_type(spike.offset) - first) % period_;

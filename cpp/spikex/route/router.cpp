@@ -75,7 +75,8 @@ const router_counters& router_core::counters() const {
 
 std::size_t router_core::memory_bytes() const {
     std::size_t bytes = table_.bytes() + buckets_.capacity() * sizeof(bucket);
-    for (const auto& b: buckets_) bytes += b.items.capacity_bytes();
+    for (const auto& b: buckets_) bytes += b.items.capacity_bytes() + b.message.capacity();
+    bytes += received_message_.capacity();
     for (const auto& r: receive_) bytes += r.capacity_bytes();
     return bytes;
 }
@@ -86,13 +87,20 @@ void router_core::bad_destination(int destination) const {
 
 void router_core::send(std::size_t index, bool full) {
     bucket& b = buckets_[index];
-    b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.items.data(), b.items.bytes());
+    std::size_t bytes = b.items.bytes();
+    if (options_.codec) {
+        options_.codec->encode(b.items.data(), b.items.size(), b.message);
+        bytes = b.message.size();
+        b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.message.data(), bytes);
+    } else {
+        b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.items.data(), bytes);
+    }
     b.busy = true;
     in_flight_.push_back(static_cast<std::uint32_t>(index));
     const std::size_t router = index / lanes_;
     if (filling_[router] == index % lanes_) filling_[router] = static_cast<std::uint8_t>((index + 1) % lanes_);
     ++counters_.messages_sent;
-    counters_.bytes_sent += b.items.bytes();
+    counters_.bytes_sent += bytes;
     counters_.items_sent += b.items.size();
     ++(full ? counters_.full_sends : counters_.flush_sends);
 }
@@ -122,12 +130,19 @@ bool router_core::receive(int channel) {
     const int tag = options_.tag + channel;
     probe_result found;
     if (!comm_.iprobe(any_source, tag, found)) return false;
-    if (found.bytes == 0 || found.bytes % options_.item_bytes != 0 || found.bytes > in.capacity_bytes()) {
+    const std::size_t largest = options_.codec ? options_.codec->max_message_bytes(in.capacity()) : in.capacity_bytes();
+    if (found.bytes == 0 || found.bytes > largest || (!options_.codec && found.bytes % options_.item_bytes != 0)) {
         throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}", found.bytes,
                                             found.source, channel));
     }
-    comm_.recv(found.source, tag, in.data(), found.bytes);
-    in.filled(found.bytes / options_.item_bytes);
+    if (options_.codec) {
+        received_message_.resize(found.bytes);
+        comm_.recv(found.source, tag, received_message_.data(), found.bytes);
+        in.filled(options_.codec->decode(received_message_.data(), found.bytes, in.data(), in.capacity()));
+    } else {
+        comm_.recv(found.source, tag, in.data(), found.bytes);
+        in.filled(found.bytes / options_.item_bytes);
+    }
     ++counters_.messages_received;
     buffered_ += in.size();
     note_buffered();

@@ -8,16 +8,17 @@
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
-//   bucket itself) and takes no items until that send completes (with several lanes the
-//   router's next bucket takes them meanwhile). Messages arrive on one receive buffer per
-//   channel (tag = channel), received only when the buffer is drained; its items are
-//   delivered or moved to their next bucket, and processing stops while that bucket is in
-//   flight. flush() sends partial buckets; finish() (collective) flushes whenever this
-//   rank is idle and returns when every item injected anywhere has arrived.
+//   bucket itself, or of its items encoded by router_options::codec, decoded on arrival)
+//   and takes no items until that send completes (with several lanes the router's next
+//   bucket takes them meanwhile). Messages arrive on one receive buffer per channel
+//   (tag = channel), received only when the buffer is drained; its items are delivered or
+//   moved to their next bucket, and processing stops while that bucket is in flight.
+//   flush() sends partial buckets; finish() (collective) flushes whenever this rank is
+//   idle and returns when every item injected anywhere has arrived.
 // Cost (n items injected per rank, uniform destinations, full grid): each item makes
 //   h = sum_i (1 - 1/D_i) hops on average (<= d); messages per rank >= n h / c with bucket
 //   capacity c = floor(budget / (L sum_i (D_i - 1) + d)) (for L = 1 the paper's
-//   1024 / (X + Y + Z)), bytes per rank = n h item_bytes; partners per rank
+//   1024 / (X + Y + Z)), bytes per rank = n h item_bytes (less with a codec); partners per rank
 //   sum_i (D_i - 1) instead of P - 1.
 // Memory (bounded buffering): L sum_i (D_i - 1) send buckets (L lanes per partner,
 //   router_options::lanes) + d receive buffers (+1 on a ragged grid) of c items each
@@ -44,6 +45,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/route/item_buffer.hpp"
+#include "spikex/route/message_codec.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
 #include "spikex/route/termination.hpp"
@@ -68,6 +70,9 @@ struct router_options {
     // loop waits for the partner's next poll after every message. The budget is shared by
     // all of them (fewer lanes when it cannot give each one item).
     int lanes = 1;
+    // How a bucket's items travel (route/message_codec.hpp); nullptr: as they are. Not
+    // owned: it must outlive the router.
+    const message_codec* codec = nullptr;
 };
 
 // Why `budget` cannot give every bucket of `grid` one item, or "" when it can.
@@ -130,6 +135,7 @@ protected:
         int rank = -1;
         int channel = -1;
         item_buffer items;
+        std::vector<unsigned char> message; // the items encoded, while in flight (with a codec)
         request sending;
         bool busy = false; // in flight: takes no items until the send completes
     };
@@ -171,10 +177,11 @@ protected:
     std::size_t capacity_ = 1;
     int lanes_ = 1;
 
-    std::vector<bucket> buckets_;          // lanes_ per router (partner), router-major
-    std::vector<std::uint8_t> filling_;    // per router: the lane that takes items now
-    std::vector<std::uint32_t> in_flight_; // indices of busy buckets
-    std::vector<item_buffer> receive_;     // one per channel
+    std::vector<bucket> buckets_;                 // lanes_ per router (partner), router-major
+    std::vector<std::uint8_t> filling_;           // per router: the lane that takes items now
+    std::vector<std::uint32_t> in_flight_;        // indices of busy buckets
+    std::vector<item_buffer> receive_;            // one per channel
+    std::vector<unsigned char> received_message_; // with a codec: a message before it is decoded
     std::size_t buffered_ = 0;
     bool finishing_ = false;
     termination_detector termination_;

@@ -122,14 +122,23 @@ def test_rma_window_entries_hold_the_step_within_the_interval(exchanges):
 
 
 @pytest.mark.mpi
-def test_routed_items_hold_destination_gid_and_step_mod_2m(exchanges):
-    # bits(P - 1) + bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits
-    bits = (
-        (RANKS - 1).bit_length()
-        + (2 * STEPS_PER_INTERVAL - 1).bit_length()
-        + (CELLS - 1).bit_length()
+def test_routed_buckets_are_coded_blocks_smaller_than_their_items(exchanges):
+    """A bucket travels as one block of the codec, not item after item (bits(P - 1) +
+    bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits, 3 bytes each): fewer bytes per item and
+    hop (routed_bucket_codec.hpp)."""
+    routed = exchanges["routed"]
+    item_bytes = math.ceil(
+        (
+            (RANKS - 1).bit_length()
+            + (2 * STEPS_PER_INTERVAL - 1).bit_length()
+            + (CELLS - 1).bit_length()
+        )
+        / 8
     )
-    assert exchanges["routed"]["wire_bytes_per_spike"] == math.ceil(bits / 8)
+    assert routed["entry_bytes"] == item_bytes == 3
+    assert routed["wire_spikes"] == routed["hops"] > 0
+    assert routed["wire_bytes"] == routed["bytes_sent"]
+    assert routed["wire_bytes_per_spike"] < item_bytes
 
 
 @pytest.mark.mpi
@@ -163,9 +172,10 @@ invl_high_ms = 8.0
 @pytest.mark.slow
 def test_one_spike_messages_take_two_bytes_at_a_million_cells_per_rank(tmp_path):
     """2^20 cells per rank, M = 40: 2 bytes per message with the item in the MPI tag (4 with
-    it in the bytes), the same spikes as Allgather's blocks, which stay at most 3 bytes."""
+    it in the bytes), the same spikes as Allgather's blocks and routed's coded buckets,
+    which stay at most 3 bytes."""
     config = write_config(tmp_path, MILLION_CELLS_PER_RANK)
-    runs = measure_runs(config, RANKS, [*ONE_SPIKE_MESSAGES, "allgather"], 5.0, tmp_path)
+    runs = measure_runs(config, RANKS, [*ONE_SPIKE_MESSAGES, "allgather", "routed"], 5.0, tmp_path)
     for method in ONE_SPIKE_MESSAGES:
         exchange = runs[method]["exchange"]
         assert exchange["wire_spikes"] > 100_000, method
@@ -174,3 +184,7 @@ def test_one_spike_messages_take_two_bytes_at_a_million_cells_per_rank(tmp_path)
         ), method
         assert runs[method]["spikes_sha256"] == runs["allgather"]["spikes_sha256"], method
     assert runs["allgather"]["exchange"]["wire_bytes_per_spike"] <= TARGET
+    # routed: 4-byte items (1 + 7 + 21 bits), coded buckets within the target
+    assert runs["routed"]["exchange"]["entry_bytes"] == 4
+    assert runs["routed"]["exchange"]["wire_bytes_per_spike"] <= TARGET
+    assert runs["routed"]["spikes_sha256"] == runs["allgather"]["spikes_sha256"]

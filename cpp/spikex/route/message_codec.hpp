@@ -1,0 +1,26 @@
+#pragma once
+// route: what a bucket's message looks like on the wire (router_options::codec). Without a
+// codec a message is the bucket's items themselves (item_bytes each); a codec may pack
+// them into fewer bytes, for example sorted and gap-coded (exchange/routed_bucket_codec.hpp).
+// Called once per message, never per item; the router keeps the items unchanged otherwise.
+#include <cstddef>
+#include <vector>
+
+namespace spikex {
+
+class message_codec {
+public:
+    virtual ~message_codec() = default;
+    // Replaces `out` with the message for `count` items (item_bytes each, one after the
+    // other at `items`).
+    virtual void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const = 0;
+    // Writes the items of a message of `size` bytes to `items` (room for `capacity` items)
+    // and returns how many. A malformed message, or one of more than `capacity` items, is
+    // an internal_error.
+    virtual std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
+                               std::size_t capacity) const = 0;
+    // Most bytes a message of `count` items may take.
+    virtual std::size_t max_message_bytes(std::size_t count) const = 0;
+};
+
+} // namespace spikex
