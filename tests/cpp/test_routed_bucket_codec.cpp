@@ -30,7 +30,8 @@ std::vector<unsigned char> random_items(const routed_item_format& format, int ra
 std::vector<std::vector<unsigned char>> sorted_items(const std::vector<unsigned char>& items, std::size_t bytes,
                                                      std::size_t count) {
     std::vector<std::vector<unsigned char>> out;
-    for (std::size_t k = 0; k < count; ++k) out.emplace_back(items.begin() + k * bytes, items.begin() + (k + 1) * bytes);
+    for (std::size_t k = 0; k < count; ++k)
+        out.emplace_back(items.begin() + k * bytes, items.begin() + (k + 1) * bytes);
     std::sort(out.begin(), out.end());
     return out;
 }

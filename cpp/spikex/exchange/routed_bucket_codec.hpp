@@ -65,8 +65,8 @@ public:
     // Packed (the codec's upper bound): the header and count entries of bits(N - 1) +
     // bits(P 2M - 1) bits, at least 8 each.
     std::size_t max_message_bytes(std::size_t count) const override {
-        const unsigned entry = std::max(8u, spike_codec::bits_for(format_.cells() - 1) +
-                                                spike_codec::bits_for(codec_.steps() - 1));
+        const unsigned entry =
+            std::max(8u, spike_codec::bits_for(format_.cells() - 1) + spike_codec::bits_for(codec_.steps() - 1));
         return (spike_codec::mode_bits + spike_codec::parameter_bits + count * entry + 7) / 8;
     }
 
