@@ -62,6 +62,7 @@ WIRE_VARIANTS = {
     "allgather:compress=false": "8-byte (gid, step) entries: the format the codec replaced",
     "alltoall:connections.sort_by_source=false": "one entry per connection; item space = the "
     "receiver's connections",
+    "routed:compress=false": "items as they are, without the bucket codec",
 }
 # Not here: multisend:phases=2, whose relayed messages carry the gid (item space = all cells):
 # with F <= 3 remote target ranks (P <= 4) every target rank is its own relay group

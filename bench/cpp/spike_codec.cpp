@@ -3,8 +3,12 @@
 // to encode the block and to decode it, against 8-byte entries (memcpy of (item, offset) in,
 // out), and the bytes per spike each gives. Blocks as a network makes them: N cells per
 // rank firing at r Hz, dt = 0.1 ms, M steps per interval: S = N r M dt spikes at random
-// cells and steps, in emission order (steps ascending). Every decode is checked to give
-// the block back (as a sorted multiset). Prints one JSON object.
+// cells and steps, steps ascending, in two orders within a step: random (what a
+// target-addressed block may hold; the encoder sorts) and cell order (what the engine
+// emits: each thread's contiguous cells updated in order, threads in order; the encoder
+// finds the keys ascending and skips the sort). Also a routed bucket (routed_bucket_codec:
+// encoded at send, decoded at every hop). Every decode is checked to give the block back
+// (as a sorted multiset). Prints one JSON object.
 //
 //   bench_spike_codec [--spikes 4000000] [--repeats 5] [--rate-hz 5]
 #include <algorithm>
@@ -18,6 +22,8 @@
 #include <vector>
 
 #include "spikex/exchange/point_to_point.hpp"
+#include "spikex/exchange/routed_bucket_codec.hpp"
+#include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
 
 using namespace spikex;
@@ -37,8 +43,8 @@ struct workload {
     std::size_t spikes = 0;
 };
 
-workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total,
-                       std::uint64_t seed) {
+workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total, std::uint64_t seed,
+                       bool in_cell_order) {
     workload w{cells, steps, {}, 0};
     std::mt19937_64 rng(seed);
     std::poisson_distribution<std::size_t> count(double(cells) * rate_hz * 1e-4 * steps);
@@ -47,6 +53,10 @@ workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz,
         std::vector<wire_spike> block(count(rng));
         for (auto& s: block) s = {cell(rng), step(rng)};
         std::sort(block.begin(), block.end(), [](auto a, auto b) { return a.offset < b.offset; });
+        if (in_cell_order) {
+            std::sort(block.begin(), block.end(),
+                      [](auto a, auto b) { return a.offset != b.offset ? a.offset < b.offset : a.item < b.item; });
+        }
         w.spikes += block.size();
         w.blocks.push_back(std::move(block));
     }
@@ -199,6 +209,85 @@ result measure_full_messages(const workload& w, int repeats) {
     return out;
 }
 
+// Routed buckets (routed_bucket_codec.hpp) at P = 16 on the default grid (direct, [16]) with
+// the default budget of 1,024 items: 64 items per bucket (15 send buckets and a receive
+// buffer), a bucket's items bound for its one destination, gids over all P N cells, steps
+// of the interval, in the order the spikes were emitted (steps ascending, gids ascending
+// within a step). Per item and hop: the encode at send and the decode on arrival, against
+// the item as it is (routed_item.hpp: ceil((bits(P - 1) + bits(P N - 1) + bits(2M - 1)) / 8)
+// bytes).
+struct routed_result {
+    result coded;
+    std::size_t item_bytes = 0, bucket_items = 0;
+    int ranks = 0;
+};
+
+routed_result measure_routed(std::uint64_t cells, std::uint32_t steps, std::size_t total, int repeats,
+                             std::uint64_t seed) {
+    constexpr int ranks = 16;
+    constexpr std::size_t bucket_items = 64;
+    const routed_item_format format(ranks, cells * ranks, steps);
+    const routed_bucket_codec codec(format, ranks);
+    const std::size_t item_bytes = format.bytes();
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::uint32_t> gid(0, static_cast<std::uint32_t>(cells * ranks - 1)),
+        step(0, steps - 1);
+    std::uniform_int_distribution<int> destination(1, ranks - 1);
+    const std::size_t buckets = (total + bucket_items - 1) / bucket_items;
+    std::vector<std::vector<unsigned char>> items(buckets);
+    std::uint64_t expected = 0;
+    for (auto& bucket: items) {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> spikes(bucket_items); // (step, gid)
+        for (auto& sp: spikes) sp = {step(rng), gid(rng)};
+        std::sort(spikes.begin(), spikes.end());
+        bucket.resize(bucket_items * item_bytes);
+        const int to = destination(rng);
+        for (std::size_t k = 0; k < bucket_items; ++k) {
+            format.encode(to, spikes[k].second, spikes[k].first, &bucket[k * item_bytes]);
+            expected += std::uint64_t(spikes[k].second) * 31 + spikes[k].first + std::uint64_t(to) * 7;
+        }
+    }
+    const std::size_t n = buckets * bucket_items;
+    std::vector<std::vector<unsigned char>> wire(buckets);
+    std::vector<unsigned char> decoded(bucket_items * item_bytes);
+    routed_result out;
+    out.item_bytes = item_bytes;
+    out.bucket_items = bucket_items;
+    out.ranks = ranks;
+    for (int rep = 0; rep < repeats; ++rep) {
+        auto start = seconds_clock::now();
+        std::size_t bytes = 0;
+        for (std::size_t b = 0; b < buckets; ++b) {
+            codec.encode(items[b].data(), bucket_items, wire[b]);
+            bytes += wire[b].size();
+        }
+        out.coded.encode_ns = std::min(out.coded.encode_ns, seconds_since(start) * 1e9 / double(n));
+        out.coded.bytes_per_spike = double(bytes) / double(n);
+        std::uint64_t checksum = 0;
+        double decode_s = 0;
+        for (std::size_t b = 0; b < buckets; ++b) {
+            start = seconds_clock::now();
+            const std::size_t count = codec.decode(wire[b].data(), wire[b].size(), decoded.data(), bucket_items);
+            decode_s += seconds_since(start);
+            if (count != bucket_items) {
+                std::fprintf(stderr, "spike codec: a routed bucket decoded to %zu items\n", count);
+                std::exit(1);
+            }
+            for (std::size_t k = 0; k < count; ++k) { // checked outside the timed decode
+                const unsigned char* item = &decoded[k * item_bytes];
+                const wire_spike f = format.fields(item);
+                checksum += std::uint64_t(f.item) * 31 + f.offset + std::uint64_t(format.destination(item)) * 7;
+            }
+        }
+        out.coded.decode_ns = std::min(out.coded.decode_ns, decode_s * 1e9 / double(n));
+        if (checksum != expected) {
+            std::fprintf(stderr, "spike codec: routed buckets checksum mismatch\n");
+            std::exit(1);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -223,20 +312,28 @@ int main(int argc, char** argv) {
     bool first = true;
     for (std::uint64_t cells: {1000ull, 10000ull, 100000ull, 1000000ull}) {
         for (std::uint32_t steps: {15u, 100u}) {
-            const workload w = make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps);
+            const workload w = make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps, false);
             const result coded = measure_codec(w, repeats);
+            const result in_order =
+                measure_codec(make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps, true), repeats);
+            const routed_result routed = measure_routed(cells, steps, spikes, repeats, cells * 17 + steps);
             const result entries = measure_entries(w, repeats);
             const result messages = measure_messages(w, repeats);
             const result full_messages = measure_full_messages(w, repeats);
             std::printf("%s\n  {\"cells_per_rank\": %llu, \"steps_per_interval\": %u, \"spikes_per_block\": %.2f, "
                         "\"coded\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
+                        "\"coded_cell_order\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
+                        "\"routed_buckets\": {\"ranks\": %d, \"bucket_items\": %zu, \"item_bytes\": %zu, "
+                        "\"bytes_per_item\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"entries\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"messages\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"full_messages\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}}",
                         first ? "" : ",", (unsigned long long)cells, steps, double(w.spikes) / double(w.blocks.size()),
-                        coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, entries.bytes_per_spike,
-                        entries.encode_ns, entries.decode_ns, messages.bytes_per_spike, messages.encode_ns,
-                        messages.decode_ns, full_messages.bytes_per_spike, full_messages.encode_ns,
+                        coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, in_order.bytes_per_spike,
+                        in_order.encode_ns, in_order.decode_ns, routed.ranks, routed.bucket_items, routed.item_bytes,
+                        routed.coded.bytes_per_spike, routed.coded.encode_ns, routed.coded.decode_ns,
+                        entries.bytes_per_spike, entries.encode_ns, entries.decode_ns, messages.bytes_per_spike,
+                        messages.encode_ns, messages.decode_ns, full_messages.bytes_per_spike, full_messages.encode_ns,
                         full_messages.decode_ns);
             first = false;
         }

@@ -627,7 +627,7 @@ void count_routed(count_view& v) {
     // items share a bucket, i.e. on timing: estimated as the codec's gaps for n keys spread
     // evenly over one destination's N x 2M (or packed, when smaller), per bucket of a
     // (rank, next hop) pair and interval; full buckets when pairs are not counted.
-    const bool coded = routed_bucket_codec::usable(format, P);
+    const bool coded = v.options.text("compress") != "false" && routed_bucket_codec::usable(format, P);
     const double cells = double(v.part.cells().cells());
     const double packed_entry_bits =
         std::max(8.0, double(spike_codec::bits_for(v.part.cells().cells() - 1) +
@@ -694,6 +694,7 @@ void count_routed(count_view& v) {
     v.out.properties[counter::messages_lower_bound] = per_pair;
     v.out.properties[counter::forwarded_exact] = v.part.all_ranks();
     v.out.properties[counter::wire_exact] = !coded;
+    v.out.properties[counter::compressed] = coded;
     for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
         (*m)[counter::wire_spikes] = (*m)[counter::hops];
         (*m)[counter::wire_bytes] = (*m)[counter::bytes_sent];

@@ -244,12 +244,7 @@ method_entry allgather_method() {
                         "MPI_Allgatherv.",
                  .minimum = 1,
                  .maximum = 2147483647},
-                {.name = "compress",
-                 .kind = option_kind::choice,
-                 .default_value = std::string("auto"),
-                 .doc = "Spikes in the spike wire codec (about 1.5-2.5 bytes each, any cells per rank and "
-                        "interval); false sends 8-byte (gid, step) entries. auto and true are the same.",
-                 .choices = {std::string("auto"), true, false}},
+                compress_option(),
                 source_lookup_option(),
             },
         .variants = {{{{"allgather_slots", std::int64_t{1}}}},

@@ -125,4 +125,16 @@ option_spec source_lookup_option() {
             .choices = {std::string("dense"), std::string("hash"), std::string("sorted")}};
 }
 
+option_spec compress_option() {
+    return {.name = "compress",
+            .kind = option_kind::choice,
+            .default_value = std::string("auto"),
+            .doc = "Spikes in the spike wire codec (docs/methods/wire_format.md): allgather about 1.5-2.5 bytes "
+                   "per spike, any cells per rank and interval, where false sends 8-byte (gid, step) entries; "
+                   "routed buckets as coded blocks, about 2-3.5 bytes per item, where false sends each item as "
+                   "it is (3-5 bytes, no encode or decode at a hop: cheaper where bytes are cheap). auto and "
+                   "true are the same.",
+            .choices = {std::string("auto"), true, false}};
+}
+
 } // namespace spikex

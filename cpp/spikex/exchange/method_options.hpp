@@ -66,5 +66,6 @@ private:
 
 // Options several method families share.
 option_spec source_lookup_option(); // allgather, point-to-point, routed
+option_spec compress_option();      // allgather, routed: the spike wire codec or items as they are
 
 } // namespace spikex

@@ -6,8 +6,9 @@
 //   item per target rank (exchange/routed_item.hpp: destination rank, gid and step mod 2M
 //   bit-packed, 3 bytes up to P * N * 2M = 2^24), put into the route library's bucket of
 //   its next-hop router; a bucket travels as one block of the spike wire codec
-//   (routed_bucket_codec.hpp). poll() feeds spikes in each step and routes what arrives
-//   (full buckets leave at once, overlapping the interval's computation). At the interval
+//   (routed_bucket_codec.hpp; exchange.compress = false: as it is). poll() feeds spikes in
+//   each step and routes what arrives (full buckets leave at once, overlapping the
+//   interval's computation). At the interval
 //   end synchronize() flushes; routers forward hop by hop (<= d hops) until a termination
 //   wave shows every item delivered. Each rank delivers what reaches it: source lookup,
 //   deliver_source.
@@ -58,6 +59,7 @@ struct routed_options {
     std::string route_dims = "auto";  // "auto" | "hypercube" | "[4, 2]"
     std::int64_t route_budget = 1024; // items buffered per rank
     std::string source_lookup = "dense";
+    std::string compress = "auto"; // "auto" | "true": buckets as coded blocks; "false": items as they are
 };
 
 class routed_exchange final: public spike_exchange {
@@ -83,7 +85,7 @@ public:
         format_ = routed_item_format(s.comm.size(), s.cells.cells(), s.steps_per_interval);
         router_.reset(); // before the codec it uses
         bucket_codec_.reset();
-        if (routed_bucket_codec::usable(format_, s.comm.size()))
+        if (options_.compress != "false" && routed_bucket_codec::usable(format_, s.comm.size()))
             bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.comm.size());
         router_options route{format_.bytes(), budget_, route_tag};
         route.codec = bucket_codec_.get();
@@ -158,7 +160,8 @@ public:
                                              {counter::route_bucket_capacity, double(router_->bucket_capacity())},
                                              {counter::route_max_hops, double(grid_.max_hops())},
                                              {counter::route_buffer_high_water, double(high_water_)},
-                                             {counter::entry_bytes, double(format_.bytes())}};
+                                             {counter::entry_bytes, double(format_.bytes())},
+                                             {counter::compressed, bucket_codec_ ? 1.0 : 0.0}};
         for (int i = 0; i < grid_.dimensions(); ++i)
             out[counter::route_dim_prefix + std::to_string(i)] = double(grid_.dim(i));
         return out;
@@ -264,12 +267,13 @@ method_entry routed_method() {
                             "/ (sum of dims) items (Garg & Sabharwal's 1024 / (X + Y + Z)).",
                      .minimum = 1,
                      .maximum = 2147483647},
-                    source_lookup_option()},
-        .variants = {{{{"route_budget", std::int64_t{8}}}}},
+                    source_lookup_option(),
+                    compress_option()},
+        .variants = {{{{"route_budget", std::int64_t{8}}}}, {{{"compress", false}}}},
         .make =
             [](const option_reader& o) {
-                return std::make_unique<routed_exchange>(
-                    routed_options{o.text("route_dims"), o.integer("route_budget"), o.text("source_lookup")});
+                return std::make_unique<routed_exchange>(routed_options{o.text("route_dims"), o.integer("route_budget"),
+                                                                        o.text("source_lookup"), o.text("compress")});
             },
         .count = count_routed,
         .cost_formula = "routed",

@@ -14,51 +14,47 @@ void throw_malformed_block(const char* why) { throw internal_error(std::string("
 
 namespace {
 
-// Appends bits least significant first into a buffer sized in advance.
+// Appends bits least significant first into a buffer sized in advance, with 8 bytes of
+// slack: every put stores the whole 64-bit accumulator and keeps only its last partial
+// byte, so there is no data-dependent branch per put (one per whole word mispredicted
+// about every third spike).
 class bit_writer {
 public:
-    explicit bit_writer(unsigned char* out): out_(out) {}
-    void put(std::uint64_t v, unsigned n) { // n <= 64
-        if (n > 32) {
-            put32(v & 0xffffffffu, 32);
-            put32(v >> 32, n - 32);
+    explicit bit_writer(unsigned char* out): begin_(out), out_(out) {}
+    void put(std::uint64_t v, unsigned n) { // n <= 64, v < 2^n
+        if (n > 56) {
+            put_short(v & 0xffffffffu, 32);
+            put_short(v >> 32, n - 32);
         } else {
-            put32(v, n);
+            put_short(v, n);
         }
     }
     void ones(unsigned n) {
         while (n >= 32) {
-            put32(0xffffffffu, 32);
+            put_short(0xffffffffu, 32);
             n -= 32;
         }
-        put32((std::uint64_t{1} << n) - 1, n);
+        put_short((std::uint64_t{1} << n) - 1, n);
     }
-    std::uint64_t written() const { return written_ + bits_; }
-    // Pads with 1-bits to a whole byte and writes what is left.
-    void finish() {
-        ones((8 - bits_ % 8) % 8);
-        while (bits_ > 0) {
-            *out_++ = static_cast<unsigned char>(acc_);
-            acc_ >>= 8;
-            bits_ -= 8;
-        }
+    std::uint64_t written() const { return std::uint64_t(out_ - begin_) * 8 + bits_; }
+    // Pads with 1-bits to a whole byte.
+    void finish() { ones((8 - bits_ % 8) % 8); }
+
+    // n <= 56, v < 2^n.
+    void put_short(std::uint64_t v, unsigned n) {
+        acc_ |= v << bits_; // bits_ < 8: fits
+        bits_ += n;
+        std::memcpy(out_, &acc_, 8); // little-endian on every supported target
+        const unsigned whole = bits_ >> 3;
+        out_ += whole;
+        acc_ >>= whole * 8; // whole <= 7: bits_ + n <= 63
+        bits_ &= 7;
     }
 
 private:
-    void put32(std::uint64_t v, unsigned n) { // n <= 32, v < 2^n
-        acc_ |= v << bits_;
-        bits_ += n;
-        if (bits_ >= 32) {
-            const auto word = static_cast<std::uint32_t>(acc_);
-            std::memcpy(out_, &word, 4); // little-endian on every supported target
-            out_ += 4;
-            written_ += 32;
-            acc_ >>= 32;
-            bits_ -= 32;
-        }
-    }
+    unsigned char* begin_;
     unsigned char* out_;
-    std::uint64_t acc_ = 0, written_ = 0;
+    std::uint64_t acc_ = 0;
     unsigned bits_ = 0;
 };
 
@@ -115,12 +111,21 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
                                 std::vector<unsigned char>& out) const {
     const std::size_t n = spikes.size();
     if (n == 0) return 0;
+    // One pass: the ranges, and the keys gaps mode needs (with whether they already ascend,
+    // as they do for a rank's own spikes in emission order).
+    thread_local std::vector<std::uint64_t> keys;
+    keys.resize(n);
     std::uint32_t max_item = 0, max_offset = 0;
     std::uint64_t max_key = 0;
-    for (const auto& s: spikes) {
+    bool ascending = true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const wire_spike s = spikes[i];
+        const std::uint64_t key = std::uint64_t(s.offset) * items + s.item;
+        keys[i] = key;
         max_item = std::max(max_item, s.item);
         max_offset = std::max(max_offset, s.offset);
-        max_key = std::max(max_key, std::uint64_t(s.offset) * items + s.item);
+        ascending &= key >= max_key;
+        max_key = std::max(max_key, key);
     }
     if (max_item >= items || max_offset >= steps_) {
         throw internal_error("spike wire block: item " + std::to_string(max_item) + " or offset " +
@@ -145,10 +150,7 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     if (k < 63 && approximate(k + 1) < approximate(k)) ++k;
     const std::size_t start = out.size();
     if (header_bits + approximate(k) < double(packed)) {
-        thread_local std::vector<std::uint64_t> keys;
-        keys.resize(n);
-        for (std::size_t i = 0; i < n; ++i) keys[i] = std::uint64_t(spikes[i].offset) * items + spikes[i].item;
-        if (!std::is_sorted(keys.begin(), keys.end())) sort_keys(keys, bits_for(max_key));
+        if (!ascending) sort_keys(keys, bits_for(max_key));
         // Written into scratch sized for the worst case (32 + 6 + 63 bits per gap, an escape,
         // plus slack for whole-word stores), then copied: no zero-filling of that bound.
         thread_local std::vector<unsigned char> scratch;
@@ -163,8 +165,9 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
             const std::uint64_t gap = key - previous;
             previous = key;
             const std::uint64_t q = gap >> k;
-            if (q < escape_ones && q + 1 + k <= 64) { // q 1-bits, a 0-bit, k low bits: one store
-                w.put(((std::uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)), static_cast<unsigned>(q + 1 + k));
+            if (q < escape_ones && q + 1 + k <= 56) { // q 1-bits, a 0-bit, k low bits: one store
+                w.put_short(((std::uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)),
+                            static_cast<unsigned>(q + 1 + k));
             } else if (q < escape_ones) {
                 w.ones(static_cast<unsigned>(q));
                 w.put(0, 1);
@@ -204,13 +207,21 @@ std::size_t spike_codec::encode_single(wire_spike spike, std::uint64_t items, un
                              std::to_string(items) + " items x " + std::to_string(steps_) + " steps x " +
                              std::to_string(tag_bits) + " tag bits");
     }
-    unsigned char scratch[max_single_bytes + 8]; // the writer stores whole 32-bit words
+    const std::size_t bytes = single_bytes(items, tag_bits);
+    const unsigned item_shift = tag_bits + offset_bits_, total = item_shift + bits_for(items - 1);
+    if (total <= 64) { // one word: the fields, then 1-bits up to the byte (the writer's padding)
+        std::uint64_t word = std::uint64_t{tag} | (std::uint64_t{spike.offset} << tag_bits);
+        if (item_shift < 64) word |= std::uint64_t{spike.item} << item_shift;
+        if (total < 64) word |= ~std::uint64_t{0} << total;
+        for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(word >> (8 * i));
+        return bytes;
+    }
+    unsigned char scratch[max_single_bytes + 8]; // the writer stores whole 64-bit words
     bit_writer w(scratch);
     w.put(tag, tag_bits);
     w.put(spike.offset, offset_bits_);
     w.put(spike.item, bits_for(items - 1));
     w.finish();
-    const std::size_t bytes = single_bytes(items, tag_bits);
     std::memcpy(out, scratch, bytes);
     return bytes;
 }
@@ -219,6 +230,19 @@ wire_spike spike_codec::decode_single(const unsigned char* data, std::size_t byt
                                       unsigned tag_bits) const {
     if (items == 0) throw_malformed_block("a spike for an empty item space");
     if (bytes != single_bytes(items, tag_bits)) throw_malformed_block("one-spike message of the wrong size");
+    const unsigned item_bits = bits_for(items - 1), item_shift = tag_bits + offset_bits_;
+    if (item_shift + item_bits <= 64) { // one word (bytes <= 8)
+        std::uint64_t word = 0;         // byte by byte: a memcpy of a variable length is a call
+        for (std::size_t i = 0; i < bytes; ++i) word |= std::uint64_t{data[i]} << (8 * i);
+        auto field = [word](unsigned shift, unsigned width) {
+            if (width == 0) return std::uint64_t{0};
+            return (word >> shift) & (~std::uint64_t{0} >> (64 - width));
+        };
+        const std::uint64_t offset = field(tag_bits, offset_bits_), item = field(item_shift, item_bits);
+        if (offset >= steps_) throw_malformed_block("offset outside the interval");
+        if (item >= items) throw_malformed_block("item outside the item space");
+        return {static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(offset)};
+    }
     wire_bit_reader in(data, bytes);
     std::uint64_t tag = 0, offset = 0, item = 0;
     if (!in.take_long(tag_bits, tag) || !in.take_long(offset_bits_, offset) ||

@@ -186,6 +186,7 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
     }
     const unsigned k = parameter;
     if (items == 0) throw_malformed_block("spikes for an empty item space");
+    const std::uint64_t low_mask = k == 0 ? 0 : ~std::uint64_t{0} >> (64 - k);
     std::uint64_t key = 0;
     for (;;) {
         in.refill();
@@ -196,7 +197,10 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
             if (ones < escape_ones) throw_malformed_block("unterminated quotient");
         }
         std::uint64_t gap;
-        if (ones >= escape_ones) {
+        if (ones < escape_ones && ones + 1 + k <= in.available()) { // the common case: all in the window
+            gap = (std::uint64_t(ones) << k) | ((in.peek() >> (ones + 1)) & low_mask);
+            in.skip(ones + 1 + k);
+        } else if (ones >= escape_ones) {
             in.skip(escape_ones);
             std::uint64_t length_less_one;
             if (!in.take_long(parameter_bits, length_less_one)) throw_malformed_block("escape cut short");

@@ -18,8 +18,9 @@ from conftest import SMALL_NETWORK, marked, run_cli, run_config, run_spmd, sever
 ROUTED = "exchange.method=routed"
 DISTRIBUTIONS = ("round_robin", "consecutive", "random_shuffle")
 # Extra (name, overrides) per rank count: hypercube, ragged rows and planes, the smallest
-# budget (one item per bucket: every hop is a message).
+# budget (one item per bucket: every hop is a message), buckets without the codec.
 VARIANTS = {
+    4: [("uncompressed", ("exchange.route_dims=[2, 2]", "exchange.compress=false"))],
     5: [("ragged_3d", ("exchange.route_dims=[2, 2, 2]",))],
     6: [("budget_6", ("exchange.route_dims=[3, 2]", "exchange.route_budget=6"))],
     7: [("ragged_row", ("exchange.route_dims=[4, 2]",))],
@@ -79,11 +80,18 @@ def test_same_spikes_as_allgather(reference, tmp_path, ranks):
             # bucket coded as one block of the spike wire codec (routed_bucket_codec.hpp):
             # fewer bytes than the items, every hop counted
             assert exchange["entry_bytes"] == 3, name
-            # (a one-item bucket, budget_6, may take up to a byte more: the block's header)
-            extra = 1 if name == "budget_6" else 0
-            assert (
-                0 < exchange["bytes_sent"] < (exchange["entry_bytes"] + extra) * exchange["hops"]
-            ), name
+            if name == "uncompressed":  # compress = false: every item as it is
+                assert exchange["compressed"] == 0, name
+                assert exchange["bytes_sent"] == exchange["entry_bytes"] * exchange["hops"], name
+            else:
+                assert exchange["compressed"] == 1, name
+                # (a one-item bucket, budget_6, may take up to a byte more: the block's header)
+                extra = 1 if name == "budget_6" else 0
+                assert (
+                    0
+                    < exchange["bytes_sent"]
+                    < (exchange["entry_bytes"] + extra) * exchange["hops"]
+                ), name
             assert exchange["wire_bytes"] == exchange["bytes_sent"], name
             assert exchange["wire_spikes"] == exchange["hops"], name
     if ranks == 8:  # auto, budget 1024: routing does not pay yet, direct buckets of 128
