@@ -163,12 +163,15 @@ bench-hpcc: build
 	$(PY) bench/gups.py --hpcc --log2-table 26
 
 # The spike wire codec's encode and decode ns per spike (bench/cpp/spike_codec.cpp) against
-# the time its saved bytes are worth at profiles/bgp.toml's byte cost:
-# bench/results/spike_codec.json and a table of docs/methods/wire_format.md (about 15 s).
+# the time its saved bytes are worth at profiles/bgp.toml's byte cost, then whole runs with
+# and without it (bench/codec_whole_runs.py): bench/results/spike_codec.json,
+# bench/results/codec_whole_runs.json and two tables of docs/methods/wire_format.md (about
+# 6 minutes).
 bench-codec: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_spike_codec
 	$(PY) bench/spike_codec.py
+	$(PY) bench/codec_whole_runs.py
 
 # Bytes per spike on the wire of every exchange method (summary.json wire_bytes_per_spike)
 # for the demo network, the hpc_benchmark and the microcircuit on 2 and 4 ranks:
