@@ -29,12 +29,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from readme_numbers import readme_with_block, write_block
+from readme_numbers import docs_from_results, write_block
 from spikex.methods import all_variant_labels
-from spikex_runs import machine, spikex_command
+from spikex_runs import machine, result_header, spikex_command
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 OUTPUT = REPOSITORY / "bench" / "results" / "codec_whole_runs.json"
@@ -105,10 +104,7 @@ def measure(repeat: int) -> dict:
                     "methods": summarize(result),
                 })  # fmt: skip
     return {
-        "question": QUESTION,
-        "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-        "machine": {**machine(), "load_average_start": load_start},
-        "seconds": round(time.perf_counter() - started, 1),
+        **result_header(QUESTION, load_start, started),
         "repeat": repeat,
         "cases": cases,
     }
@@ -172,17 +168,9 @@ def main() -> int:
     parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
     args = parser.parse_args()
     if args.docs or args.check_docs:
-        results = json.loads(OUTPUT.read_text(encoding="utf-8"))
-        if args.check_docs:
-            text = DOC.read_text(encoding="utf-8")
-            if readme_with_block(text, docs_block(results), BLOCK) != text:
-                print(f"codec_whole_runs: the {BLOCK} block of {DOC} is stale; run "
-                      "bench/codec_whole_runs.py --docs", file=sys.stderr)  # fmt: skip
-                return 1
-            return 0
-        changed = write_block(docs_block(results), BLOCK, DOC)
-        print(f"{DOC}: {'updated' if changed else 'unchanged'}", file=sys.stderr)
-        return 0
+        return docs_from_results(
+            OUTPUT, docs_block, BLOCK, DOC, "codec_whole_runs.py", args.check_docs
+        )
     results = measure(args.repeat)
     OUTPUT.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     changed = write_block(docs_block(results), BLOCK, DOC)

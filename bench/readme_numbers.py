@@ -92,6 +92,24 @@ def write_block(block: str, name: str, readme: Path = README) -> bool:
     return new != text
 
 
+def docs_from_results(
+    results_json: Path, render, name: str, doc: Path, script: str, check: bool
+) -> int:
+    """A bench script's --docs / --check-docs: rewrite (or check) block ``name`` of ``doc``
+    as ``render`` makes it from the stored ``results_json``; the exit status."""
+    results = json.loads(results_json.read_text(encoding="utf-8"))
+    if check:
+        text = doc.read_text(encoding="utf-8")
+        if readme_with_block(text, render(results), name) != text:
+            print(f"{script}: the {name} block of {doc} is stale; run bench/{script} --docs",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        return 0
+    changed = write_block(render(results), name, doc)
+    print(f"{doc}: {'updated' if changed else 'unchanged'}", file=sys.stderr)
+    return 0
+
+
 def update_readme(results: dict, readme: Path = README) -> bool:
     """Rewrite README's block from ``results``; whether it changed."""
     return write_block(vs_nest_block(results), "vs_nest", readme)

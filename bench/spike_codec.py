@@ -57,7 +57,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from readme_numbers import readme_with_block, write_block
+from readme_numbers import docs_from_results, write_block
 from spikex.scaling.time_model import load_profile
 from spikex_runs import machine
 
@@ -387,17 +387,7 @@ def main() -> int:
     parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
     args = parser.parse_args()
     if args.docs or args.check_docs:
-        results = json.loads(OUTPUT.read_text(encoding="utf-8"))
-        if args.check_docs:
-            text = DOC.read_text(encoding="utf-8")
-            if readme_with_block(text, docs_block(results), BLOCK) != text:
-                print(f"spike_codec: the {BLOCK} block of {DOC} is stale; run "
-                      "bench/spike_codec.py --docs", file=sys.stderr)  # fmt: skip
-                return 1
-            return 0
-        changed = write_block(docs_block(results), BLOCK, DOC)
-        print(f"{DOC}: {'updated' if changed else 'unchanged'}", file=sys.stderr)
-        return 0
+        return docs_from_results(OUTPUT, docs_block, BLOCK, DOC, "spike_codec.py", args.check_docs)
     binary = find_binary(args.binary)
     spikes, repeats = (20_000, 1) if args.quick else (args.spikes, args.repeats)
     results = measure(binary, spikes, repeats)

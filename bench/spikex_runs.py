@@ -10,6 +10,8 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -46,6 +48,18 @@ def machine() -> dict:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "load_average": [round(value, 2) for value in os.getloadavg()],
+    }
+
+
+def result_header(question: str, load_start: list[float], started: float) -> dict:
+    """The first keys of a result JSON: the question, when (UTC), the machine with the load
+    average at the start (``load_start``, from ``machine()`` before the runs) and at the
+    end, and the seconds since ``started`` (``time.perf_counter()``)."""
+    return {
+        "question": question,
+        "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
+        "machine": {**machine(), "load_average_start": load_start},
+        "seconds": round(time.perf_counter() - started, 1),
     }
 
 

@@ -37,14 +37,13 @@ import json
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from readme_numbers import readme_with_block, write_block
+from readme_numbers import docs_from_results, write_block
 from spikex.compare.method_variants import parse_method_variant
 from spikex.launch.demo import DEMO_CONFIG
 from spikex.methods import EXCHANGE_METHODS, all_variant_labels
-from spikex_runs import machine, spikex_run
+from spikex_runs import machine, result_header, spikex_run
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 OUTPUT = REPOSITORY / "bench" / "results" / "wire_bytes.json"
@@ -168,10 +167,7 @@ def measure(quick: bool) -> dict:
                 "runs": [{k: v for k, v in run.items() if k != "network"} for run in runs],
             })  # fmt: skip
     return {
-        "question": QUESTION,
-        "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-        "machine": {**machine(), "load_average_start": load_start},
-        "seconds": round(time.perf_counter() - started, 1),
+        **result_header(QUESTION, load_start, started),
         "ranks": list(RANKS),
         "wire_variants": WIRE_VARIANTS,
         "references": REFERENCES,
@@ -304,17 +300,7 @@ def main() -> int:
     parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
     args = parser.parse_args()
     if args.docs or args.check_docs:
-        results = json.loads(OUTPUT.read_text(encoding="utf-8"))
-        if args.check_docs:
-            text = DOC.read_text(encoding="utf-8")
-            if readme_with_block(text, docs_block(results), BLOCK) != text:
-                print(f"wire_bytes: the {BLOCK} block of {DOC} is stale; run "
-                      "bench/wire_bytes.py --docs", file=sys.stderr)  # fmt: skip
-                return 1
-            return 0
-        changed = write_block(docs_block(results), BLOCK, DOC)
-        print(f"{DOC}: {'updated' if changed else 'unchanged'}", file=sys.stderr)
-        return 0
+        return docs_from_results(OUTPUT, docs_block, BLOCK, DOC, "wire_bytes.py", args.check_docs)
     results = measure(args.quick)
     if args.quick:
         print(docs_block(results))
