@@ -22,14 +22,18 @@ The conditions, per case (booleans in the JSON; cost = the codec's own ns, not n
 8-byte entries' copying, again conservative; ``block_pays_net`` is the block condition with
 the codec's ns less the entries' copying):
 
-* a block sent to one receiver (alltoall, alltoallv: one rank pair's block):
-  encode + decode < saved bytes x ns per byte;
+* a block sent to one receiver (alltoall, alltoallv: one rank pair's block, whose items
+  may come in any order): encode (spikes in random cell order within a step) + decode <
+  saved bytes x ns per byte;
 * Allgather: every rank receives every block and decodes it, its own included. Per rank
   and spike of an interval it encodes its own spikes once, decodes P copies and receives
-  P - 1 over the network: encode + P decode < (P - 1) saved x ns per byte. Evaluated for
+  P - 1 over the network: encode + P decode < (P - 1) saved x ns per byte, with the block
+  as the engine emits it (cell order within a step, ``coded_cell_order``). Evaluated for
   P = 2 (the hardest) and per received copy as P grows (decode < saved x ns per byte);
 * a one-spike message (multisend, persistent): encode + decode < (16 - message bytes) x
-  ns per byte.
+  ns per byte;
+* a routed bucket (``routed_hop``): encode + decode of an item < (item bytes - coded bytes
+  per item) x ns per byte, per hop.
 
 Each also at 850 MHz (``*_at_bgp_clock``): the measured ns scaled by this machine's clock
 / 850 MHz, the clock of the BG/P cores the profile describes (the profile's own per-spike
