@@ -131,32 +131,31 @@ def evaluate(case: dict, ns_per_byte: float, local_ns_per_byte: float, clock_rat
         "at_bgp_clock": conditions(clock_ratio, ns_per_byte) if clock_ratio else None,
         "at_local_profile": conditions(1.0, local_ns_per_byte),
     }
+
+    def one_cost(saved: float, cost: float) -> dict:
+        """A codec cost per spike (or item) against the bytes it saves, at each byte cost."""
+        worth = saved * ns_per_byte
+        return {
+            "saved_bytes": saved,
+            "codec_ns": cost,
+            "saved_ns": worth,
+            "pays": cost < worth,
+            "pays_at_bgp_clock": cost * clock_ratio < worth if clock_ratio else None,
+            "pays_at_local_profile": cost < saved * local_ns_per_byte,
+        }
+
     routed = case.get("routed_buckets")
     if routed:
-        saved_item = routed["item_bytes"] - routed["bytes_per_item"]
-        cost = routed["encode_ns"] + routed["decode_ns"]
-        worth = saved_item * ns_per_byte
-        case["routed_hop"] = {
-            "saved_bytes": saved_item,
-            "codec_ns": cost,
-            "saved_ns": worth,
-            "pays": cost < worth,
-            "pays_at_bgp_clock": cost * clock_ratio < worth if clock_ratio else None,
-            "pays_at_local_profile": cost < saved_item * local_ns_per_byte,
-        }
+        case["routed_hop"] = one_cost(
+            routed["item_bytes"] - routed["bytes_per_item"],
+            routed["encode_ns"] + routed["decode_ns"],
+        )
     messages = case.get("messages")
     if messages:
-        saved_message = FULL_MESSAGE_BYTES - messages["bytes_per_spike"]
-        cost = messages["encode_ns"] + messages["decode_ns"]
-        worth = saved_message * ns_per_byte
-        case["one_spike_messages"] = {
-            "saved_bytes": saved_message,
-            "codec_ns": cost,
-            "saved_ns": worth,
-            "pays": cost < worth,
-            "pays_at_bgp_clock": cost * clock_ratio < worth if clock_ratio else None,
-            "pays_at_local_profile": cost < saved_message * local_ns_per_byte,
-        }
+        case["one_spike_messages"] = one_cost(
+            FULL_MESSAGE_BYTES - messages["bytes_per_spike"],
+            messages["encode_ns"] + messages["decode_ns"],
+        )
 
 
 def find_binary(given: Path | None) -> Path:
@@ -223,67 +222,77 @@ def _cells(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}K"
 
 
-def _block_table(run: dict) -> list[str]:
-    lines = [
-        (
-            "| cells per rank | M | spikes per block | bytes/spike | encode ns (random, cell order) "
-            "| decode ns | 8-byte entries enc + dec ns | saved bytes | saved ns | block pays "
-            "| Allgather P = 2 pays | Allgather per copy pays | all three at 850 MHz |"
-        ),
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+def _table(columns: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table: the header, its rule, one line per row."""
+    return [
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
+        *("| " + " | ".join(row) + " |" for row in rows),
     ]
+
+
+def _case_cells(case: dict) -> list[str]:
+    return [_cells(case["cells_per_rank"]), str(case["steps_per_interval"])]
+
+
+def _block_table(run: dict) -> list[str]:
+    columns = [
+        "cells per rank", "M", "spikes per block", "bytes/spike", "encode ns (random, cell order)",
+        "decode ns", "8-byte entries enc + dec ns", "saved bytes", "saved ns", "block pays",
+        "Allgather P = 2 pays", "Allgather per copy pays", "all three at 850 MHz",
+    ]  # fmt: skip
+    keys = ("block_pays", "allgather_p2_pays", "allgather_per_copy_pays")
+    rows = []
     for case in run["cases"]:
         c, o, e, b = case["coded"], case["coded_cell_order"], case["entries"], case["blocks"]
         slow = b["at_bgp_clock"]
-        keys = ("block_pays", "allgather_p2_pays", "allgather_per_copy_pays")
-        at_clock = "–" if slow is None else ", ".join(_yes(slow[k]) for k in keys)
-        lines.append(
-            f"| {_cells(case['cells_per_rank'])} | {case['steps_per_interval']} "
-            f"| {case['spikes_per_block']:,.2f} | {c['bytes_per_spike']:.2f} "
-            f"| {c['encode_ns']:.1f}, {o['encode_ns']:.1f} | {c['decode_ns']:.1f} "
-            f"| {e['encode_ns'] + e['decode_ns']:.1f} | {b['saved_bytes_per_copy']:.2f} "
-            f"| {b['saved_ns_per_copy']:.1f} | {_yes(b['block_pays'])} "
-            f"| {_yes(b['allgather_p2_pays'])} | {_yes(b['allgather_per_copy_pays'])} | {at_clock} |"
-        )
-    return lines
+        rows.append([
+            *_case_cells(case),
+            f"{case['spikes_per_block']:,.2f}",
+            f"{c['bytes_per_spike']:.2f}",
+            f"{c['encode_ns']:.1f}, {o['encode_ns']:.1f}",
+            f"{c['decode_ns']:.1f}",
+            f"{e['encode_ns'] + e['decode_ns']:.1f}",
+            f"{b['saved_bytes_per_copy']:.2f}",
+            f"{b['saved_ns_per_copy']:.1f}",
+            *(_yes(b[k]) for k in keys),
+            "–" if slow is None else ", ".join(_yes(slow[k]) for k in keys),
+        ])  # fmt: skip
+    return _table(columns, rows)
 
 
 def _message_table(run: dict) -> list[str]:
-    lines = [
-        (
-            "| cells per rank | M | bytes per message | encode ns | decode ns | saved bytes "
-            "| saved ns | pays | at 850 MHz |"
-        ),
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    columns = [
+        "cells per rank", "M", "bytes per message", "encode ns", "decode ns", "saved bytes",
+        "saved ns", "pays", "at 850 MHz",
+    ]  # fmt: skip
+    rows = []
     for case in run["cases"]:
         m, o = case["messages"], case["one_spike_messages"]
-        lines.append(
-            f"| {_cells(case['cells_per_rank'])} | {case['steps_per_interval']} "
-            f"| {m['bytes_per_spike']:.2f} | {m['encode_ns']:.1f} | {m['decode_ns']:.1f} "
-            f"| {o['saved_bytes']:.2f} | {o['saved_ns']:.1f} | {_yes(o['pays'])} "
-            f"| {_yes(o['pays_at_bgp_clock'])} |"
-        )
-    return lines
+        rows.append([
+            *_case_cells(case),
+            f"{m['bytes_per_spike']:.2f}", f"{m['encode_ns']:.1f}", f"{m['decode_ns']:.1f}",
+            f"{o['saved_bytes']:.2f}", f"{o['saved_ns']:.1f}",
+            _yes(o["pays"]), _yes(o["pays_at_bgp_clock"]),
+        ])  # fmt: skip
+    return _table(columns, rows)
 
 
 def _routed_table(run: dict) -> list[str]:
-    lines = [
-        (
-            "| cells per rank | M | item bytes | coded bytes per item | encode ns | decode ns "
-            "| saved ns | pays | at 850 MHz | at local.toml |"
-        ),
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    columns = [
+        "cells per rank", "M", "item bytes", "coded bytes per item", "encode ns", "decode ns",
+        "saved ns", "pays", "at 850 MHz", "at local.toml",
+    ]  # fmt: skip
+    rows = []
     for case in run["cases"]:
         r, h = case["routed_buckets"], case["routed_hop"]
-        lines.append(
-            f"| {_cells(case['cells_per_rank'])} | {case['steps_per_interval']} "
-            f"| {r['item_bytes']} | {r['bytes_per_item']:.2f} | {r['encode_ns']:.1f} "
-            f"| {r['decode_ns']:.1f} | {h['saved_ns']:.1f} | {_yes(h['pays'])} "
-            f"| {_yes(h['pays_at_bgp_clock'])} | {_yes(h['pays_at_local_profile'])} |"
-        )
-    return lines
+        rows.append([
+            *_case_cells(case),
+            str(r["item_bytes"]), f"{r['bytes_per_item']:.2f}", f"{r['encode_ns']:.1f}",
+            f"{r['decode_ns']:.1f}", f"{h['saved_ns']:.1f}",
+            _yes(h["pays"]), _yes(h["pays_at_bgp_clock"]), _yes(h["pays_at_local_profile"]),
+        ])  # fmt: skip
+    return _table(columns, rows)
 
 
 def _count(cases: list[dict], test) -> str:
