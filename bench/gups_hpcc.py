@@ -4,13 +4,15 @@ one run (issue 21, part 2).
 Question answered: on this machine, with the same table (2^24 words by default) on the
 same ranks, how many GUPS do HPCC 1.5.0's MPIRandomAccess in its standard algorithm
 (Debian's ``hpcc``) and in Sandia's opt2 (built here from the same sources,
-``bench/hpcc_reference.py``) reach, against ``spikex gups`` routed and baseline? And are
+``bench/hpcc_reference.py``) reach, against ``spikex gups`` routed (with its default
+shared-memory mailboxes between ranks of one node, and with MPI messages only) and
+baseline? And are
 issue 21's targets met: routed >= 1.5 x opt2 at P = 1, 2, 4 with 2^24 and 2^26 words,
 baseline >= 2 x standard, no verification error in spikex's runs, and at P = 1 at most
 2 x the memory system's ns per update (``bench/results/memory_limits.json``)?
 
-The four codes run in turn (for each repeat, for each P: standard, opt2, routed,
-baseline), so that a change of the machine's load touches them alike; the best GUPS of
+The five codes run in turn (for each repeat, for each P: standard, opt2, routed, routed
+with MPI messages, baseline), so that a change of the machine's load touches them alike; the best GUPS of
 ``--repeat`` runs counts for each. ``bench/results/gups_hpcc.json`` keeps one campaign per
 table size (a run with ``--log2-table 26`` replaces the 2^26 campaign and keeps the
 others), each with its dates, the load average at its start and end, every run, and the
@@ -44,15 +46,25 @@ DOC = REPOSITORY / "docs" / "user" / "gups.md"
 BLOCK = "gups-hpcc"
 QUESTION = (
     "GUPS of HPCC 1.5.0's MPIRandomAccess (standard algorithm: Debian's hpcc; Sandia opt2: "
-    "the same sources built with -DRA_SANDIA_OPT2) against spikex gups routed and "
-    "baseline, same table and ranks, in one run; issue 21's targets evaluated."
+    "the same sources built with -DRA_SANDIA_OPT2) against spikex gups routed (shared-memory "
+    "mailboxes on a node, the default; and MPI messages only) and baseline, same table and "
+    "ranks, in one run; issue 21's targets evaluated."
 )
 CODES = {
     "hpcc_standard": "HPCC standard",
     "hpcc_opt2": "HPCC Sandia opt2",
     "spikex_routed": "spikex routed",
+    "spikex_routed_mpi": "spikex routed, MPI messages",
     "spikex_baseline": "spikex baseline",
 }
+# spikex's codes: the `spikex gups` arguments of each.
+SPIKEX_CODES = {
+    "spikex_routed": ("routed",),
+    "spikex_routed_mpi": ("routed", "--no-shared-memory"),
+    "spikex_baseline": ("baseline",),
+}
+# The columns of the docs table, in order.
+COLUMNS = ("spikex_routed", "spikex_routed_mpi", "spikex_baseline", "hpcc_standard", "hpcc_opt2")
 SPIKEX_FIELDS = (
     "algorithm",
     "ranks",
@@ -166,7 +178,7 @@ def target_cases(campaign: dict) -> list[dict]:
                         "met": row[key] >= threshold,
                     }
                 )
-    for code in ("spikex_routed", "spikex_baseline"):
+    for code in SPIKEX_CODES:
         for ranks in sorted(rows):
             mine = [r for r in campaign["runs"] if r["code"] == code and r["ranks"] == ranks]
             if mine:
@@ -220,13 +232,13 @@ def overall_targets(campaigns: list[dict]) -> list[dict]:
     measured and met, false when a required case (for errors: any case) failed, None
     while required cases are missing; ``missing`` names them."""
     cases = [case for campaign in campaigns for case in campaign["targets"]]
-    spikex = ("spikex_routed", "spikex_baseline")
+    spikex = ("spikex_routed", "spikex_baseline")  # the memory target's codes
     required = {
         key: [(table, ranks, None) for table in tables for ranks in ranks_list]
         for key, _, _, _, _, tables, ranks_list in RATIO_TARGETS
     }
     required[ERRORS_TARGET[0]] = [
-        (ERRORS_TARGET[2], r, code) for r in ERRORS_TARGET[3] for code in spikex
+        (ERRORS_TARGET[2], r, code) for r in ERRORS_TARGET[3] for code in SPIKEX_CODES
     ]
     required[MEMORY_TARGET[0]] = [(MEMORY_TARGET[3], 1, code) for code in spikex]
     texts = {key: text for key, text, *_ in RATIO_TARGETS}
@@ -300,7 +312,8 @@ def measure(args, rank_counts: list[int]) -> dict:
                     (outputs / f"{code}-2^{table}-p{ranks}-{repeat}.txt").write_text(text)
                     run = {"code": code, "repeat": repeat, **result}
                 else:
-                    result = spikex_gups(ranks, code.removeprefix("spikex_"), table, args.budget)
+                    algorithm, *extra = SPIKEX_CODES[code]
+                    result = spikex_gups(ranks, algorithm, table, args.budget, extra=tuple(extra))
                     run = {"code": code, "repeat": repeat, **{f: result[f] for f in SPIKEX_FIELDS}}
                 print(f"  {name} P={ranks}: {gups_of(run):.4g} GUPS", file=sys.stderr, flush=True)
                 runs.append(run)
@@ -318,8 +331,9 @@ def measure(args, rank_counts: list[int]) -> dict:
             "np_list": rank_counts,
             "repeat": args.repeat,
             "budget": args.budget,
-            "order": "for each repeat, for each P: hpcc standard, hpcc opt2, spikex routed, "
-            "spikex baseline; the best GUPS of the repeats counts",
+            "order": "for each repeat, for each P: "
+            + ", ".join(CODES.values())
+            + "; the best GUPS of the repeats counts",
             "hpcc_stopped_after": f"{hpcc_reference.LAST_SECTION} section",
         },
         "hpl_order": {str(p): hpcc_reference.hpl_order_for_table(table, p) for p in rank_counts},
@@ -348,8 +362,9 @@ def merged(output: Path, campaign: dict) -> dict:
 
 
 HEADER = (
-    "| P | spikex routed | spikex baseline | HPCC standard | HPCC Sandia opt2 "
-    "| routed / opt2 | baseline / standard |"
+    "| P | "
+    + " | ".join(CODES[code] for code in COLUMNS)
+    + " | routed / opt2 | baseline / standard |"
 )
 
 
@@ -386,13 +401,10 @@ def _campaign_block(campaign: dict) -> list[str]:
         heading,
         "",
         HEADER,
-        "|---|---|---|---|---|---|---|",
+        "|---" * (len(COLUMNS) + len(RATIO_TARGETS) + 1) + "|",
     ]
     for row in rows:
-        cells = [
-            _g(row[code]) if code in row else "–"
-            for code in ("spikex_routed", "spikex_baseline", "hpcc_standard", "hpcc_opt2")
-        ]
+        cells = [_g(row[code]) if code in row else "–" for code in COLUMNS]
         ratios = [f"{row[key]:.2f}" if key in row else "–" for key, *_ in RATIO_TARGETS]
         lines.append(f"| {row['ranks']} | " + " | ".join(cells + ratios) + " |")
     lines.append("")

@@ -74,18 +74,35 @@ def docs_block(result: dict) -> str:
     )
 
 
+def _transport(case: dict) -> str:
+    # results from before the mailboxes have no "shared_memory": MPI messages then
+    mailboxes = case.get("shared_memory", False)
+    lanes = f"{case['lanes']} lane{'s' if case['lanes'] > 1 else ''}"
+    return f"{'mailboxes' if mailboxes else 'MPI messages'}, {lanes}"
+
+
 def _lanes_table(series: list[dict] | None) -> list[str]:
-    """`routed` with one and two lanes: best GUPS and the range of the repeats."""
+    """`routed` with shared-memory mailboxes and with MPI messages, one and two lanes each:
+    best GUPS and the range of the repeats."""
     if not series:
         return []
-    by_ranks: dict[int, dict[int, list[float]]] = {}
+    columns = list(dict.fromkeys(_transport(case) for case in series))
+    by_ranks: dict[int, dict[str, list[float]]] = {}
     for case in series:
-        by_ranks.setdefault(case["ranks"], {})[case["lanes"]] = case["gups"]
-    heading = (f"`spikex gups` routed with `--lanes 1` and `--lanes 2` (2^{series[0]['log2_table']} "
-               f"words, {len(series[0]['gups'])} runs each, in turn; best, and the range in brackets):")  # fmt: skip
-    lines = ["", heading, "", "| P | 1 lane | 2 lanes |", "|---|---|---|"]
-    for ranks, lanes in sorted(by_ranks.items()):
-        cells = [f"{max(g):.3f} [{min(g):.3f}–{max(g):.3f}]" for _, g in sorted(lanes.items())]
+        by_ranks.setdefault(case["ranks"], {})[_transport(case)] = case["gups"]
+    heading = (f"`spikex gups` routed with `--shared-memory` (mailboxes) and `--no-shared-memory` "
+               f"(MPI messages), `--lanes 1` and `--lanes 2` (2^{series[0]['log2_table']} words, "
+               f"{len(series[0]['gups'])} runs each, in turn; best, and the range in brackets):")  # fmt: skip
+    lines = [
+        "",
+        heading,
+        "",
+        "| P | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    for ranks, cases in sorted(by_ranks.items()):
+        cells = [f"{max(g):.3f} [{min(g):.3f}–{max(g):.3f}]" if (g := cases.get(c)) else "–"
+                 for c in columns]  # fmt: skip
         lines.append(f"| {ranks} | " + " | ".join(cells) + " |")
     return lines
 
@@ -165,20 +182,24 @@ def run_gups(ranks: int, algorithm: str, log2_table: int, *extra: str) -> dict:
 
 
 def lanes_series(log2_table: int, repeat: int) -> list[dict]:
-    """routed with one and with two buckets per partner, at P = cores and P = 2 x cores
-    (oversubscribed), the runs of one repeat in turn so that a drift in the machine's state
-    falls on all of them alike."""
+    """routed through shared-memory mailboxes and through MPI messages, with one and with
+    two buckets per partner, at P = cores and P = 2 x cores (oversubscribed), the runs of
+    one repeat in turn so that a drift in the machine's state falls on all of them alike."""
     cores = machine()["cpus"]
-    cases = [(ranks, lanes) for ranks in (cores, 2 * cores) for lanes in (1, 2)]
+    cases = [(ranks, shared, lanes) for ranks in (cores, 2 * cores) for shared in (True, False)
+             for lanes in (1, 2)]  # fmt: skip
     gups_of = {case: [] for case in cases}
     for _ in range(repeat):
-        for ranks, lanes in cases:
-            result = run_gups(ranks, "routed", log2_table, "--lanes", str(lanes))
+        for ranks, shared, lanes in cases:
+            transport = "--shared-memory" if shared else "--no-shared-memory"
+            result = run_gups(ranks, "routed", log2_table, "--lanes", str(lanes), transport)
             if result["errors"] != 0:
-                sys.exit(f"memory_limits: routed P = {ranks} with {lanes} lanes had errors")
-            gups_of[(ranks, lanes)].append(result["gups"])
-    return [{"ranks": ranks, "lanes": lanes, "log2_table": log2_table, "gups": gups_of[(ranks, lanes)]}
-            for ranks, lanes in cases]  # fmt: skip
+                sys.exit(
+                    f"memory_limits: routed P = {ranks} {transport} with {lanes} lanes had errors"
+                )
+            gups_of[(ranks, shared, lanes)].append(result["gups"])
+    return [{"ranks": ranks, "shared_memory": shared, "lanes": lanes, "log2_table": log2_table,
+             "gups": gups_of[(ranks, shared, lanes)]} for ranks, shared, lanes in cases]  # fmt: skip
 
 
 def gups(ranks: int, algorithm: str, log2_table: int, repeat: int) -> dict:

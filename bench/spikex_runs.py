@@ -64,7 +64,12 @@ def result_header(question: str, load_start: list[float], started: float) -> dic
 
 
 def spikex_gups(
-    ranks: int, algorithm: str, log2_table: int, budget: int = 1024, dims: str | None = None
+    ranks: int,
+    algorithm: str,
+    log2_table: int,
+    budget: int = 1024,
+    dims: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> dict:
     """One ``spikex gups`` run (the command users run); its JSON, or exit with its error.
     Verification is on: exit status 1 (more than 1 % of the words wrong) still gives the
@@ -77,6 +82,7 @@ def spikex_gups(
         ]  # fmt: skip
         if dims is not None:
             command += ["--dims", dims]
+        command += extra
         print(" ".join(command[1:]), file=sys.stderr, flush=True)
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode not in (0, 1) or not output.exists():

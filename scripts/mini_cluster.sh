@@ -243,9 +243,13 @@ EOF
     #                     each orted sees only its own ranks and would let them
     #                     busy-poll: a spinning rank holds the core its peer needs
     #                     (measured: 200 ms instead of 10 ms per interval at 4 ranks).
-    #  osc ucx + UCX_*    one-sided MPI (exchange.method = rma) over TCP: osc rdma
+    #  osc sm,ucx + UCX_* one-sided MPI (exchange.method = rma) over TCP: osc rdma
     #                     needs an RDMA-capable btl and osc pt2pt needs
     #                     MPI_THREAD_MULTIPLE; UCX's own tcp transport on eth0 only.
+    #                     osc sm gives the shared-memory windows of one host's
+    #                     ranks (MPI_Win_allocate_shared: the route library's
+    #                     mailboxes); osc ucx cannot, and MPI_Win_create never
+    #                     takes sm.
     #  (not plm_rsh_no_tree_spawn: with it ORTE passes --daemonize to orted,
     #   which would detach it from the agent and break cleanup; with <= 8 hosts
     #   the default radix-64 tree means mpiexec launches every orted itself.)
@@ -256,7 +260,7 @@ EOF
 --mca btl_tcp_if_include $SUBNET
 --mca btl tcp,self
 --mca mpi_yield_when_idle 1
---mca osc ucx
+--mca osc sm,ucx
 -x UCX_TLS=tcp,self
 -x UCX_NET_DEVICES=eth0
 --hostfile $STATE/hostfile

@@ -123,6 +123,8 @@ nb::dict gups_run(const nb::dict& d) {
             o.message_bytes = nb::cast<std::size_t>(value);
         else if (k == "lanes")
             o.lanes = nb::cast<int>(value);
+        else if (k == "shared_memory")
+            o.shared_memory = nb::cast<bool>(value);
         else
             throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
@@ -144,6 +146,7 @@ nb::dict gups_run(const nb::dict& d) {
     out["verify_seconds"] = r.verify_seconds;
     out["local_updates"] = r.counts.local_updates;
     out["messages_sent"] = r.counts.messages_sent;
+    out["shared_memory_messages"] = r.counts.shared_memory_messages;
     out["bytes_sent"] = r.counts.bytes_sent;
     out["updates_sent"] = r.counts.updates_sent;
     out["forwarded"] = r.counts.forwarded;

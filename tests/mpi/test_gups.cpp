@@ -10,12 +10,13 @@
 using namespace spikex;
 
 TEST(gups, both_algorithms_verify_without_errors) {
-    for (const char* algorithm: {"baseline", "routed", "routed with two lanes"}) {
+    for (const char* algorithm: {"baseline", "routed", "routed with two lanes", "routed with MPI messages"}) {
         for (const char* dims: {"auto", "hypercube", "[2, 2]"}) {
             gups_options o;
             o.log2_table = 11;
             o.algorithm = std::string(algorithm).substr(0, std::string(algorithm).find(' '));
             o.lanes = std::string(algorithm).find("lanes") != std::string::npos ? 2 : 1;
+            o.shared_memory = std::string(algorithm).find("MPI") == std::string::npos;
             o.dims = dims;
             if (grid_problem(test_context->size(), {2, 2}) != "" && std::string(dims) == "[2, 2]") continue;
             if (hypercube_dims(test_context->size()).empty() && std::string(dims) == "hypercube") continue;
@@ -25,6 +26,9 @@ TEST(gups, both_algorithms_verify_without_errors) {
             EXPECT_EQ(r.updates, 4u * 2048u);
             EXPECT_LE(r.counts.buffered_high_water, 1024u);
             if (test_context->size() > 1) EXPECT_GT(r.counts.messages_sent, 0u);
+            // One node: the routed messages take the mailboxes unless told not to.
+            const bool mailboxes = o.algorithm == "routed" && o.shared_memory;
+            EXPECT_EQ(r.counts.shared_memory_messages, mailboxes ? r.counts.messages_sent : 0u) << algorithm;
         }
     }
 }
@@ -54,10 +58,13 @@ TEST(gups, small_budget_bounds_buffering) {
     for (const char* algorithm: {"baseline", "routed"}) {
         o.algorithm = algorithm;
         for (int lanes: {1, 2}) {
-            o.lanes = lanes;
-            gups_result r = run_gups(*test_context, o);
-            EXPECT_EQ(r.errors, 0u) << algorithm;
-            EXPECT_LE(r.counts.buffered_high_water, 16u) << algorithm;
+            for (bool shared_memory: {true, false}) {
+                o.lanes = lanes;
+                o.shared_memory = shared_memory;
+                gups_result r = run_gups(*test_context, o);
+                EXPECT_EQ(r.errors, 0u) << algorithm;
+                EXPECT_LE(r.counts.buffered_high_water, 16u) << algorithm;
+            }
         }
         o.lanes = 1;
     }

@@ -41,17 +41,45 @@ struct traffic_result {
     std::uint64_t forwarded = 0;
 };
 
+// A codec that changes every byte and adds one, so that a message that skipped encoding
+// or decoding cannot pass for items.
+class scrambling_codec final: public message_codec {
+public:
+    void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const override {
+        const std::size_t bytes = count * sizeof(test_item);
+        out.assign(bytes + 1, 0xa5);
+        for (std::size_t k = 0; k < bytes; ++k) out[k + 1] = items[k] ^ 0x5a;
+    }
+    std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
+                       std::size_t capacity) const override {
+        if (size < 1 || message[0] != 0xa5 || (size - 1) % sizeof(test_item) != 0 ||
+            (size - 1) / sizeof(test_item) > capacity) {
+            throw internal_error("scrambling_codec: malformed message");
+        }
+        for (std::size_t k = 0; k + 1 < size; ++k) items[k] = message[k + 1] ^ 0x5a;
+        return (size - 1) / sizeof(test_item);
+    }
+    std::size_t max_message_bytes(std::size_t count) const override { return count * sizeof(test_item) + 1; }
+};
+
+struct transport {
+    bool shared_memory = false;
+    const message_codec* codec = nullptr;
+};
+
 // One router on `dims`, `epochs` rounds of inject-all-then-finish; checks exactly-once.
 traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epochs, bool progress_while_injecting,
-                           int lanes = 1) {
+                           int lanes = 1, transport how = {}) {
     context& comm = *test_context;
     const int p = comm.size(), me = comm.rank();
     process_grid grid = make_process_grid(p, dims, "dims");
     // Items of the next epoch may arrive while this rank is still finishing the previous
     // one (a faster rank has moved on): file arrivals by their epoch.
     std::vector<std::vector<test_item>> arrived(epochs);
+    router_options options{sizeof(test_item), budget, 21000, default_message_bytes, lanes, how.codec};
+    options.shared_memory = how.shared_memory;
     router r(
-        comm, grid, {sizeof(test_item), budget, 21000, default_message_bytes, lanes},
+        comm, grid, options,
         [](const unsigned char* item) {
             std::uint32_t d;
             std::memcpy(&d, item, sizeof d);
@@ -119,6 +147,13 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
     std::int64_t totals[2] = {std::int64_t(c.items_injected), std::int64_t(c.items_delivered)};
     comm.allreduce_sum(totals, 2);
     EXPECT_EQ(totals[0], totals[1]);
+    // Mailboxes: every rank of this test is on one node, so every message took one.
+    if (how.shared_memory) {
+        EXPECT_EQ(c.shared_memory_messages, c.messages_sent) << dims;
+        EXPECT_EQ(r.shared_memory_partners(), r.table().routers()) << dims;
+    } else {
+        EXPECT_EQ(c.shared_memory_messages, 0u) << dims;
+    }
     return {c.buffered_high_water, c.messages_sent, c.items_forwarded};
 }
 
@@ -175,12 +210,33 @@ TEST(router, lanes_fill_in_turn_and_lose_nothing) {
     }
 }
 
+TEST(router, shared_memory_mailboxes_lose_nothing_on_every_shape) {
+    // The same traffic through mailboxes in shared memory: with items as they are (written
+    // into the partner's slot in place) and with a codec; one and two lanes; the smallest
+    // budget, where every slot is constantly full and senders wait for receivers.
+    const int p = test_context->size();
+    const scrambling_codec codec;
+    for (const auto& dims: shapes_for(p)) {
+        SCOPED_TRACE("dims " + dims);
+        process_grid grid = make_process_grid(p, dims, "dims");
+        for (const message_codec* with:
+             {static_cast<const message_codec*>(nullptr), static_cast<const message_codec*>(&codec)}) {
+            const transport mailboxes{true, with};
+            for (int lanes: {1, 2}) run_traffic(dims, 1024, 2, true, lanes, mailboxes);
+            run_traffic(dims, grid.buckets(), 1, false, 1, mailboxes);
+        }
+    }
+}
+
 TEST(router, forwards_through_routers_when_the_grid_has_several_dimensions) {
     const int p = test_context->size();
     if (p < 4) GTEST_SKIP() << "needs a two-dimensional grid";
-    auto result = run_traffic(dims_text({2, (p + 1) / 2}), 1024, 1, true); // ragged when p is odd
-    std::int64_t forwarded = test_context->allreduce_sum(static_cast<std::int64_t>(result.forwarded));
-    EXPECT_GT(forwarded, 0) << "some items must have taken two hops";
+    for (bool shared_memory: {false, true}) {
+        auto result =
+            run_traffic(dims_text({2, (p + 1) / 2}), 1024, 1, true, 1, {shared_memory}); // ragged when p is odd
+        std::int64_t forwarded = test_context->allreduce_sum(static_cast<std::int64_t>(result.forwarded));
+        EXPECT_GT(forwarded, 0) << "some items must have taken two hops";
+    }
 }
 
 TEST(router, budget_below_one_item_per_bucket_is_a_user_error) {

@@ -32,6 +32,16 @@ struct window {
     std::size_t bytes = 0;
 };
 
+// Memory that the ranks of one node load and store directly (MPI_Win_allocate_shared on
+// the node's ranks, unified memory model). Synchronise with lock-free std::atomic_ref
+// operations on it: they are address-free, so they order accesses across processes.
+struct shared_memory {
+    std::intptr_t handle = 0;            // the backend's window
+    std::vector<unsigned char*> segment; // per rank of the job: its segment, nullptr if not on this node
+    std::size_t bytes = 0;               // per segment
+    bool available() const { return handle != 0; }
+};
+
 // MPI's thread support levels (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE), in order.
 // The engine makes its exchange calls from whichever thread of the OpenMP team runs a
 // step's `omp single` section, one thread at a time: MPI must provide at least
@@ -118,6 +128,13 @@ public:
     // Atomically adds `value` to the int64 at `offset` of `target`'s window; returns the
     // previous value.
     virtual std::int64_t fetch_add(std::int64_t value, int target, std::size_t offset, window& w) = 0;
+
+    // --- memory shared within a node -------------------------------------------------
+    // Collective: every rank allocates `bytes` bytes, zeroed, that the ranks on its node can
+    // reach through segment[rank]. Not available() (no segments) when the backend cannot
+    // share memory that way (MPI's separate memory model); the caller then uses messages.
+    virtual shared_memory shared_allocate(std::size_t bytes) = 0;
+    virtual void shared_free(shared_memory& m) = 0; // collective
 
     // Ends every process of the job. Never returns.
     [[noreturn]] virtual void abort(int code) = 0;

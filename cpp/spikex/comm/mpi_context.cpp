@@ -2,6 +2,7 @@
 // comm_error exception (MPI_ERRORS_RETURN is set on the communicator, so MPI does not
 // abort on its own and we can report the cause). A rank that fails calls abort(), which
 // ends the whole job: one failing rank never leaves the others hanging in a collective.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -228,6 +229,69 @@ public:
         return old;
     }
 
+    shared_memory shared_allocate(std::size_t bytes) override {
+        ++counters_.collectives;
+        MPI_Comm node = MPI_COMM_NULL;
+        check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+        MPI_Info info = MPI_INFO_NULL;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true"); // each segment near its owner
+        void* mine = nullptr;
+        MPI_Win w = MPI_WIN_NULL;
+        // An MPI whose one-sided component cannot share memory (e.g. only osc ucx selected)
+        // fails here: then, as with the separate memory model, no rank gets mailboxes.
+        const int created =
+            MPI_Win_allocate_shared(static_cast<MPI_Aint>(std::max<std::size_t>(bytes, 1)), 1, info, node, &mine, &w);
+        MPI_Info_free(&info);
+        // Direct loads and stores need the unified model (public and private copies are one).
+        bool unified = false;
+        if (created == MPI_SUCCESS) {
+            MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+            int* model = nullptr;
+            int found = 0;
+            MPI_Win_get_attr(w, MPI_WIN_MODEL, &model, &found);
+            unified = found && *model == MPI_WIN_UNIFIED;
+        }
+        unified = comm_agree(unified);
+        shared_memory m;
+        if (unified) {
+            std::memset(mine, 0, bytes);
+            std::memcpy(&m.handle, &w, sizeof w);
+            m.bytes = bytes;
+            m.segment.assign(static_cast<std::size_t>(size_), nullptr);
+            int node_size = 0;
+            MPI_Comm_size(node, &node_size);
+            MPI_Group world_group, node_group;
+            MPI_Comm_group(comm_, &world_group);
+            MPI_Comm_group(node, &node_group);
+            for (int q = 0; q < node_size; ++q) {
+                int world = MPI_UNDEFINED;
+                MPI_Group_translate_ranks(node_group, 1, &q, world_group, &world);
+                MPI_Aint size = 0;
+                int unit = 0;
+                void* base = nullptr;
+                check(MPI_Win_shared_query(w, q, &size, &unit, &base), "MPI_Win_shared_query");
+                m.segment[static_cast<std::size_t>(world)] = static_cast<unsigned char*>(base);
+            }
+            MPI_Group_free(&world_group);
+            MPI_Group_free(&node_group);
+        } else if (created == MPI_SUCCESS) {
+            check(MPI_Win_free(&w), "MPI_Win_free");
+        }
+        MPI_Comm_free(&node); // the window keeps what it needs
+        // Every segment is zeroed before any rank stores into another's.
+        check(MPI_Barrier(comm_), "MPI_Barrier");
+        return m;
+    }
+
+    void shared_free(shared_memory& m) override {
+        if (!m.available()) return;
+        MPI_Win w;
+        std::memcpy(&w, &m.handle, sizeof w);
+        check(MPI_Win_free(&w), "MPI_Win_free");
+        m = {};
+    }
+
     std::int64_t allreduce_sum(std::int64_t v) override { return reduce(v, MPI_SUM); }
     std::int64_t allreduce_max(std::int64_t v) override { return reduce(v, MPI_MAX); }
     std::int64_t allreduce_min(std::int64_t v) override { return reduce(v, MPI_MIN); }
@@ -264,6 +328,13 @@ private:
     }
     static int mpi_source(int source) { return source == any_source ? MPI_ANY_SOURCE : source; }
     static int mpi_tag(int tag) { return tag == any_tag ? MPI_ANY_TAG : tag; }
+
+    // True on every rank when `yes` on every rank.
+    bool comm_agree(bool yes) {
+        int all = yes ? 1 : 0;
+        check(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+        return all != 0;
+    }
 
     std::int64_t reduce(std::int64_t v, MPI_Op op) {
         ++counters_.collectives;

@@ -1,6 +1,7 @@
 // Serial backend: one rank, collectives are copies. No MPI call is made, so a
 // single-process run needs no launcher. Point-to-point messages can only go to self
 // (rank 0): they wait in a mailbox until received.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -135,6 +136,20 @@ public:
         std::int64_t updated = old + value;
         std::memcpy(static_cast<char*>(w.base) + offset, &updated, sizeof updated);
         return old;
+    }
+
+    shared_memory shared_allocate(std::size_t bytes) override {
+        ++counters_.collectives;
+        auto* segment = new unsigned char[std::max<std::size_t>(bytes, 1)]();
+        shared_memory m;
+        m.handle = reinterpret_cast<std::intptr_t>(segment);
+        m.segment = {segment};
+        m.bytes = bytes;
+        return m;
+    }
+    void shared_free(shared_memory& m) override {
+        delete[] reinterpret_cast<unsigned char*>(m.handle);
+        m = {};
     }
 
     [[noreturn]] void abort(int code) override {

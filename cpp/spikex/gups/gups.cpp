@@ -24,6 +24,7 @@ routed_budget share_routed_budget(const process_grid& grid, const gups_options& 
     shares.generate_block = static_cast<std::size_t>(std::max<std::int64_t>(spare, 1));
     shares.router =
         router_options{sizeof(std::uint64_t), options.budget - spare, tag, options.message_bytes, options.lanes};
+    shares.router.shared_memory = options.shared_memory;
     return shares;
 }
 
@@ -75,20 +76,22 @@ gups_result run_gups(context& comm, const gups_options& options) {
     comm.barrier();
     result.seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
 
-    std::int64_t sums[8] = {std::int64_t(counts.local_updates),      std::int64_t(counts.messages_sent),
-                            std::int64_t(counts.bytes_sent),         std::int64_t(counts.updates_sent),
-                            std::int64_t(counts.forwarded),          std::int64_t(counts.send_tests),
-                            std::int64_t(counts.send_tests_pending), std::int64_t(counts.rounds)};
-    comm.allreduce_sum(sums, 8);
-    result.counts = {std::uint64_t(sums[0]),
-                     std::uint64_t(sums[1]),
-                     std::uint64_t(sums[2]),
-                     std::uint64_t(sums[3]),
-                     std::uint64_t(sums[4]),
-                     std::uint64_t(sums[5]),
-                     std::uint64_t(sums[6]),
-                     std::uint64_t(sums[7]),
-                     std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water)))};
+    std::int64_t sums[9] = {std::int64_t(counts.local_updates),
+                            std::int64_t(counts.messages_sent),
+                            std::int64_t(counts.shared_memory_messages),
+                            std::int64_t(counts.bytes_sent),
+                            std::int64_t(counts.updates_sent),
+                            std::int64_t(counts.forwarded),
+                            std::int64_t(counts.send_tests),
+                            std::int64_t(counts.send_tests_pending),
+                            std::int64_t(counts.rounds)};
+    comm.allreduce_sum(sums, 9);
+    result.counts = {
+        std::uint64_t(sums[0]), std::uint64_t(sums[1]),
+        std::uint64_t(sums[2]), std::uint64_t(sums[3]),
+        std::uint64_t(sums[4]), std::uint64_t(sums[5]),
+        std::uint64_t(sums[6]), std::uint64_t(sums[7]),
+        std::uint64_t(sums[8]), std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water)))};
     // Termination waves are collective: every rank made the same number.
     result.counts.rounds /= static_cast<std::uint64_t>(ranks);
 

@@ -37,12 +37,14 @@ struct gups_options {
     std::size_t message_bytes = default_message_bytes; // routed: a full bucket's message at most
     int poll_every = 256;                              // updates generated between two receive polls
     int lanes = 1;                                     // routed: buckets per partner (router_options::lanes)
+    bool shared_memory = true; // routed: partners on this node through shared-memory mailboxes (router_options)
 };
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
 struct gups_counts {
     std::uint64_t local_updates = 0; // applied where they were generated
     std::uint64_t messages_sent = 0;
+    std::uint64_t shared_memory_messages = 0; // routed: of messages_sent, through shared-memory mailboxes
     std::uint64_t bytes_sent = 0;
     std::uint64_t updates_sent = 0;        // update transmissions (hops for routed)
     std::uint64_t forwarded = 0;           // routed: updates received and sent on

@@ -117,6 +117,8 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     gups_counts counts;
     counts.local_updates = local_updates + c.items_injected - c.items_sent + c.items_forwarded; // never sent
     counts.messages_sent = c.messages_sent;
+    counts.shared_memory_messages = c.shared_memory_messages;
+    counts.shared_memory_messages = c.shared_memory_messages;
     counts.bytes_sent = c.bytes_sent;
     counts.updates_sent = c.items_sent;
     counts.forwarded = c.items_forwarded;

@@ -1,6 +1,8 @@
 #include "spikex/route/router.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <exception>
 
 #include "spikex/core/errors.hpp"
@@ -22,6 +24,26 @@ namespace {
 std::int64_t buffers_needed(const process_grid& grid, std::int64_t lanes) {
     const std::int64_t sends = grid.buckets() - grid.channels();
     return lanes * sends + grid.channels();
+}
+} // namespace
+
+namespace {
+// A mailbox slot: the message's byte count (0: empty) on a cache line of its own, then the
+// message. The receiver's store of 0 completes the send.
+constexpr std::size_t slot_header = 64;
+std::atomic_ref<std::uint32_t> slot_state(unsigned char* slot) {
+    return std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(slot));
+}
+static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free, "mailboxes need address-free atomics");
+
+// Ranks whose next hop towards `receiver` is `receiver` itself (the ranks that send to it
+// directly), ascending: a sender's position in this list is its slot in the receiver's segment.
+std::vector<int> incoming_partners(const process_grid& grid, int receiver) {
+    std::vector<int> sources;
+    for (int s = 0; s < grid.ranks(); ++s) {
+        if (s != receiver && next_hop(grid, s, receiver).rank == receiver) sources.push_back(s);
+    }
+    return sources;
 }
 } // namespace
 
@@ -59,13 +81,73 @@ router_core::router_core(context& comm, const process_grid& grid, router_options
         buckets_[k].items = item_buffer(capacity_, options_.item_bytes);
     }
     receive_.assign(grid.channels(), item_buffer(capacity_, options_.item_bytes));
+    inbox_.assign(grid.channels(), {});
+    inbox_next_.assign(grid.channels(), 0);
+    probe_mpi_.assign(grid.channels(), true);
+    if (options_.shared_memory) set_up_shared_memory();
+}
+
+void router_core::set_up_shared_memory() {
+    const std::size_t largest =
+        options_.codec ? options_.codec->max_message_bytes(capacity_) : capacity_ * options_.item_bytes;
+    slot_bytes_ = slot_header + (largest + 63) / 64 * 64;
+    const std::vector<int> incoming = incoming_partners(grid_, my_rank_);
+    mailboxes_ = comm_.shared_allocate(incoming.size() * lanes_ * slot_bytes_); // collective
+    if (!mailboxes_.available()) return;                                        // MPI messages only
+    auto slot_at = [&](int owner, std::size_t position, std::size_t lane) {
+        unsigned char* slot = mailboxes_.segment[owner] + (position * lanes_ + lane) * slot_bytes_;
+        if (reinterpret_cast<std::uintptr_t>(slot) % std::atomic_ref<std::uint32_t>::required_alignment != 0) {
+            throw internal_error("router: misaligned shared-memory mailbox");
+        }
+        return slot;
+    };
+    // Receiving side: slots of partners on this node are read directly; a channel with a
+    // partner elsewhere is also probed for MPI messages.
+    std::fill(probe_mpi_.begin(), probe_mpi_.end(), false);
+    for (std::size_t k = 0; k < incoming.size(); ++k) {
+        const int source = incoming[k];
+        const int channel = next_hop(grid_, source, my_rank_).channel;
+        if (mailboxes_.segment[source] == nullptr) {
+            probe_mpi_[channel] = true;
+            continue;
+        }
+        for (int lane = 0; lane < lanes_; ++lane) inbox_[channel].push_back({slot_at(my_rank_, k, lane), source});
+    }
+    // Sending side: each bucket towards a partner on this node writes into its own slot
+    // there, found by the rule the partner used above.
+    for (std::size_t router = 0; router < table_.routers(); ++router) {
+        const int partner = table_.router_rank(router);
+        if (mailboxes_.segment[partner] == nullptr) continue;
+        const route_hop hop = next_hop(grid_, my_rank_, partner);
+        const std::vector<int> theirs = incoming_partners(grid_, partner);
+        const auto me = std::lower_bound(theirs.begin(), theirs.end(), my_rank_);
+        if (hop.rank != partner || hop.channel != table_.router_channel(router) || me == theirs.end() ||
+            *me != my_rank_) {
+            throw internal_error(spikex::format("router: rank {} is not rank {}'s direct partner", my_rank_, partner));
+        }
+        for (int lane = 0; lane < lanes_; ++lane) {
+            bucket& b = buckets_[router * lanes_ + lane];
+            b.slot = slot_at(partner, std::size_t(me - theirs.begin()), lane);
+            // Items as they are: the bucket is filled in the slot itself, nothing to copy.
+            if (!options_.codec) b.items.place_at(b.slot + slot_header);
+        }
+        ++shared_partners_;
+    }
 }
 
 router_core::~router_core() {
     // After the last finish() every message sent has been received, so these complete. If
     // an exception is unwinding the job is failing anyway: do not risk waiting.
     if (std::uncaught_exceptions() > 0) return;
-    for (auto index: in_flight_) comm_.wait(buckets_[index].sending);
+    try {
+        // A mailbox message has been taken once it was received: nothing to wait for.
+        for (auto index: in_flight_) {
+            if (!buckets_[index].slot) comm_.wait(buckets_[index].sending);
+        }
+        comm_.shared_free(mailboxes_); // collective; nothing without mailboxes
+    } catch (const std::exception&) {
+        // A failing MPI call here ends the job elsewhere; a destructor must not throw.
+    }
 }
 
 const router_counters& router_core::counters() const {
@@ -75,9 +157,9 @@ const router_counters& router_core::counters() const {
 
 std::size_t router_core::memory_bytes() const {
     std::size_t bytes = table_.bytes() + buckets_.capacity() * sizeof(bucket);
-    for (const auto& b: buckets_) bytes += b.items.capacity_bytes() + b.message.capacity();
-    bytes += received_message_.capacity();
-    for (const auto& r: receive_) bytes += r.capacity_bytes();
+    for (const auto& b: buckets_) bytes += b.items.owned_bytes() + b.message.capacity();
+    bytes += received_message_.capacity() + mailboxes_.bytes;
+    for (const auto& r: receive_) bytes += r.owned_bytes();
     return bytes;
 }
 
@@ -88,12 +170,18 @@ void router_core::bad_destination(int destination) const {
 void router_core::send(std::size_t index, bool full) {
     bucket& b = buckets_[index];
     std::size_t bytes = b.items.bytes();
+    const unsigned char* data = b.items.data();
     if (options_.codec) {
         options_.codec->encode(b.items.data(), b.items.size(), b.message);
         bytes = b.message.size();
-        b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.message.data(), bytes);
+        data = b.message.data();
+    }
+    if (b.slot) {
+        if (data != b.slot + slot_header) std::memcpy(b.slot + slot_header, data, bytes);
+        slot_state(b.slot).store(static_cast<std::uint32_t>(bytes), std::memory_order_release);
+        ++counters_.shared_memory_messages;
     } else {
-        b.sending = comm_.isend(b.rank, options_.tag + b.channel, b.items.data(), bytes);
+        b.sending = comm_.isend(b.rank, options_.tag + b.channel, data, bytes);
     }
     b.busy = true;
     in_flight_.push_back(static_cast<std::uint32_t>(index));
@@ -110,7 +198,8 @@ bool router_core::complete_sends() {
     for (std::size_t i = 0; i < in_flight_.size();) {
         bucket& b = buckets_[in_flight_[i]];
         ++counters_.send_tests;
-        if (!comm_.test(b.sending)) {
+        const bool done = b.slot ? slot_state(b.slot).load(std::memory_order_acquire) == 0 : comm_.test(b.sending);
+        if (!done) {
             ++counters_.send_tests_pending;
             ++i;
             continue;
@@ -125,16 +214,54 @@ bool router_core::complete_sends() {
     return moved;
 }
 
+void router_core::check_message(int channel, std::size_t bytes, int source) const {
+    const item_buffer& in = receive_[channel];
+    const std::size_t largest = options_.codec ? options_.codec->max_message_bytes(in.capacity()) : in.capacity_bytes();
+    if (bytes == 0 || bytes > largest || (!options_.codec && bytes % options_.item_bytes != 0)) {
+        throw internal_error(
+            spikex::format("router: message of {} bytes from rank {} on channel {}", bytes, source, channel));
+    }
+}
+
+void router_core::received(item_buffer& in) {
+    ++counters_.messages_received;
+    buffered_ += in.size();
+    note_buffered();
+}
+
+bool router_core::receive_shared(int channel) {
+    const auto& slots = inbox_[channel];
+    std::size_t k = inbox_next_[channel];
+    for (std::size_t looked = 0; looked < slots.size(); ++looked, k = k + 1 == slots.size() ? 0 : k + 1) {
+        unsigned char* slot = slots[k].slot;
+        const std::size_t bytes = slot_state(slot).load(std::memory_order_acquire);
+        if (bytes == 0) continue;
+        check_message(channel, bytes, slots[k].source);
+        item_buffer& in = receive_[channel];
+        if (options_.codec) {
+            in.filled(options_.codec->decode(slot + slot_header, bytes, in.data(), in.capacity()));
+        } else {
+            // Copied out rather than read in place: the sender's bucket is free again at
+            // once (reading in place while applying measured no faster).
+            std::memcpy(in.data(), slot + slot_header, bytes);
+            in.filled(bytes / options_.item_bytes);
+        }
+        slot_state(slot).store(0, std::memory_order_release); // the sender's bucket is free again
+        inbox_next_[channel] = k + 1 == slots.size() ? 0 : k + 1;
+        received(in);
+        return true;
+    }
+    return false;
+}
+
 bool router_core::receive(int channel) {
+    if (!inbox_[channel].empty() && receive_shared(channel)) return true;
+    if (!probe_mpi_[channel]) return false;
     item_buffer& in = receive_[channel];
     const int tag = options_.tag + channel;
     probe_result found;
     if (!comm_.iprobe(any_source, tag, found)) return false;
-    const std::size_t largest = options_.codec ? options_.codec->max_message_bytes(in.capacity()) : in.capacity_bytes();
-    if (found.bytes == 0 || found.bytes > largest || (!options_.codec && found.bytes % options_.item_bytes != 0)) {
-        throw internal_error(spikex::format("router: message of {} bytes from rank {} on channel {}", found.bytes,
-                                            found.source, channel));
-    }
+    check_message(channel, found.bytes, found.source);
     if (options_.codec) {
         received_message_.resize(found.bytes);
         comm_.recv(found.source, tag, received_message_.data(), found.bytes);
@@ -143,9 +270,7 @@ bool router_core::receive(int channel) {
         comm_.recv(found.source, tag, in.data(), found.bytes);
         in.filled(found.bytes / options_.item_bytes);
     }
-    ++counters_.messages_received;
-    buffered_ += in.size();
-    note_buffered();
+    received(in);
     return true;
 }
 

@@ -73,6 +73,14 @@ struct router_options {
     // How a bucket's items travel (route/message_codec.hpp); nullptr: as they are. Not
     // owned: it must outlive the router.
     const message_codec* codec = nullptr;
+    // Partners on this rank's node get their messages through a mailbox in shared memory
+    // (context::shared_allocate) instead of MPI: one slot per sending bucket in the
+    // receiver's segment; a send copies the message into it and marks it full, the
+    // receiver copies it out and marks it empty, which completes the send. The same
+    // buckets, budget and order of events as with MPI messages, without MPI's matching
+    // and progress on both sides (bale's conveyors do the same on a node). Construction
+    // and destruction are then collective. Partners on other nodes still get MPI messages.
+    bool shared_memory = false;
 };
 
 // Why `budget` cannot give every bucket of `grid` one item, or "" when it can.
@@ -92,6 +100,7 @@ struct router_counters {
     std::uint64_t items_forwarded = 0; // received here and put into a bucket for the next hop
     std::uint64_t items_sent = 0;      // item transmissions from this rank (hops)
     std::uint64_t messages_sent = 0;
+    std::uint64_t shared_memory_messages = 0; // of messages_sent: through a shared-memory mailbox
     std::uint64_t bytes_sent = 0;
     std::uint64_t messages_received = 0;
     std::uint64_t full_sends = 0;         // buckets sent because they were full
@@ -108,10 +117,12 @@ struct router_counters {
 // items, with the user's handlers inlined.
 class router_core {
 public:
-    // Not collective. Throws user_error when the budget is below one item per bucket.
+    // Not collective (collective with options.shared_memory). Throws user_error when the
+    // budget is below one item per bucket.
     router_core(context& comm, const process_grid& grid, router_options options);
     // Completes the sends still in flight: destroy a router only after a finish() that no
-    // rank has injected anything since (then every message has been received).
+    // rank has injected anything since (then every message has been received). Collective
+    // with options.shared_memory (the mailboxes are freed).
     ~router_core();
     router_core(const router_core&) = delete;
     router_core& operator=(const router_core&) = delete;
@@ -127,6 +138,8 @@ public:
     // Most items one progress() call can add to buffered() before it delivers them: a
     // message into every receive buffer.
     std::size_t receive_reserve() const { return std::size_t(grid_.channels()) * capacity_; }
+    // Partners whose messages go through shared memory (options.shared_memory, same node).
+    std::size_t shared_memory_partners() const { return shared_partners_; }
     const router_counters& counters() const;
     std::size_t memory_bytes() const;
 
@@ -137,7 +150,8 @@ protected:
         item_buffer items;
         std::vector<unsigned char> message; // the items encoded, while in flight (with a codec)
         request sending;
-        bool busy = false; // in flight: takes no items until the send completes
+        unsigned char* slot = nullptr; // its mailbox slot in the partner's segment (shared memory), or MPI
+        bool busy = false;             // in flight: takes no items until the send completes
     };
 
     void check_destination(int destination) const {
@@ -159,6 +173,13 @@ protected:
     // Sends bucket `index`; the next lane of its router takes items from now on.
     void send(std::size_t index, bool full);
     bool complete_sends();
+    // The mailboxes: this rank's segment holds a slot per (incoming partner, lane); each
+    // bucket towards a partner on this node gets its slot there.
+    void set_up_shared_memory();
+    bool receive_shared(int channel);
+    // Checks a message's size before its items are taken into the channel's buffer.
+    void check_message(int channel, std::size_t bytes, int source) const;
+    void received(item_buffer& in);
     // Receives the next message of `channel` into its buffer if the buffer is drained and
     // one is waiting. Returns whether it received one.
     bool receive(int channel);
@@ -182,6 +203,16 @@ protected:
     std::vector<std::uint32_t> in_flight_;        // indices of busy buckets
     std::vector<item_buffer> receive_;            // one per channel
     std::vector<unsigned char> received_message_; // with a codec: a message before it is decoded
+    shared_memory mailboxes_;                     // options_.shared_memory: every node rank's segment
+    std::size_t slot_bytes_ = 0;                  // a mailbox slot: header + the largest message
+    struct inbox_slot {
+        unsigned char* slot = nullptr;
+        int source = -1;
+    };
+    std::vector<std::vector<inbox_slot>> inbox_; // per channel: slots of partners on this node
+    std::vector<std::size_t> inbox_next_;        // per channel: the slot looked at first (round robin)
+    std::vector<bool> probe_mpi_;                // per channel: a partner off this node may send on it
+    std::size_t shared_partners_ = 0;
     std::size_t buffered_ = 0;
     bool finishing_ = false;
     termination_detector termination_;

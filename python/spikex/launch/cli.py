@@ -322,6 +322,11 @@ def plot(directory: Path, outdir) -> int:
     help="routed: buckets per partner, filled in turn while the others are in flight "
     "[default: 2 when the ranks outnumber this machine's cores, else 1].",
 )  # fmt: skip
+@click.option(
+    "--shared-memory/--no-shared-memory", default=None,
+    help="routed: messages to ranks on the same node through shared-memory mailboxes "
+    "instead of MPI messages [default: on].",
+)  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Skip the verification pass.")
 @click.option(
     "--huge-pages/--no-huge-pages", default=True, show_default=True,
@@ -335,8 +340,8 @@ def plot(directory: Path, outdir) -> int:
 @click.option("--corrupt-updates", type=int, default=0, hidden=True)
 @launcher_options
 def gups(
-    ranks, algorithm, log2_table, mem_fraction, dims, budget, message_bytes, lanes, no_verify,
-    huge_pages, output, corrupt_updates, launcher, hostfile, launcher_args,
+    ranks, algorithm, log2_table, mem_fraction, dims, budget, message_bytes, lanes, shared_memory,
+    no_verify, huge_pages, output, corrupt_updates, launcher, hostfile, launcher_args,
 ) -> int:  # fmt: skip
     """HPCC MPIRandomAccess: random XOR updates of a distributed table, in GUPS.
 
@@ -351,7 +356,7 @@ def gups(
     plan = plan_gups(
         ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output,
         launcher=_launcher(launcher, hostfile, launcher_args), huge_pages=huge_pages,
-        message_bytes=message_bytes, lanes=lanes,
+        message_bytes=message_bytes, lanes=lanes, shared_memory=shared_memory,
     )  # fmt: skip
     result = execute_gups(plan)
     if not plan.in_job or _job_rank() == 0:  # one answer per job

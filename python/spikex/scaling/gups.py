@@ -47,6 +47,11 @@ DEFAULT_LOG2_TABLE = 20
 DEFAULT_BUDGET = 1024  # the benchmark's look-ahead rule
 MAX_LOG2_TABLE = 40
 MAX_LANES = 255  # route/router.hpp router_options::lanes
+# Two buckets per partner: one takes updates while the other waits for its receiver. With
+# shared-memory mailboxes at P = 2 (a core per rank) 0.29 GUPS against 0.24 with one; with
+# MPI messages the same within the spread at P = 2, and better with two ranks per core
+# (docs/user/gups.md, the lanes table of `make bench-memory`).
+DEFAULT_LANES = 2
 PASS_FRACTION = 0.01  # HPCC: at most 1% of the table may be wrong
 RESULT_FILE = "gups-result.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
@@ -71,12 +76,14 @@ class GupsPlan:
         None  # routed: a full bucket's message at most (None: the core's default)
     )
     lanes: int = 1  # routed: buckets per partner, filled in turn (route/router.hpp)
+    shared_memory: bool = True  # routed: ranks on one node through mailboxes (route/router.hpp)
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
         extra = {} if self.message_bytes is None else {"message_bytes": self.message_bytes}
         return {
             "lanes": self.lanes,
+            "shared_memory": self.shared_memory,
             **extra,
             "log2_table": self.log2_table,
             "algorithm": self.algorithm,
@@ -105,6 +112,7 @@ def plan_gups(
     huge_pages: bool = True,
     message_bytes: int | None = None,
     lanes: int | None = None,
+    shared_memory: bool | None = None,
 ) -> GupsPlan:
     """Check every argument before anything is started.
 
@@ -142,7 +150,13 @@ def plan_gups(
         if algorithm != "routed":
             raise ConfigError("--lanes", lanes, "only --algorithm routed has buckets per partner")
     else:
-        lanes = _default_lanes(ranks, launcher, in_job=job is not None)
+        lanes = DEFAULT_LANES if algorithm == "routed" else 1
+    if shared_memory is not None and algorithm != "routed":
+        raise ConfigError(
+            "--shared-memory",
+            bool(shared_memory),
+            "only --algorithm routed has shared-memory mailboxes (the baseline sends MPI messages)",
+        )
     if algorithm == "baseline" and dims is not None:
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
     dims = dims or "auto"
@@ -161,19 +175,8 @@ def plan_gups(
         raise ConfigError("-o/--output", str(output), "is a directory; give a file name")
     return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
                     in_job=job is not None, launcher=launcher, huge_pages=bool(huge_pages),
-                    message_bytes=message_bytes, lanes=lanes)  # fmt: skip
-
-
-def _default_lanes(ranks: int, launcher: Launcher, in_job: bool) -> int:
-    """Two buckets per partner when the ranks share this machine's cores, else one.
-
-    A shared-memory send completes only once its receiver has run, and a rank waiting for
-    a descheduled one idles its core: there a second bucket that fills meanwhile pays. With
-    a core per rank the partner answers within a poll, and the second bucket only makes the
-    messages smaller (measured: the lanes table of `make bench-memory` in
-    docs/user/gups.md).
-    """
-    return 2 if not in_job and launcher.oversubscribes_here(ranks) else 1
+                    message_bytes=message_bytes, lanes=lanes,
+                    shared_memory=algorithm == "routed" and shared_memory is not False)  # fmt: skip
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -318,6 +321,8 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "passed": kernel["passed"] if kernel["verified"] else None,
         "messages_sent": messages,
         "messages_per_rank": messages / kernel["ranks"],
+        "shared_memory_requested": plan.shared_memory,
+        "shared_memory_messages": kernel["shared_memory_messages"],
         "bytes_sent": kernel["bytes_sent"],
         "updates_sent": kernel["updates_sent"],
         "mean_updates_per_message": kernel["updates_sent"] / messages if messages else 0.0,
@@ -331,6 +336,15 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "verify_s": kernel["verify_seconds"],
         "corrupt_updates": plan.corrupt_updates,
     }
+
+
+def _transport_text(result: dict) -> str:
+    shared, messages = result["shared_memory_messages"], result["messages_sent"]
+    if shared == 0:
+        return "MPI messages"
+    if shared == messages:
+        return "shared-memory mailboxes (every rank on one node)"
+    return f"shared-memory mailboxes for {shared:,} messages on a node, MPI messages for {messages - shared:,}"
 
 
 def format_result(result: dict) -> str:
@@ -352,6 +366,7 @@ def format_result(result: dict) -> str:
         ("GUPS per rank", f"{result['gups_per_rank']:.6f}"),
         ("messages sent", f"{result['messages_sent']:,} ({result['messages_per_rank']:,.1f} per rank)"),
         ("mean updates per message", f"{result['mean_updates_per_message']:.2f}"),
+        ("transport", _transport_text(result)),
         ("mean hops per remote update", f"{result['mean_hops']:.2f}"),
         ("errors", f"{result['errors']:,} of {result['table_size']:,} words"),
         ("verification", verdict + (f" (at most {PASS_FRACTION:.0%} allowed)" if result["verified"] else "")),

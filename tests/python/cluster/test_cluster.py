@@ -127,6 +127,12 @@ def test_gups_verifies_across_hosts(cluster, tmp_path, algorithm):
     result = json.loads(output.read_text())
     assert result["ranks"] == 8 and result["passed"] is True and result["errors"] == 0
     assert done.stdout.count("PASSED") == 1
+    if algorithm == "routed":
+        # two ranks per host: messages between them take the host's shared-memory
+        # mailboxes, the others MPI (over TCP between the hosts)
+        assert 0 < result["shared_memory_messages"] < result["messages_sent"]
+    else:
+        assert result["shared_memory_messages"] == 0
 
 
 # ---- faults ----------------------------------------------------------------------------

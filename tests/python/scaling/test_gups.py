@@ -7,17 +7,17 @@ The stream itself (starts(0) = 1, starts(n) = n steps, the period) is tested in 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import marked, run_cli, several_ranks
-from spikex.launch.allocation import local_cores
 
 LOG2_TABLE = 12  # 4,096 words, 16,384 updates: quick, yet thousands of messages
 
 
-def gups(tmp_path, *args: str):
+def gups(tmp_path, *args: str, env: dict | None = None):
     output = tmp_path / "gups.json"
-    done = run_cli(["gups", "--log2-table", str(LOG2_TABLE), "-o", str(output), *args])
+    done = run_cli(["gups", "--log2-table", str(LOG2_TABLE), "-o", str(output), *args], env=env)
     result = json.loads(output.read_text()) if output.exists() else None
     return done, result
 
@@ -50,12 +50,15 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         assert result["mean_hops"] == pytest.approx(1.0), "the baseline sends straight to the owner"
     else:
         # the budget less a block of 32 generated updates, shared by the send buckets (two
-        # per partner when the ranks outnumber the cores) and a receive buffer per
-        # dimension, at most 4,032 bytes (504 updates) per message
-        lanes = 2 if ranks > local_cores() else 1
+        # per partner) and a receive buffer per dimension, at most 4,032 bytes (504
+        # updates) per message
+        lanes = 2
         dims = result["dims"]
         buffers = lanes * sum(d - 1 for d in dims) + len(dims)
         assert result["lanes"] == lanes
+        # every rank is on this machine: every message went through a mailbox
+        assert result["shared_memory_requested"] is True
+        assert result["shared_memory_messages"] == result["messages_sent"]
         assert result["bucket_capacity"] == min((1024 - 32) // buffers, 4032 // 8)
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
@@ -83,12 +86,33 @@ def test_message_bytes_caps_the_routed_messages(tmp_path):
 
 @pytest.mark.mpi
 def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
-    done, result = gups(tmp_path, "--np", "2", "--lanes", "2")
+    done, result = gups(tmp_path, "--np", "2", "--lanes", "3")
     assert done.returncode == 0, done.stderr
-    assert result["errors"] == 0 and result["lanes"] == 2
-    assert result["bucket_capacity"] == (1024 - 32) // 3  # two send buckets, one receive buffer
+    assert result["errors"] == 0 and result["lanes"] == 3
+    assert result["bucket_capacity"] == (1024 - 32) // 4  # three send buckets, one receive buffer
     assert result["buffered_high_water"] <= 1024
-    assert "x 2 lanes" in done.stdout
+    assert "x 3 lanes" in done.stdout
+
+
+@pytest.mark.mpi
+def test_no_shared_memory_sends_mpi_messages(tmp_path):
+    done, result = gups(tmp_path, "--np", "2", "--no-shared-memory")
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0 and result["messages_sent"] > 0
+    assert result["shared_memory_requested"] is False and result["shared_memory_messages"] == 0
+    assert "MPI messages" in done.stdout
+
+
+@pytest.mark.mpi
+def test_an_mpi_without_shared_windows_falls_back_to_mpi_messages(tmp_path):
+    # OpenMPI's osc ucx cannot allocate shared-memory windows: the mailboxes are then not
+    # set up on any rank, and the run goes on with MPI messages
+    done, result = gups(
+        tmp_path, "--np", "2", env={**os.environ, "OMPI_MCA_osc": "ucx", "UCX_TLS": "tcp,self"}
+    )
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0 and result["messages_sent"] > 0
+    assert result["shared_memory_requested"] is True and result["shared_memory_messages"] == 0
 
 
 @pytest.mark.mpi
@@ -129,6 +153,7 @@ def test_no_verify(tmp_path):
         (["--lanes", "0"], "--lanes = 0"),
         (["--lanes", "256"], "--lanes = 256"),
         (["--algorithm", "baseline", "--lanes", "2"], "--lanes = 2"),
+        (["--algorithm", "baseline", "--no-shared-memory"], "--shared-memory = false"),
         (["--np", "8", "--log2-table", "2"], "--log2-table = 2"),
         (["--mem-fraction", "2"], "--mem-fraction = 2"),
         (["--algorithm", "fastest"], "--algorithm"),

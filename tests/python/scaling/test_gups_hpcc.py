@@ -105,6 +105,7 @@ def _campaign(log2_table: int, ratios: dict[int, tuple[float, float]], errors: i
              "RandomAccess_N": 2**log2_table},
             {"code": "spikex_routed", "ranks": ranks, "repeat": 0, "gups": 0.1 * routed, "errors": errors},
             {"code": "spikex_routed", "ranks": ranks, "repeat": 1, "gups": 0.05, "errors": 0},
+            {"code": "spikex_routed_mpi", "ranks": ranks, "repeat": 0, "gups": 0.08 * routed, "errors": 0},
             {"code": "spikex_baseline", "ranks": ranks, "repeat": 0, "gups": 0.01 * baseline, "errors": 0},
         ]  # fmt: skip
     campaign = {"log2_table": log2_table, "runs": runs,
