@@ -184,3 +184,28 @@ TEST(mpi_context, one_sided_fetch_add_and_put) {
     test_context->barrier();
     test_context->window_free(w);
 }
+
+TEST(mpi_context, shared_memory_segments_are_zeroed_and_reachable_on_the_node) {
+    // Every rank of this test runs on one node: each sees every segment, zeroed, and
+    // what a rank stores in its own is what the others load from it (after a barrier).
+    const int p = test_context->size(), me = test_context->rank();
+    shared_memory m = test_context->shared_allocate(64 * sizeof(std::int64_t));
+    ASSERT_TRUE(m.available()) << "this MPI should share memory within a node";
+    ASSERT_EQ(m.segment.size(), static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+        ASSERT_NE(m.segment[r], nullptr) << "rank " << r;
+        auto words = reinterpret_cast<const std::int64_t*>(m.segment[r]);
+        EXPECT_TRUE(std::all_of(words, words + 64, [](std::int64_t w) { return w == 0; })) << "rank " << r;
+    }
+    test_context->barrier();
+    auto mine = reinterpret_cast<std::int64_t*>(m.segment[me]);
+    for (int k = 0; k < 64; ++k) mine[k] = 1000 * me + k;
+    test_context->barrier();
+    for (int r = 0; r < p; ++r) {
+        auto words = reinterpret_cast<const std::int64_t*>(m.segment[r]);
+        for (int k = 0; k < 64; ++k) ASSERT_EQ(words[k], 1000 * r + k) << "rank " << r << " word " << k;
+    }
+    test_context->barrier();
+    test_context->shared_free(m);
+    EXPECT_FALSE(m.available());
+}
