@@ -25,9 +25,7 @@ std::int64_t buffers_needed(const process_grid& grid, std::int64_t lanes) {
     const std::int64_t sends = grid.buckets() - grid.channels();
     return lanes * sends + grid.channels();
 }
-} // namespace
 
-namespace {
 // A mailbox slot: the message's byte count (0: empty) on a cache line of its own, then the
 // message. The receiver's store of 0 completes the send.
 constexpr std::size_t slot_header = 64;

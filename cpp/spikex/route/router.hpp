@@ -8,7 +8,9 @@
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
-//   bucket itself, or of its items encoded by router_options::codec, decoded on arrival)
+//   bucket itself, or of its items encoded by router_options::codec, decoded on arrival;
+//   to a partner on this node optionally through a shared-memory mailbox instead,
+//   router_options::shared_memory)
 //   and takes no items until that send completes (with several lanes the router's next
 //   bucket takes them meanwhile). Messages arrive on one receive buffer per channel
 //   (tag = channel), received only when the buffer is drained; its items are delivered or
@@ -24,7 +26,9 @@
 //   router_options::lanes) + d receive buffers (+1 on a ragged grid) of c items each
 //   <= budget items, whatever the traffic; counters record the high-water mark (items in
 //   buckets, in flight or waiting in receive buffers). MPI's own buffers for messages not
-//   yet received are not counted (as in the paper). Plus the route table (2 P bytes).
+//   yet received are not counted (as in the paper). Plus the route table (2 P bytes),
+//   and with mailboxes a shared segment of lanes slots per incoming partner (64 bytes + the
+//   largest message each); a message in a slot counts as in flight until copied out.
 // No deadlock: an item in the receive buffer of channel c is either delivered or needs a
 //   bucket of a higher channel (channels increase along every route, route_table.hpp).
 //   Buffers of the highest channel only hold items that have arrived, so they always

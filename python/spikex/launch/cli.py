@@ -320,7 +320,7 @@ def plot(directory: Path, outdir) -> int:
 @click.option(
     "--lanes", type=int, default=None, metavar="N",
     help="routed: buckets per partner, filled in turn while the others are in flight "
-    "[default: 2 when the ranks outnumber this machine's cores, else 1].",
+    "[default: 2].",
 )  # fmt: skip
 @click.option(
     "--shared-memory/--no-shared-memory", default=None,

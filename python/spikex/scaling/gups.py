@@ -340,6 +340,8 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
 
 def _transport_text(result: dict) -> str:
     shared, messages = result["shared_memory_messages"], result["messages_sent"]
+    if messages == 0:
+        return "none (nothing sent)"
     if shared == 0:
         return "MPI messages"
     if shared == messages:

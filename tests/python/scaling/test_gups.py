@@ -40,6 +40,7 @@ def test_verification_passes(tmp_path, ranks, algorithm):
     assert "PASSED" in done.stdout and "mean updates per message" in done.stdout
     if ranks == 1:
         assert result["messages_sent"] == 0 and result["local_updates"] == result["updates"]
+        assert "none (nothing sent)" in done.stdout
         return
     assert result["messages_sent"] > 0
     assert result["mean_updates_per_message"] == pytest.approx(
