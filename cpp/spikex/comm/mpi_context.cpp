@@ -252,7 +252,7 @@ public:
             MPI_Win_get_attr(w, MPI_WIN_MODEL, &model, &found);
             unified = found && *model == MPI_WIN_UNIFIED;
         }
-        unified = comm_agree(unified);
+        unified = reduce(unified ? 1 : 0, MPI_MIN) == 1; // every rank, or none
         shared_memory m;
         if (unified) {
             std::memset(mine, 0, bytes);
@@ -328,13 +328,6 @@ private:
     }
     static int mpi_source(int source) { return source == any_source ? MPI_ANY_SOURCE : source; }
     static int mpi_tag(int tag) { return tag == any_tag ? MPI_ANY_TAG : tag; }
-
-    // True on every rank when `yes` on every rank.
-    bool comm_agree(bool yes) {
-        int all = yes ? 1 : 0;
-        check(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
-        return all != 0;
-    }
 
     std::int64_t reduce(std::int64_t v, MPI_Op op) {
         ++counters_.collectives;

@@ -229,8 +229,8 @@ void router_core::received(item_buffer& in) {
 
 bool router_core::receive_shared(int channel) {
     const auto& slots = inbox_[channel];
-    std::size_t k = inbox_next_[channel];
-    for (std::size_t looked = 0; looked < slots.size(); ++looked, k = k + 1 == slots.size() ? 0 : k + 1) {
+    for (std::size_t looked = 0; looked < slots.size(); ++looked) {
+        const std::size_t k = (inbox_next_[channel] + looked) % slots.size();
         unsigned char* slot = slots[k].slot;
         const std::size_t bytes = slot_state(slot).load(std::memory_order_acquire);
         if (bytes == 0) continue;
@@ -245,7 +245,7 @@ bool router_core::receive_shared(int channel) {
             in.filled(bytes / options_.item_bytes);
         }
         slot_state(slot).store(0, std::memory_order_release); // the sender's bucket is free again
-        inbox_next_[channel] = k + 1 == slots.size() ? 0 : k + 1;
+        inbox_next_[channel] = (k + 1) % slots.size();
         received(in);
         return true;
     }
