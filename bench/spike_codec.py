@@ -280,14 +280,14 @@ def _message_table(run: dict) -> list[str]:
 
 def _routed_table(run: dict) -> list[str]:
     columns = [
-        "cells per rank", "M", "item bytes", "coded bytes per item", "encode ns", "decode ns",
-        "saved ns", "pays", "at 850 MHz", "at local.toml",
+        "cells per rank", "M", "items per bucket", "item bytes", "coded bytes per item",
+        "encode ns", "decode ns", "saved ns", "pays", "at 850 MHz", "at local.toml",
     ]  # fmt: skip
     rows = []
     for case in run["cases"]:
         r, h = case["routed_buckets"], case["routed_hop"]
         rows.append([
-            *_case_cells(case),
+            *_case_cells(case), f"{r['mean_bucket_items']:.1f}",
             str(r["item_bytes"]), f"{r['bytes_per_item']:.2f}", f"{r['encode_ns']:.1f}",
             f"{r['decode_ns']:.1f}", f"{h['saved_ns']:.1f}",
             _yes(h["pays"]), _yes(h["pays_at_bgp_clock"]), _yes(h["pays_at_local_profile"]),
@@ -348,10 +348,13 @@ def docs_block(results: dict) -> str:
     lines += [
         (
             f"Routed buckets at {first['rate_hz']:g} Hz (`routed_bucket_codec`, P = "
-            f"{routed['ranks']} on the default direct grid, {routed['bucket_items']} items per "
-            "bucket with the default budget of 1,024, one destination per bucket, items in "
-            "emission order): per item and hop, the encode at send and the decode on arrival, "
-            "against the item as it is (`routed_item.hpp`):"
+            f"{routed['ranks']} on the default direct grid, at most {routed['bucket_items']} "
+            "items per bucket with the default budget of 1,024): a rank's spikes of each "
+            "interval as above, in emission order, every spike bound for every rank (thousands "
+            "of synapses a cell), cut into buckets for one destination, the last one sent when "
+            "the interval ends; cells round robin (gid = local index x P + rank). Per item and "
+            "hop, the encode at send and the decode on arrival, against the item as it is "
+            "(`routed_item.hpp`):"
         ),
         "",
         *_routed_table(first),

@@ -25,6 +25,7 @@
 #include "spikex/exchange/routed_bucket_codec.hpp"
 #include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
+#include "spikex/network/distribution.hpp"
 
 using namespace spikex;
 
@@ -210,55 +211,67 @@ result measure_full_messages(const workload& w, int repeats) {
 }
 
 // Routed buckets (routed_bucket_codec.hpp) at P = 16 on the default grid (direct, [16]) with
-// the default budget of 1,024 items: 64 items per bucket (15 send buckets and a receive
-// buffer), a bucket's items bound for its one destination, gids over all P N cells, steps
-// of the interval, in the order the spikes were emitted (steps ascending, gids ascending
-// within a step). Per item and hop: the encode at send and the decode on arrival, against
-// the item as it is (routed_item.hpp: ceil((bits(P - 1) + bits(P N - 1) + bits(2M - 1)) / 8)
-// bytes).
+// the default budget of 1,024 items: at most 64 items per bucket (15 send buckets and a
+// receive buffer). A bucket holds what the sending rank emits for one destination, in
+// emission order: the rank's spikes of an interval as the blocks above (cell order, N cells
+// at r Hz; every spike has targets on every rank, as with thousands of synapses a cell)
+// cut into buckets of 64, the last one of the interval sent when the interval ends; cells
+// round robin over the ranks (gid = local index * P + rank, the default distribution).
+// Per item and hop: the encode at send and the decode on arrival, against the item as it
+// is (routed_item.hpp: ceil((bits(P - 1) + bits(P N - 1) + bits(2M - 1)) / 8) bytes).
 struct routed_result {
     result coded;
     std::size_t item_bytes = 0, bucket_items = 0;
+    double mean_bucket_items = 0;
     int ranks = 0;
 };
 
-routed_result measure_routed(std::uint64_t cells, std::uint32_t steps, std::size_t total, int repeats,
-                             std::uint64_t seed) {
-    constexpr int ranks = 16;
+routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t seed) {
+    constexpr int ranks = 16, sender = 3;
     constexpr std::size_t bucket_items = 64;
-    const routed_item_format format(ranks, cells * ranks, steps);
-    const routed_bucket_codec codec(format, ranks);
+    const distribution cells(distribution_scheme::round_robin, static_cast<std::uint32_t>(emitted.cells * ranks), ranks,
+                             1);
+    const routed_item_format format(ranks, emitted.cells * ranks, emitted.steps);
+    const routed_bucket_codec codec(format, cells);
     const std::size_t item_bytes = format.bytes();
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::uint32_t> gid(0, static_cast<std::uint32_t>(cells * ranks - 1)),
-        step(0, steps - 1);
-    std::uniform_int_distribution<int> destination(1, ranks - 1);
-    const std::size_t buckets = (total + bucket_items - 1) / bucket_items;
-    std::vector<std::vector<unsigned char>> items(buckets);
+    std::uniform_int_distribution<int> destination(0, ranks - 2);
+    std::vector<std::vector<unsigned char>> items; // one bucket's items each
+    std::vector<std::size_t> counts;
     std::uint64_t expected = 0;
-    for (auto& bucket: items) {
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> spikes(bucket_items); // (step, gid)
-        for (auto& sp: spikes) sp = {step(rng), gid(rng)};
-        std::sort(spikes.begin(), spikes.end());
-        bucket.resize(bucket_items * item_bytes);
-        const int to = destination(rng);
-        for (std::size_t k = 0; k < bucket_items; ++k) {
-            format.encode(to, spikes[k].second, spikes[k].first, &bucket[k * item_bytes]);
-            expected += std::uint64_t(spikes[k].second) * 31 + spikes[k].first + std::uint64_t(to) * 7;
+    step_type interval_start = 0;
+    for (const auto& block: emitted.blocks) {
+        int to = destination(rng);
+        to += to >= sender ? 1 : 0;
+        for (std::size_t first = 0; first < block.size(); first += bucket_items) {
+            const std::size_t n = std::min(bucket_items, block.size() - first);
+            std::vector<unsigned char> bucket(n * item_bytes);
+            for (std::size_t k = 0; k < n; ++k) {
+                const wire_spike s = block[first + k];
+                const gid_type gid = cells.gid_of(sender, s.item);
+                format.encode(to, gid, interval_start + s.offset, &bucket[k * item_bytes]);
+                expected +=
+                    std::uint64_t(gid) * 31 + (interval_start + s.offset) % format.period() + std::uint64_t(to) * 7;
+            }
+            items.push_back(std::move(bucket));
+            counts.push_back(n);
         }
+        interval_start += emitted.steps;
     }
-    const std::size_t n = buckets * bucket_items;
+    const std::size_t buckets = items.size();
+    const std::size_t n = emitted.spikes;
     std::vector<std::vector<unsigned char>> wire(buckets);
     std::vector<unsigned char> decoded(bucket_items * item_bytes);
     routed_result out;
     out.item_bytes = item_bytes;
     out.bucket_items = bucket_items;
+    out.mean_bucket_items = double(n) / double(buckets);
     out.ranks = ranks;
     for (int rep = 0; rep < repeats; ++rep) {
         auto start = seconds_clock::now();
         std::size_t bytes = 0;
         for (std::size_t b = 0; b < buckets; ++b) {
-            codec.encode(items[b].data(), bucket_items, wire[b]);
+            codec.encode(items[b].data(), counts[b], wire[b]);
             bytes += wire[b].size();
         }
         out.coded.encode_ns = std::min(out.coded.encode_ns, seconds_since(start) * 1e9 / double(n));
@@ -269,7 +282,7 @@ routed_result measure_routed(std::uint64_t cells, std::uint32_t steps, std::size
             start = seconds_clock::now();
             const std::size_t count = codec.decode(wire[b].data(), wire[b].size(), decoded.data(), bucket_items);
             decode_s += seconds_since(start);
-            if (count != bucket_items) {
+            if (count != counts[b]) {
                 std::fprintf(stderr, "spike codec: a routed bucket decoded to %zu items\n", count);
                 std::exit(1);
             }
@@ -316,25 +329,27 @@ int main(int argc, char** argv) {
             const result coded = measure_codec(w, repeats);
             const result in_order =
                 measure_codec(make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps, true), repeats);
-            const routed_result routed = measure_routed(cells, steps, spikes, repeats, cells * 17 + steps);
+            const routed_result routed = measure_routed(
+                make_workload(cells, steps, rate_hz, spikes, cells * 17 + steps, true), repeats, cells * 17 + steps);
             const result entries = measure_entries(w, repeats);
             const result messages = measure_messages(w, repeats);
             const result full_messages = measure_full_messages(w, repeats);
             std::printf("%s\n  {\"cells_per_rank\": %llu, \"steps_per_interval\": %u, \"spikes_per_block\": %.2f, "
                         "\"coded\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"coded_cell_order\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
-                        "\"routed_buckets\": {\"ranks\": %d, \"bucket_items\": %zu, \"item_bytes\": %zu, "
+                        "\"routed_buckets\": {\"ranks\": %d, \"bucket_items\": %zu, \"mean_bucket_items\": %.2f, "
+                        "\"item_bytes\": %zu, "
                         "\"bytes_per_item\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"entries\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"messages\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"full_messages\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}}",
                         first ? "" : ",", (unsigned long long)cells, steps, double(w.spikes) / double(w.blocks.size()),
                         coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, in_order.bytes_per_spike,
-                        in_order.encode_ns, in_order.decode_ns, routed.ranks, routed.bucket_items, routed.item_bytes,
-                        routed.coded.bytes_per_spike, routed.coded.encode_ns, routed.coded.decode_ns,
-                        entries.bytes_per_spike, entries.encode_ns, entries.decode_ns, messages.bytes_per_spike,
-                        messages.encode_ns, messages.decode_ns, full_messages.bytes_per_spike, full_messages.encode_ns,
-                        full_messages.decode_ns);
+                        in_order.encode_ns, in_order.decode_ns, routed.ranks, routed.bucket_items,
+                        routed.mean_bucket_items, routed.item_bytes, routed.coded.bytes_per_spike,
+                        routed.coded.encode_ns, routed.coded.decode_ns, entries.bytes_per_spike, entries.encode_ns,
+                        entries.decode_ns, messages.bytes_per_spike, messages.encode_ns, messages.decode_ns,
+                        full_messages.bytes_per_spike, full_messages.encode_ns, full_messages.decode_ns);
             first = false;
         }
     }

@@ -32,16 +32,29 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> sorted_pairs(const std::vec
     return out;
 }
 
-// Encodes, decodes, and checks the decoded multiset equals the input; returns the bytes.
-std::size_t round_trip(const spike_codec& codec, std::uint64_t items, const std::vector<wire_spike>& spikes) {
+// Encodes (after the caller's `prefix` fields), decodes, and checks the prefix reads back
+// and the decoded multiset equals the input; returns the bytes.
+std::size_t round_trip(const spike_codec& codec, std::uint64_t items, const std::vector<wire_spike>& spikes,
+                       const std::vector<wire_field>& prefix = {}) {
     std::vector<unsigned char> wire = {0xab}; // something before: encode appends
-    const std::size_t bytes = codec.encode(spikes, items, wire);
+    const std::size_t bytes = codec.encode(spikes, items, wire, prefix);
     EXPECT_EQ(wire.size(), bytes + 1);
     EXPECT_EQ(wire[0], 0xab);
+    unsigned prefix_bits = 0;
+    wire_bit_reader in(wire.data() + 1, bytes);
+    for (const wire_field& f: prefix) {
+        std::uint64_t value = 0;
+        EXPECT_TRUE(in.take_long(f.bits, value));
+        EXPECT_EQ(value, f.value);
+        prefix_bits += f.bits;
+    }
     std::vector<wire_spike> back;
-    std::size_t n = codec.decode(wire.data() + 1, bytes, items, [&](std::uint32_t item, std::uint32_t offset) {
-        back.push_back({item, offset});
-    });
+    std::size_t n = codec.decode(
+        wire.data() + 1, bytes, items,
+        [&](std::uint32_t item, std::uint32_t offset) {
+            back.push_back({item, offset});
+        },
+        prefix_bits);
     EXPECT_EQ(n, spikes.size());
     EXPECT_EQ(sorted_pairs(back), sorted_pairs(spikes));
     return bytes;
@@ -67,7 +80,17 @@ TEST(spike_codec, random_sets_round_trip_at_the_extremes) {
             spike_codec codec(steps);
             for (auto n: counts) {
                 SCOPED_TRACE(testing::Message() << "items " << items << " steps " << steps << " n " << n);
-                round_trip(codec, items, random_spikes(rng, n, items, steps));
+                const auto spikes = random_spikes(rng, n, items, steps);
+                const std::size_t bytes = round_trip(codec, items, spikes);
+                // after a caller's header of 1, 13 or 71 bits: the same block, that many bits on
+                const std::vector<std::vector<wire_field>> prefixes = {
+                    {{1, 1}}, {{0x1234, 13}}, {{~std::uint64_t{0}, 64}, {0x55, 7}}};
+                const auto& prefix = prefixes[n % 3];
+                unsigned prefix_bits = 0;
+                for (const wire_field& f: prefix) prefix_bits += f.bits;
+                const std::size_t with_prefix = round_trip(codec, items, spikes, prefix);
+                EXPECT_GE(with_prefix * 8, bytes * 8 - 7 + prefix_bits);
+                EXPECT_LE(with_prefix * 8, bytes * 8 + prefix_bits + 7);
             }
         }
     }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "spikex/connections/relay_plan.hpp"
@@ -624,30 +625,52 @@ void count_routed(count_view& v) {
     const double capacity = double(bucket_capacity(grid, router_options{format.bytes(), budget}));
     const bool per_pair = P <= 4096;
     // Buckets travel as coded blocks (routed_bucket_codec.hpp) whose size depends on which
-    // items share a bucket, i.e. on timing: estimated as the codec's gaps for n keys spread
-    // evenly over one destination's N x 2M (or packed, when smaller), per bucket of a
-    // (rank, next hop) pair and interval; full buckets when pairs are not counted.
-    const bool coded = v.options.text("compress") != "false" && routed_bucket_codec::usable(format, P);
-    const double cells = double(v.part.cells().cells());
-    const double packed_entry_bits =
-        std::max(8.0, double(spike_codec::bits_for(v.part.cells().cells() - 1) +
-                             spike_codec::bits_for(std::uint64_t(format.period()) * P - 1)));
-    auto block_bytes = [&](double n) {
-        const double gap = std::max(1.0, cells * double(format.period()) / n);
-        const double gaps = 7.0 + n * (std::floor(std::log2(gap)) + 2.0);
-        return std::ceil(std::min(gaps, 7.0 + n * packed_entry_bits) / 8.0);
+    // items share a bucket, i.e. on timing. Estimated per (rank, next hop) pair and
+    // interval from the items' owner-major indices, destinations and steps: its n items
+    // split into ceil(n / capacity) buckets of equal size, each spanning the pair's item
+    // range, its destinations and an equal share of its steps; a bucket's bits are the
+    // codec's gaps for keys spread evenly over that frame (or packed, when smaller), or
+    // without the frame, whichever is smaller. Full buckets without a frame when pairs
+    // are not counted.
+    const distribution& cells = v.part.cells();
+    const bool coded = v.options.text("compress") != "false" && routed_bucket_codec::usable(format, cells);
+    const double period = double(format.period());
+    const std::uint64_t per_rank = cells.max_count();
+    const std::uint64_t item_space = per_rank * std::uint64_t(P), offset_space = std::uint64_t(format.period()) * P;
+    const double frame_bits =
+        1.0 + 2.0 * (spike_codec::bits_for(item_space - 1) + spike_codec::bits_for(offset_space - 1));
+    auto block_bits = [](double n, double item_range, double offset_range) { // the codec's smaller mode
+        const double gap = std::max(1.0, item_range * offset_range / n);
+        const double gaps = n * (std::floor(std::log2(gap)) + 2.0);
+        const double packed = n * std::max(8.0, double(spike_codec::bits_for(std::uint64_t(item_range) - 1) +
+                                                       spike_codec::bits_for(std::uint64_t(offset_range) - 1)));
+        return 7.0 + std::min(gaps, packed);
     };
-    auto pair_bytes = [&](double n) { // n items over ceil(n / capacity) buckets
-        const double buckets = std::ceil(n / capacity);
-        return buckets * block_bytes(n / buckets);
+    auto bucket_bytes = [&](double n, double item_range, double offset_range) {
+        const double plain = 1.0 + block_bits(n, double(item_space), double(offset_space));
+        const double framed = frame_bits + block_bits(n, item_range, offset_range);
+        return std::ceil(std::min(plain, framed) / 8.0);
     };
-    const double hop_bytes = coded ? block_bytes(capacity) / capacity : routed_item_bytes;
+    struct pair_traffic {
+        std::uint32_t items = 0;
+        std::uint64_t item_low = ~std::uint64_t{0}, item_high = 0;
+        int destination_low = std::numeric_limits<int>::max(), destination_high = 0;
+        step_type step_low = std::numeric_limits<step_type>::max(), step_high = 0;
+    };
+    auto pair_bytes = [&](const pair_traffic& p) { // its items over ceil(n / capacity) buckets
+        const double n = p.items, buckets = std::ceil(n / capacity);
+        const double steps = double(p.step_high - p.step_low + 1) / buckets;
+        const double offset_range = double(p.destination_high - p.destination_low) * period + std::ceil(steps);
+        return buckets * bucket_bytes(n / buckets, double(p.item_high - p.item_low + 1), offset_range);
+    };
+    const double hop_bytes =
+        coded ? bucket_bytes(capacity, double(item_space), double(offset_space)) / capacity : routed_item_bytes;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
             {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,
              counter::messages_sent, counter::bytes_sent, counter::rounds},
             v.sampled());
-    std::unordered_map<std::uint64_t, std::uint32_t> pair_items;
+    std::unordered_map<std::uint64_t, pair_traffic> pair_items;
     for (const auto& row: v.rows) {
         pair_items.clear();
         for (const auto& sp: row) {
@@ -664,7 +687,17 @@ void count_routed(count_view& v) {
                     if (x >= 0) {
                         t.add(hops, x, 1);
                         if (!(coded && per_pair)) t.add(bytes, x, hop_bytes);
-                        if (per_pair) ++pair_items[static_cast<std::uint64_t>(at) * P + hop.rank];
+                        if (per_pair) {
+                            pair_traffic& p = pair_items[static_cast<std::uint64_t>(at) * P + hop.rank];
+                            ++p.items;
+                            const std::uint64_t owner_major = std::uint64_t(me) * per_rank + cells.local_of(sp.gid);
+                            p.item_low = std::min(p.item_low, owner_major);
+                            p.item_high = std::max(p.item_high, owner_major);
+                            p.destination_low = std::min(p.destination_low, target);
+                            p.destination_high = std::max(p.destination_high, target);
+                            p.step_low = std::min(p.step_low, sp.step);
+                            p.step_high = std::max(p.step_high, sp.step);
+                        }
                     }
                     if (hop.rank != target) {
                         int y = v.part.sample_index(hop.rank);
@@ -676,10 +709,10 @@ void count_routed(count_view& v) {
         }
         // Lower bound of messages: every (rank, next hop) pair with traffic sends at least
         // ceil(items / bucket capacity) buckets in the interval.
-        for (const auto& [key, n]: pair_items) {
+        for (const auto& [key, p]: pair_items) {
             const int x = v.part.sample_index(static_cast<int>(key / P));
-            t.add(messages, x, std::ceil(n / capacity));
-            if (coded) t.add(bytes, x, pair_bytes(double(n)));
+            t.add(messages, x, std::ceil(p.items / capacity));
+            if (coded) t.add(bytes, x, pair_bytes(p));
         }
         t.add_all(rounds, 1); // at least one termination wave per interval
         t.end_row();

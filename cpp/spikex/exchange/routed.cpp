@@ -85,8 +85,8 @@ public:
         format_ = routed_item_format(s.comm.size(), s.cells.cells(), s.steps_per_interval);
         router_.reset(); // before the codec it uses
         bucket_codec_.reset();
-        if (options_.compress != "false" && routed_bucket_codec::usable(format_, s.comm.size()))
-            bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.comm.size());
+        if (options_.compress != "false" && routed_bucket_codec::usable(format_, s.cells))
+            bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.cells);
         router_options route{format_.bytes(), budget_, route_tag};
         route.codec = bucket_codec_.get();
         router_ = std::make_unique<spike_router>(s.comm, grid_, route, item_destination{&format_}, item_delivery{this});

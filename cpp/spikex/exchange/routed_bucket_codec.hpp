@@ -1,15 +1,27 @@
 #pragma once
 // How a bucket of `routed` items travels (route/message_codec.hpp): as one block of the
-// spike wire codec (exchange/spike_codec.hpp) instead of item after item. Each item
-// (destination rank, gid, step mod 2M; routed_item.hpp) becomes the codec's spike
-// (item = gid, item space N = all cells; offset = destination * 2M + step mod 2M, P * 2M
-// "steps"), so a bucket is bit-packed or sent as sorted Golomb-Rice gaps, whichever is
-// smaller; every hop decodes it back into items and encodes its own buckets again.
-// A bucket's items share few destinations (one on a direct grid) and spread over the
-// gids, so gaps cost about log2(2M N / n) + 2 bits for n items: 2-3 bytes where a fixed
-// item of a million cells per rank takes 4 (docs/methods/wire_format.md).
-// Only when P * 2M fits the codec's 32-bit steps (usable()); otherwise items travel as
-// they are.
+// spike wire codec (exchange/spike_codec.hpp) instead of item after item.
+//
+// Each item (destination rank, gid, step mod 2M; routed_item.hpp) becomes the codec's
+// spike with
+//   item   = the cell's owner-major index, owner rank * B + local index on the owner
+//            (B = the most cells a rank holds; item space P B), so one rank's cells form
+//            one range under every distribution (round robin spreads them over all gids);
+//   offset = destination * 2M + step mod 2M (offset space P 2M).
+// A bucket's items come from few owners (one on a direct grid: the sender) and go to few
+// destinations (one on a direct grid), so the message may carry a frame: the smallest
+// item and offset and their ranges. The block then codes item - smallest item and offset
+// - smallest offset within those ranges, its keys (spike_codec.hpp) spanning the bucket's
+// own cells and steps instead of everyone's.
+//
+// A message is one bit stream: a header, then the block (spike_codec's prefix):
+//   bit 0      1 = framed, 0 = not (the ranges are the whole spaces)
+//   framed     item base and item range - 1 in bits(P B - 1) bits each, then offset base
+//              and offset range - 1 in bits(P 2M - 1) bits each
+// The frame is used when it makes the packed form (the block's upper bound) smaller,
+// header included, so a bucket of one or a few items does not pay for it.
+// Only when P * 2M and P * B fit the codec's 32 bits (usable()); otherwise items travel
+// as they are.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -17,63 +29,168 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
+#include "spikex/network/distribution.hpp"
 #include "spikex/route/message_codec.hpp"
 
 namespace spikex {
 
 class routed_bucket_codec final: public message_codec {
 public:
-    // `format` must outlive the codec; usable(format, ranks) must hold.
-    routed_bucket_codec(const routed_item_format& format, int ranks):
+    // `format` and `cells` must outlive the codec; usable(format, cells) must hold.
+    routed_bucket_codec(const routed_item_format& format, const distribution& cells):
         format_(format),
+        cells_(cells),
         period_(static_cast<std::uint64_t>(format.period())),
-        codec_(static_cast<std::uint32_t>(period_ * std::uint64_t(ranks))) {
-        if (!usable(format, ranks)) throw internal_error("routed: P * 2M does not fit the bucket codec");
+        scheme_(cells.scheme()),
+        ranks_(static_cast<std::uint32_t>(cells.ranks())),
+        per_rank_(cells.max_count()),
+        item_space_(std::uint64_t(per_rank_) * std::uint64_t(cells.ranks())),
+        offset_space_(period_ * std::uint64_t(cells.ranks())),
+        item_bits_(spike_codec::bits_for(item_space_ - 1)),
+        offset_bits_(spike_codec::bits_for(offset_space_ - 1)) {
+        if (!usable(format, cells)) throw internal_error("routed: P * 2M or P * B does not fit the bucket codec");
     }
 
-    static bool usable(const routed_item_format& format, int ranks) {
-        return std::uint64_t(format.period()) * std::uint64_t(ranks) < (std::uint64_t{1} << 32);
+    static bool usable(const routed_item_format& format, const distribution& cells) {
+        const auto ranks = static_cast<std::uint64_t>(cells.ranks());
+        return std::uint64_t(format.period()) * ranks < (std::uint64_t{1} << 32) &&
+               std::uint64_t(cells.max_count()) * ranks < (std::uint64_t{1} << 32) && cells.max_count() > 0;
     }
 
     void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const override {
         spikes_.resize(count);
         const std::size_t bytes = format_.bytes();
+        std::uint32_t item_low = ~0u, item_high = 0, offset_low = ~0u, offset_high = 0;
         for (std::size_t k = 0; k < count; ++k) {
             const unsigned char* item = items + k * bytes;
             const wire_spike f = format_.fields(item);
             const auto destination = static_cast<std::uint64_t>(format_.destination(item));
-            spikes_[k] = {f.item, static_cast<std::uint32_t>(destination * period_ + f.offset)};
+            const wire_spike s{owner_major(f.item), static_cast<std::uint32_t>(destination * period_ + f.offset)};
+            spikes_[k] = s;
+            item_low = std::min(item_low, s.item);
+            item_high = std::max(item_high, s.item);
+            offset_low = std::min(offset_low, s.offset);
+            offset_high = std::max(offset_high, s.offset);
         }
         out.clear();
-        codec_.encode(spikes_, format_.cells(), out);
+        if (count == 0) return;
+        const std::uint64_t item_range = std::uint64_t(item_high - item_low) + 1,
+                            offset_range = std::uint64_t(offset_high - offset_low) + 1;
+        const bool framed = framed_bits(count, item_range, offset_range) < plain_bits(count, item_high);
+        if (framed) {
+            for (auto& s: spikes_) s = {s.item - item_low, s.offset - offset_low};
+            const wire_field frame[] = {{1, 1},
+                                        {item_low, item_bits_},
+                                        {item_range - 1, item_bits_},
+                                        {offset_low, offset_bits_},
+                                        {offset_range - 1, offset_bits_}};
+            spike_codec(static_cast<std::uint32_t>(offset_range)).encode(spikes_, item_range, out, frame);
+        } else {
+            const wire_field plain[] = {{0, 1}};
+            spike_codec(static_cast<std::uint32_t>(offset_space_)).encode(spikes_, item_space_, out, plain);
+        }
     }
 
     std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
                        std::size_t capacity) const override {
+        if (size == 0) throw internal_error("routed: an empty bucket message");
+        wire_bit_reader in(message, size);
+        std::uint64_t framed = 0, item_low = 0, item_range = item_space_, offset_low = 0, offset_range = offset_space_;
+        if (!in.take_long(1, framed)) throw internal_error("routed: a bucket message without its header");
+        unsigned header_bits = 1;
+        if (framed != 0) {
+            std::uint64_t item_last = 0, offset_last = 0;
+            if (!in.take_long(item_bits_, item_low) || !in.take_long(item_bits_, item_last) ||
+                !in.take_long(offset_bits_, offset_low) || !in.take_long(offset_bits_, offset_last)) {
+                throw internal_error("routed: a bucket message's frame cut short");
+            }
+            item_range = item_last + 1;
+            offset_range = offset_last + 1;
+            if (item_low + item_range > item_space_ || offset_low + offset_range > offset_space_)
+                throw internal_error("routed: a bucket message's frame outside the item or offset space");
+            header_bits += 2 * (item_bits_ + offset_bits_);
+        }
         const std::size_t bytes = format_.bytes();
+        const auto period = static_cast<std::uint32_t>(period_);
         std::size_t count = 0;
-        codec_.decode(message, size, format_.cells(), [&](std::uint32_t gid, std::uint32_t offset) {
-            if (count == capacity) throw internal_error("routed: a bucket message holds more items than a bucket");
-            format_.encode_fields(static_cast<int>(offset / period_),
-                                  {gid, static_cast<std::uint32_t>(offset % period_)}, items + count * bytes);
-            ++count;
-        });
+        spike_codec(static_cast<std::uint32_t>(offset_range))
+            .decode(
+                message, size, item_range,
+                [&](std::uint32_t item, std::uint32_t offset) {
+                    if (count == capacity)
+                        throw internal_error("routed: a bucket message holds more items than a bucket");
+                    const auto key = static_cast<std::uint32_t>(offset_low + offset); // < P 2M < 2^32
+                    const std::uint32_t destination = key / period;
+                    format_.encode_fields(
+                        static_cast<int>(destination),
+                        {gid_at(static_cast<std::uint32_t>(item_low + item)), key - destination * period},
+                        items + count * bytes);
+                    ++count;
+                },
+                header_bits);
         if (count == 0) throw internal_error("routed: an empty bucket message");
         return count;
     }
 
-    // Packed (the codec's upper bound): the header and count entries of bits(N - 1) +
-    // bits(P 2M - 1) bits, at least 8 each.
+    // Not framed, packed (the codec's upper bound): the frame bit, the block's header and
+    // count entries of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each. A framed
+    // message is used only when smaller.
     std::size_t max_message_bytes(std::size_t count) const override {
-        const unsigned entry =
-            std::max(8u, spike_codec::bits_for(format_.cells() - 1) + spike_codec::bits_for(codec_.steps() - 1));
-        return (spike_codec::mode_bits + spike_codec::parameter_bits + count * entry + 7) / 8;
+        return (1 + packed_bits(count, item_bits_, offset_bits_) + 7) / 8;
     }
 
 private:
+    // A cell's owner-major index and back, inline for the two fixed layouts (consecutive:
+    // the gid itself; round robin: gid = local * P + owner), through the distribution for
+    // random_shuffle (position = local * P + owner, gid = its permutation's).
+    std::uint32_t owner_major(gid_type gid) const {
+        switch (scheme_) {
+        case distribution_scheme::consecutive:
+            return gid;
+        case distribution_scheme::round_robin: {
+            const std::uint32_t local = gid / ranks_;
+            return (gid - local * ranks_) * per_rank_ + local;
+        }
+        case distribution_scheme::random_shuffle:
+            break;
+        }
+        return static_cast<std::uint32_t>(cells_.rank_of(gid)) * per_rank_ + cells_.local_of(gid);
+    }
+    gid_type gid_at(std::uint32_t owner_major) const {
+        if (scheme_ == distribution_scheme::consecutive) {
+            if (owner_major >= cells_.cells()) throw_no_cell();
+            return owner_major;
+        }
+        const std::uint32_t owner = owner_major / per_rank_;
+        const std::uint32_t local = owner_major - owner * per_rank_;
+        const std::uint64_t position = std::uint64_t(local) * ranks_ + owner; // < N for a cell the owner holds
+        if (position >= cells_.cells()) throw_no_cell();
+        if (scheme_ == distribution_scheme::round_robin) return static_cast<gid_type>(position);
+        return cells_.gid_of(static_cast<int>(owner), local);
+    }
+    [[noreturn]] static void throw_no_cell() {
+        throw internal_error("routed: a bucket message names a cell its owner does not hold");
+    }
+
+    // The block's packed size (spike_codec.hpp): its header and entries of at least 8 bits.
+    static std::uint64_t packed_bits(std::uint64_t count, unsigned item_bits, unsigned offset_bits) {
+        return spike_codec::mode_bits + spike_codec::parameter_bits + count * std::max(8u, item_bits + offset_bits);
+    }
+    std::uint64_t plain_bits(std::size_t count, std::uint32_t item_high) const {
+        return 1 + packed_bits(count, spike_codec::bits_for(item_high), offset_bits_);
+    }
+    std::uint64_t framed_bits(std::size_t count, std::uint64_t item_range, std::uint64_t offset_range) const {
+        return 1 + 2 * (item_bits_ + offset_bits_) +
+               packed_bits(count, spike_codec::bits_for(item_range - 1), spike_codec::bits_for(offset_range - 1));
+    }
+
     const routed_item_format& format_;
+    const distribution& cells_;
     std::uint64_t period_;
-    spike_codec codec_;
+    distribution_scheme scheme_;
+    std::uint32_t ranks_, per_rank_;
+    std::uint64_t item_space_, offset_space_;
+    unsigned item_bits_, offset_bits_;
     mutable std::vector<wire_spike> spikes_;
 };
 

@@ -108,9 +108,14 @@ void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
 } // namespace
 
 std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_t items,
-                                std::vector<unsigned char>& out) const {
+                                std::vector<unsigned char>& out, std::span<const wire_field> prefix) const {
     const std::size_t n = spikes.size();
     if (n == 0) return 0;
+    std::uint64_t prefix_bits = 0;
+    for (const wire_field& f: prefix) prefix_bits += f.bits;
+    auto put_prefix = [&](bit_writer& w) {
+        for (const wire_field& f: prefix) w.put(f.value, f.bits);
+    };
     // One pass: the ranges, and the keys gaps mode needs (with whether they already ascend,
     // as they do for a rank's own spikes in emission order).
     thread_local std::vector<std::uint64_t> keys;
@@ -154,9 +159,11 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         // Written into scratch sized for the worst case (32 + 6 + 63 bits per gap, an escape,
         // plus slack for whole-word stores), then copied: no zero-filling of that bound.
         thread_local std::vector<unsigned char> scratch;
-        const std::size_t bound = (header_bits + n * std::uint64_t(escape_ones + parameter_bits + 63) + 7) / 8 + 8;
+        const std::size_t bound =
+            (prefix_bits + header_bits + n * std::uint64_t(escape_ones + parameter_bits + 63) + 7) / 8 + 8;
         if (scratch.size() < bound) scratch.resize(bound);
         bit_writer w(scratch.data());
+        put_prefix(w);
         w.put(1, mode_bits);
         w.put(k, parameter_bits);
         const std::uint64_t low_mask = (std::uint64_t{1} << k) - 1;
@@ -179,18 +186,19 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
                 w.put(gap & ((std::uint64_t{1} << (length - 1)) - 1), length - 1);
             }
         }
-        const std::uint64_t bits = w.written();
+        const std::uint64_t bits = w.written() - prefix_bits;
         if (bits < packed) {
             w.finish();
-            const std::size_t bytes = (bits + 7) / 8;
+            const std::size_t bytes = (prefix_bits + bits + 7) / 8;
             out.insert(out.end(), scratch.begin(), scratch.begin() + bytes);
             return bytes;
         }
         // gaps lost to packed after all: write that instead
     }
-    const std::size_t bytes = (packed + 7) / 8;
+    const std::size_t bytes = (prefix_bits + packed + 7) / 8;
     out.resize(start + bytes + 8); // slack: the writer stores whole 32-bit words
     bit_writer w(out.data() + start);
+    put_prefix(w);
     w.put(0, mode_bits);
     w.put(item_bits, parameter_bits);
     for (const auto& s: spikes) w.put(s.item | (std::uint64_t(s.offset) << item_bits), item_bits + offset_bits_);

@@ -43,6 +43,12 @@ struct wire_spike {
     std::uint32_t offset;
 };
 
+// A field of a caller's header before a block (spike_codec::encode's prefix).
+struct wire_field {
+    std::uint64_t value; // < 2^bits
+    unsigned bits;       // <= 64
+};
+
 class spike_codec {
 public:
     static constexpr unsigned mode_bits = 1, parameter_bits = 6, escape_ones = 32;
@@ -55,8 +61,11 @@ public:
 
     // Appends the block of `spikes` to `out`; returns the bytes appended. Every item must be
     // < items, every offset < steps(). Deterministic: the same multiset gives the same
-    // bytes in gaps mode, the same bytes for the same order in packed mode.
-    std::size_t encode(std::span<const wire_spike> spikes, std::uint64_t items, std::vector<unsigned char>& out) const;
+    // bytes in gaps mode, the same bytes for the same order in packed mode. `prefix`: the
+    // caller's own fields, written first in the same bit stream (a header that says how
+    // to read the block; decode's prefix_bits skips them).
+    std::size_t encode(std::span<const wire_spike> spikes, std::uint64_t items, std::vector<unsigned char>& out,
+                       std::span<const wire_field> prefix = {}) const;
 
     // One spike alone (a one-spike message, an rma window entry, a routed item). The item
     // space is known to both sides, so nothing needs describing: no mode, no width, and the
@@ -83,10 +92,11 @@ public:
                              unsigned tag_bits) const;
 
     // Calls f(item, offset) for every spike of the block in [data, data + bytes), whose
-    // items are < items. Returns the number of spikes; throws internal_error on a
-    // malformed block.
+    // items are < items, after prefix_bits bits of the caller's header. Returns the number
+    // of spikes; throws internal_error on a malformed block.
     template <class F>
-    std::size_t decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f) const;
+    std::size_t decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f,
+                       unsigned prefix_bits = 0) const;
 
     // Bits an item of value v needs (0 for 0).
     static unsigned bits_for(std::uint64_t v) { return static_cast<unsigned>(std::bit_width(v)); }
@@ -160,9 +170,17 @@ private:
 [[noreturn]] void throw_malformed_block(const char* why);
 
 template <class F>
-std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f) const {
+std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f,
+                                unsigned prefix_bits) const {
     if (bytes == 0) return 0;
     wire_bit_reader in(data, bytes);
+    for (unsigned left = prefix_bits; left > 0;) {
+        in.refill();
+        const unsigned skip = std::min(left, 32u);
+        if (in.available() < skip) throw_malformed_block("shorter than its prefix");
+        in.skip(skip);
+        left -= skip;
+    }
     in.refill();
     if (in.available() < mode_bits + parameter_bits) throw_malformed_block("shorter than its header");
     const bool gaps = in.take(mode_bits) != 0;
@@ -172,7 +190,7 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
         const unsigned width = parameter + offset_bits_;
         if (width < 8) throw_malformed_block("packed entry narrower than 8 bits");
         if (parameter > 32) throw_malformed_block("packed item wider than 32 bits");
-        const std::size_t count = (bytes * 8 - mode_bits - parameter_bits) / width;
+        const std::size_t count = (bytes * 8 - prefix_bits - mode_bits - parameter_bits) / width;
         for (; n < count; ++n) {
             std::uint64_t entry;
             if (!in.take_long(width, entry)) throw_malformed_block("packed entries cut short");
