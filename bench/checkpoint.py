@@ -406,13 +406,6 @@ def check_resume(scratch: Path) -> dict:
     return check
 
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return ""
-
-
 def measure(quick: bool) -> dict:
     load_start = [round(value, 2) for value in os.getloadavg()]
     began = time.perf_counter()
@@ -430,7 +423,7 @@ def measure(quick: bool) -> dict:
         "question": "checkpoint bytes per neuron and per synapse; write and read seconds per GB; "
         "Network.load on P' ranks against a fresh build there",
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-        "machine": {**machine(), "cpu": cpu_model(), "load_average_start": load_start},
+        "machine": {**machine(), "load_average_start": load_start},
         "settings": {
             "dt_ms": DT_MS,
             "threads_per_rank": 1,

@@ -131,7 +131,7 @@ def docs_block(results: dict) -> str:
     lines = [
         (
             f"Measured by `bench/codec_whole_runs.py` ({results['date_utc']} UTC, "
-            f"{results['seconds']:.0f} s) on {m['processor']}, {m['cpus']} cores; load average "
+            f"{results['seconds']:.0f} s) on {m.get('cpu') or m['processor']}, {m['cpus']} cores; load average "
             f"(1, 5, 15 min) {_load(start)} at the start and {_load(end)} at the end"
             + (" (other work shared the cores)" if loaded else "")
             + (

@@ -310,7 +310,7 @@ def docs_block(results: dict) -> str:
     loaded = max(start[0], end[0]) >= 0.5 * m["cpus"]
     intro = (
         f"Measured by `make bench-codec` (`bench/spike_codec.py`, {results['date_utc']} UTC) on "
-        f"{m['processor']}, {m['cpus']} cores, {clock}; load average (1, 5, 15 min) "
+        f"{m.get('cpu') or m['processor']}, {m['cpus']} cores, {clock}; load average (1, 5, 15 min) "
         f"{_load(start)} at the start and {_load(end)} at the end"
         + (" (other work shared the cores: read the ns as upper bounds)" if loaded else "")
         + f". Best of {first['repeats']} repeats of {first['spikes_per_case']:,} spikes per "

@@ -14,6 +14,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from spikex.results.machine import cpu_model
+
 
 def spikex_command() -> list[str]:
     """The ``spikex`` next to this Python (same venv), else ``python -m spikex``."""
@@ -45,6 +47,7 @@ def machine() -> dict:
     return {
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
+        "cpu": cpu_model(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "load_average": [round(value, 2) for value in os.getloadavg()],

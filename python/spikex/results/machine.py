@@ -31,7 +31,7 @@ def describe_machine(repository: Path) -> MachineDescription:
     """Describe this machine now (best effort: unknown items say so)."""
     return MachineDescription(
         date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        cpu=_cpu_model(),
+        cpu=cpu_model(),
         cores=os.cpu_count() or 0,
         memory_gb=_memory_gb(),
         mpi=_first_line([shutil.which("mpiexec") or "mpiexec", "--version"]) or "MPI unknown",
@@ -46,7 +46,8 @@ def load_average_now() -> str:
     return ", ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo (else the platform's processor name)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
