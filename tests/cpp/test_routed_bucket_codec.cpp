@@ -47,6 +47,17 @@ std::vector<unsigned char> random_items(const routed_item_format& format, const 
     return items;
 }
 
+// The message of a bucket of `count` items, item k written by make(k, where).
+template <class Make>
+std::vector<unsigned char> encoded_bucket(const routed_item_format& format, const routed_bucket_codec& codec,
+                                          std::size_t count, Make&& make) {
+    std::vector<unsigned char> items(count * format.bytes());
+    for (std::size_t k = 0; k < count; ++k) make(k, &items[k * format.bytes()]);
+    std::vector<unsigned char> message;
+    codec.encode(items.data(), count, message);
+    return message;
+}
+
 // The items as byte strings, sorted (strings: GCC 12 warns of a bogus memcmp bound when
 // sorting vectors of bytes).
 std::vector<std::string> sorted_items(const std::vector<unsigned char>& items, std::size_t bytes, std::size_t count) {
@@ -94,46 +105,41 @@ TEST(routed_bucket_codec, buckets_round_trip_within_their_bound) {
     }
 }
 
-TEST(routed_bucket_codec, a_full_bucket_for_one_rank_takes_at_most_three_bytes_an_item) {
-    // 2 ranks, 2^20 cells each, M = 40: items of 1 + 7 + 21 bits, 4 bytes; a bucket of 496
-    // for one destination, steps of one interval, as the direct grid sends them.
-    const int ranks = 2;
-    const distribution cells(distribution_scheme::round_robin, 1u << 21, ranks, 1);
-    const routed_item_format format(ranks, std::uint64_t{1} << 21, 40);
-    ASSERT_EQ(format.bytes(), 4u);
-    const routed_bucket_codec codec(format, cells);
-    std::mt19937_64 rng(11);
-    std::uniform_int_distribution<gid_type> gid(0, (1u << 21) - 1);
-    std::uniform_int_distribution<step_type> step(400, 439);
-    const std::size_t count = 496;
-    std::vector<unsigned char> items(count * format.bytes());
-    for (std::size_t k = 0; k < count; ++k) format.encode(1, gid(rng), step(rng), &items[k * format.bytes()]);
-    std::vector<unsigned char> message;
-    codec.encode(items.data(), count, message);
-    EXPECT_LE(double(message.size()) / count, 3.0);
-}
-
-TEST(routed_bucket_codec, a_small_bucket_from_one_rank_of_many_is_framed_under_three_bytes_an_item) {
-    // 16 ranks of 2^20 cells round robin, M = 100: items of 4 + 24 + 8 bits, 5 bytes. A
-    // direct grid's bucket of 64 items, from one rank's cells to one rank within 12 steps
-    // (at 5 Hz such a rank emits 500 spikes a step), sent framed: its keys span that rank's
-    // 2^20 cells and 12 steps, not all 2^24 cells and 16 x 200 offsets.
-    const int ranks = 16;
-    const distribution cells(distribution_scheme::round_robin, 1u << 24, ranks, 1);
-    const routed_item_format format(ranks, std::uint64_t{1} << 24, 100);
-    ASSERT_EQ(format.bytes(), 5u);
-    const routed_bucket_codec codec(format, cells);
-    std::mt19937_64 rng(13);
-    std::uniform_int_distribution<local_index> local(0, (1u << 20) - 1);
-    std::uniform_int_distribution<step_type> step(1000, 1011);
-    const std::size_t count = 64;
-    std::vector<unsigned char> items(count * format.bytes());
-    for (std::size_t k = 0; k < count; ++k)
-        format.encode(15, cells.gid_of(9, local(rng)), step(rng), &items[k * format.bytes()]);
-    std::vector<unsigned char> message;
-    codec.encode(items.data(), count, message);
-    ASSERT_EQ(message[0] & 1, 1) << "framed";
-    EXPECT_LE(double(message.size()) / count, 3.0);
+TEST(routed_bucket_codec, a_bucket_for_one_rank_takes_at_most_three_bytes_an_item) {
+    // Buckets to one destination as a direct grid sends them, where an item alone takes
+    // 4-5 bytes:
+    // * 2 ranks, 2^20 cells each, M = 40 (items of 1 + 7 + 21 bits, 4 bytes): a full
+    //   bucket of 496 from any cells within one interval;
+    // * 16 ranks of 2^20 cells round robin, M = 100 (4 + 24 + 8 bits, 5 bytes): 64 items
+    //   from rank 9's cells to rank 15 within 12 steps (at 5 Hz such a rank emits 500
+    //   spikes a step), framed: its keys span that rank's 2^20 cells and 12 steps, not all
+    //   2^24 cells and 16 x 200 offsets.
+    struct bucket_case {
+        int ranks, steps_per_interval;
+        unsigned item_bytes;
+        std::size_t count;
+        int from, to; // from < 0: any cell
+        step_type first, last;
+    };
+    for (const bucket_case c:
+         {bucket_case{2, 40, 4, 496, -1, 1, 400, 439}, bucket_case{16, 100, 5, 64, 9, 15, 1000, 1011}}) {
+        SCOPED_TRACE(c.ranks);
+        const std::uint32_t all = c.ranks * (1u << 20);
+        const distribution cells(distribution_scheme::round_robin, all, c.ranks, 1);
+        const routed_item_format format(c.ranks, all, c.steps_per_interval);
+        ASSERT_EQ(format.bytes(), c.item_bytes);
+        std::mt19937_64 rng(11);
+        std::uniform_int_distribution<gid_type> gid(0, all - 1);
+        std::uniform_int_distribution<local_index> local(0, (1u << 20) - 1);
+        std::uniform_int_distribution<step_type> step(c.first, c.last);
+        const auto message =
+            encoded_bucket(format, routed_bucket_codec(format, cells), c.count, [&](std::size_t, unsigned char* item) {
+                const gid_type source = c.from < 0 ? gid(rng) : cells.gid_of(c.from, local(rng));
+                format.encode(c.to, source, step(rng), item);
+            });
+        if (c.from >= 0) EXPECT_EQ(message[0] & 1, 1) << "framed";
+        EXPECT_LE(double(message.size()) / c.count, 3.0);
+    }
 }
 
 TEST(routed_bucket_codec, a_frame_outside_the_cells_is_refused) {
@@ -145,12 +151,9 @@ TEST(routed_bucket_codec, a_frame_outside_the_cells_is_refused) {
     const routed_item_format format(3, 1000, 15);
     const routed_bucket_codec codec(format, cells);
     const std::size_t count = 8;
-    std::vector<unsigned char> items(count * format.bytes());
-    for (std::size_t k = 0; k < count; ++k)
-        format.encode(1, cells.gid_of(2, static_cast<local_index>(k)), 3 + step_type(k % 2),
-                      &items[k * format.bytes()]);
-    std::vector<unsigned char> message;
-    codec.encode(items.data(), count, message);
+    const auto message = encoded_bucket(format, codec, count, [&](std::size_t k, unsigned char* item) {
+        format.encode(1, cells.gid_of(2, static_cast<local_index>(k)), 3 + step_type(k % 2), item);
+    });
     std::vector<unsigned char> back(count * format.bytes());
     ASSERT_EQ(codec.decode(message.data(), message.size(), back.data(), count), count);
     // Header: bit 0 framed, bits 1-10 the item base (bits(1001) = 10).
