@@ -238,6 +238,7 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
     std::uniform_int_distribution<int> destination(0, ranks - 2);
     std::vector<std::vector<unsigned char>> items; // one bucket's items each
     std::vector<std::size_t> counts;
+    std::vector<int> receivers; // each bucket's destination: the next hop on a direct grid
     std::uint64_t expected = 0;
     step_type interval_start = 0;
     for (const auto& block: emitted.blocks) {
@@ -255,6 +256,7 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
             }
             items.push_back(std::move(bucket));
             counts.push_back(n);
+            receivers.push_back(to);
         }
         interval_start += emitted.steps;
     }
@@ -271,7 +273,7 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         auto start = seconds_clock::now();
         std::size_t bytes = 0;
         for (std::size_t b = 0; b < buckets; ++b) {
-            codec.encode(items[b].data(), counts[b], wire[b]);
+            codec.encode(items[b].data(), counts[b], sender, receivers[b], wire[b]);
             bytes += wire[b].size();
         }
         out.coded.encode_ns = std::min(out.coded.encode_ns, seconds_since(start) * 1e9 / double(n));
@@ -280,7 +282,8 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         double decode_s = 0;
         for (std::size_t b = 0; b < buckets; ++b) {
             start = seconds_clock::now();
-            const std::size_t count = codec.decode(wire[b].data(), wire[b].size(), decoded.data(), bucket_items);
+            const std::size_t count =
+                codec.decode(wire[b].data(), wire[b].size(), sender, receivers[b], decoded.data(), bucket_items);
             decode_s += seconds_since(start);
             if (count != counts[b]) {
                 std::fprintf(stderr, "spike codec: a routed bucket decoded to %zu items\n", count);

@@ -22,10 +22,17 @@ namespace {
 constexpr distribution_scheme schemes[] = {distribution_scheme::round_robin, distribution_scheme::consecutive,
                                            distribution_scheme::random_shuffle};
 
-// Items to random destinations from random cells (every == false), or all from cells of
-// `owner` to one destination within one interval (a direct grid's bucket).
-std::vector<unsigned char> random_items(const routed_item_format& format, const distribution& cells, std::size_t count,
-                                        bool one_pair, std::mt19937_64& rng) {
+// A bucket and the ranks that send and receive it.
+struct bucket {
+    std::vector<unsigned char> items;
+    int from, to;
+};
+
+// Items to random destinations from random cells between a random pair (one_pair ==
+// false), or all from cells of the sender to the receiver within one interval (a direct
+// grid's bucket).
+bucket random_bucket(const routed_item_format& format, const distribution& cells, std::size_t count, bool one_pair,
+                     std::mt19937_64& rng) {
     const int ranks = cells.ranks();
     std::uniform_int_distribution<int> rank(0, ranks - 1);
     std::uniform_int_distribution<std::uint64_t> gid(0, format.cells() - 1);
@@ -36,25 +43,25 @@ std::vector<unsigned char> random_items(const routed_item_format& format, const 
     std::uniform_int_distribution<local_index> local(0, cells.count(owner) - 1);
     const step_type first = step(rng) / format.period() * format.period();
     std::uniform_int_distribution<step_type> in_interval(first, first + format.period() / 2 - 1);
-    std::vector<unsigned char> items(count * format.bytes());
+    bucket b{std::vector<unsigned char>(count * format.bytes()), one_pair ? owner : rank(rng), to};
     for (std::size_t k = 0; k < count; ++k) {
-        unsigned char* item = &items[k * format.bytes()];
+        unsigned char* item = &b.items[k * format.bytes()];
         if (one_pair)
             format.encode(to, cells.gid_of(owner, local(rng)), in_interval(rng), item);
         else
             format.encode(rank(rng), static_cast<gid_type>(gid(rng)), step(rng), item);
     }
-    return items;
+    return b;
 }
 
 // The message of a bucket of `count` items, item k written by make(k, where).
 template <class Make>
 std::vector<unsigned char> encoded_bucket(const routed_item_format& format, const routed_bucket_codec& codec,
-                                          std::size_t count, Make&& make) {
+                                          std::size_t count, int from, int to, Make&& make) {
     std::vector<unsigned char> items(count * format.bytes());
     for (std::size_t k = 0; k < count; ++k) make(k, &items[k * format.bytes()]);
     std::vector<unsigned char> message;
-    codec.encode(items.data(), count, message);
+    codec.encode(items.data(), count, from, to, message);
     return message;
 }
 
@@ -85,17 +92,19 @@ TEST(routed_bucket_codec, buckets_round_trip_within_their_bound) {
                             SCOPED_TRACE(testing::Message()
                                          << "scheme " << int(scheme) << " P " << ranks << " N " << cells << " M " << m
                                          << " one pair " << one_pair << " n " << count);
-                            const auto items = random_items(format, layout, count, one_pair, rng);
+                            const bucket b = random_bucket(format, layout, count, one_pair, rng);
                             std::vector<unsigned char> message;
-                            codec.encode(items.data(), count, message);
+                            codec.encode(b.items.data(), count, b.from, b.to, message);
                             EXPECT_LE(message.size(), codec.max_message_bytes(count));
                             std::vector<unsigned char> back(count * format.bytes());
-                            ASSERT_EQ(codec.decode(message.data(), message.size(), back.data(), count), count);
+                            ASSERT_EQ(codec.decode(message.data(), message.size(), b.from, b.to, back.data(), count),
+                                      count);
                             EXPECT_EQ(sorted_items(back, format.bytes(), count),
-                                      sorted_items(items, format.bytes(), count));
+                                      sorted_items(b.items, format.bytes(), count));
                             if (count < 2) continue;
                             std::vector<unsigned char> short_of_one((count - 1) * format.bytes());
-                            EXPECT_THROW(codec.decode(message.data(), message.size(), short_of_one.data(), count - 1),
+                            EXPECT_THROW(codec.decode(message.data(), message.size(), b.from, b.to, short_of_one.data(),
+                                                      count - 1),
                                          internal_error);
                         }
                     }
@@ -106,39 +115,46 @@ TEST(routed_bucket_codec, buckets_round_trip_within_their_bound) {
 }
 
 TEST(routed_bucket_codec, a_bucket_for_one_rank_takes_at_most_three_bytes_an_item) {
-    // Buckets to one destination as a direct grid sends them, where an item alone takes
-    // 4-5 bytes:
+    // Buckets to one destination as a direct grid sends them (from the cells' owner to the
+    // destination), where an item alone takes 4-5 bytes:
     // * 2 ranks, 2^20 cells each, M = 40 (items of 1 + 7 + 21 bits, 4 bytes): a full
-    //   bucket of 496 from any cells within one interval;
+    //   bucket of 496 from the sender's cells within one interval;
     // * 16 ranks of 2^20 cells round robin, M = 100 (4 + 24 + 8 bits, 5 bytes): 64 items
     //   from rank 9's cells to rank 15 within 12 steps (at 5 Hz such a rank emits 500
     //   spikes a step), framed: its keys span that rank's 2^20 cells and 12 steps, not all
-    //   2^24 cells and 16 x 200 offsets.
+    //   2^24 cells and 16 x 200 offsets;
+    // * 77 ranks of 1,003 cells (the microcircuit's 77,169 at 1 K a rank), M = 1 (7 + 17 +
+    //   1 bits, 4 bytes): one item, as an interval of 0.1 ms leaves most buckets, in the
+    //   pair form: its local index and step alone, 3 bytes with the headers.
     struct bucket_case {
         int ranks, steps_per_interval;
+        std::uint32_t cells_per_rank;
         unsigned item_bytes;
         std::size_t count;
-        int from, to; // from < 0: any cell
+        int from, to;
         step_type first, last;
+        unsigned form_bits, form; // the message's first bits: 1 = pair, 0b10 = framed
     };
-    for (const bucket_case c:
-         {bucket_case{2, 40, 4, 496, -1, 1, 400, 439}, bucket_case{16, 100, 5, 64, 9, 15, 1000, 1011}}) {
+    for (const bucket_case c: {bucket_case{2, 40, 1u << 20, 4, 496, 0, 1, 400, 439, 0, 0},
+                               bucket_case{16, 100, 1u << 20, 5, 64, 9, 15, 1000, 1011, 2, 0b10},
+                               bucket_case{77, 1, 1003, 4, 1, 40, 7, 12, 12, 1, 1}}) {
         SCOPED_TRACE(c.ranks);
-        const std::uint32_t all = c.ranks * (1u << 20);
+        const std::uint32_t all = c.ranks * c.cells_per_rank;
         const distribution cells(distribution_scheme::round_robin, all, c.ranks, 1);
         const routed_item_format format(c.ranks, all, c.steps_per_interval);
         ASSERT_EQ(format.bytes(), c.item_bytes);
+        const routed_bucket_codec codec(format, cells);
         std::mt19937_64 rng(11);
-        std::uniform_int_distribution<gid_type> gid(0, all - 1);
-        std::uniform_int_distribution<local_index> local(0, (1u << 20) - 1);
+        std::uniform_int_distribution<local_index> local(0, c.cells_per_rank - 1);
         std::uniform_int_distribution<step_type> step(c.first, c.last);
         const auto message =
-            encoded_bucket(format, routed_bucket_codec(format, cells), c.count, [&](std::size_t, unsigned char* item) {
-                const gid_type source = c.from < 0 ? gid(rng) : cells.gid_of(c.from, local(rng));
-                format.encode(c.to, source, step(rng), item);
+            encoded_bucket(format, codec, c.count, c.from, c.to, [&](std::size_t, unsigned char* item) {
+                format.encode(c.to, cells.gid_of(c.from, local(rng)), step(rng), item);
             });
-        if (c.from >= 0) EXPECT_EQ(message[0] & 1, 1) << "framed";
+        if (c.form_bits > 0) EXPECT_EQ(message[0] & ((1u << c.form_bits) - 1), c.form) << "the expected form";
         EXPECT_LE(double(message.size()) / c.count, 3.0);
+        std::vector<unsigned char> back(c.count * format.bytes());
+        EXPECT_EQ(codec.decode(message.data(), message.size(), c.from, c.to, back.data(), c.count), c.count);
     }
 }
 
@@ -150,25 +166,55 @@ TEST(routed_bucket_codec, a_frame_outside_the_cells_is_refused) {
     const distribution cells(distribution_scheme::round_robin, 1000, 3, 1);
     const routed_item_format format(3, 1000, 15);
     const routed_bucket_codec codec(format, cells);
+    // Sent by rank 0 (a forwarder, as on a grid of more dimensions), so not in the pair form.
     const std::size_t count = 8;
-    const auto message = encoded_bucket(format, codec, count, [&](std::size_t k, unsigned char* item) {
+    const auto message = encoded_bucket(format, codec, count, 0, 1, [&](std::size_t k, unsigned char* item) {
         format.encode(1, cells.gid_of(2, static_cast<local_index>(k)), 3 + step_type(k % 2), item);
     });
     std::vector<unsigned char> back(count * format.bytes());
-    ASSERT_EQ(codec.decode(message.data(), message.size(), back.data(), count), count);
-    // Header: bit 0 framed, bits 1-10 the item base (bits(1001) = 10).
-    ASSERT_EQ(message[0] & 1, 1) << "eight items of one rank to one rank, framed";
+    ASSERT_EQ(codec.decode(message.data(), message.size(), 0, 1, back.data(), count), count);
+    // Header: bit 0 = 0 (not the pair form), bit 1 = 1 (framed), bits 2-11 the item base
+    // (bits(1001) = 10).
+    ASSERT_EQ(message[0] & 3, 0b10) << "eight items of one rank to one rank, framed";
     auto with_base = [&](std::uint32_t base) {
         std::vector<unsigned char> m = message;
-        m[0] = static_cast<unsigned char>((m[0] & 1) | ((base & 0x7f) << 1));
-        m[1] = static_cast<unsigned char>((m[1] & ~0x7u) | (base >> 7));
+        m[0] = static_cast<unsigned char>((m[0] & 3) | ((base & 0x3f) << 2));
+        m[1] = static_cast<unsigned char>((m[1] & ~0xfu) | (base >> 6));
         return m;
     };
     for (std::uint32_t base: {1023u, 334u + 333u}) {
         SCOPED_TRACE(base);
         const auto bad = with_base(base);
-        EXPECT_THROW(codec.decode(bad.data(), bad.size(), back.data(), count), internal_error);
+        EXPECT_THROW(codec.decode(bad.data(), bad.size(), 0, 1, back.data(), count), internal_error);
     }
-    EXPECT_THROW(codec.decode(message.data(), 1, back.data(), count), internal_error);
-    EXPECT_THROW(codec.decode(message.data(), 0, back.data(), count), internal_error);
+    EXPECT_THROW(codec.decode(message.data(), 1, 0, 1, back.data(), count), internal_error);
+    EXPECT_THROW(codec.decode(message.data(), 0, 0, 1, back.data(), count), internal_error);
+    EXPECT_THROW(codec.decode(message.data(), message.size(), 0, 3, back.data(), count), internal_error)
+        << "a receiver outside the job";
+}
+
+TEST(routed_bucket_codec, a_pair_form_message_names_the_senders_cells) {
+    // 3 ranks of 1000 cells round robin: rank 0 holds 334 cells, ranks 1 and 2 hold 333.
+    // Rank 0's bucket of its local cells 330-333 to rank 1, in the pair form, names
+    // neither rank: it decodes to the same items as a message from rank 0, to others as
+    // one from rank 2 (the router hands the codec the real sender).
+    const distribution cells(distribution_scheme::round_robin, 1000, 3, 1);
+    const routed_item_format format(3, 1000, 15);
+    const routed_bucket_codec codec(format, cells);
+    const std::size_t count = 4;
+    std::vector<unsigned char> items(count * format.bytes());
+    for (std::size_t k = 0; k < count; ++k)
+        format.encode(1, cells.gid_of(0, static_cast<local_index>(330 + k)), 7, &items[k * format.bytes()]);
+    std::vector<unsigned char> message;
+    codec.encode(items.data(), count, 0, 1, message);
+    ASSERT_EQ(message[0] & 1, 1) << "the pair form";
+    std::vector<unsigned char> back(count * format.bytes());
+    ASSERT_EQ(codec.decode(message.data(), message.size(), 0, 1, back.data(), count), count);
+    EXPECT_EQ(sorted_items(back, format.bytes(), count), sorted_items(items, format.bytes(), count));
+    std::vector<unsigned char> other(count * format.bytes());
+    try {
+        codec.decode(message.data(), message.size(), 2, 1, other.data(), count);
+        EXPECT_NE(sorted_items(other, format.bytes(), count), sorted_items(items, format.bytes(), count));
+    } catch (const internal_error&) { // or refused, when an item is outside rank 2's cells
+    }
 }

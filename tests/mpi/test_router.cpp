@@ -41,25 +41,33 @@ struct traffic_result {
     std::uint64_t forwarded = 0;
 };
 
-// A codec that changes every byte and adds one, so that a message that skipped encoding
-// or decoding cannot pass for items.
+// A codec that changes every byte and puts the pair's ranks first, so that a message that
+// skipped encoding or decoding cannot pass for items, nor one that the router handed the
+// wrong sender or receiver.
 class scrambling_codec final: public message_codec {
 public:
-    void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const override {
+    static constexpr std::size_t header = 1 + 2 * sizeof(std::int32_t);
+    void encode(const unsigned char* items, std::size_t count, int from, int to,
+                std::vector<unsigned char>& out) const override {
         const std::size_t bytes = count * sizeof(test_item);
-        out.assign(bytes + 1, 0xa5);
-        for (std::size_t k = 0; k < bytes; ++k) out[k + 1] = items[k] ^ 0x5a;
+        out.assign(bytes + header, 0xa5);
+        const std::int32_t pair[] = {from, to};
+        std::memcpy(&out[1], pair, sizeof pair);
+        for (std::size_t k = 0; k < bytes; ++k) out[k + header] = items[k] ^ 0x5a;
     }
-    std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
+    std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
                        std::size_t capacity) const override {
-        if (size < 1 || message[0] != 0xa5 || (size - 1) % sizeof(test_item) != 0 ||
-            (size - 1) / sizeof(test_item) > capacity) {
+        std::int32_t pair[2] = {-1, -1};
+        if (size >= header) std::memcpy(pair, message + 1, sizeof pair);
+        if (size < header || message[0] != 0xa5 || (size - header) % sizeof(test_item) != 0 ||
+            (size - header) / sizeof(test_item) > capacity) {
             throw internal_error("scrambling_codec: malformed message");
         }
-        for (std::size_t k = 0; k + 1 < size; ++k) items[k] = message[k + 1] ^ 0x5a;
-        return (size - 1) / sizeof(test_item);
+        if (pair[0] != from || pair[1] != to) throw internal_error("scrambling_codec: a message of another pair");
+        for (std::size_t k = 0; k < size - header; ++k) items[k] = message[k + header] ^ 0x5a;
+        return (size - header) / sizeof(test_item);
     }
-    std::size_t max_message_bytes(std::size_t count) const override { return count * sizeof(test_item) + 1; }
+    std::size_t max_message_bytes(std::size_t count) const override { return count * sizeof(test_item) + header; }
 };
 
 struct transport {

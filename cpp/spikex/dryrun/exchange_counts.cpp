@@ -629,16 +629,17 @@ void count_routed(count_view& v) {
     // interval from the items' owner-major indices, destinations and steps: its n items
     // split into ceil(n / capacity) buckets of equal size, each spanning the pair's item
     // range, its destinations and an equal share of its steps; a bucket's bits are the
-    // codec's gaps for keys spread evenly over that frame (or packed, when smaller), or
-    // without the frame, whichever is smaller. Full buckets without a frame when pairs
-    // are not counted.
+    // codec's gaps for keys spread evenly over its form's spaces (or packed, when
+    // smaller), of the smallest form: plain, framed, or (when every item is the sender's
+    // and bound for the next hop, as on a direct grid) the pair form. Full plain buckets
+    // when pairs are not counted.
     const distribution& cells = v.part.cells();
     const bool coded = v.options.text("compress") != "false" && routed_bucket_codec::usable(format, cells);
     const double period = double(format.period());
     const std::uint64_t per_rank = cells.max_count();
     const std::uint64_t item_space = per_rank * std::uint64_t(P), offset_space = std::uint64_t(format.period()) * P;
     const double frame_bits =
-        1.0 + 2.0 * (spike_codec::bits_for(item_space - 1) + spike_codec::bits_for(offset_space - 1));
+        2.0 + 2.0 * (spike_codec::bits_for(item_space - 1) + spike_codec::bits_for(offset_space - 1));
     auto block_bits = [](double n, double item_range, double offset_range) { // the codec's smaller mode
         const double gap = std::max(1.0, item_range * offset_range / n);
         const double gaps = n * (std::floor(std::log2(gap)) + 2.0);
@@ -646,25 +647,29 @@ void count_routed(count_view& v) {
                                                        spike_codec::bits_for(std::uint64_t(offset_range) - 1)));
         return 7.0 + std::min(gaps, packed);
     };
-    auto bucket_bytes = [&](double n, double item_range, double offset_range) {
-        const double plain = 1.0 + block_bits(n, double(item_space), double(offset_space));
-        const double framed = frame_bits + block_bits(n, item_range, offset_range);
-        return std::ceil(std::min(plain, framed) / 8.0);
+    // sender_cells > 0: the pair form fits, its item space the sender's cells.
+    auto bucket_bytes = [&](double n, double item_range, double offset_range, double sender_cells) {
+        double bits = std::min(2.0 + block_bits(n, double(item_space), double(offset_space)),
+                               frame_bits + block_bits(n, item_range, offset_range));
+        if (sender_cells > 0) bits = std::min(bits, 1.0 + block_bits(n, sender_cells, period));
+        return std::ceil(bits / 8.0);
     };
     struct pair_traffic {
         std::uint32_t items = 0;
         std::uint64_t item_low = ~std::uint64_t{0}, item_high = 0;
         int destination_low = std::numeric_limits<int>::max(), destination_high = 0;
         step_type step_low = std::numeric_limits<step_type>::max(), step_high = 0;
+        bool senders_own_for_next_hop = true;
     };
-    auto pair_bytes = [&](const pair_traffic& p) { // its items over ceil(n / capacity) buckets
+    auto pair_bytes = [&](int sender, const pair_traffic& p) { // its items over ceil(n / capacity) buckets
         const double n = p.items, buckets = std::ceil(n / capacity);
         const double steps = double(p.step_high - p.step_low + 1) / buckets;
         const double offset_range = double(p.destination_high - p.destination_low) * period + std::ceil(steps);
-        return buckets * bucket_bytes(n / buckets, double(p.item_high - p.item_low + 1), offset_range);
+        const double sender_cells = p.senders_own_for_next_hop ? double(cells.count(sender)) : 0.0;
+        return buckets * bucket_bytes(n / buckets, double(p.item_high - p.item_low + 1), offset_range, sender_cells);
     };
     const double hop_bytes =
-        coded ? bucket_bytes(capacity, double(item_space), double(offset_space)) / capacity : routed_item_bytes;
+        coded ? bucket_bytes(capacity, double(item_space), double(offset_space), 0.0) / capacity : routed_item_bytes;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
             {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,
@@ -697,6 +702,7 @@ void count_routed(count_view& v) {
                             p.destination_high = std::max(p.destination_high, target);
                             p.step_low = std::min(p.step_low, sp.step);
                             p.step_high = std::max(p.step_high, sp.step);
+                            p.senders_own_for_next_hop &= at == me && hop.rank == target;
                         }
                     }
                     if (hop.rank != target) {
@@ -712,7 +718,7 @@ void count_routed(count_view& v) {
         for (const auto& [key, p]: pair_items) {
             const int x = v.part.sample_index(static_cast<int>(key / P));
             t.add(messages, x, std::ceil(p.items / capacity));
-            if (coded) t.add(bytes, x, pair_bytes(p));
+            if (coded) t.add(bytes, x, pair_bytes(static_cast<int>(key / P), p));
         }
         t.add_all(rounds, 1); // at least one termination wave per interval
         t.end_row();

@@ -9,17 +9,19 @@
 //            one range under every distribution (round robin spreads them over all gids);
 //   offset = destination * 2M + step mod 2M (offset space P 2M).
 // A bucket's items come from few owners (one on a direct grid: the sender) and go to few
-// destinations (one on a direct grid), so the message may carry a frame: the smallest
-// item and offset and their ranges. The block then codes item - smallest item and offset
-// - smallest offset within those ranges, its keys (spike_codec.hpp) spanning the bucket's
-// own cells and steps instead of everyone's.
-//
-// A message is one bit stream: a header, then the block (spike_codec's prefix):
-//   bit 0      1 = framed, 0 = not (the ranges are the whole spaces)
-//   framed     item base and item range - 1 in bits(P B - 1) bits each, then offset base
-//              and offset range - 1 in bits(P 2M - 1) bits each
-// The frame is used when it makes the packed form (the block's upper bound) smaller,
-// header included, so a bucket of one or a few items does not pay for it.
+// destinations (one on a direct grid: the receiver), so the message takes one of three
+// forms, one bit stream of a header and the block (spike_codec's prefix):
+//   1            pair: every item's owner is the sender and its destination the receiver
+//                (both known from the message): item = local index on the sender (item
+//                space its cells), offset = step mod 2M (offset space 2M)
+//   0 1 frame    framed: the block codes item - smallest item and offset - smallest
+//                offset within their ranges, its keys spanning the bucket's own cells and
+//                steps; the frame is the item base and item range - 1 in bits(P B - 1)
+//                bits each, then the offset base and offset range - 1 in bits(P 2M - 1)
+//   0 0          plain: the whole spaces
+// The encoder takes the form whose packed size (the block's upper bound) is smallest,
+// header included, plain on a tie: one item of a direct grid's bucket takes about its
+// local index and step alone, a full bucket pays for a frame.
 // Only when P * 2M and P * B fit the codec's 32 bits (usable()); otherwise items travel
 // as they are.
 #include <algorithm>
@@ -57,7 +59,8 @@ public:
                std::uint64_t(cells.max_count()) * ranks < (std::uint64_t{1} << 32) && cells.max_count() > 0;
     }
 
-    void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const override {
+    void encode(const unsigned char* items, std::size_t count, int from, int to,
+                std::vector<unsigned char>& out) const override {
         spikes_.resize(count);
         const std::size_t bytes = format_.bytes();
         std::uint32_t item_low = ~0u, item_high = 0, offset_low = ~0u, offset_high = 0;
@@ -76,39 +79,63 @@ public:
         if (count == 0) return;
         const std::uint64_t item_range = std::uint64_t(item_high - item_low) + 1,
                             offset_range = std::uint64_t(offset_high - offset_low) + 1;
-        const bool framed = framed_bits(count, item_range, offset_range) < plain_bits(count, item_high);
-        if (framed) {
+        // The pair form needs every item owned by the sender and bound for the receiver.
+        const std::uint64_t own_low = std::uint64_t(from) * per_rank_, to_low = std::uint64_t(to) * period_;
+        const bool pair_fits = item_low >= own_low && item_high < own_low + per_rank_ && offset_low >= to_low &&
+                               offset_high < to_low + period_;
+        const std::uint64_t plain = plain_bits(count, item_high);
+        const std::uint64_t framed = framed_bits(count, item_range, offset_range);
+        const std::uint64_t pair = pair_fits ? pair_bits(count, item_high - own_low) : ~std::uint64_t{0};
+        if (pair < std::min(plain, framed)) {
+            for (auto& s: spikes_)
+                s = {static_cast<std::uint32_t>(s.item - own_low), static_cast<std::uint32_t>(s.offset - to_low)};
+            const wire_field header[] = {{1, 1}};
+            spike_codec(static_cast<std::uint32_t>(period_)).encode(spikes_, cells_.count(from), out, header);
+        } else if (framed < plain) {
             for (auto& s: spikes_) s = {s.item - item_low, s.offset - offset_low};
-            const wire_field frame[] = {{1, 1},
-                                        {item_low, item_bits_},
-                                        {item_range - 1, item_bits_},
-                                        {offset_low, offset_bits_},
-                                        {offset_range - 1, offset_bits_}};
-            spike_codec(static_cast<std::uint32_t>(offset_range)).encode(spikes_, item_range, out, frame);
+            const wire_field header[] = {{0b10, 2},
+                                         {item_low, item_bits_},
+                                         {item_range - 1, item_bits_},
+                                         {offset_low, offset_bits_},
+                                         {offset_range - 1, offset_bits_}};
+            spike_codec(static_cast<std::uint32_t>(offset_range)).encode(spikes_, item_range, out, header);
         } else {
-            const wire_field plain[] = {{0, 1}};
-            spike_codec(static_cast<std::uint32_t>(offset_space_)).encode(spikes_, item_space_, out, plain);
+            const wire_field header[] = {{0b00, 2}};
+            spike_codec(static_cast<std::uint32_t>(offset_space_)).encode(spikes_, item_space_, out, header);
         }
     }
 
-    std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
+    std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
                        std::size_t capacity) const override {
         if (size == 0) throw internal_error("routed: an empty bucket message");
+        if (from < 0 || to < 0 || std::uint32_t(from) >= ranks_ || std::uint32_t(to) >= ranks_)
+            throw internal_error("routed: a bucket message between ranks outside the job");
         wire_bit_reader in(message, size);
-        std::uint64_t framed = 0, item_low = 0, item_range = item_space_, offset_low = 0, offset_range = offset_space_;
-        if (!in.take_long(1, framed)) throw internal_error("routed: a bucket message without its header");
+        std::uint64_t pair = 0, framed = 0;
+        if (!in.take_long(1, pair)) throw internal_error("routed: a bucket message without its header");
+        // What the block's item and offset are relative to, and their spaces.
+        std::uint64_t item_low = 0, item_range = item_space_, offset_low = 0, offset_range = offset_space_;
         unsigned header_bits = 1;
-        if (framed != 0) {
-            std::uint64_t item_last = 0, offset_last = 0;
-            if (!in.take_long(item_bits_, item_low) || !in.take_long(item_bits_, item_last) ||
-                !in.take_long(offset_bits_, offset_low) || !in.take_long(offset_bits_, offset_last)) {
-                throw internal_error("routed: a bucket message's frame cut short");
+        if (pair != 0) {
+            item_low = std::uint64_t(from) * per_rank_;
+            item_range = cells_.count(from);
+            offset_low = std::uint64_t(to) * period_;
+            offset_range = period_;
+        } else {
+            if (!in.take_long(1, framed)) throw internal_error("routed: a bucket message without its header");
+            header_bits = 2;
+            if (framed != 0) {
+                std::uint64_t item_last = 0, offset_last = 0;
+                if (!in.take_long(item_bits_, item_low) || !in.take_long(item_bits_, item_last) ||
+                    !in.take_long(offset_bits_, offset_low) || !in.take_long(offset_bits_, offset_last)) {
+                    throw internal_error("routed: a bucket message's frame cut short");
+                }
+                item_range = item_last + 1;
+                offset_range = offset_last + 1;
+                if (item_low + item_range > item_space_ || offset_low + offset_range > offset_space_)
+                    throw internal_error("routed: a bucket message's frame outside the item or offset space");
+                header_bits += 2 * (item_bits_ + offset_bits_);
             }
-            item_range = item_last + 1;
-            offset_range = offset_last + 1;
-            if (item_low + item_range > item_space_ || offset_low + offset_range > offset_space_)
-                throw internal_error("routed: a bucket message's frame outside the item or offset space");
-            header_bits += 2 * (item_bits_ + offset_bits_);
         }
         const std::size_t bytes = format_.bytes();
         const auto period = static_cast<std::uint32_t>(period_);
@@ -132,11 +159,11 @@ public:
         return count;
     }
 
-    // Not framed, packed (the codec's upper bound): the frame bit, the block's header and
-    // count entries of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each. A framed
-    // message is used only when smaller.
+    // Plain and packed (the codec's upper bound; another form is used only when smaller):
+    // the header, the block's header and count entries of bits(P B - 1) + bits(P 2M - 1)
+    // bits, at least 8 each.
     std::size_t max_message_bytes(std::size_t count) const override {
-        return (1 + packed_bits(count, item_bits_, offset_bits_) + 7) / 8;
+        return (2 + packed_bits(count, item_bits_, offset_bits_) + 7) / 8;
     }
 
 private:
@@ -177,11 +204,14 @@ private:
         return spike_codec::mode_bits + spike_codec::parameter_bits + count * std::max(8u, item_bits + offset_bits);
     }
     std::uint64_t plain_bits(std::size_t count, std::uint32_t item_high) const {
-        return 1 + packed_bits(count, spike_codec::bits_for(item_high), offset_bits_);
+        return 2 + packed_bits(count, spike_codec::bits_for(item_high), offset_bits_);
     }
     std::uint64_t framed_bits(std::size_t count, std::uint64_t item_range, std::uint64_t offset_range) const {
-        return 1 + 2 * (item_bits_ + offset_bits_) +
+        return 2 + 2 * (item_bits_ + offset_bits_) +
                packed_bits(count, spike_codec::bits_for(item_range - 1), spike_codec::bits_for(offset_range - 1));
+    }
+    std::uint64_t pair_bits(std::size_t count, std::uint64_t local_high) const {
+        return 1 + packed_bits(count, spike_codec::bits_for(local_high), spike_codec::bits_for(period_ - 1));
     }
 
     const routed_item_format& format_;

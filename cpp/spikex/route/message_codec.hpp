@@ -12,12 +12,14 @@ class message_codec {
 public:
     virtual ~message_codec() = default;
     // Replaces `out` with the message for `count` items (item_bytes each, one after the
-    // other at `items`).
-    virtual void encode(const unsigned char* items, std::size_t count, std::vector<unsigned char>& out) const = 0;
-    // Writes the items of a message of `size` bytes to `items` (room for `capacity` items)
-    // and returns how many. A malformed message, or one of more than `capacity` items, is
-    // an internal_error.
-    virtual std::size_t decode(const unsigned char* message, std::size_t size, unsigned char* items,
+    // other at `items`) that rank `from` sends to rank `to`: both sides know the pair, so
+    // a codec may leave out what it implies.
+    virtual void encode(const unsigned char* items, std::size_t count, int from, int to,
+                        std::vector<unsigned char>& out) const = 0;
+    // Writes the items of a message of `size` bytes from rank `from` to rank `to` to
+    // `items` (room for `capacity` items) and returns how many. A malformed message, or
+    // one of more than `capacity` items, is an internal_error.
+    virtual std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
                                std::size_t capacity) const = 0;
     // Most bytes a message of `count` items may take.
     virtual std::size_t max_message_bytes(std::size_t count) const = 0;

@@ -170,7 +170,7 @@ void router_core::send(std::size_t index, bool full) {
     std::size_t bytes = b.items.bytes();
     const unsigned char* data = b.items.data();
     if (options_.codec) {
-        options_.codec->encode(b.items.data(), b.items.size(), b.message);
+        options_.codec->encode(b.items.data(), b.items.size(), comm_.rank(), b.rank, b.message);
         bytes = b.message.size();
         data = b.message.data();
     }
@@ -237,7 +237,8 @@ bool router_core::receive_shared(int channel) {
         check_message(channel, bytes, slots[k].source);
         item_buffer& in = receive_[channel];
         if (options_.codec) {
-            in.filled(options_.codec->decode(slot + slot_header, bytes, in.data(), in.capacity()));
+            in.filled(options_.codec->decode(slot + slot_header, bytes, slots[k].source, comm_.rank(), in.data(),
+                                             in.capacity()));
         } else {
             // Copied out rather than read in place: the sender's bucket is free again at
             // once (reading in place while applying measured no faster).
@@ -263,7 +264,8 @@ bool router_core::receive(int channel) {
     if (options_.codec) {
         received_message_.resize(found.bytes);
         comm_.recv(found.source, tag, received_message_.data(), found.bytes);
-        in.filled(options_.codec->decode(received_message_.data(), found.bytes, in.data(), in.capacity()));
+        in.filled(options_.codec->decode(received_message_.data(), found.bytes, found.source, comm_.rank(), in.data(),
+                                         in.capacity()));
     } else {
         comm_.recv(found.source, tag, in.data(), found.bytes);
         in.filled(found.bytes / options_.item_bytes);
