@@ -6,6 +6,7 @@
 #include <map>
 
 #include "spikex/comm/context.hpp"
+#include "spikex/connections/sender_numbering.hpp"
 #include "spikex/connections/target_table.hpp"
 #include "spikex/core/errors.hpp"
 
@@ -64,7 +65,7 @@ TEST(target_table, sorted_layout_has_one_entry_per_source_run) {
     distribution cells(distribution_scheme::round_robin, 10, 1, 1);
     connection_table table(some_connections(), true);
     target_table_stats stats;
-    auto t = target_table::build(*comm, cells, table, 1 << 20, stats);
+    auto t = target_table::build(*comm, cells, table, sender_numbering(cells, table), 1 << 20, stats);
     EXPECT_EQ(t.size(), table.source_count());
     auto runs = walk(t, 10);
     for (std::uint32_t run = 0; run < table.source_count(); ++run) {
@@ -81,7 +82,7 @@ TEST(target_table, creation_order_has_one_entry_per_connection_and_rounds_respec
     connection_table table(conns, false);
     target_table_stats stats;
     // 5 records of 16 bytes: 4 entries per round, 40 connections -> 10 rounds
-    auto t = target_table::build(*comm, cells, table, 5 * 16, stats);
+    auto t = target_table::build(*comm, cells, table, sender_numbering(cells, table), 5 * 16, stats);
     EXPECT_EQ(t.size(), conns.size());
     EXPECT_EQ(stats.section_entries, 4u);
     EXPECT_EQ(stats.rounds, 10u);
@@ -101,5 +102,32 @@ TEST(target_table, too_small_a_buffer_is_a_user_error) {
     distribution cells(distribution_scheme::round_robin, 10, 1, 1);
     connection_table table(some_connections(), true);
     target_table_stats stats;
-    EXPECT_THROW(target_table::build(*comm, cells, table, 16, stats), user_error);
+    EXPECT_THROW(target_table::build(*comm, cells, table, sender_numbering(cells, table), 16, stats), user_error);
+}
+
+TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_ascending_order) {
+    // 10 cells round-robin on 3 ranks: gid g lives on rank g mod 3
+    distribution cells(distribution_scheme::round_robin, 10, 3, 1);
+    for (bool sorted: {true, false}) {
+        connection_table table(some_connections(), sorted);
+        sender_numbering numbering(cells, table);
+        const std::size_t locations = sorted ? table.source_count() : table.size();
+        auto source = [&](std::uint32_t l) { return sorted ? table.sources()[l] : table.source_of(l); };
+        std::vector<int> seen(locations, 0);
+        std::size_t total = 0;
+        for (int r = 0; r < 3; ++r) {
+            total += numbering.count(r);
+            for (std::uint32_t i = 0; i < numbering.count(r); ++i) {
+                const std::uint32_t l = numbering.location(r, i);
+                ASSERT_LT(l, locations);
+                EXPECT_EQ(cells.rank_of(source(l)), r);
+                if (i > 0) EXPECT_LT(numbering.location(r, i - 1), l);
+                ++seen[l];
+            }
+        }
+        EXPECT_EQ(total, locations);
+        for (int s: seen) EXPECT_EQ(s, 1);
+        // sources 0..9: ranks 0, 1, 2 hold 4, 3 and 3 of them
+        if (sorted) EXPECT_EQ(numbering.count(0), 4u);
+    }
 }

@@ -33,41 +33,31 @@ std::uint64_t packed_target::pack(std::uint32_t rank, std::uint32_t thread, std:
     require(rank < (1u << rank_bits), "rank", rank, (1u << rank_bits) - 1);
     require(thread < (1u << thread_bits), "thread", thread, (1u << thread_bits) - 1);
     require(synapse_type < (1u << synapse_bits), "synapse type", synapse_type, (1u << synapse_bits) - 1);
-    require(location < (1u << location_bits), "connections (or source runs) of one synapse type on a rank", location,
+    require(location < (1u << location_bits), "connections (or source runs) on a rank from one rank", location,
             (1u << location_bits) - 1);
     return (std::uint64_t{rank} << 44) | (std::uint64_t{thread} << 34) | (std::uint64_t{synapse_type} << 28) |
            (std::uint64_t{location} << 1);
 }
 
 target_table target_table::build(context& comm, const distribution& cells, const connection_table& table,
-                                 std::size_t max_buffer_bytes, target_table_stats& stats) {
+                                 const sender_numbering& numbering, std::size_t max_buffer_bytes,
+                                 target_table_stats& stats) {
     const int ranks = comm.size();
     const auto me = static_cast<std::uint32_t>(comm.rank());
 
-    // 1. What this rank must tell each source rank, grouped by destination (CSR).
-    struct pending {
-        int rank;
-        wire_entry entry;
-    };
-    std::vector<pending> entries;
-    auto add = [&](gid_type source, std::uint32_t location) {
-        entries.push_back(
-            {cells.rank_of(source), {cells.local_of(source), 0, packed_target::pack(me, 0, 0, location)}});
-    };
-    if (table.sorted()) {
-        for (std::uint32_t run = 0; run < table.source_count(); ++run) add(table.sources()[run], run);
-    } else {
-        for (std::uint32_t c = 0; c < table.size(); ++c) add(table.source_of(c), c);
-    }
+    // 1. What this rank must tell each source rank, grouped by destination (CSR): for each
+    // of its locations from that rank, in that rank's numbering, the source cell.
     std::vector<std::uint32_t> per_rank(ranks + 1, 0);
-    for (const auto& p: entries) ++per_rank[p.rank + 1];
-    std::uint32_t most = *std::max_element(per_rank.begin(), per_rank.end());
-    for (int r = 0; r < ranks; ++r) per_rank[r + 1] += per_rank[r];
-    std::vector<wire_entry> outgoing(entries.size());
-    {
-        std::vector<std::uint32_t> fill(per_rank.begin(), per_rank.end() - 1);
-        for (const auto& p: entries) outgoing[fill[p.rank]++] = p.entry;
-        std::vector<pending>().swap(entries);
+    for (int r = 0; r < ranks; ++r) per_rank[r + 1] = per_rank[r] + numbering.count(r);
+    std::uint32_t most = 0;
+    for (int r = 0; r < ranks; ++r) most = std::max(most, numbering.count(r));
+    std::vector<wire_entry> outgoing(per_rank[ranks]);
+    for (int r = 0; r < ranks; ++r) {
+        for (std::uint32_t index = 0; index < numbering.count(r); ++index) {
+            const std::uint32_t location = numbering.location(r, index);
+            const gid_type source = table.sorted() ? table.sources()[location] : table.source_of(location);
+            outgoing[per_rank[r] + index] = {cells.local_of(source), 0, packed_target::pack(me, 0, 0, index)};
+        }
     }
 
     // 2. Size the sections: the largest count between any two ranks, within the bound.

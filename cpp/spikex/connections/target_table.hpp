@@ -2,7 +2,9 @@
 // The presynaptic tier of NEST 5g's two-tier connection infrastructure (Jordan et al.
 // 2018, sections 3.1.2-3.1.3): for every cell of this rank, where its targets are — one
 // packed entry (rank, thread, synapse type, location) per target run (sorted layout: the
-// source run on the target's rank) or per connection (creation-order layout).
+// source run on the target's rank) or per connection (creation-order layout). The location
+// is in the target rank's numbering of its locations from this rank (sender_numbering.hpp):
+// the index of the run (or connection) among those whose source lives here.
 //
 // Built during init from the postsynaptic side, without any structure of size N: every
 // rank sends each source's rank the locations of its connections from that source, in
@@ -11,13 +13,14 @@
 //
 // Packed target (64 bits, as NEST's Target): rank 20 bits | thread 10 | synapse type 6 |
 // location 27 | 1 spare. Ranks < 2^20, threads < 1024, synapse types < 64 and locations
-// (connections or source runs of one (thread, synapse type) on a rank) < 2^27: exceeding
-// any of them is a user error naming the limit.
+// (connections or source runs of one (thread, synapse type) on a rank from one rank) <
+// 2^27: exceeding any of them is a user error naming the limit.
 #include <cstdint>
 #include <vector>
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/connections/sender_numbering.hpp"
 #include "spikex/network/distribution.hpp"
 
 namespace spikex {
@@ -45,9 +48,11 @@ class target_table {
 public:
     target_table() = default;
 
-    // Collective. `max_buffer_bytes` bounds the send (and receive) buffer of one round.
+    // Collective. `numbering`: this rank's locations numbered per sending rank (from cells
+    // and table). `max_buffer_bytes` bounds the send (and receive) buffer of one round.
     static target_table build(context& comm, const distribution& cells, const connection_table& table,
-                              std::size_t max_buffer_bytes, target_table_stats& stats);
+                              const sender_numbering& numbering, std::size_t max_buffer_bytes,
+                              target_table_stats& stats);
 
     // Targets of local cell i: [begin(i), end(i)) of data().
     std::uint32_t begin(local_index i) const { return offsets_[i]; }

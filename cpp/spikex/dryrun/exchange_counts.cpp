@@ -223,12 +223,29 @@ void count_directed(count_view& v, bool fixed_sections) {
     const spike_codec codec(m);
     auto weight = [&](std::uint32_t connections) { return sorted ? 1.0 : double(connections); };
     // The coded block of one rank pair is exact when the receiver's locations are known:
-    // the sorted layout (location = index of the source among the receiver's sources) and a
-    // sampled receiver. Otherwise the codec's size for n keys spread evenly over the
-    // receiver's location space x M, an estimate (wire_exact = false).
-    auto location_of = [&](int r, gid_type gid) {
-        const auto& sources = v.part.receive(v.part.sample_index(r)).sources;
-        return static_cast<std::uint32_t>(std::lower_bound(sources.begin(), sources.end(), gid) - sources.begin());
+    // the sorted layout (location = index of the source among the receiver's sources) and
+    // sampled ranks on both sides. Its items are the receiver's numbering of its locations
+    // per sender (connections/sender_numbering.hpp): a location's index among those whose
+    // source lives on the sender, the item space their count. Otherwise the codec's size
+    // for n keys spread evenly over the pair's share of the receiver's location space x M,
+    // an estimate (wire_exact = false).
+    const std::size_t S = v.sampled();
+    std::vector<std::vector<std::uint32_t>> pair_index(sorted ? S : 0);  // per sampled receiver: per source
+    std::vector<std::vector<std::uint32_t>> pair_count(sorted ? S : 0);  // per sampled receiver: per sampled sender
+    for (std::size_t i = 0; sorted && i < S; ++i) {
+        const auto& sources = v.part.receive(i).sources;
+        pair_index[i].resize(sources.size());
+        pair_count[i].assign(S, 0);
+        for (std::size_t j = 0; j < sources.size(); ++j) {
+            const int k = v.part.sample_index(v.part.cells().rank_of(sources[j]));
+            if (k >= 0) pair_index[i][j] = pair_count[i][k]++;
+        }
+    }
+    auto exact = [&](int r) { return sorted && v.part.sample_index(r) >= 0; };
+    auto item_of = [&](int r, gid_type gid) {
+        const auto i = static_cast<std::size_t>(v.part.sample_index(r));
+        const auto& sources = v.part.receive(i).sources;
+        return pair_index[i][std::lower_bound(sources.begin(), sources.end(), gid) - sources.begin()];
     };
     // directed_exchange: a rank's location space is its source runs (sorted) or connections.
     auto location_count = [&](int r) -> std::uint64_t {
@@ -237,7 +254,7 @@ void count_directed(count_view& v, bool fixed_sections) {
     };
     const double location_space = double(v.part.connections_drawn()) / P; // unsorted, for estimates
     auto estimated_bytes = [&](int r, double n) {
-        const double space = v.part.sample_index(r) >= 0 ? double(location_count(r)) : location_space;
+        const double space = (v.part.sample_index(r) >= 0 ? double(location_count(r)) : location_space) / P;
         const double gap = std::max(1.0, space * m / n);
         return std::ceil((7.0 + n * (std::floor(std::log2(gap)) + 2.0)) / 8.0);
     };
@@ -307,15 +324,15 @@ void count_directed(count_view& v, bool fixed_sections) {
                     if (fill[r] == 0) touched.push_back(r);
                     fill[r] += weight(conns[j]);
                     sent_entries[k] += weight(conns[j]);
-                    if (sorted && v.part.sample_index(r) >= 0) blocks[r].push_back({location_of(r, sp.gid), offset});
+                    if (exact(r)) blocks[r].push_back({item_of(r, sp.gid), offset});
                 }
             }
             std::sort(touched.begin(), touched.end());
             for (int r: touched) {
                 double length;
-                if (sorted && v.part.sample_index(r) >= 0) {
+                if (exact(r)) {
                     scratch.clear();
-                    length = double(codec.encode(blocks[r], location_count(r), scratch));
+                    length = double(codec.encode(blocks[r], pair_count[v.part.sample_index(r)][k], scratch));
                     blocks[r].clear();
                 } else {
                     length = estimated_bytes(r, fill[r]);

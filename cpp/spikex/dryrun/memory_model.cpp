@@ -71,9 +71,11 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
             targets =
                 (cells + 1) * sizeof(std::uint32_t) + value(counts, counter::target_entries, k) * sizeof(std::uint64_t);
             receive = value(counts, counter::receive_buffer_bytes, k);
-            // + every rank's location count (the codec's item space per receiver)
+            // + per receiver, its locations from this rank (the codec's item space for it)
             exchange = value(counts, counter::send_buffer_bytes, k) + value(counts, counter::pending_buffer_bytes, k) +
                        P * sizeof(std::uint32_t);
+            // sender_numbering: every location, and where each sending rank's begin
+            lookup = ((sorted ? source_runs : n) + P + 1) * sizeof(std::uint32_t);
         } else if (allgather) {
             lookup = lookup_bytes(lookup_kind, source_runs, N);
             receive = value(counts, counter::receive_buffer_bytes, k);

@@ -114,7 +114,7 @@ private:
             largest = std::max(largest, senders_largest);
             incoming_[r] = length;
             if (length <= first) {
-                deliver_block(in + alltoall_sections::header_bytes, length, start, sink);
+                deliver_block(r, in + alltoall_sections::header_bytes, length, start, sink);
             } else {
                 partial_offsets_[r] = partial_total;
                 partial_total += length;
@@ -150,7 +150,7 @@ private:
             }
         }
         for (int r = 0; r < ranks_; ++r) {
-            if (incoming_[r] > first) deliver_block(partial_.data() + partial_offsets_[r], incoming_[r], start, sink);
+            if (incoming_[r] > first) deliver_block(r, partial_.data() + partial_offsets_[r], incoming_[r], start, sink);
         }
         largest_section_ = std::max(largest_section_, largest);
         sections_.adapt(largest);

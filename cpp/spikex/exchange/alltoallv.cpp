@@ -55,7 +55,7 @@ private:
         bytes_ += send_.size();
         bytes_received_ += received;
         for (int r = 0; r < ranks_; ++r) {
-            deliver_block(receive_.data() + receive_displs_[r], receive_counts_[r], start, sink);
+            deliver_block(r, receive_.data() + receive_displs_[r], receive_counts_[r], start, sink);
         }
     }
 

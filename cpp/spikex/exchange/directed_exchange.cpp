@@ -28,11 +28,11 @@ void directed_exchange::setup(const exchange_setup& s) {
     sorted_ = s.table.sorted();
     steps_per_interval_ = s.steps_per_interval;
     codec_ = spike_codec(s.steps_per_interval);
-    const auto mine = static_cast<std::uint32_t>(sorted_ ? s.table.source_count() : s.table.size());
-    locations_.assign(ranks_, 0);
-    s.comm.allgather(&mine, sizeof mine, locations_.data());
+    numbering_ = sender_numbering(s.cells, s.table);
     auto limit = static_cast<std::size_t>(max_init_buffer_mb_ * 1048576.0);
-    targets_ = target_table::build(s.comm, s.cells, s.table, limit, init_stats_);
+    targets_ = target_table::build(s.comm, s.cells, s.table, numbering_, limit, init_stats_);
+    items_for_.assign(ranks_, 0);
+    for (std::size_t k = 0; k < targets_.size(); ++k) ++items_for_[packed_target::rank(targets_.data()[k])];
     pending_.assign(ranks_, {});
 }
 
@@ -98,7 +98,7 @@ std::map<std::string, double> directed_exchange::memory_bytes() const {
     return {{"targets", double(targets_.bytes())},
             {"exchange_buffers", double(buffer_bytes() + pending)},
             {"receive_buffers", double(receive_buffer_bytes())},
-            {"lookup_tables", 0.0}};
+            {"lookup_tables", double(numbering_.bytes())}};
 }
 
 } // namespace spikex

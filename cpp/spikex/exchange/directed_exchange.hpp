@@ -2,12 +2,14 @@
 // What the target-addressed exchanges of NEST 5g (alltoall, alltoallv) share: the
 // presynaptic target table, per-destination send lists filled when a cell fires, the wire
 // entry, delivery straight to the connection, and the conservation check. Receivers need
-// no lookup table and nothing that grows with N: a spike reaches a rank only if a target
-// there needs it, already addressed to the connections it goes to.
+// nothing that grows with N: a spike reaches a rank only if a target there needs it,
+// already addressed to the connections it goes to (through the receiver's numbering of
+// its locations per sender, 4 bytes a location, which keeps the wire items small).
 #include <map>
 #include <string>
 #include <vector>
 
+#include "spikex/connections/sender_numbering.hpp"
 #include "spikex/connections/target_table.hpp"
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/exchange/spike_codec.hpp"
@@ -16,8 +18,10 @@ namespace spikex {
 
 // A spike on the wire, target-addressed: a wire_spike (exchange/spike_codec.hpp) whose item
 // is the location of its source run (sorted layout) or connection (creation order) on the
-// receiving rank and whose offset is the step within the interval. The entries for one
-// destination in one interval travel as one block of the spike wire codec.
+// receiving rank, in that rank's numbering of its locations from the sending rank
+// (connections/sender_numbering.hpp), and whose offset is the step within the interval.
+// The entries for one destination in one interval travel as one block of the spike wire
+// codec, whose item space is the receiver's count of locations from the sender.
 
 // The option both directed exchanges have, and their capabilities.
 option_spec max_init_buffer_option();
@@ -43,14 +47,16 @@ protected:
 
     // Appends the block of destination r's pending entries to `out`; returns its bytes.
     std::size_t encode(int r, std::vector<unsigned char>& out) {
-        const std::size_t n = codec_.encode(pending_[r], locations_[r], out);
+        const std::size_t n = codec_.encode(pending_[r], items_for_[r], out);
         wire_bytes_ += n;
         return n;
     }
-    // Delivers every entry of a received block.
-    void deliver_block(const unsigned char* block, std::size_t bytes, step_type interval_start, spike_sink& sink) {
+    // Delivers every entry of a block received from rank `from`.
+    void deliver_block(int from, const unsigned char* block, std::size_t bytes, step_type interval_start,
+                       spike_sink& sink) {
         entries_received_ +=
-            codec_.decode(block, bytes, own_locations(), [&](std::uint32_t location, std::uint32_t offset) {
+            codec_.decode(block, bytes, numbering_.count(from), [&](std::uint32_t index, std::uint32_t offset) {
+                const std::uint32_t location = numbering_.location(from, index);
                 if (sorted_)
                     sink.deliver_source(location, interval_start + offset);
                 else
@@ -68,10 +74,10 @@ private:
     bool sorted_ = true;
     step_type steps_per_interval_ = 1;
     spike_codec codec_;
-    // Target locations of every rank (source runs sorted, connections in creation order):
-    // the item space of the blocks for it.
-    std::vector<std::uint32_t> locations_;
-    std::uint64_t own_locations() const { return locations_[comm_->rank()]; }
+    // Per destination rank: its locations from this rank, the item space of the blocks for
+    // it (the target entries for it, one per location).
+    std::vector<std::uint32_t> items_for_;
+    sender_numbering numbering_; // this rank's locations per sending rank
     std::uint64_t wire_bytes_ = 0;
     target_table targets_;
     target_table_stats init_stats_;
