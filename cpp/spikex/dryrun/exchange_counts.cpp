@@ -230,8 +230,8 @@ void count_directed(count_view& v, bool fixed_sections) {
     // for n keys spread evenly over the pair's share of the receiver's location space x M,
     // an estimate (wire_exact = false).
     const std::size_t S = v.sampled();
-    std::vector<std::vector<std::uint32_t>> pair_index(sorted ? S : 0);  // per sampled receiver: per source
-    std::vector<std::vector<std::uint32_t>> pair_count(sorted ? S : 0);  // per sampled receiver: per sampled sender
+    std::vector<std::vector<std::uint32_t>> pair_index(sorted ? S : 0); // per sampled receiver: per source
+    std::vector<std::vector<std::uint32_t>> pair_count(sorted ? S : 0); // per sampled receiver: per sampled sender
     for (std::size_t i = 0; sorted && i < S; ++i) {
         const auto& sources = v.part.receive(i).sources;
         pair_index[i].resize(sources.size());

@@ -150,7 +150,8 @@ private:
             }
         }
         for (int r = 0; r < ranks_; ++r) {
-            if (incoming_[r] > first) deliver_block(r, partial_.data() + partial_offsets_[r], incoming_[r], start, sink);
+            if (incoming_[r] > first)
+                deliver_block(r, partial_.data() + partial_offsets_[r], incoming_[r], start, sink);
         }
         largest_section_ = std::max(largest_section_, largest);
         sections_.adapt(largest);
