@@ -162,8 +162,9 @@ def execute_dryrun(plan: DryRunPlan, train: tuple | None = None) -> dict:
             described = copy.deepcopy(config)
             described["exchange"] = {"method": config["exchange"]["method"]}
             net = Network.from_config(resolved_config(described))
-            partitions[key] = (_core.DryRunPartition(net._engine, plan.ranks, sampled), time.perf_counter() - start)
-        partition, partition_seconds = partitions[key]
+            partition = _core.DryRunPartition(net._engine, plan.ranks, sampled)
+            partitions[key] = (partition, int(net._engine.cells_total), time.perf_counter() - start)
+        partition, cells, partition_seconds = partitions[key]
         dt_ms = get(config, "simulation.dt_ms")
         target = int(np.floor(get(config, "simulation.tstop_ms") / dt_ms + 0.5))
         stops = np.asarray(_chunk_ends(0, target, partition.steps_per_interval), dtype=np.int64)
@@ -172,7 +173,7 @@ def execute_dryrun(plan: DryRunPlan, train: tuple | None = None) -> dict:
         counts = partition.count(variant.method, options, gids, steps, stops)
         methods[variant.label] = summarise(counts, variant, partition.sampled, time.perf_counter() - start)
         network = {
-            "cells": get(config, "network.cells"),
+            "cells": cells,  # as built: models such as the microcircuit size themselves
             "connections": int(partition.connections),
             "steps_per_interval": int(partition.steps_per_interval),
             "dt_ms": dt_ms,

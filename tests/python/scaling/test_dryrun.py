@@ -275,3 +275,20 @@ def test_dryrun_alltoall_blocks_name_entries_per_sender(tmp_path):
         assert sums["wire_bytes"] / sums["entries_sent"] <= 1.2, label
         # the numbering: 4 bytes a source run and a rank, at most a rank's 65,536 sources
         assert 0 < dry[label]["memory_bytes"]["lookup_tables"]["max"] <= 4 * (65_536 + 65), label
+
+
+def test_dryrun_reports_the_cells_of_the_built_network(tmp_path):
+    """The hpc_benchmark sizes itself from network.scale (11,250 x scale neurons), not from
+    network.cells: the dry run reports the cells it partitioned."""
+    config = write_config(tmp_path, """
+[simulation]
+tstop_ms = 20.0
+
+[network]
+model = "hpc_benchmark"
+scale = 0.1
+indegree_e = 300
+indegree_i = 75
+""")
+    dry = predicted(config, 4, ("alltoall",))
+    assert dry["network"]["cells"] == 1125
