@@ -141,7 +141,9 @@ class Engine:
         spikes_received (int64); compute_s, send_s, wait_s, exchange_s, wall_s (float64)."""
     def target_entries(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """Presynaptic target table of this rank's cells (target-addressed methods; empty
-        otherwise): (source gid, target rank, location) per entry."""
+        otherwise): (source gid, target rank, location) per entry; the location is the
+        target rank's index of it among its locations whose source lives on this rank
+        (ascending; connections/sender_numbering.hpp)."""
     def location_sources(self) -> NDArray[np.int64]:
         """Source gid of every location of this rank's connection table: per source run
         (sorted layout) or per connection (creation order)."""
