@@ -111,8 +111,7 @@ TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_ascending_o
     for (bool sorted: {true, false}) {
         connection_table table(some_connections(), sorted);
         sender_numbering numbering(cells, table);
-        const std::size_t locations = sorted ? table.source_count() : table.size();
-        auto source = [&](std::uint32_t l) { return sorted ? table.sources()[l] : table.source_of(l); };
+        const std::size_t locations = table.location_count();
         std::vector<int> seen(locations, 0);
         std::size_t total = 0;
         for (int r = 0; r < 3; ++r) {
@@ -120,7 +119,7 @@ TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_ascending_o
             for (std::uint32_t i = 0; i < numbering.count(r); ++i) {
                 const std::uint32_t l = numbering.location(r, i);
                 ASSERT_LT(l, locations);
-                EXPECT_EQ(cells.rank_of(source(l)), r);
+                EXPECT_EQ(cells.rank_of(table.location_source(l)), r);
                 if (i > 0) EXPECT_LT(numbering.location(r, i - 1), l);
                 ++seen[l];
             }

@@ -126,6 +126,13 @@ public:
     bool find_connection_index(std::uint32_t c, std::uint32_t& index) const;
     bool has_connection_index() const { return !shared_index_.empty(); }
 
+    // --- target locations (what a target-addressed spike is delivered to) --------------
+    // Source runs in the sorted layout, connections in creation order.
+    std::size_t location_count() const { return sorted_ ? source_count() : size(); }
+    gid_type location_source(std::uint32_t location) const {
+        return sorted_ ? source_run_gid_[location] : connection_source_[location];
+    }
+
     // --- creation-order layout ---------------------------------------------------------
     gid_type source_of(std::uint32_t c) const { return connection_source_[c]; }
     std::uint32_t delay_of(std::uint32_t c) const { return connection_delay_[c]; }

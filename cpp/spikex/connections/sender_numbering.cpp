@@ -3,21 +3,18 @@
 namespace spikex {
 
 sender_numbering::sender_numbering(const distribution& cells, const connection_table& table) {
-    const std::size_t locations = table.sorted() ? table.source_count() : table.size();
-    auto source = [&](std::size_t location) {
-        return table.sorted() ? table.sources()[location] : table.source_of(static_cast<std::uint32_t>(location));
-    };
+    const auto locations = static_cast<std::uint32_t>(table.location_count());
     // Counting sort of the locations by the rank of their source, ascending within.
     std::vector<std::uint32_t> owner(locations);
     first_.assign(cells.ranks() + 1, 0);
-    for (std::size_t l = 0; l < locations; ++l) {
-        owner[l] = static_cast<std::uint32_t>(cells.rank_of(source(l)));
+    for (std::uint32_t l = 0; l < locations; ++l) {
+        owner[l] = static_cast<std::uint32_t>(cells.rank_of(table.location_source(l)));
         ++first_[owner[l] + 1];
     }
     for (int r = 0; r < cells.ranks(); ++r) first_[r + 1] += first_[r];
     location_.resize(locations);
     std::vector<std::uint32_t> fill(first_.begin(), first_.end() - 1);
-    for (std::size_t l = 0; l < locations; ++l) location_[fill[owner[l]]++] = static_cast<std::uint32_t>(l);
+    for (std::uint32_t l = 0; l < locations; ++l) location_[fill[owner[l]]++] = l;
 }
 
 } // namespace spikex

@@ -55,7 +55,7 @@ target_table target_table::build(context& comm, const distribution& cells, const
     for (int r = 0; r < ranks; ++r) {
         for (std::uint32_t index = 0; index < numbering.count(r); ++index) {
             const std::uint32_t location = numbering.location(r, index);
-            const gid_type source = table.sorted() ? table.sources()[location] : table.source_of(location);
+            const gid_type source = table.location_source(location);
             outgoing[per_rank[r] + index] = {cells.local_of(source), 0, packed_target::pack(me, 0, 0, index)};
         }
     }

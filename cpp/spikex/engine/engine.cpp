@@ -540,12 +540,9 @@ engine::target_entry_arrays engine::target_entries() const {
 }
 
 std::vector<std::int64_t> engine::location_sources() const {
-    std::vector<std::int64_t> out;
-    if (table_.sorted()) {
-        for (auto g: table_.sources()) out.push_back(g);
-    } else {
-        for (std::uint32_t c = 0; c < table_.size(); ++c) out.push_back(table_.source_of(c));
-    }
+    if (table_.sources_released()) return {}; // connections.keep_sources = false
+    std::vector<std::int64_t> out(table_.location_count());
+    for (std::uint32_t l = 0; l < out.size(); ++l) out[l] = table_.location_source(l);
     return out;
 }
 
