@@ -127,6 +127,7 @@ def one_run(network: dict, label: str, ranks: int, directory: Path, extra: list[
         "wire_bytes": exchange.get("wire_bytes"),
         "wire_spikes": wire_spikes,
         "wire_bytes_per_spike": exchange.get("wire_bytes_per_spike"),
+        "encoder_sorts": exchange.get("encoder_sorts"),  # blocks the codec had to sort
         "bytes_sent": exchange.get("bytes_sent"),
         "bytes_sent_per_wire_spike": exchange["bytes_sent"] / wire_spikes if wire_spikes else None,
         "spikes_emitted": emitted,
@@ -213,6 +214,23 @@ def _over_three(networks: list[dict]) -> str:
     )
 
 
+def _sorts(networks: list[dict]) -> str:
+    """One sentence: how many blocks the encoder had to sort, per variant that reports it."""
+    sorts: dict[str, int] = {}
+    for network in networks:
+        for run in network["runs"]:
+            if run.get("encoder_sorts") is not None:
+                sorts[run["label"]] = sorts.get(run["label"], 0) + int(run["encoder_sorts"])
+    if not sorts:
+        return ""
+    return (
+        "Blocks the encoder had to sort (`encoder_sorts`, all runs of a variant together; a block "
+        "that arrives in key order is coded without a sort): "
+        + ", ".join(f"`{label}` {count:,}" for label, count in sorts.items())
+        + "."
+    )
+
+
 def docs_block(results: dict) -> str:
     m, networks = results["machine"], results["networks"]
     ranks = results["ranks"]
@@ -269,6 +287,7 @@ def docs_block(results: dict) -> str:
     lines += [
         "",
         _over_three(networks),
+        *(["", _sorts(networks)] if _sorts(networks) else []),
         "",
         (
             "Everything handed to MPI per wire spike (`bytes_sent / wire_spikes`: with block "

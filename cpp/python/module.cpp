@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nanobind/nanobind.h>
@@ -74,15 +75,15 @@ std::string dims_spec(nb::handle value) {
     return dims_text(dims);
 }
 
-// What the route library makes of (ranks, dims, budget), for validation before a launch:
-// problems come back as text ("" when fine) so the caller can name its own option.
-nb::dict route_plan(int ranks, nb::handle dims_value, std::int64_t budget) {
+// What the route library makes of (ranks, dims, budget, lanes), for validation before a
+// launch: problems come back as text ("" when fine) so the caller can name its own option.
+nb::dict route_plan(int ranks, nb::handle dims_value, std::int64_t budget, int lanes) {
     nb::dict out;
     std::string dims = dims_spec(dims_value);
     out["dims_error"] = "";
     out["budget_error"] = "";
     try {
-        process_grid grid = make_process_grid(ranks, dims, "dims", std::max<std::int64_t>(budget, 1));
+        process_grid grid = make_process_grid(ranks, dims, "dims", std::max<std::int64_t>(budget, 1), lanes);
         out["dims"] = grid.dims();
         out["buckets"] = grid.buckets();
         out["channels"] = grid.channels();
@@ -124,7 +125,7 @@ nb::dict gups_run(const nb::dict& d) {
         else if (k == "lanes")
             o.lanes = nb::cast<int>(value);
         else if (k == "shared_memory")
-            o.shared_memory = nb::cast<bool>(value);
+            o.shared_memory = value.is_none() ? std::nullopt : std::optional<bool>(nb::cast<bool>(value));
         else
             throw user_error(spikex::format("gups option \"{}\" is unknown", k));
     }
@@ -141,6 +142,8 @@ nb::dict gups_run(const nb::dict& d) {
     out["verified"] = r.verified;
     out["passed"] = r.passed;
     out["huge_pages"] = r.huge_pages;
+    out["shared_memory"] = r.shared_memory;
+    out["oversubscribed"] = r.oversubscribed;
     out["seconds"] = r.seconds;
     out["init_seconds"] = r.init_seconds;
     out["verify_seconds"] = r.verify_seconds;
@@ -813,7 +816,7 @@ NB_MODULE(_core, m) {
         auto gids = d.gids_of(comm().rank());
         return to_numpy(std::vector<std::int64_t>(gids.begin(), gids.end()));
     });
-    m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"));
+    m.def("route_plan", &route_plan, nb::arg("ranks"), nb::arg("dims"), nb::arg("budget"), nb::arg("lanes") = 1);
     m.def("gups_run", &gups_run, nb::arg("options"));
 
     nb::class_<py_engine>(m, "Engine")

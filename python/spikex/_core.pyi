@@ -58,9 +58,10 @@ def counter_names() -> dict[str, object]:
     Counters are per rank (summed over ranks); properties describe the set-up."""
 
 # ---- route library and GUPS (cpp/spikex/route, cpp/spikex/gups) --------------
-def route_plan(ranks: int, dims: str | list[int], budget: int) -> dict[str, object]:
+def route_plan(ranks: int, dims: str | list[int], budget: int, lanes: int = 1) -> dict[str, object]:
     """What the route library makes of a grid shape ("auto", "hypercube", "4x2" or
-    [4, 2]) on `ranks` ranks with `budget` items per rank: dims, buckets, channels,
+    [4, 2]) on `ranks` ranks with `budget` items per rank and `lanes` send buckets per
+    partner ("auto" weighs them; spikes use 1, spikex gups 2): dims, buckets, channels,
     ragged, max_hops, bucket_capacity, and dims_error / budget_error ("" when fine)."""
 def gups_run(options: dict[str, object]) -> dict[str, object]:
     """Collective: HPCC MPIRandomAccess on the process context. options: log2_table,

@@ -108,6 +108,17 @@ TEST(process_grid, auto_minimises_the_modelled_cost_per_item) {
     for (int p = 1; p <= 200; ++p) EXPECT_EQ(grid_problem(p, auto_dims(p, 16)), "") << p;
 }
 
+TEST(process_grid, auto_weighs_the_lanes_that_share_the_budget) {
+    // Two lanes (spikex gups) give a direct bucket half the items: routing pays from
+    // 128 ranks instead of 256 (measured: bench/results/routing_measured.json).
+    EXPECT_EQ(auto_dims(64, 1024, 2), (dims_t{64}));
+    EXPECT_EQ(auto_dims(128, 1024, 2), (dims_t{16, 8}));
+    EXPECT_EQ(make_process_grid(128, "auto", "--dims", 1024, 2).dims(), (dims_t{16, 8}));
+    // One lane is the sizing the spike exchange uses, and what the default gives.
+    EXPECT_EQ(auto_dims(128, 1024, 1), auto_dims(128));
+    for (int p = 1; p <= 200; ++p) EXPECT_EQ(grid_problem(p, auto_dims(p, 1024, 3)), "") << p;
+}
+
 TEST(process_grid, hypercube_only_for_powers_of_two) {
     EXPECT_EQ(hypercube_dims(8), (dims_t{2, 2, 2}));
     EXPECT_EQ(hypercube_dims(1), (dims_t{1}));

@@ -140,6 +140,25 @@ TEST(spike_codec, gaps_mode_is_independent_of_input_order) {
     EXPECT_EQ(a, b);
 }
 
+TEST(spike_codec, counts_the_blocks_it_had_to_sort) {
+    std::mt19937_64 rng(5);
+    spike_codec codec(100);
+    auto spikes = random_spikes(rng, 3000, 50000, 100);
+    std::sort(spikes.begin(), spikes.end(),
+              [](wire_spike a, wire_spike b) { return std::pair(a.offset, a.item) < std::pair(b.offset, b.item); });
+    std::uint64_t sorts = 0;
+    std::vector<unsigned char> wire;
+    codec.encode(spikes, 50000, wire, {}, &sorts);
+    EXPECT_EQ(wire[0] & 1, 1) << "gaps mode";
+    EXPECT_EQ(sorts, 0u) << "keys ascending as given: no sort";
+    std::swap(spikes[0], spikes[1000]);
+    codec.encode(spikes, 50000, wire, {}, &sorts);
+    EXPECT_EQ(sorts, 1u);
+    std::vector<wire_spike> one = {{99, 14}, {3, 0}}; // packed: order kept, nothing sorted
+    codec.encode(one, 1000, wire, {}, &sorts);
+    EXPECT_EQ(sorts, 1u);
+}
+
 TEST(spike_codec, gaps_decode_in_step_then_item_order) {
     spike_codec codec(10);
     std::vector<wire_spike> spikes;

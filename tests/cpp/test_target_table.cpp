@@ -46,13 +46,17 @@ std::vector<built_connection> some_connections() {
     return c;
 }
 
-// (local source cell -> locations) from a target table.
-std::map<std::uint32_t, std::vector<std::uint32_t>> walk(const target_table& t, std::uint32_t cells) {
+// (local source cell -> locations) from a target table on one rank, each entry's index
+// mapped back to its location through the numbering; a cell's indices ascend.
+std::map<std::uint32_t, std::vector<std::uint32_t>> walk(const target_table& t, std::uint32_t cells,
+                                                         const sender_numbering& numbering) {
     std::map<std::uint32_t, std::vector<std::uint32_t>> out;
     for (std::uint32_t i = 0; i < cells; ++i) {
         for (auto k = t.begin(i); k < t.end(i); ++k) {
             EXPECT_EQ(packed_target::rank(t.data()[k]), 0u);
-            out[i].push_back(packed_target::location(t.data()[k]));
+            if (k > t.begin(i))
+                EXPECT_LT(packed_target::location(t.data()[k - 1]), packed_target::location(t.data()[k]));
+            out[i].push_back(numbering.location(0, packed_target::location(t.data()[k])));
         }
     }
     return out;
@@ -65,9 +69,10 @@ TEST(target_table, sorted_layout_has_one_entry_per_source_run) {
     distribution cells(distribution_scheme::round_robin, 10, 1, 1);
     connection_table table(some_connections(), true);
     target_table_stats stats;
-    auto t = target_table::build(*comm, cells, table, sender_numbering(cells, table), 1 << 20, stats);
+    sender_numbering numbering(cells, table);
+    auto t = target_table::build(*comm, cells, table, numbering, 1 << 20, stats);
     EXPECT_EQ(t.size(), table.source_count());
-    auto runs = walk(t, 10);
+    auto runs = walk(t, 10, numbering);
     for (std::uint32_t run = 0; run < table.source_count(); ++run) {
         auto& locations = runs[table.sources()[run]];
         EXPECT_EQ(std::count(locations.begin(), locations.end(), run), 1);
@@ -82,11 +87,12 @@ TEST(target_table, creation_order_has_one_entry_per_connection_and_rounds_respec
     connection_table table(conns, false);
     target_table_stats stats;
     // 5 records of 16 bytes: 4 entries per round, 40 connections -> 10 rounds
-    auto t = target_table::build(*comm, cells, table, sender_numbering(cells, table), 5 * 16, stats);
+    sender_numbering numbering(cells, table);
+    auto t = target_table::build(*comm, cells, table, numbering, 5 * 16, stats);
     EXPECT_EQ(t.size(), conns.size());
     EXPECT_EQ(stats.section_entries, 4u);
     EXPECT_EQ(stats.rounds, 10u);
-    auto per_source = walk(t, 10);
+    auto per_source = walk(t, 10, numbering);
     std::vector<int> seen(conns.size(), 0);
     for (auto& [source, locations]: per_source) {
         for (auto c: locations) {
@@ -105,10 +111,14 @@ TEST(target_table, too_small_a_buffer_is_a_user_error) {
     EXPECT_THROW(target_table::build(*comm, cells, table, sender_numbering(cells, table), 16, stats), user_error);
 }
 
-TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_ascending_order) {
-    // 10 cells round-robin on 3 ranks: gid g lives on rank g mod 3
-    distribution cells(distribution_scheme::round_robin, 10, 3, 1);
-    for (bool sorted: {true, false}) {
+TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_its_local_order) {
+    // 10 cells on 3 ranks: round robin (gid g on rank g mod 3, local order = gid order) and
+    // a random shuffle (local order unrelated to the gids)
+    for (auto [scheme, sorted]:
+         {std::pair{distribution_scheme::round_robin, true}, std::pair{distribution_scheme::round_robin, false},
+          std::pair{distribution_scheme::random_shuffle, true},
+          std::pair{distribution_scheme::random_shuffle, false}}) {
+        distribution cells(scheme, 10, 3, 7);
         connection_table table(some_connections(), sorted);
         sender_numbering numbering(cells, table);
         const std::size_t locations = table.location_count();
@@ -120,13 +130,18 @@ TEST(sender_numbering, numbers_the_locations_of_each_sending_rank_in_ascending_o
                 const std::uint32_t l = numbering.location(r, i);
                 ASSERT_LT(l, locations);
                 EXPECT_EQ(cells.rank_of(table.location_source(l)), r);
-                if (i > 0) EXPECT_LT(numbering.location(r, i - 1), l);
+                if (i > 0) { // by the source's local index on r, then by location
+                    const std::uint32_t before = numbering.location(r, i - 1);
+                    const auto local = cells.local_of(table.location_source(l));
+                    const auto local_before = cells.local_of(table.location_source(before));
+                    EXPECT_TRUE(local_before < local || (local_before == local && before < l));
+                }
                 ++seen[l];
             }
         }
         EXPECT_EQ(total, locations);
         for (int s: seen) EXPECT_EQ(s, 1);
         // sources 0..9: ranks 0, 1, 2 hold 4, 3 and 3 of them
-        if (sorted) EXPECT_EQ(numbering.count(0), 4u);
+        if (sorted && scheme == distribution_scheme::round_robin) EXPECT_EQ(numbering.count(0), 4u);
     }
 }

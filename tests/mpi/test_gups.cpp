@@ -10,13 +10,16 @@
 using namespace spikex;
 
 TEST(gups, both_algorithms_verify_without_errors) {
-    for (const char* algorithm: {"baseline", "routed", "routed with two lanes", "routed with MPI messages"}) {
+    for (const char* algorithm:
+         {"baseline", "routed", "routed with two lanes", "routed with MPI messages", "routed with mailboxes if fit"}) {
         for (const char* dims: {"auto", "hypercube", "[2, 2]"}) {
             gups_options o;
             o.log2_table = 11;
             o.algorithm = std::string(algorithm).substr(0, std::string(algorithm).find(' '));
             o.lanes = std::string(algorithm).find("lanes") != std::string::npos ? 2 : 1;
-            o.shared_memory = std::string(algorithm).find("MPI") == std::string::npos;
+            if (std::string(algorithm).find("if fit") == std::string::npos) {
+                o.shared_memory = std::string(algorithm).find("MPI") == std::string::npos;
+            }
             o.dims = dims;
             if (grid_problem(test_context->size(), {2, 2}) != "" && std::string(dims) == "[2, 2]") continue;
             if (hypercube_dims(test_context->size()).empty() && std::string(dims) == "hypercube") continue;
@@ -26,9 +29,12 @@ TEST(gups, both_algorithms_verify_without_errors) {
             EXPECT_EQ(r.updates, 4u * 2048u);
             EXPECT_LE(r.counts.buffered_high_water, 1024u);
             if (test_context->size() > 1) EXPECT_GT(r.counts.messages_sent, 0u);
-            // One node: the routed messages take the mailboxes unless told not to.
-            const bool mailboxes = o.algorithm == "routed" && o.shared_memory;
-            EXPECT_EQ(r.counts.shared_memory_messages, mailboxes ? r.counts.messages_sent : 0u) << algorithm;
+            // One node: the routed messages take the mailboxes when told to, and by default
+            // when the node has a core for every rank.
+            const bool routed = o.algorithm == "routed";
+            EXPECT_EQ(r.oversubscribed, test_context->share_of_node().oversubscribed());
+            EXPECT_EQ(r.shared_memory, routed && o.shared_memory.value_or(!r.oversubscribed)) << algorithm;
+            EXPECT_EQ(r.counts.shared_memory_messages, r.shared_memory ? r.counts.messages_sent : 0u) << algorithm;
         }
     }
 }

@@ -6,8 +6,10 @@
 #include <numeric>
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include "mpi_context_fixture.hpp"
+#include "spikex/comm/cpu_set.hpp"
 #include "spikex/core/errors.hpp"
 
 using namespace spikex;
@@ -183,6 +185,17 @@ TEST(mpi_context, one_sided_fetch_add_and_put) {
     }
     test_context->barrier();
     test_context->window_free(w);
+}
+
+TEST(mpi_context, share_of_node_counts_the_ranks_and_the_union_of_their_cores) {
+    // The tests run on one machine: every rank is on one node.
+    const node_share share = test_context->share_of_node();
+    EXPECT_EQ(share.ranks, test_context->size());
+    const int mine = cpu_count(own_cpu_set());
+    EXPECT_GE(share.cores, mine);
+    EXPECT_LE(share.cores, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+    EXPECT_EQ(share.oversubscribed(), share.ranks > share.cores);
+    EXPECT_EQ(test_context->allreduce_max(share.cores), test_context->allreduce_min(share.cores)) << "one answer";
 }
 
 TEST(mpi_context, shared_memory_segments_are_zeroed_and_reachable_on_the_node) {

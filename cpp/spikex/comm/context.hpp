@@ -42,6 +42,14 @@ struct shared_memory {
     bool available() const { return handle != 0; }
 };
 
+// The ranks on one node and the cores they may run on between them (the union of their
+// CPU affinity masks): more ranks than cores means they take turns on the cores.
+struct node_share {
+    int ranks = 1;
+    int cores = 1;
+    bool oversubscribed() const { return ranks > cores; }
+};
+
 // MPI's thread support levels (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE), in order.
 // The engine makes its exchange calls from whichever thread of the OpenMP team runs a
 // step's `omp single` section, one thread at a time: MPI must provide at least
@@ -135,6 +143,8 @@ public:
     // share memory that way (MPI's separate memory model); the caller then uses messages.
     virtual shared_memory shared_allocate(std::size_t bytes) = 0;
     virtual void shared_free(shared_memory& m) = 0; // collective
+    // Collective: this rank's node, its ranks and their cores.
+    virtual node_share share_of_node() = 0;
 
     // Ends every process of the job. Never returns.
     [[noreturn]] virtual void abort(int code) = 0;

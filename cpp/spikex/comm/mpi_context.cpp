@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "spikex/comm/context.hpp"
+#include "spikex/comm/cpu_set.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 
@@ -295,6 +296,20 @@ public:
     std::int64_t allreduce_sum(std::int64_t v) override { return reduce(v, MPI_SUM); }
     std::int64_t allreduce_max(std::int64_t v) override { return reduce(v, MPI_MAX); }
     std::int64_t allreduce_min(std::int64_t v) override { return reduce(v, MPI_MIN); }
+
+    node_share share_of_node() override {
+        ++counters_.collectives;
+        MPI_Comm node = MPI_COMM_NULL;
+        check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+        std::vector<unsigned char> mine = own_cpu_set(), all(mine.size());
+        check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UNSIGNED_CHAR, MPI_BOR, node),
+              "MPI_Allreduce");
+        node_share share;
+        MPI_Comm_size(node, &share.ranks);
+        share.cores = std::max(cpu_count(all), 1);
+        MPI_Comm_free(&node);
+        return share;
+    }
 
     [[noreturn]] void abort(int code) override {
         MPI_Abort(MPI_COMM_WORLD, code);

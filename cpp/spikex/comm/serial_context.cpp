@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "spikex/comm/context.hpp"
+#include "spikex/comm/cpu_set.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 
@@ -151,6 +152,8 @@ public:
         delete[] reinterpret_cast<unsigned char*>(m.handle);
         m = {};
     }
+
+    node_share share_of_node() override { return {1, std::max(cpu_count(own_cpu_set()), 1)}; }
 
     [[noreturn]] void abort(int code) override {
         std::cerr.flush();

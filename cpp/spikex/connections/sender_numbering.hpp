@@ -1,7 +1,8 @@
 #pragma once
 // A receiving rank's target locations (source runs in the sorted layout, connections in
 // creation order) numbered per sending rank: the locations whose source lives on rank s,
-// in ascending order, are s's indices 0, 1, ... count(s) - 1.
+// ordered by their source's local index on s and then by location, are s's indices 0, 1,
+// ... count(s) - 1.
 //
 // Why: a target-addressed spike block from s to this rank (alltoall, alltoallv) names each
 // entry by its index among s's locations here, not by the location itself. The block's
@@ -10,6 +11,12 @@
 // ranks are added: fewer bits per entry on the wire (docs/methods/wire_format.md). The
 // presynaptic target entries carry the index (target_table.hpp), and the receiver maps it
 // back through this table: 4 bytes per location and per rank.
+//
+// Why in the sender's local order: s appends a block's entries as its cells fire, step by
+// step and in local order, each cell's entries for this rank in index order (the target
+// table keeps the order in which this rank listed them). So the entries arrive at the
+// encoder ascending and it need not sort them (spike_codec; `encoder_sorts` counts the
+// blocks it did sort), whatever the distribution and the layout.
 #include <cstdint>
 #include <vector>
 

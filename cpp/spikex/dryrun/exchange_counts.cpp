@@ -226,7 +226,7 @@ void count_directed(count_view& v, bool fixed_sections) {
     // the sorted layout (location = index of the source among the receiver's sources) and
     // sampled ranks on both sides. Its items are the receiver's numbering of its locations
     // per sender (connections/sender_numbering.hpp): a location's index among those whose
-    // source lives on the sender, the item space their count. Otherwise the codec's size
+    // source lives on the sender, in the sender's local order, the item space their count. Otherwise the codec's size
     // for n keys spread evenly over the pair's share of the receiver's location space x M,
     // an estimate (wire_exact = false).
     const std::size_t S = v.sampled();
@@ -236,10 +236,16 @@ void count_directed(count_view& v, bool fixed_sections) {
         const auto& sources = v.part.receive(i).sources;
         pair_index[i].resize(sources.size());
         pair_count[i].assign(S, 0);
+        // per sender, in the order of its local indices (sender_numbering)
+        std::vector<std::size_t> order;
         for (std::size_t j = 0; j < sources.size(); ++j) {
-            const int k = v.part.sample_index(v.part.cells().rank_of(sources[j]));
-            if (k >= 0) pair_index[i][j] = pair_count[i][k]++;
+            if (v.part.sample_index(v.part.cells().rank_of(sources[j])) >= 0) order.push_back(j);
         }
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return v.part.cells().local_of(sources[a]) < v.part.cells().local_of(sources[b]);
+        });
+        for (std::size_t j: order)
+            pair_index[i][j] = pair_count[i][v.part.sample_index(v.part.cells().rank_of(sources[j]))]++;
     }
     auto exact = [&](int r) { return sorted && v.part.sample_index(r) >= 0; };
     auto item_of = [&](int r, gid_type gid) {

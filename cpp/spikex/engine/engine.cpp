@@ -15,6 +15,12 @@
 
 namespace spikex {
 
+namespace {
+bool emitted_before(const std::pair<local_index, step_type>& a, const std::pair<local_index, step_type>& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+}
+} // namespace
+
 engine::engine(context& comm, network_spec spec, engine_options options):
     comm_(comm), spec_(std::move(spec)), options_(std::move(options)) {
     parse_distribution_scheme(options_.distribution); // fail early on a bad name
@@ -360,7 +366,13 @@ void engine::finish_step(step_type n) {
     }
     bucket.clear();
     if (!state_cells_.empty()) sample_state(n);
+    // Spikes go to the exchange in (step, cell) order, threads' contiguous blocks in turn, so
+    // that the codec gets every block's keys ascending and never sorts them (a model may
+    // emit out of order: interval_fire fires from a heap). Mostly already in order: checked first.
     for (auto& part: parts_) {
+        if (!std::is_sorted(part.emitted.begin(), part.emitted.end(), emitted_before)) {
+            std::sort(part.emitted.begin(), part.emitted.end(), emitted_before);
+        }
         for (auto [cell, step]: part.emitted) emit(cell, step);
         part.emitted.clear();
     }

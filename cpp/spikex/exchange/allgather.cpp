@@ -106,7 +106,8 @@ public:
             {counter::bytes_received, double(bytes_received_)},   {counter::rounds, double(rounds_)},
             {counter::overflow_rounds, double(overflow_rounds_)}, {counter::spikes_sent, double(spikes_sent_)},
             {counter::spikes_received, double(spikes_received_)}, {counter::spikes_matched, double(spikes_matched_)},
-            {counter::wire_bytes, double(wire_bytes_)},           {counter::wire_spikes, double(spikes_sent_)}};
+            {counter::wire_bytes, double(wire_bytes_)},           {counter::wire_spikes, double(spikes_sent_)},
+            {counter::encoder_sorts, double(encoder_sorts_)}};
     }
 
     std::map<std::string, double> properties() const override {
@@ -133,7 +134,7 @@ private:
             for (std::size_t i = 0; i < pending_.size(); ++i) {
                 wire_[i] = {cells_->local_of(pending_[i].gid), static_cast<std::uint32_t>(pending_[i].step - start)};
             }
-            codec_.encode(wire_, cells_->count(comm_->rank()), coded_);
+            codec_.encode(wire_, cells_->count(comm_->rank()), coded_, {}, &encoder_sorts_);
         } else {
             coded_.resize(pending_.size() * full_entry_bytes);
             for (std::size_t i = 0; i < pending_.size(); ++i) {
@@ -222,7 +223,7 @@ private:
     std::vector<int> overflow_counts_, overflow_displs_;
 
     std::uint64_t messages_ = 0, bytes_ = 0, bytes_received_ = 0, rounds_ = 0, overflow_rounds_ = 0;
-    std::uint64_t spikes_sent_ = 0, spikes_received_ = 0, spikes_matched_ = 0, wire_bytes_ = 0;
+    std::uint64_t spikes_sent_ = 0, spikes_received_ = 0, spikes_matched_ = 0, wire_bytes_ = 0, encoder_sorts_ = 0;
 };
 
 } // namespace

@@ -74,6 +74,7 @@ std::map<std::string, double> directed_exchange::counters() const {
             {counter::entries_received, double(entries_received_)},
             {counter::wire_bytes, double(wire_bytes_)},
             {counter::wire_spikes, double(entries_sent_)},
+            {counter::encoder_sorts, double(encoder_sorts_)},
             {counter::init_rounds, double(init_stats_.rounds)},
             {counter::init_bytes_sent, double(init_stats_.bytes_sent)},
             {counter::target_entries, double(targets_.size())}};

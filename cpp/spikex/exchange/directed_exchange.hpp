@@ -47,7 +47,7 @@ protected:
 
     // Appends the block of destination r's pending entries to `out`; returns its bytes.
     std::size_t encode(int r, std::vector<unsigned char>& out) {
-        const std::size_t n = codec_.encode(pending_[r], items_for_[r], out);
+        const std::size_t n = codec_.encode(pending_[r], items_for_[r], out, {}, &encoder_sorts_);
         wire_bytes_ += n;
         return n;
     }
@@ -79,6 +79,7 @@ private:
     std::vector<std::uint32_t> items_for_;
     sender_numbering numbering_; // this rank's locations per sending rank
     std::uint64_t wire_bytes_ = 0;
+    std::uint64_t encoder_sorts_ = 0; // blocks the codec had to sort (counter::encoder_sorts)
     target_table targets_;
     target_table_stats init_stats_;
     std::uint64_t spikes_sent_ = 0, entries_sent_ = 0, entries_received_ = 0;

@@ -108,7 +108,8 @@ void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
 } // namespace
 
 std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_t items,
-                                std::vector<unsigned char>& out, std::span<const wire_field> prefix) const {
+                                std::vector<unsigned char>& out, std::span<const wire_field> prefix,
+                                std::uint64_t* sorts) const {
     const std::size_t n = spikes.size();
     if (n == 0) return 0;
     std::uint64_t prefix_bits = 0;
@@ -155,7 +156,10 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     if (k < 63 && approximate(k + 1) < approximate(k)) ++k;
     const std::size_t start = out.size();
     if (header_bits + approximate(k) < double(packed)) {
-        if (!ascending) sort_keys(keys, bits_for(max_key));
+        if (!ascending) {
+            sort_keys(keys, bits_for(max_key));
+            if (sorts) ++*sorts;
+        }
         // Written into scratch sized for the worst case (32 + 6 + 63 bits per gap, an escape,
         // plus slack for whole-word stores), then copied: no zero-filling of that bound.
         thread_local std::vector<unsigned char> scratch;

@@ -63,9 +63,10 @@ public:
     // < items, every offset < steps(). Deterministic: the same multiset gives the same
     // bytes in gaps mode, the same bytes for the same order in packed mode. `prefix`: the
     // caller's own fields, written first in the same bit stream (a header that says how
-    // to read the block; decode's prefix_bits skips them).
+    // to read the block; decode's prefix_bits skips them). `sorts`, if given, is incremented
+    // when the spikes had to be sorted (gaps mode, keys not ascending as given).
     std::size_t encode(std::span<const wire_spike> spikes, std::uint64_t items, std::vector<unsigned char>& out,
-                       std::span<const wire_field> prefix = {}) const;
+                       std::span<const wire_field> prefix = {}, std::uint64_t* sorts = nullptr) const;
 
     // One spike alone (a one-spike message, an rma window entry, a routed item). The item
     // space is known to both sides, so nothing needs describing: no mode, no width, and the

@@ -15,6 +15,10 @@ namespace {
 
 std::int64_t nanoseconds(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
 
+bool any_node_oversubscribed(context& comm) {
+    return comm.allreduce_max(comm.share_of_node().oversubscribed() ? 1 : 0) == 1;
+}
+
 } // namespace
 
 routed_budget share_routed_budget(const process_grid& grid, const gups_options& options, int tag) {
@@ -24,11 +28,16 @@ routed_budget share_routed_budget(const process_grid& grid, const gups_options& 
     shares.generate_block = static_cast<std::size_t>(std::max<std::int64_t>(spare, 1));
     shares.router =
         router_options{sizeof(std::uint64_t), options.budget - spare, tag, options.message_bytes, options.lanes};
-    shares.router.shared_memory = options.shared_memory;
+    shares.router.shared_memory = options.shared_memory.value_or(false); // resolved by use_mailboxes
     return shares;
 }
 
-gups_result run_gups(context& comm, const gups_options& options) {
+bool use_mailboxes(context& comm, const gups_options& options) {
+    return options.shared_memory ? *options.shared_memory : !any_node_oversubscribed(comm);
+}
+
+gups_result run_gups(context& comm, const gups_options& requested) {
+    gups_options options = requested;
     const int ranks = comm.size(), me = comm.rank();
     gups_result result;
     result.ranks = ranks;
@@ -49,7 +58,7 @@ gups_result run_gups(context& comm, const gups_options& options) {
         throw user_error(spikex::format("--lanes = {}: must be from 1 to 255", options.lanes));
     }
     if (options.algorithm == "routed") {
-        process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget);
+        process_grid grid = make_process_grid(ranks, options.dims, "--dims", options.budget, options.lanes);
         std::string problem = budget_problem(grid, options.budget);
         if (!problem.empty()) throw user_error(spikex::format("--budget = {}: {}", options.budget, problem));
         result.dims = grid.dims();
@@ -58,6 +67,12 @@ gups_result run_gups(context& comm, const gups_options& options) {
         result.lanes = bucket_lanes(grid, shares);
     } else {
         result.bucket_capacity = options.budget;
+    }
+
+    result.oversubscribed = any_node_oversubscribed(comm);
+    if (options.algorithm == "routed") {
+        options.shared_memory = requested.shared_memory.value_or(!result.oversubscribed);
+        result.shared_memory = *options.shared_memory;
     }
 
     double start = wall_seconds();

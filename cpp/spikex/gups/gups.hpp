@@ -16,6 +16,7 @@
 // Ordering guarantee: none needed (XOR commutes).
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,9 @@ struct gups_options {
     std::size_t message_bytes = default_message_bytes; // routed: a full bucket's message at most
     int poll_every = 256;                              // updates generated between two receive polls
     int lanes = 1;                                     // routed: buckets per partner (router_options::lanes)
-    bool shared_memory = true; // routed: partners on this node through shared-memory mailboxes (router_options)
+    // routed: partners on this node through shared-memory mailboxes (router_options);
+    // nullopt: unless a node has more ranks than cores (use_mailboxes).
+    std::optional<bool> shared_memory;
 };
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
@@ -62,7 +65,9 @@ struct gups_result {
     int lanes = 1; // routed: buckets per partner (router_options::lanes, as the budget allows)
     std::uint64_t table_size = 0, updates = 0, errors = 0;
     bool verified = false, passed = false;
-    bool huge_pages = false; // the kernel accepted the huge-page request on every rank
+    bool huge_pages = false;     // the kernel accepted the huge-page request on every rank
+    bool shared_memory = false;  // routed: mailboxes chosen (asked for, or by default: use_mailboxes)
+    bool oversubscribed = false; // some node has more ranks than cores (context::share_of_node)
     double seconds = 0, init_seconds = 0, verify_seconds = 0;
     gups_counts counts;
 };
@@ -77,6 +82,13 @@ struct routed_budget {
     router_options router;
 };
 routed_budget share_routed_budget(const process_grid& grid, const gups_options& options, int tag);
+
+// Collective: whether routed GUPS sends to ranks on its node through mailboxes. As asked;
+// by default only when no node has more ranks than cores: a sender whose slots are full
+// waits for its receiver to copy them out, and a receiver that waits for a core leaves it
+// waiting (on 2 cores, mailboxes took 0.0095 GUPS at P = 16 where MPI messages, which
+// OpenMPI buffers, took 0.035: bench/results/routing_measured.json).
+bool use_mailboxes(context& comm, const gups_options& options);
 
 // Collective. Throws user_error for bad options (identically on every rank).
 gups_result run_gups(context& comm, const gups_options& options);

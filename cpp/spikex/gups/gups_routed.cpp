@@ -50,8 +50,10 @@ struct apply_updates {
 } // namespace
 
 gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
-    process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget);
-    const routed_budget shares = share_routed_budget(grid, options, routed_tag);
+    process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget, options.lanes);
+    gups_options resolved = options;
+    resolved.shared_memory = use_mailboxes(comm, options);
+    const routed_budget shares = share_routed_budget(grid, resolved, routed_tag);
     router r(comm, grid, shares.router, owner_of_update{&table}, apply_updates{&table});
     const std::size_t generate_block = shares.generate_block;
 
@@ -117,7 +119,6 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     gups_counts counts;
     counts.local_updates = local_updates + c.items_injected - c.items_sent + c.items_forwarded; // never sent
     counts.messages_sent = c.messages_sent;
-    counts.shared_memory_messages = c.shared_memory_messages;
     counts.shared_memory_messages = c.shared_memory_messages;
     counts.bytes_sent = c.bytes_sent;
     counts.updates_sent = c.items_sent;

@@ -55,6 +55,9 @@ inline constexpr const char* spikes_emitted = "spikes_emitted";
 // the spikes (or target entries) in them; wire_bytes / wire_spikes is the bytes per spike.
 inline constexpr const char* wire_bytes = "wire_bytes";
 inline constexpr const char* wire_spikes = "wire_spikes";
+// Blocks the codec sorted before coding their gaps: their spikes did not arrive in key order
+// (allgather, alltoall, alltoallv; 0 when every block came sorted or was packed).
+inline constexpr const char* encoder_sorts = "encoder_sorts";
 // summary.json's wire_bytes / wire_spikes (computed by the Python summary).
 inline constexpr const char* wire_bytes_per_spike = "wire_bytes_per_spike";
 
@@ -119,6 +122,7 @@ inline constexpr const char* all_counters[] = {
     flush_sends,         messages_received,
     events_delivered,    spikes_emitted,
     wire_bytes,          wire_spikes,
+    encoder_sorts,
 };
 inline constexpr const char* all_properties[] = {
     compressed,

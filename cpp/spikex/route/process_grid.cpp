@@ -113,18 +113,20 @@ struct shape_score {
 };
 
 // Per item: h hops (h = sum_i (1 - 1/D_i) for a uniform destination), each costing one
-// hop plus its share of a message, 1/c, with c = budget / buckets items per message.
-shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget) {
+// hop plus its share of a message, 1/c, with c = budget / buckets items per message and
+// buckets = lanes * sum_i (D_i - 1) send buckets + one receive buffer per channel (router.cpp).
+shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget, int lanes) {
     std::int64_t product = 1;
-    int sum = 0;
+    int sends = 0;
     double hops = 0;
     for (int d: dims) {
         product *= d;
-        sum += d;
+        sends += d - 1;
         hops += 1.0 - 1.0 / d;
     }
     int ragged = product > ranks ? 1 : 0;
-    double cost = hops * (1.0 + message_to_hop_cost * (sum + ragged) / static_cast<double>(budget));
+    const double buckets = double(lanes) * sends + double(dims.size()) + ragged; // a ragged grid: one more channel
+    double cost = hops * (1.0 + message_to_hop_cost * buckets / static_cast<double>(budget));
     if (ragged) cost *= 1.0 + ragged_premium;
     cost = std::round(cost * 1e9) / 1e9; // equal costs tie exactly
     auto [low, high] = std::minmax_element(dims.begin(), dims.end());
@@ -134,12 +136,12 @@ shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget) 
 
 // Lower dims non-increasing, each >= 2, product < ranks; the last dim = ceil(ranks /
 // product) >= 2 makes the shape fit (ragged when it does not divide).
-void search(int ranks, std::int64_t budget, std::vector<int>& lower, std::int64_t product, std::vector<int>& best,
-            shape_score& best_score) {
+void search(int ranks, std::int64_t budget, int lanes, std::vector<int>& lower, std::int64_t product,
+            std::vector<int>& best, shape_score& best_score) {
     int last = static_cast<int>((ranks + product - 1) / product);
     if (last >= 2 || lower.empty()) {
         lower.push_back(std::max(last, 1));
-        shape_score s = score(lower, ranks, budget);
+        shape_score s = score(lower, ranks, budget, lanes);
         if (best.empty() || s.key() < best_score.key()) {
             best = lower;
             best_score = s;
@@ -149,28 +151,29 @@ void search(int ranks, std::int64_t budget, std::vector<int>& lower, std::int64_
     int largest = lower.empty() ? ranks : lower.back();
     for (int d = 2; d <= largest && product * d < ranks; ++d) {
         lower.push_back(d);
-        search(ranks, budget, lower, product * d, best, best_score);
+        search(ranks, budget, lanes, lower, product * d, best, best_score);
         lower.pop_back();
     }
 }
 
 } // namespace
 
-std::vector<int> auto_dims(int ranks, std::int64_t budget) {
+std::vector<int> auto_dims(int ranks, std::int64_t budget, int lanes) {
     if (ranks <= 1) return {1};
     std::vector<int> lower, best;
     shape_score best_score{};
-    search(ranks, std::max<std::int64_t>(budget, 1), lower, 1, best, best_score);
+    search(ranks, std::max<std::int64_t>(budget, 1), std::max(lanes, 1), lower, 1, best, best_score);
     return best;
 }
 
-process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget) {
+process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget,
+                               int lanes) {
     auto fail = [&](const std::string& why) -> process_grid {
         throw user_error(spikex::format("{} = \"{}\": {}", key, text, why));
     };
     std::string lowered;
     for (char ch: text) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (lowered == "auto") return process_grid(ranks, auto_dims(ranks, budget));
+    if (lowered == "auto") return process_grid(ranks, auto_dims(ranks, budget, lanes));
     if (lowered == "hypercube") {
         auto dims = hypercube_dims(ranks);
         if (dims.empty()) {

@@ -70,10 +70,14 @@ std::string grid_problem(int ranks, const std::vector<int>& dims);
 // A shape from its text: "auto", "hypercube", or an explicit list of dims ("[4, 2]",
 // "4x2", "4,2", "4 2"). Throws user_error "KEY = TEXT: reason" (one line); `key` names
 // the option for the message (route.dims, --dims).
-// `budget` (items per rank) only matters for "auto".
-process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget = 1024);
+// `budget` (items per rank) and `lanes` (send buckets per partner, router_options::lanes)
+// only matter for "auto".
+process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget = 1024,
+                               int lanes = 1);
 
-std::vector<int> auto_dims(int ranks, std::int64_t budget = 1024);
+// The shape of least modelled cost per item: hops, each with its share of a message, whose
+// bucket holds budget / (lanes * sum_i (D_i - 1) + dims) items, as the router sizes them.
+std::vector<int> auto_dims(int ranks, std::int64_t budget = 1024, int lanes = 1);
 std::vector<int> hypercube_dims(int ranks);          // empty when ranks is not a power of two
 std::string dims_text(const std::vector<int>& dims); // "[4, 2]"
 

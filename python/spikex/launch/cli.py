@@ -325,7 +325,7 @@ def plot(directory: Path, outdir) -> int:
 @click.option(
     "--shared-memory/--no-shared-memory", default=None,
     help="routed: messages to ranks on the same node through shared-memory mailboxes "
-    "instead of MPI messages [default: on].",
+    "instead of MPI messages [default: on, unless a node has more ranks than cores].",
 )  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Skip the verification pass.")
 @click.option(

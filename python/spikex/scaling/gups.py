@@ -76,7 +76,9 @@ class GupsPlan:
         None  # routed: a full bucket's message at most (None: the core's default)
     )
     lanes: int = 1  # routed: buckets per partner, filled in turn (route/router.hpp)
-    shared_memory: bool = True  # routed: ranks on one node through mailboxes (route/router.hpp)
+    # routed: ranks on one node through mailboxes (route/router.hpp); None: unless a node
+    # has more ranks than cores (gups/gups.hpp use_mailboxes)
+    shared_memory: bool | None = None
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
@@ -163,7 +165,7 @@ def plan_gups(
     if algorithm == "routed":
         from .. import _core  # the route library decides what fits; one implementation
 
-        plan = _core.route_plan(ranks, dims, budget)
+        plan = _core.route_plan(ranks, dims, budget, lanes)
         if plan["dims_error"]:
             raise ConfigError("--dims", dims, f"on {ranks} rank(s): {plan['dims_error']}")
         if plan["budget_error"]:
@@ -176,7 +178,7 @@ def plan_gups(
     return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
                     in_job=job is not None, launcher=launcher, huge_pages=bool(huge_pages),
                     message_bytes=message_bytes, lanes=lanes,
-                    shared_memory=algorithm == "routed" and shared_memory is not False)  # fmt: skip
+                    shared_memory=None if shared_memory is None or algorithm != "routed" else bool(shared_memory))  # fmt: skip
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -322,6 +324,8 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "messages_sent": messages,
         "messages_per_rank": messages / kernel["ranks"],
         "shared_memory_requested": plan.shared_memory,
+        "shared_memory": kernel["shared_memory"],
+        "oversubscribed": kernel["oversubscribed"],
         "shared_memory_messages": kernel["shared_memory_messages"],
         "bytes_sent": kernel["bytes_sent"],
         "updates_sent": kernel["updates_sent"],
@@ -343,6 +347,8 @@ def _transport_text(result: dict) -> str:
     if messages == 0:
         return "none (nothing sent)"
     if shared == 0:
+        if result.get("shared_memory_requested") is None and result.get("oversubscribed"):
+            return "MPI messages (a node has more ranks than cores: no mailboxes unless --shared-memory)"
         return "MPI messages"
     if shared == messages:
         return "shared-memory mailboxes (every rank on one node)"

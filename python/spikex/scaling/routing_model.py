@@ -3,8 +3,11 @@
 An update with a uniformly random owner travels sum_i (1 - 1/D_i) hops on the grid
 D_1 x ... x D_d (the direct grid [P]: 1 - 1/P). Each hop costs the routing CPU time and
 its bytes on the link; each message a send and a receive overhead, shared by the updates
-of a bucket. Buckets are sent full: capacity = min(budget / sum_i D_i, message_bytes /
-item_bytes), as ``route/router.hpp`` sizes them. Per generated update and rank:
+of a bucket. Buckets are sent full and sized as ``spikex gups`` sizes them
+(``gups/gups.cpp``, ``route/router.cpp``): up to 32 updates of the budget are generated at
+a time, the rest is shared by ``lanes`` send buckets per partner (sum_i (D_i - 1) of them)
+and a receive buffer per dimension, at most ``message_bytes / item_bytes`` each. Per
+generated update and rank:
 
     t = h (route_hop_s + item_bytes / bandwidth) + (h / capacity) (send + receive overhead)
 
@@ -20,11 +23,14 @@ Local memory costs are the same for every grid and left out.
 
 from __future__ import annotations
 
+from .gups import DEFAULT_LANES
 from .time_model import Profile
 
 BUDGET = 1024
 MESSAGE_BYTES = 4032  # route/router.hpp default_message_bytes
 ITEM_BYTES = 8  # one GUPS update
+LANES = DEFAULT_LANES  # spikex gups' send buckets per partner
+GENERATE_BLOCK = 32  # gups/gups_routed.hpp largest_generate_block
 
 
 def balanced_dims(ranks: int, dimensions: int) -> tuple[int, ...]:
@@ -37,11 +43,24 @@ def balanced_dims(ranks: int, dimensions: int) -> tuple[int, ...]:
     return tuple(2 ** (bits // dimensions + (i < bits % dimensions)) for i in range(dimensions))
 
 
+def bucket_capacity(dims: tuple[int, ...], budget: int = BUDGET, message_bytes: int = MESSAGE_BYTES,
+                    item_bytes: int = ITEM_BYTES, lanes: int = LANES) -> int:
+    """Updates in a full bucket on the full grid ``dims`` (0: the budget cannot give every
+    bucket one), as ``share_routed_budget`` and ``bucket_capacity`` in C++ size it."""  # fmt: skip
+    buckets, channels = sum(dims), len(dims)
+    if budget < buckets:
+        return 0
+    routed = budget - min(max(budget - buckets, 0), GENERATE_BLOCK)
+    while lanes > 1 and lanes * (buckets - channels) + channels > routed:
+        lanes -= 1
+    return min(routed // (lanes * (buckets - channels) + channels), max(message_bytes // item_bytes, 1))
+
+
 def grid_cost(dims: tuple[int, ...], machine: Profile, budget: int = BUDGET,
-              message_bytes: int = MESSAGE_BYTES, item_bytes: int = ITEM_BYTES) -> dict:
+              message_bytes: int = MESSAGE_BYTES, item_bytes: int = ITEM_BYTES, lanes: int = LANES) -> dict:
     """Hops, bucket capacity, messages and seconds per generated update on ``dims`` (all
     None when the budget cannot give every bucket one update)."""  # fmt: skip
-    capacity = min(budget // sum(dims), message_bytes // item_bytes)
+    capacity = bucket_capacity(dims, budget, message_bytes, item_bytes, lanes)
     if capacity < 1:
         return {"dims": list(dims), "capacity": 0, "hops": None, "messages": None, "seconds": None}
     hops = sum(1 - 1 / d for d in dims)

@@ -42,6 +42,12 @@ def test_same_spikes_as_allgather(reference, small_config, tmp_path, method, sor
     assert summary["spikes_sha256"] == reference["random"]["spikes_sha256"]
     assert summary["events_delivered"] == reference["random"]["events_delivered"]
     assert summary["exchange"]["sorted_by_source"] is (sort == "sort")
+    # A sender appends entries as its cells fire, in local order, and the receiver numbers
+    # its locations from that sender in the same order: every block reaches the encoder
+    # sorted, whatever the distribution and the layout (sender_numbering.hpp); so do the
+    # Allgather blocks of the reference (a rank's own spikes in emission order).
+    assert summary["exchange"]["encoder_sorts"] == 0
+    assert reference["random"]["exchange"]["encoder_sorts"] == 0
 
 
 @pytest.mark.mpi
@@ -113,19 +119,20 @@ def test_every_connection_reachable_from_exactly_one_target_entry(tmp_path, sort
     tables = json.loads(done.stdout.strip().splitlines()[-1])
     sources, target_ranks, indices, senders = tables["entries"]
     owner = dict(zip(sources, senders, strict=True))  # source gid -> its rank
-    # postsynaptic tier: a rank numbers its locations per sending rank, ascending
-    # (sender_numbering.hpp): (rank, sender, index) -> source gid
+    # postsynaptic tier: a rank numbers its locations per sending rank, by the source's
+    # local index there (gid // P: round robin), then by location (sender_numbering.hpp):
+    # (rank, sender, index) -> source gid
     post = {}
     offset = 0
     for rank, size in enumerate(tables["sizes"]):
-        next_index = {}
+        by_sender = {}
         for location in range(size):
             source = tables["locations"][offset + location]
             assert source in owner, f"location {location} of rank {rank}: source {source} has no target entry"
-            sender = owner[source]
-            index = next_index.get(sender, 0)
-            next_index[sender] = index + 1
-            post[(rank, sender, index)] = source
+            by_sender.setdefault(owner[source], []).append((source // ranks, location, source))
+        for sender, located in by_sender.items():
+            for index, (_, _, source) in enumerate(sorted(located)):
+                post[(rank, sender, index)] = source
         offset += size
     # presynaptic tier: each entry names a (rank, index) holding its source
     seen = {}

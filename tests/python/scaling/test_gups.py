@@ -57,9 +57,14 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         dims = result["dims"]
         buffers = lanes * sum(d - 1 for d in dims) + len(dims)
         assert result["lanes"] == lanes
-        # every rank is on this machine: every message went through a mailbox
-        assert result["shared_memory_requested"] is True
-        assert result["shared_memory_messages"] == result["messages_sent"]
+        # every rank is on this machine: by default every message went through a mailbox
+        # while the machine has a core for each rank, else every one was an MPI message
+        cores = len(os.sched_getaffinity(0))
+        assert result["shared_memory_requested"] is None
+        assert result["oversubscribed"] is (ranks > cores) and result["shared_memory"] is (ranks <= cores)
+        assert result["shared_memory_messages"] == (result["messages_sent"] if ranks <= cores else 0)
+        if ranks > cores:
+            assert "no mailboxes unless --shared-memory" in done.stdout
         assert result["bucket_capacity"] == min((1024 - 32) // buffers, 4032 // 8)
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
@@ -96,6 +101,16 @@ def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
 
 
 @pytest.mark.mpi
+def test_shared_memory_asked_for_is_used_even_with_more_ranks_than_cores(tmp_path):
+    ranks = len(os.sched_getaffinity(0)) + 1
+    done, result = gups(tmp_path, "--np", str(ranks), "--shared-memory")
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0 and result["oversubscribed"] is True
+    assert result["shared_memory_requested"] is True and result["shared_memory"] is True
+    assert result["shared_memory_messages"] == result["messages_sent"] > 0
+
+
+@pytest.mark.mpi
 def test_no_shared_memory_sends_mpi_messages(tmp_path):
     done, result = gups(tmp_path, "--np", "2", "--no-shared-memory")
     assert done.returncode == 0, done.stderr
@@ -113,7 +128,8 @@ def test_an_mpi_without_shared_windows_falls_back_to_mpi_messages(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert result["errors"] == 0 and result["messages_sent"] > 0
-    assert result["shared_memory_requested"] is True and result["shared_memory_messages"] == 0
+    assert result["shared_memory_requested"] is None and result["shared_memory"] is True
+    assert result["shared_memory_messages"] == 0
 
 
 @pytest.mark.mpi

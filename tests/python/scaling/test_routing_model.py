@@ -13,6 +13,7 @@ from conftest import REPO
 from spikex.scaling.routing_model import (
     balanced_dims,
     break_even_message_seconds,
+    bucket_capacity,
     crossover_table,
     first_winning_ranks,
     grid_cost,
@@ -21,6 +22,7 @@ from spikex.scaling.time_model import Profile
 
 sys.path.insert(0, str(REPO / "bench"))
 import routing_crossover
+import routing_measured
 
 
 def machine(message_s: float) -> Profile:
@@ -38,12 +40,18 @@ def test_balanced_grids():
 
 
 def test_grid_cost_counts_hops_and_buckets_as_the_router_sizes_them():
+    # (1024 - 32 generated at a time) / (2 lanes x sum_i (D_i - 1) + D): what spikex gups
+    # reports as bucket_capacity (32, 70, 3 and 21 in runs on 16 and 128 ranks)
     direct = grid_cost((16,), machine(1e-6))
-    assert direct["capacity"] == 64 and direct["hops"] == pytest.approx(15 / 16)
+    assert direct["capacity"] == 32 and direct["hops"] == pytest.approx(15 / 16)
     routed = grid_cost((4, 4), machine(1e-6))
-    assert routed["capacity"] == 128 and routed["hops"] == pytest.approx(1.5)
-    # the 4,032-byte message cap binds on small grids: 504 updates, not 1024 / 2
-    assert grid_cost((2,), machine(1e-6))["capacity"] == 504
+    assert routed["capacity"] == 70 and routed["hops"] == pytest.approx(1.5)
+    assert bucket_capacity((128,)) == 3 and bucket_capacity((16, 8)) == 21
+    assert bucket_capacity((4, 4), lanes=1) == 124
+    # the 4,032-byte message cap binds when the budget is large: 504 updates, not 4064 / 3
+    assert grid_cost((2,), machine(1e-6), budget=4096)["capacity"] == 504
+    # a budget too small for two lanes per partner falls back to one, as the router does
+    assert bucket_capacity((1024,)) == 1
     # past 1,024 ranks the direct grid cannot give each bucket one update
     assert grid_cost((2048,), machine(1e-6))["seconds"] is None
 
@@ -73,3 +81,14 @@ def test_the_docs_table_is_generated_from_the_results_file():
     assert routing_crossover.docs_block(result) in (REPO / "docs/user/gups.md").read_text()
     # and the results file is what the model gives now
     assert routing_crossover.compute() == result
+
+
+def test_the_measured_table_is_generated_from_its_results_file():
+    data = json.loads((REPO / "bench/results/routing_measured.json").read_text())
+    assert routing_measured.docs_block(data) in (REPO / "docs/user/gups.md").read_text()
+    # every run verified, on the grids the script names
+    for setting in data["settings"]:
+        assert setting["rows"], setting["name"]
+        for row in setting["rows"]:
+            assert row["grids"] == routing_measured.grids(row["ranks"])
+            assert row["runs_per_grid"] == data["repeats"]
