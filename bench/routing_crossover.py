@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from readme_numbers import readme_with_block
+from readme_numbers import write_block
 from spikex.scaling.routing_model import BUDGET, crossover_table, first_winning_ranks
 from spikex.scaling.time_model import load_profile
 
@@ -77,10 +77,7 @@ def docs_block(result: dict) -> str:
 
 
 def write_docs(result: dict) -> None:
-    text = DOCS.read_text(encoding="utf-8")
-    new = readme_with_block(text, docs_block(result), BLOCK)
-    if new != text:
-        DOCS.write_text(new, encoding="utf-8")
+    write_block(docs_block(result), BLOCK, DOCS)
 
 
 def main() -> int:

@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from readme_numbers import readme_with_block
+from readme_numbers import write_block
 from spikex import _core
 from spikex.results.machine import describe_machine, load_average_now
 from spikex.scaling.gups import DEFAULT_LANES
@@ -245,10 +245,7 @@ def docs_block(data: dict) -> str:
 
 
 def write_docs(data: dict) -> None:
-    text = DOCS.read_text(encoding="utf-8")
-    new = readme_with_block(text, docs_block(data), BLOCK)
-    if new != text:
-        DOCS.write_text(new, encoding="utf-8")
+    write_block(docs_block(data), BLOCK, DOCS)
 
 
 def main() -> int:

@@ -226,9 +226,9 @@ void count_directed(count_view& v, bool fixed_sections) {
     // the sorted layout (location = index of the source among the receiver's sources) and
     // sampled ranks on both sides. Its items are the receiver's numbering of its locations
     // per sender (connections/sender_numbering.hpp): a location's index among those whose
-    // source lives on the sender, in the sender's local order, the item space their count. Otherwise the codec's size
-    // for n keys spread evenly over the pair's share of the receiver's location space x M,
-    // an estimate (wire_exact = false).
+    // source lives on the sender, in the sender's local order, the item space their count.
+    // Otherwise the codec's size for n keys spread evenly over the pair's share of the
+    // receiver's location space x M, an estimate (wire_exact = false).
     const std::size_t S = v.sampled();
     std::vector<std::vector<std::uint32_t>> pair_index(sorted ? S : 0); // per sampled receiver: per source
     std::vector<std::vector<std::uint32_t>> pair_count(sorted ? S : 0); // per sampled receiver: per sampled sender

@@ -86,8 +86,8 @@ routed_budget share_routed_budget(const process_grid& grid, const gups_options& 
 // Collective: whether routed GUPS sends to ranks on its node through mailboxes. As asked;
 // by default only when no node has more ranks than cores: a sender whose slots are full
 // waits for its receiver to copy them out, and a receiver that waits for a core leaves it
-// waiting (on 2 cores, mailboxes took 0.0095 GUPS at P = 16 where MPI messages, which
-// OpenMPI buffers, took 0.035: bench/results/routing_measured.json).
+// waiting (on 2 cores, mailboxes took 0.0096 GUPS at P = 16 where MPI messages, which
+// OpenMPI buffers, took 0.038: bench/results/routing_measured.json).
 bool use_mailboxes(context& comm, const gups_options& options);
 
 // Collective. Throws user_error for bad options (identically on every rank).
