@@ -138,7 +138,7 @@ scaling: build bench-cpp
 # section 5 of docs/scaling.md. Needs root; about 15 minutes on 2 idle cores.
 bench-cluster: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build build/bench --target bench_model_parameters
+	cmake --build build/bench --target bench_model_parameters bench_spike_codec
 	$(PY) bench/cluster_time_model.py
 
 clean:

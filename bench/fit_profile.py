@@ -5,7 +5,9 @@ Runs the micro-benchmark bench/cpp/model_parameters.cpp on 2 MPI ranks (build it
 ``spikex model dryrun --profile profiles/local.toml``: latency and bandwidth by ping-pong,
 send / receive overhead of a 16-byte message, one Allgather stage, one Alltoall partner,
 Allreduce, Barrier, and the CPU costs of handling a spike, skipping a buffer entry and one
-routing hop. The profile records the load average when the fit started: on a machine busy
+routing hop; the spike wire codec's costs (encode and decode of a block's spike, a routed
+bucket's item at one hop) come from one case of bench/cpp/spike_codec.cpp, run here on one
+core: 10,000 cells per rank at 5 Hz, M = 15, blocks in cell order as the engine emits them. The profile records the load average when the fit started: on a machine busy
 with other work the numbers are those of a loaded machine.
 
 The ranks can be started elsewhere than on this machine's cores: --launcher,
@@ -14,6 +16,7 @@ fits profiles/netns-*.toml this way, one rank on each of two emulated hosts). --
 --description go into the profile's [machine] table.
 
 Usage: python bench/fit_profile.py [--binary build/bench/cpp/bench_model_parameters]
+                                   [--codec-binary build/bench/cpp/bench_spike_codec]
                                    [--output profiles/local.toml] [--ranks 2]
                                    [--launcher CMD] [--launcher-args ARGS]... [--hostfile F]
                                    [--name local] [--description TEXT]
@@ -39,6 +42,9 @@ def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--binary", type=Path, default=ROOT / "build/bench/cpp/bench_model_parameters"
+    )
+    parser.add_argument(
+        "--codec-binary", type=Path, default=ROOT / "build/bench/cpp/bench_spike_codec"
     )
     parser.add_argument("--output", type=Path, default=ROOT / "profiles/local.toml")
     parser.add_argument("--json", type=Path, default=ROOT / "bench/results/model_parameters.json")
@@ -74,6 +80,29 @@ def measure(binary: Path, ranks: int, launcher=None) -> dict:
             f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
         )
     return json.loads(done.stdout)
+
+
+#: The codec case the profile's codec costs come from (bench/cpp/spike_codec.cpp options):
+#: about 75 spikes a block, 40 items a routed bucket.
+CODEC_CASE = ("--cells", "10000", "--steps", "15", "--rate-hz", "5", "--spikes", "1000000", "--repeats", "7")
+
+
+def measure_codec(binary: Path) -> dict:
+    """The time model's codec costs (seconds) from one case of the codec micro-benchmark."""
+    if not binary.is_file():
+        sys.exit(f"fit_profile: {binary} not found: build it with `make bench-cpp`")
+    command = [str(binary), *CODEC_CASE]
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        sys.exit(f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    (case,) = json.loads(done.stdout)["cases"]
+    block, bucket = case["coded_cell_order"], case["routed_buckets"]
+    return {
+        "encode_spike_s": block["encode_ns"] * 1e-9,
+        "decode_spike_s": block["decode_ns"] * 1e-9,
+        "route_codec_item_s": (bucket["encode_ns"] + bucket["decode_ns"]) * 1e-9,
+        "codec_case": " ".join(CODEC_CASE),
+    }
 
 
 def profile_text(values: dict, machine, name: str = "local", description: str | None = None,
@@ -116,6 +145,9 @@ def profile_text(values: dict, machine, name: str = "local", description: str | 
         f"spike_handling_s = {values['spike_handling_s']:.4e}",
         f"scan_entry_s = {values['scan_entry_s']:.4e}",
         f"route_hop_s = {values['route_hop_s']:.4e}",
+        f"encode_spike_s = {values['encode_spike_s']:.4e}",
+        f"decode_spike_s = {values['decode_spike_s']:.4e}",
+        f"route_codec_item_s = {values['route_codec_item_s']:.4e}",
         "",
     ]
     return "\n".join(lines)
@@ -124,7 +156,7 @@ def profile_text(values: dict, machine, name: str = "local", description: str | 
 def main() -> int:
     args = parse_arguments()
     launcher = launcher_from_options(args.launcher, args.hostfile, args.launcher_args)
-    values = measure(args.binary, args.ranks, launcher)
+    values = measure(args.binary, args.ranks, launcher) | measure_codec(args.codec_binary)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,9 @@
 // encoded at send, decoded at every hop). Every decode is checked to give the block back
 // (as a sorted multiset). Prints one JSON object.
 //
-//   bench_spike_codec [--spikes 4000000] [--repeats 5] [--rate-hz 5]
+//   bench_spike_codec [--spikes 4000000] [--repeats 5] [--rate-hz 5] [--cells N --steps M]
+// (--cells and --steps: that one case only; bench/fit_profile.py takes the time model's
+// codec costs from one case)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -310,6 +312,8 @@ int main(int argc, char** argv) {
     std::size_t spikes = 4000000;
     int repeats = 5;
     double rate_hz = 5.0;
+    std::vector<std::uint64_t> cell_counts = {1000, 10000, 100000, 1000000};
+    std::vector<std::uint32_t> step_counts = {15, 100};
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string a = argv[i];
         if (a == "--spikes")
@@ -318,6 +322,10 @@ int main(int argc, char** argv) {
             repeats = std::atoi(argv[i + 1]);
         else if (a == "--rate-hz")
             rate_hz = std::atof(argv[i + 1]);
+        else if (a == "--cells")
+            cell_counts = {std::strtoull(argv[i + 1], nullptr, 10)};
+        else if (a == "--steps")
+            step_counts = {static_cast<std::uint32_t>(std::strtoul(argv[i + 1], nullptr, 10))};
         else {
             std::fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
@@ -326,8 +334,8 @@ int main(int argc, char** argv) {
     std::printf("{\"spikes_per_case\": %zu, \"repeats\": %d, \"rate_hz\": %g, \"dt_ms\": 0.1, \"cases\": [", spikes,
                 repeats, rate_hz);
     bool first = true;
-    for (std::uint64_t cells: {1000ull, 10000ull, 100000ull, 1000000ull}) {
-        for (std::uint32_t steps: {15u, 100u}) {
+    for (std::uint64_t cells: cell_counts) {
+        for (std::uint32_t steps: step_counts) {
             const workload w = make_workload(cells, steps, rate_hz, spikes, cells * 131 + steps, false);
             const result coded = measure_codec(w, repeats);
             const result in_order =

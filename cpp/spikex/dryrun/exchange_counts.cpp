@@ -56,7 +56,8 @@ struct vector_growth {
         if (n > capacity) capacity = std::max(2 * size, n);
         size = n;
     }
-    // spike_codec::encode appending a block of n bytes (it resizes with 8 bytes of slack).
+    // spike_codec::encode appending a block of n bytes (in either mode it resizes with 8 bytes
+    // of slack, then cuts them).
     void append_block(double n) {
         if (n == 0) return;
         resize(size + n + 8);
@@ -184,7 +185,12 @@ void count_allgather(count_view& v) {
             t.add(wire, k, length[r]);
             pending[k].push_to(c);
             if (compressed) wire_list[k].resize(c);
-            coded[k].resize(length[r]);
+            if (compressed) { // allgather.cpp pack(): cleared, then one block appended
+                coded[k].size = 0;
+                coded[k].append_block(length[r]);
+            } else {
+                coded[k].resize(length[r]);
+            }
             if (overflow) overflow_receive[k].resize(overflow_bytes);
             pending[k].size = 0;
         }

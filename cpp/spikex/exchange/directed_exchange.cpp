@@ -96,8 +96,9 @@ std::vector<std::pair<local_index, std::uint64_t>> directed_exchange::target_ent
 std::map<std::string, double> directed_exchange::memory_bytes() const {
     std::size_t pending = 0;
     for (const auto& p: pending_) pending += p.capacity() * sizeof(wire_spike);
+    const std::size_t item_spaces = items_for_.capacity() * sizeof(std::uint32_t);
     return {{"targets", double(targets_.bytes())},
-            {"exchange_buffers", double(buffer_bytes() + pending)},
+            {"exchange_buffers", double(buffer_bytes() + pending + item_spaces)},
             {"receive_buffers", double(receive_buffer_bytes())},
             {"lookup_tables", double(numbering_.bytes())}};
 }

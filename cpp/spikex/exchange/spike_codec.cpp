@@ -194,7 +194,12 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         if (bits < packed) {
             w.finish();
             const std::size_t bytes = (prefix_bits + bits + 7) / 8;
-            out.insert(out.end(), scratch.begin(), scratch.begin() + bytes);
+            // Grown as the packed path grows it (8 bytes of slack, then cut): a buffer's
+            // capacity then does not depend on the mode, as the dry run's memory model
+            // assumes (dryrun/exchange_counts.cpp, vector_growth::append_block).
+            out.resize(start + bytes + 8);
+            std::memcpy(out.data() + start, scratch.data(), bytes);
+            out.resize(start + bytes);
             return bytes;
         }
         // gaps lost to packed after all: write that instead

@@ -2,27 +2,40 @@
 
 A machine profile (TOML, ``profiles/*.toml``) gives latency-bandwidth parameters of one
 message, per-stage or per-partner costs of each collective algorithm, and CPU costs of
-handling one spike, scanning one buffer entry and routing one item. Per interval (one
-row of the dry run), with the maximum over ranks of each count (the slowest rank sets the
-pace of a collective or a conservation loop):
+handling one spike, scanning one buffer entry, routing one item and coding spikes for the
+wire. Per interval (one row of the dry run), with the maximum over ranks of each count
+(the slowest rank sets the pace of a collective or a conservation loop):
 
     allgather   (1 + overflow) * allgather_stage_s * ceil(log2 P)     recursive doubling
                 + bytes received * (P - 1) / P / bandwidth + spikes received * scan_entry_s
+                + codec: spikes sent * encode_spike_s + spikes received * decode_spike_s
+                (compressed blocks only: not with compress = false)
     alltoall,   the cheaper of pairwise exchange, rounds * alltoall_partner_s * (P - 1)
     alltoallv   + bytes received * (P - 1) / P / bandwidth, and Bruck's algorithm (what MPI libraries use
                 for small blocks), rounds * allgather_stage_s * ceil(log2 P) + bytes
                 received * ceil(log2 P) / 2 / bandwidth; + entries received *
                 spike_handling_s (alltoallv: 2 rounds, counts then entries)
+                + codec: entries sent * encode_spike_s + entries received * decode_spike_s
     multisend,  messages sent * send_overhead_s + spikes received * (receive_overhead_s +
     persistent  spike_handling_s) + rounds * allreduce(P) + latency_s
+                + codec: messages sent * encode_spike_s + spikes received * decode_spike_s
     (bytes received of a collective count the rank's own block or section, which never
     crosses the network: only (P - 1) / P of them are charged to the bandwidth)
     rma         puts * send_overhead_s + rounds * (allreduce(P) + barrier(P))
                 + slots scanned * scan_entry_s + spikes received * spike_handling_s + latency_s
+                + codec: puts * encode_spike_s + spikes received * decode_spike_s
     routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
                 + bytes / bandwidth + rounds * allreduce(P) + max hops * latency_s
+                + codec: hops * route_codec_item_s (coded buckets only)
     allreduce(P) = allreduce_s + allreduce_stage_s * ceil(log2 P); barrier(P) =
     barrier_stage_s * ceil(log2 P); both 0 for P = 1 (no MPI).
+
+The codec's costs (exchange/spike_codec.hpp) are per spike: encode_spike_s and
+decode_spike_s of a block's spike, charged also for a spike alone (a one-spike message, an
+rma entry; bench-codec measures those within about 1 ns of a block's), and
+route_codec_item_s for a routed bucket's item encoded at one hop and decoded at the next.
+They are optional in a profile (0 when left out: profiles fitted before they existed
+charge no codec time).
 
 Point-to-point sends happen during computation in a real run (they overlap it); the
 model charges them to the exchange, like the counters do. Cell computation is the same
@@ -46,6 +59,10 @@ PARAMETERS = {
     ),
     "cpu": ("spike_handling_s", "scan_entry_s", "route_hop_s"),
 }  # fmt: skip
+#: Parameters a profile may leave out, and their value then.
+OPTIONAL_PARAMETERS = {
+    "cpu": {"encode_spike_s": 0.0, "decode_spike_s": 0.0, "route_codec_item_s": 0.0},
+}
 
 
 @dataclass(frozen=True)
@@ -79,16 +96,18 @@ def load_profile(path: str | Path) -> Profile:
             f"{path}: [{sections[0]}] is unknown; sections: machine, {', '.join(PARAMETERS)}"
         )
     for section, names in PARAMETERS.items():
-        unknown = sorted(set(raw.get(section, {})) - set(names))
+        allowed = (*names, *OPTIONAL_PARAMETERS.get(section, {}))
+        unknown = sorted(set(raw.get(section, {})) - set(allowed))
         if unknown:
             raise UserInputError(
-                f"{path}: [{section}] {unknown[0]} is unknown; allowed: {', '.join(names)}"
+                f"{path}: [{section}] {unknown[0]} is unknown; allowed: {', '.join(allowed)}"
             )
     values = {}
     for section, names in PARAMETERS.items():
         table = raw.get(section, {})
-        for name in names:
-            value = table.get(name)
+        optional = OPTIONAL_PARAMETERS.get(section, {})
+        for name in (*names, *optional):
+            value = table.get(name, optional.get(name))
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise UserInputError(
                     f"{path}: [{section}] {name} = {value!r}: must be a number >= 0"
@@ -111,7 +130,14 @@ def _remote(ranks: int) -> float:
 def _allgather(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
     t += col("bytes_received")[i] * _remote(ranks) / machine.bandwidth_bytes_per_s
+    if props.get("compressed", 0):
+        t += _codec(col("spikes_sent")[i], col("spikes_received")[i], machine)
     return t + col("spikes_received")[i] * machine.scan_entry_s
+
+
+def _codec(encoded: float, decoded: float, machine: Profile) -> float:
+    """CPU seconds of the spike wire codec for spikes encoded and decoded."""
+    return encoded * machine.encode_spike_s + decoded * machine.decode_spike_s
 
 
 def _directed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
@@ -123,7 +149,8 @@ def _directed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     )
     bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
     bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
-    return min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s
+    codec = _codec(col("entries_sent")[i], col("entries_received")[i], machine)
+    return min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s + codec
 
 
 def _allreduce(ranks: int, machine: Profile) -> float:
@@ -134,6 +161,7 @@ def _allreduce(ranks: int, machine: Profile) -> float:
 def _point_to_point(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("messages_sent")[i] * machine.send_overhead_s
     t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
+    t += _codec(col("messages_sent")[i], col("spikes_received")[i], machine)
     return (
         t
         + col("rounds")[i] * _allreduce(ranks, machine)
@@ -147,6 +175,7 @@ def _rma(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
         _allreduce(ranks, machine) + barrier
     )
     t += col("slots_scanned")[i] * machine.scan_entry_s
+    t += _codec(col("messages_sent")[i], col("spikes_received")[i], machine)
     return (
         t
         + col("spikes_received")[i] * machine.spike_handling_s
@@ -156,6 +185,8 @@ def _rma(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
 
 def _routed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("hops")[i] * machine.route_hop_s
+    if props.get("compressed", 0):
+        t += col("hops")[i] * machine.route_codec_item_s
     t += col("messages_sent")[i] * (machine.send_overhead_s + machine.receive_overhead_s)
     t += col("bytes_sent")[i] / machine.bandwidth_bytes_per_s + col("rounds")[i] * _allreduce(
         ranks, machine

@@ -87,6 +87,46 @@ def test_profiles_load_and_bad_profiles_name_the_key(tmp_path):
         load_profile(bad)
 
 
+CODEC_KEYS = ("encode_spike_s", "decode_spike_s", "route_codec_item_s")
+
+
+def test_time_model_charges_the_codec_where_spikes_are_coded(tmp_path):
+    bgp = load_profile(REPO / "profiles/bgp.toml")
+    assert all(getattr(bgp, key) > 0 for key in CODEC_KEYS)
+    # A profile written before the codec's costs existed loads, and charges no codec time.
+    old = tmp_path / "old.toml"
+    text = (REPO / "profiles/bgp.toml").read_text()
+    old.write_text("\n".join(l for l in text.splitlines() if not l.startswith(CODEC_KEYS)))
+    without = load_profile(old)
+    assert all(getattr(without, key) == 0 for key in CODEC_KEYS)
+    counts = {
+        "spikes_sent": 100.0, "spikes_received": 400.0, "entries_sent": 300.0, "entries_received": 500.0,
+        "messages_sent": 700.0, "hops": 900.0, "rounds": 1.0, "bytes_received": 1000.0, "bytes_sent": 800.0,
+        "slots_scanned": 50.0,
+    }  # fmt: skip
+    encode, decode, item = bgp.encode_spike_s, bgp.decode_spike_s, bgp.route_codec_item_s
+    expected = {
+        ("allgather", 1): 100 * encode + 400 * decode,
+        ("allgather", 0): 0.0,  # compress = false: 8-byte entries, no codec
+        ("alltoall", 1): 300 * encode + 500 * decode,
+        ("alltoallv", 1): 300 * encode + 500 * decode,
+        ("multisend", 1): 700 * encode + 400 * decode,
+        ("persistent", 1): 700 * encode + 400 * decode,
+        ("rma", 1): 700 * encode + 400 * decode,
+        ("routed", 1): 900 * item,
+        ("routed", 0): 0.0,
+    }
+    for (kind, compressed), codec in expected.items():
+        method = {
+            "method": kind,
+            "rows": {"step": [40], "max": {name: [value] for name, value in counts.items()}},
+            "properties": {"compressed": compressed, "route_max_hops": 1},
+        }
+        (charged,) = interval_times(method, 4, bgp)
+        (uncharged,) = interval_times(method, 4, without)
+        assert charged - uncharged == pytest.approx(codec, rel=1e-9, abs=1e-15), kind
+
+
 def test_time_model_allgather_grows_about_linearly_with_p(tmp_path):
     config = write_config(tmp_path, "[simulation]\ntstop_ms = 30.0\n[network]\ncells = 512\nindegree = 50\n")
     bgp = load_profile(REPO / "profiles/bgp.toml")
