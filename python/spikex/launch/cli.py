@@ -327,6 +327,12 @@ def plot(directory: Path, outdir) -> int:
     help="routed: messages to ranks on the same node through shared-memory mailboxes "
     "instead of MPI messages [default: on, unless a node has more ranks than cores].",
 )  # fmt: skip
+@click.option(
+    "--profile", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+    help="routed: take the grid the time model predicts fastest with this machine profile "
+    "(e.g. profiles/netns-1gbit.toml: the direct grid or a balanced one; P a power of two) "
+    "instead of --dims.",
+)  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Skip the verification pass.")
 @click.option(
     "--huge-pages/--no-huge-pages", default=True, show_default=True,
@@ -341,7 +347,7 @@ def plot(directory: Path, outdir) -> int:
 @launcher_options
 def gups(
     ranks, algorithm, log2_table, mem_fraction, dims, budget, message_bytes, lanes, shared_memory,
-    no_verify, huge_pages, output, corrupt_updates, launcher, hostfile, launcher_args,
+    profile, no_verify, huge_pages, output, corrupt_updates, launcher, hostfile, launcher_args,
 ) -> int:  # fmt: skip
     """HPCC MPIRandomAccess: random XOR updates of a distributed table, in GUPS.
 
@@ -356,7 +362,7 @@ def gups(
     plan = plan_gups(
         ranks, algorithm, log2_table, mem_fraction, dims, budget, verify, corrupt_updates, output,
         launcher=_launcher(launcher, hostfile, launcher_args), huge_pages=huge_pages,
-        message_bytes=message_bytes, lanes=lanes, shared_memory=shared_memory,
+        message_bytes=message_bytes, lanes=lanes, shared_memory=shared_memory, profile=profile,
     )  # fmt: skip
     result = execute_gups(plan)
     if not plan.in_job or _job_rank() == 0:  # one answer per job

@@ -79,6 +79,9 @@ class GupsPlan:
     # routed: ranks on one node through mailboxes (route/router.hpp); None: unless a node
     # has more ranks than cores (gups/gups.hpp use_mailboxes)
     shared_memory: bool | None = None
+    # routed: how --profile chose the grid (routing_model.best_grid at that profile's costs),
+    # None when --dims or the route library's auto chose it
+    grid_choice: dict | None = None
 
     def kernel_options(self) -> dict:
         """Options of ``_core.gups_run``."""
@@ -115,6 +118,7 @@ def plan_gups(
     message_bytes: int | None = None,
     lanes: int | None = None,
     shared_memory: bool | None = None,
+    profile: Path | str | None = None,
 ) -> GupsPlan:
     """Check every argument before anything is started.
 
@@ -161,6 +165,10 @@ def plan_gups(
         )
     if algorithm == "baseline" and dims is not None:
         raise ConfigError("--dims", dims, "only --algorithm routed uses a grid")
+    grid_choice = None
+    if profile is not None:
+        grid_choice = _grid_from_profile(Path(profile), ranks, algorithm, dims, budget, message_bytes, lanes)
+        dims = "x".join(str(d) for d in grid_choice["dims"])
     dims = dims or "auto"
     if algorithm == "routed":
         from .. import _core  # the route library decides what fits; one implementation
@@ -178,7 +186,36 @@ def plan_gups(
     return GupsPlan(ranks, algorithm, log2_table, dims, budget, verify, corrupt_updates, output,
                     in_job=job is not None, launcher=launcher, huge_pages=bool(huge_pages),
                     message_bytes=message_bytes, lanes=lanes,
-                    shared_memory=None if shared_memory is None or algorithm != "routed" else bool(shared_memory))  # fmt: skip
+                    shared_memory=None if shared_memory is None or algorithm != "routed" else bool(shared_memory),
+                    grid_choice=grid_choice)  # fmt: skip
+
+
+def _grid_from_profile(path: Path, ranks: int, algorithm: str, dims: str | None, budget: int,
+                       message_bytes: int | None, lanes: int) -> dict:  # fmt: skip
+    """--profile: the grid the time model predicts fastest at the profile's costs
+    (routing_model.best_grid, with the run's budget, message size and lanes)."""
+    from .routing_model import MESSAGE_BYTES, best_grid
+    from .time_model import load_profile
+
+    if algorithm != "routed":
+        raise ConfigError("--profile", str(path), "only --algorithm routed chooses a grid")
+    if dims not in (None, "auto"):
+        raise ConfigError("--dims", dims, "--profile chooses the grid: give one of --dims and --profile")
+    if ranks & (ranks - 1):
+        raise ConfigError(
+            "--profile", str(path), f"compares balanced grids, which need a power-of-two P (P = {ranks}): give --dims"
+        )
+    machine = load_profile(path)
+    choice = best_grid(ranks, machine, budget, message_bytes or MESSAGE_BYTES, lanes)
+    if choice["best"] is None:
+        raise ConfigError("--budget", budget, f"no grid on {ranks} rank(s) gives every bucket an update")
+    return {
+        "profile": machine.name,
+        "profile_path": str(path),
+        "dims": choice["best"]["dims"],
+        "candidates": [{"dims": g["dims"], "bucket_capacity": g["capacity"], "hops": g["hops"],
+                        "predicted_ns_per_update": g["seconds"] * 1e9} for g in choice["candidates"]],
+    }  # fmt: skip
 
 
 def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) -> int:
@@ -305,6 +342,7 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "algorithm": plan.algorithm,
         "ranks": kernel["ranks"],
         "dims": kernel["dims"] if plan.algorithm == "routed" else None,
+        "grid_choice": plan.grid_choice,
         "budget": plan.budget,
         "bucket_capacity": kernel["bucket_capacity"],
         "lanes": kernel["lanes"] if plan.algorithm == "routed" else None,
@@ -358,6 +396,8 @@ def _transport_text(result: dict) -> str:
 def format_result(result: dict) -> str:
     """The printed report (one ``name: value`` per line)."""
     grid = f", grid {result['dims']}" if result["dims"] else ""
+    if result.get("grid_choice"):
+        grid += f" (fastest at profile {result['grid_choice']['profile']})"
     verdict = (
         "skipped" if result["passed"] is None else ("PASSED" if result["passed"] else "FAILED")
     )

@@ -333,8 +333,8 @@ def cluster_section(cluster: dict) -> list[str]:
         + cluster["measured"]
         + f" ({cluster['repeats']} "
         "repeats, the range in brackets). Per interval, the largest rank's bytes received "
-        "(Allgather, Alltoall: the collective's receive buffer; multisend: 16-byte messages; "
-        "routed: bytes sent), from the dry run.",
+        "(Allgather, Alltoall: the collective's receive buffer; multisend: its one-spike "
+        "messages; routed: bytes sent), from the dry run.",
         "",
         "| rate | P | method | bytes / interval | messages / interval | predicted µs | measured µs | ratio |",
         "|---|---|---|---|---|---|---|---|",

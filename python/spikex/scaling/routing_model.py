@@ -90,14 +90,35 @@ def break_even_message_seconds(direct: dict, grid: dict, machine: Profile,
     return per_hop * (grid["hops"] - direct["hops"]) / saved_messages
 
 
+def routed_grid_costs(ranks: int, machine: Profile, budget: int = BUDGET,
+                      message_bytes: int = MESSAGE_BYTES, lanes: int = LANES) -> list[dict]:
+    """grid_cost of every balanced grid of 2 to log2(P) dimensions whose budget gives each
+    bucket an update (``ranks`` a power of two)."""  # fmt: skip
+    grids = [
+        grid_cost(balanced_dims(ranks, d), machine, budget, message_bytes, ITEM_BYTES, lanes)
+        for d in range(2, ranks.bit_length())
+    ]
+    return [g for g in grids if g["seconds"] is not None]
+
+
+def best_grid(ranks: int, machine: Profile, budget: int = BUDGET,
+              message_bytes: int = MESSAGE_BYTES, lanes: int = LANES) -> dict:
+    """The grid (direct or balanced) with the least time per update at ``machine``'s costs,
+    the direct grid on a tie; with every candidate's cost (``candidates``). ``ranks`` must
+    be a power of two (balanced_dims); None when no grid fits the budget."""  # fmt: skip
+    direct = grid_cost((ranks,), machine, budget, message_bytes, ITEM_BYTES, lanes)
+    candidates = [g for g in (direct, *routed_grid_costs(ranks, machine, budget, message_bytes, lanes))
+                  if g["seconds"] is not None]  # fmt: skip
+    best = min(candidates, key=lambda g: g["seconds"]) if candidates else None
+    return {"best": best, "candidates": candidates}
+
+
 def crossover_table(machine: Profile, ranks: list[int], budget: int = BUDGET) -> list[dict]:
     """Per P: the direct grid, the best routed grid, their costs and the break-even."""
     rows = []
     for p in ranks:
-        bits = p.bit_length() - 1
         direct = grid_cost((p,), machine, budget)
-        grids = [grid_cost(balanced_dims(p, d), machine, budget) for d in range(2, bits + 1)]
-        grids = [g for g in grids if g["seconds"] is not None]
+        grids = routed_grid_costs(p, machine, budget)
         best = min(grids, key=lambda g: g["seconds"]) if grids else None
         rows.append({
             "ranks": p,

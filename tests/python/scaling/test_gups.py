@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
-from conftest import marked, run_cli, several_ranks
+from conftest import REPO, marked, run_cli, several_ranks
 
 LOG2_TABLE = 12  # 4,096 words, 16,384 updates: quick, yet thousands of messages
 
@@ -132,6 +133,35 @@ def test_an_mpi_without_shared_windows_falls_back_to_mpi_messages(tmp_path):
     assert result["shared_memory_messages"] == 0
 
 
+def profile_with_message_cost(tmp_path, name: str, overhead_s: float):
+    """profiles/bgp.toml with send and receive overhead each ``overhead_s``."""
+    text = (REPO / "profiles/bgp.toml").read_text()
+    text = re.sub(r"(?m)^(send|receive)_overhead_s = .*$", rf"\1_overhead_s = {overhead_s}", text)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text.replace('name = "bgp"', f'name = "{name}"'))
+    return path
+
+
+@pytest.mark.mpi
+def test_profile_chooses_the_grid_the_time_model_predicts_fastest(tmp_path):
+    # Messages nearly free: the direct grid (fewest hops). Messages dear: the 4 x 4 grid,
+    # whose fuller buckets (70 updates against 32) need fewer of them per update. (On 4
+    # ranks the direct grid always wins: a 2 x 2 bucket holds 165 updates, a direct one 141,
+    # and the extra hop costs more messages than the fill saves.)
+    for name, overhead, dims in (("cheap", 1e-9, [16]), ("dear", 1e-3, [4, 4])):
+        done, result = gups(tmp_path, "--np", "16", "--profile", str(profile_with_message_cost(tmp_path, name, overhead)))
+        assert done.returncode == 0, done.stderr
+        assert result["errors"] == 0 and result["dims"] == dims, name
+        choice = result["grid_choice"]
+        assert choice["profile"] == name and choice["dims"] == dims
+        assert [c["dims"] for c in choice["candidates"]] == [[16], [4, 4], [4, 2, 2], [2, 2, 2, 2]]
+        fastest = min(choice["candidates"], key=lambda c: c["predicted_ns_per_update"])
+        assert fastest["dims"] == dims
+        assert f"fastest at profile {name}" in done.stdout
+    done, result = gups(tmp_path, "--np", "4", "--dims", "2x2")
+    assert done.returncode == 0 and result["grid_choice"] is None
+
+
 @pytest.mark.mpi
 @pytest.mark.slow
 def test_corrupted_updates_are_caught(tmp_path):
@@ -175,6 +205,10 @@ def test_no_verify(tmp_path):
         (["--mem-fraction", "2"], "--mem-fraction = 2"),
         (["--algorithm", "fastest"], "--algorithm"),
         (["--np", "0"], "--np = 0"),
+        (["--profile", "no-such.toml"], "--profile = no-such.toml"),
+        (["--np", "6", "--profile", str(REPO / "profiles/bgp.toml")], "power-of-two P (P = 6)"),
+        (["--np", "4", "--dims", "4", "--profile", str(REPO / "profiles/bgp.toml")], '--dims = "4"'),
+        (["--algorithm", "baseline", "--profile", str(REPO / "profiles/bgp.toml")], "--profile = "),
     ],
 )
 def test_bad_arguments_are_one_line_exit_2(tmp_path, args, key):
