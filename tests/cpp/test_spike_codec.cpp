@@ -120,12 +120,18 @@ TEST(spike_codec, dense_and_sparse_sets_use_both_modes) {
     std::vector<unsigned char> wire;
     auto dense = random_spikes(rng, 5000, 1u << 20, 15);
     codec.encode(dense, 1u << 20, wire);
-    EXPECT_EQ(wire[0] & 1, 1) << "gaps mode";
+    EXPECT_EQ(wire[0] & 3, 3) << "long header, gaps mode";
     wire.clear();
     std::vector<wire_spike> single = {{99, 14}}; // a single spike is never cheaper as a gap
     codec.encode(single, 1000, wire);
-    EXPECT_EQ(wire[0] & 1, 0) << "packed mode";
-    EXPECT_EQ(wire.size(), 3u); // 7 header bits + 7 item bits + 4 offset bits, padded
+    EXPECT_EQ(wire[0] & 1, 0) << "short header: packed at the item space's width";
+    EXPECT_EQ(wire.size(), 2u); // 1 header bit + 10 item bits (bits(999)) + 4 offset bits, padded
+    // A few small items of a large space: packed at the block's own width (long header).
+    wire.clear();
+    std::vector<wire_spike> small = {{1, 3}, {2, 4}, {3, 5}, {0, 6}};
+    codec.encode(small, 1u << 20, wire);
+    EXPECT_EQ(wire[0] & 3, 1) << "long header, packed";
+    EXPECT_EQ(wire.size(), 5u); // 8 header bits + 4 x (4 item bits (widened to 8 - 4) + 4 offset bits)
 }
 
 TEST(spike_codec, gaps_mode_is_independent_of_input_order) {
@@ -205,18 +211,18 @@ TEST(spike_codec, mean_is_at_most_three_bytes_per_spike_at_any_cells_per_rank_an
 TEST(spike_codec, malformed_blocks_are_refused) {
     spike_codec codec(15);
     auto ignore = [](std::uint32_t, std::uint32_t) {};
-    // Packed, item width 0 with a 4-bit offset: entries narrower than 8 bits.
-    const unsigned char narrow[] = {0x00, 0x00};
+    // Packed (long header), item width 0 with a 4-bit offset: entries narrower than 8 bits.
+    const unsigned char narrow[] = {0x01, 0x00};
     EXPECT_THROW(codec.decode(narrow, 2, 100, ignore), internal_error);
     // Gaps with k = 0 and only 1-bits after the header: an unterminated quotient.
-    const unsigned char unterminated[] = {0x01, 0xff, 0xff};
+    const unsigned char unterminated[] = {0x03, 0xff, 0xff};
     EXPECT_THROW(codec.decode(unterminated, 3, 100, ignore), internal_error);
     // A valid gaps block cut short in the middle of a code.
     std::mt19937_64 rng(5);
     std::vector<unsigned char> wire;
     auto spikes = random_spikes(rng, 200, 1u << 20, 15);
     codec.encode(spikes, 1u << 20, wire);
-    ASSERT_EQ(wire[0] & 1, 1);
+    ASSERT_EQ(wire[0] & 3, 3);
     std::size_t decoded = 0;
     bool threw = false;
     try {
@@ -225,16 +231,31 @@ TEST(spike_codec, malformed_blocks_are_refused) {
         threw = true;
     }
     EXPECT_TRUE(threw || decoded < spikes.size());
-    // Packed, item width 4, one entry (item 3, offset 15): 15 is outside an interval of 15
-    // steps although it fits the 4 offset bits.
-    const unsigned char outside[] = {0x88, 0xf9};
+    // Packed (long header), item width 4, one entry (item 3, offset 15): 15 is outside an
+    // interval of 15 steps although it fits the 4 offset bits.
+    const unsigned char outside[] = {0x11, 0xf3};
     EXPECT_THROW(codec.decode(outside, 2, 100, ignore), internal_error);
-    const unsigned char inside[] = {0x88, 0xf1}; // offset 14
+    const unsigned char inside[] = {0x11, 0xe3}; // offset 14
     std::vector<wire_spike> back;
     codec.decode(inside, 2, 100, [&](std::uint32_t item, std::uint32_t offset) { back.push_back({item, offset}); });
     ASSERT_EQ(back.size(), 1u);
     EXPECT_EQ(back[0].item, 3u);
     EXPECT_EQ(back[0].offset, 14u);
+    // The same spike after the short header: 0, 7 item bits (bits(99)), 4 offset bits,
+    // 4 bits of padding.
+    const unsigned char short_header[] = {0x06, 0xfe};
+    back.clear();
+    codec.decode(short_header, 2, 100, [&](std::uint32_t item, std::uint32_t offset) {
+        back.push_back({item, offset});
+    });
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].item, 3u);
+    EXPECT_EQ(back[0].offset, 14u);
+    std::vector<unsigned char> encoded;
+    codec.encode(std::vector<wire_spike>{{3, 14}}, 100, encoded);
+    EXPECT_EQ(encoded, std::vector<unsigned char>(short_header, short_header + 2));
+    // A short-header block for an empty item space is malformed.
+    EXPECT_THROW(codec.decode(short_header, 2, 0, ignore), internal_error);
 }
 
 TEST(spike_codec, single_spikes_round_trip_with_their_tag_at_the_extremes) {

@@ -129,6 +129,21 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
 
 } // namespace
 
+// Bits of a block of n spikes spread evenly over items x steps, as the spike wire codec
+// codes it: sorted gaps of about items * steps / n (Rice: floor(log2 gap) + 2 bits each)
+// after the long header, or packed at the item space's width after the short one,
+// whichever is smaller.
+namespace {
+double spread_block_bits(double n, double items, double steps) {
+    const double gap = std::max(1.0, items * steps / n);
+    const double gaps = spike_codec::long_header_bits + n * (std::floor(std::log2(gap)) + 2.0);
+    const auto bits = [](double range) {
+        return double(spike_codec::bits_for(std::uint64_t(std::max(range, 1.0)) - 1));
+    };
+    return std::min(gaps, spike_codec::short_header_bits + n * std::max(8.0, bits(items) + bits(steps)));
+}
+} // namespace
+
 void count_allgather(count_view& v) {
     // allgather.cpp: per row, every rank's spikes as one block of the spike wire codec (or
     // 8-byte entries); the fixed block carries slots x e bytes of it, the rest overflows.
@@ -267,8 +282,7 @@ void count_directed(count_view& v, bool fixed_sections) {
     const double location_space = double(v.part.connections_drawn()) / P; // unsorted, for estimates
     auto estimated_bytes = [&](int r, double n) {
         const double space = (v.part.sample_index(r) >= 0 ? double(location_count(r)) : location_space) / P;
-        const double gap = std::max(1.0, space * m / n);
-        return std::ceil((7.0 + n * (std::floor(std::log2(gap)) + 2.0)) / 8.0);
+        return std::ceil(spread_block_bits(n, space, m) / 8.0);
     };
     bool wire_exact = true;
     enum {
@@ -669,18 +683,11 @@ void count_routed(count_view& v) {
     const std::uint64_t item_space = per_rank * std::uint64_t(P), offset_space = std::uint64_t(format.period()) * P;
     const double frame_bits =
         2.0 + 2.0 * (spike_codec::bits_for(item_space - 1) + spike_codec::bits_for(offset_space - 1));
-    auto block_bits = [](double n, double item_range, double offset_range) { // the codec's smaller mode
-        const double gap = std::max(1.0, item_range * offset_range / n);
-        const double gaps = n * (std::floor(std::log2(gap)) + 2.0);
-        const double packed = n * std::max(8.0, double(spike_codec::bits_for(std::uint64_t(item_range) - 1) +
-                                                       spike_codec::bits_for(std::uint64_t(offset_range) - 1)));
-        return 7.0 + std::min(gaps, packed);
-    };
     // sender_cells > 0: the pair form fits, its item space the sender's cells.
     auto bucket_bytes = [&](double n, double item_range, double offset_range, double sender_cells) {
-        double bits = std::min(2.0 + block_bits(n, double(item_space), double(offset_space)),
-                               frame_bits + block_bits(n, item_range, offset_range));
-        if (sender_cells > 0) bits = std::min(bits, 1.0 + block_bits(n, sender_cells, period));
+        double bits = std::min(2.0 + spread_block_bits(n, double(item_space), double(offset_space)),
+                               frame_bits + spread_block_bits(n, item_range, offset_range));
+        if (sender_cells > 0) bits = std::min(bits, 1.0 + spread_block_bits(n, sender_cells, period));
         return std::ceil(bits / 8.0);
     };
     struct pair_traffic {

@@ -85,7 +85,7 @@ public:
                                offset_high < to_low + period_;
         const std::uint64_t plain = plain_bits(count, item_high);
         const std::uint64_t framed = framed_bits(count, item_range, offset_range);
-        const std::uint64_t pair = pair_fits ? pair_bits(count, item_high - own_low) : ~std::uint64_t{0};
+        const std::uint64_t pair = pair_fits ? pair_bits(count, item_high - own_low, from) : ~std::uint64_t{0};
         if (pair < std::min(plain, framed)) {
             for (auto& s: spikes_)
                 s = {static_cast<std::uint32_t>(s.item - own_low), static_cast<std::uint32_t>(s.offset - to_low)};
@@ -159,11 +159,11 @@ public:
         return count;
     }
 
-    // Plain and packed (the codec's upper bound; another form is used only when smaller):
-    // the header, the block's header and count entries of bits(P B - 1) + bits(P 2M - 1)
-    // bits, at least 8 each.
+    // Plain and packed at the item space's width (the codec's upper bound; another form
+    // is used only when smaller): the header, the block's short header and count entries
+    // of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each.
     std::size_t max_message_bytes(std::size_t count) const override {
-        return (2 + packed_bits(count, item_bits_, offset_bits_) + 7) / 8;
+        return (2 + plain_codec().packed_bits(count, item_space_ - 1, item_space_) + 7) / 8;
     }
 
 private:
@@ -199,19 +199,18 @@ private:
         throw internal_error("routed: a bucket message names a cell its owner does not hold");
     }
 
-    // The block's packed size (spike_codec.hpp): its header and entries of at least 8 bits.
-    static std::uint64_t packed_bits(std::uint64_t count, unsigned item_bits, unsigned offset_bits) {
-        return spike_codec::mode_bits + spike_codec::parameter_bits + count * std::max(8u, item_bits + offset_bits);
-    }
+    // Each form's size as the codec packs its block (spike_codec::packed_bits, the block's
+    // upper bound), its header included.
+    spike_codec plain_codec() const { return spike_codec(static_cast<std::uint32_t>(offset_space_)); }
     std::uint64_t plain_bits(std::size_t count, std::uint32_t item_high) const {
-        return 2 + packed_bits(count, spike_codec::bits_for(item_high), offset_bits_);
+        return 2 + plain_codec().packed_bits(count, item_high, item_space_);
     }
     std::uint64_t framed_bits(std::size_t count, std::uint64_t item_range, std::uint64_t offset_range) const {
         return 2 + 2 * (item_bits_ + offset_bits_) +
-               packed_bits(count, spike_codec::bits_for(item_range - 1), spike_codec::bits_for(offset_range - 1));
+               spike_codec(static_cast<std::uint32_t>(offset_range)).packed_bits(count, item_range - 1, item_range);
     }
-    std::uint64_t pair_bits(std::size_t count, std::uint64_t local_high) const {
-        return 1 + packed_bits(count, spike_codec::bits_for(local_high), spike_codec::bits_for(period_ - 1));
+    std::uint64_t pair_bits(std::size_t count, std::uint64_t local_high, int from) const {
+        return 1 + spike_codec(static_cast<std::uint32_t>(period_)).packed_bits(count, local_high, cells_.count(from));
     }
 
     const routed_item_format& format_;

@@ -58,7 +58,7 @@ private:
     unsigned bits_ = 0;
 };
 
-constexpr unsigned header_bits = spike_codec::mode_bits + spike_codec::parameter_bits;
+constexpr unsigned header_bits = spike_codec::long_header_bits; // gaps, or packed at the block's width
 
 void insertion_sort(std::uint64_t* first, std::uint64_t* last) {
     for (std::uint64_t* i = first + 1; i < last; ++i) {
@@ -138,9 +138,12 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
                              std::to_string(max_offset) + " outside " + std::to_string(items) + " items x " +
                              std::to_string(steps_) + " steps");
     }
-    // Packed: the item width covers the largest item; entries of at least 8 bits.
-    const unsigned item_bits = packed_item_bits(max_item);
-    const std::uint64_t packed = header_bits + n * std::uint64_t(item_bits + offset_bits_);
+    // Packed: the item width covers the item space (short header) or the block's largest
+    // item (long header), whichever is smaller; entries of at least 8 bits.
+    const std::uint64_t short_packed = short_packed_bits(n, items);
+    const std::uint64_t packed = packed_bits(n, max_item, items);
+    const bool short_header = packed == short_packed;
+    const unsigned item_bits = short_header ? packed_item_bits(items - 1) : packed_item_bits(max_item);
 
     // Gaps: the gaps sum to the largest key S, so with Rice parameter k a block costs about
     // n (k + 1) + S / 2^k bits, least near 2^k = S ln 2 / n; of floor and ceil of that k, the
@@ -168,7 +171,7 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         if (scratch.size() < bound) scratch.resize(bound);
         bit_writer w(scratch.data());
         put_prefix(w);
-        w.put(1, mode_bits);
+        w.put(0b11, 2); // long header, gaps
         w.put(k, parameter_bits);
         const std::uint64_t low_mask = (std::uint64_t{1} << k) - 1;
         std::uint64_t previous = 0;
@@ -208,8 +211,12 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     out.resize(start + bytes + 8); // slack: the writer stores whole 32-bit words
     bit_writer w(out.data() + start);
     put_prefix(w);
-    w.put(0, mode_bits);
-    w.put(item_bits, parameter_bits);
+    if (short_header) {
+        w.put(0, short_header_bits);
+    } else {
+        w.put(0b01, 2); // long header, packed
+        w.put(item_bits, parameter_bits);
+    }
     for (const auto& s: spikes) w.put(s.item | (std::uint64_t(s.offset) << item_bits), item_bits + offset_bits_);
     w.finish();
     out.resize(start + bytes);

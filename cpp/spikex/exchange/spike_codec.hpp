@@ -8,21 +8,27 @@
 // (steps = M, known to both sides). The receiver knows the sender and the interval from the message, so neither is in
 // the block.
 //
-// A block is a bit stream, least significant bit first, padded with 1-bits to a whole byte:
-//   bit 0        mode: 0 = packed, 1 = gaps
-//   packed       6 bits w (item width), then per spike w bits of item and b = bits(M - 1)
-//                bits of offset, in the order given; w + b >= 8 (w is widened), so the
-//                padding (< 8 bits) is never a whole entry: count = stream bits / (w + b).
-//   gaps         6 bits k, then the keys offset * items + item in ascending order as gaps
+// A block is a bit stream, least significant bit first, padded with 1-bits to a whole byte.
+// Its header says how to read it, in 1 or 8 bits (a prefix code):
+//   0            packed at the item space's width: w = bits(items - 1), widened so that
+//                w + b >= 8; no parameter (what a block of a few spikes takes)
+//   1 0 + 6 bits packed at w (the block's own item width, widened likewise)
+//   1 1 + 6 bits gaps with Rice parameter k
+//   packed       per spike w bits of item and b = bits(M - 1) bits of offset, in the order
+//                given; w + b >= 8, so the padding (< 8 bits) is never a whole entry:
+//                count = (stream bits - header) / (w + b).
+//   gaps         the keys offset * items + item in ascending order as gaps
 //                g_0 = key_0, g_i = key_i - key_{i-1} (>= 0; a repeated spike gives 0),
 //                each Golomb-Rice coded: q = g >> k as q 1-bits and a 0-bit, then k low bits;
 //                q >= 32 escapes: 32 1-bits, 6 bits L - 1 with L = bit length of g, then the
 //                low L - 1 bits of g (its top bit is 1). Padding (< 8 1-bits) never reaches
 //                32 nor ends with a 0, so the decoder stops where it runs out of bits.
 // An empty block is zero bytes. The encoder picks k from n and the largest key, and takes
-// the smaller of the two modes (packed on a tie, since it needs no sort), so a block costs at most 1 + 6 + n (w + b)
-// bits + padding; sorted gaps cost about log2(key range / n) + 2 bits per spike, i.e. log2(1 / (rate dt))
-// + 2 for a whole interval of a rank: independent of cells per rank and of M.
+// the smallest of the three (packed on a tie, since it needs no sort; the item space's
+// width before the block's), so a block costs at most packed_bits + padding: a one-spike
+// block 1 + w + b bits. Sorted gaps cost about log2(key range / n) + 2 bits per spike,
+// i.e. log2(1 / (rate dt)) + 2 for a whole interval of a rank: independent of cells per
+// rank and of M.
 // Decoding returns the same (item, offset) multiset; in gaps mode in key order. Every
 // method's delivery is order-free (the engine sorts each step canonically).
 #include <algorithm>
@@ -51,7 +57,10 @@ struct wire_field {
 
 class spike_codec {
 public:
-    static constexpr unsigned mode_bits = 1, parameter_bits = 6, escape_ones = 32;
+    // Header bits: the short header (packed at the item space's width), the long one (a
+    // mode bit pair and a 6-bit parameter: packed at the block's width, or gaps).
+    static constexpr unsigned short_header_bits = 1, parameter_bits = 6, long_header_bits = 2 + parameter_bits,
+                              escape_ones = 32;
 
     spike_codec() = default;
     explicit spike_codec(std::uint32_t steps_per_interval):
@@ -102,8 +111,20 @@ public:
     // Bits an item of value v needs (0 for 0).
     static unsigned bits_for(std::uint64_t v) { return static_cast<unsigned>(std::bit_width(v)); }
 
+    // The packed size in bits (header included, padding not) of n > 0 spikes whose largest
+    // item is max_item, of an item space `items`: the bound encode never exceeds.
+    std::uint64_t packed_bits(std::uint64_t n, std::uint64_t max_item, std::uint64_t items) const {
+        return std::min(short_packed_bits(n, items),
+                        long_header_bits + n * (packed_item_bits(max_item) + offset_bits_));
+    }
+
 private:
-    unsigned packed_item_bits(std::uint32_t max_item) const {
+    // Packed at the item space's width (none for item spaces wider than 32 bits).
+    std::uint64_t short_packed_bits(std::uint64_t n, std::uint64_t items) const {
+        if (items > (std::uint64_t{1} << 32)) return ~std::uint64_t{0};
+        return short_header_bits + n * (packed_item_bits(items - 1) + offset_bits_);
+    }
+    unsigned packed_item_bits(std::uint64_t max_item) const {
         const unsigned floor = offset_bits_ >= 8 ? 0 : 8 - offset_bits_; // entries of >= 8 bits
         return std::max(bits_for(max_item), floor);
     }
@@ -183,15 +204,24 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
         left -= skip;
     }
     in.refill();
-    if (in.available() < mode_bits + parameter_bits) throw_malformed_block("shorter than its header");
-    const bool gaps = in.take(mode_bits) != 0;
-    const auto parameter = static_cast<unsigned>(in.take(parameter_bits));
+    if (in.available() < short_header_bits) throw_malformed_block("shorter than its header");
+    if (items == 0) throw_malformed_block("spikes for an empty item space");
+    const bool long_header = in.take(1) != 0;
+    bool gaps = false;
+    unsigned parameter = packed_item_bits(items - 1);
+    if (long_header) {
+        if (in.available() < long_header_bits - 1) throw_malformed_block("shorter than its header");
+        gaps = in.take(1) != 0;
+        parameter = static_cast<unsigned>(in.take(parameter_bits));
+    }
+    const unsigned header_bits = long_header ? long_header_bits : short_header_bits;
     std::size_t n = 0;
     if (!gaps) {
         const unsigned width = parameter + offset_bits_;
         if (width < 8) throw_malformed_block("packed entry narrower than 8 bits");
         if (parameter > 32) throw_malformed_block("packed item wider than 32 bits");
-        const std::size_t count = (bytes * 8 - prefix_bits - mode_bits - parameter_bits) / width;
+        if (bytes * 8 < prefix_bits + header_bits) throw_malformed_block("shorter than its header");
+        const std::size_t count = (bytes * 8 - prefix_bits - header_bits) / width;
         for (; n < count; ++n) {
             std::uint64_t entry;
             if (!in.take_long(width, entry)) throw_malformed_block("packed entries cut short");
@@ -204,7 +234,6 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
         return n;
     }
     const unsigned k = parameter;
-    if (items == 0) throw_malformed_block("spikes for an empty item space");
     const std::uint64_t low_mask = k == 0 ? 0 : ~std::uint64_t{0} >> (64 - k);
     std::uint64_t key = 0;
     for (;;) {
