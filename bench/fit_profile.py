@@ -7,8 +7,9 @@ send / receive overhead of a 16-byte message, one Allgather stage, one Alltoall 
 Allreduce, Barrier, and the CPU costs of handling a spike, skipping a buffer entry and one
 routing hop; the spike wire codec's costs (encode and decode of a block's spike, a routed
 bucket's item at one hop) come from one case of bench/cpp/spike_codec.cpp, run here on one
-core: 10,000 cells per rank at 5 Hz, M = 15, blocks in cell order as the engine emits them. The profile records the load average when the fit started: on a machine busy
-with other work the numbers are those of a loaded machine.
+core: 10,000 cells per rank at 5 Hz, M = 15, blocks in cell order as the engine emits
+them. The profile records the load average when the fit started: on a machine busy with
+other work the numbers are those of a loaded machine.
 
 The ranks can be started elsewhere than on this machine's cores: --launcher,
 --launcher-args and --hostfile are those of ``spikex run`` (bench/cluster_time_model.py

@@ -129,11 +129,11 @@ std::vector<std::vector<spike>> spikes_by_row(const std::vector<sync_row>& rows,
 
 } // namespace
 
+namespace {
 // Bits of a block of n spikes spread evenly over items x steps, as the spike wire codec
 // codes it: sorted gaps of about items * steps / n (Rice: floor(log2 gap) + 2 bits each)
 // after the long header, or packed at the item space's width after the short one,
 // whichever is smaller.
-namespace {
 double spread_block_bits(double n, double items, double steps) {
     const double gap = std::max(1.0, items * steps / n);
     const double gaps = spike_codec::long_header_bits + n * (std::floor(std::log2(gap)) + 2.0);
