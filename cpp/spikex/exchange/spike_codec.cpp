@@ -174,14 +174,14 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         w.put(0b11, 2); // long header, gaps
         w.put(k, parameter_bits);
         const std::uint64_t low_mask = (std::uint64_t{1} << k) - 1;
-        std::uint64_t previous = 0;
-        for (std::uint64_t key: keys) {
-            const std::uint64_t gap = key - previous;
-            previous = key;
+        // A gap's code: q 1-bits, a 0-bit, the k low bits (q + 1 + k bits).
+        auto rice = [&](std::uint64_t gap, std::uint64_t q) {
+            return ((std::uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1));
+        };
+        auto put_gap = [&](std::uint64_t gap) {
             const std::uint64_t q = gap >> k;
-            if (q < escape_ones && q + 1 + k <= 56) { // q 1-bits, a 0-bit, k low bits: one store
-                w.put_short(((std::uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)),
-                            static_cast<unsigned>(q + 1 + k));
+            if (q < escape_ones && q + 1 + k <= 56) { // one store
+                w.put_short(rice(gap, q), static_cast<unsigned>(q + 1 + k));
             } else if (q < escape_ones) {
                 w.ones(static_cast<unsigned>(q));
                 w.put(0, 1);
@@ -192,7 +192,25 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
                 w.put(length - 1, parameter_bits);
                 w.put(gap & ((std::uint64_t{1} << (length - 1)) - 1), length - 1);
             }
+        };
+        // Two gaps per store when both codes fit 56 bits together (the rule for a block
+        // worth coding as gaps): the writer's store is a dependency chain, one per store.
+        const std::uint64_t* key = keys.data();
+        std::uint64_t previous = 0;
+        std::size_t i = 0;
+        for (; i + 1 < n; i += 2) {
+            const std::uint64_t g1 = key[i] - previous, g2 = key[i + 1] - key[i];
+            previous = key[i + 1];
+            const std::uint64_t q1 = g1 >> k, q2 = g2 >> k;
+            if (q1 < escape_ones && q2 < escape_ones && q1 + q2 + 2 * (k + 1) <= 56) {
+                const auto n1 = static_cast<unsigned>(q1 + 1 + k), n2 = static_cast<unsigned>(q2 + 1 + k);
+                w.put_short(rice(g1, q1) | (rice(g2, q2) << n1), n1 + n2);
+            } else {
+                put_gap(g1);
+                put_gap(g2);
+            }
         }
+        if (i < n) put_gap(key[i] - previous);
         const std::uint64_t bits = w.written() - prefix_bits;
         if (bits < packed) {
             w.finish();

@@ -235,7 +235,14 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
     }
     const unsigned k = parameter;
     const std::uint64_t low_mask = k == 0 ? 0 : ~std::uint64_t{0} >> (64 - k);
-    std::uint64_t key = 0;
+    std::uint64_t key = 0; // g_0 = key_0: the first gap counts from 0
+    auto deliver = [&](std::uint64_t gap) {
+        key += gap;
+        const std::uint64_t offset = key / items;
+        if (offset >= steps_) throw_malformed_block("offset outside the interval");
+        f(static_cast<std::uint32_t>(key - offset * items), static_cast<std::uint32_t>(offset));
+        ++n;
+    };
     for (;;) {
         in.refill();
         // Unary quotient: count the 1-bits before the next 0-bit.
@@ -246,8 +253,16 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
         }
         std::uint64_t gap;
         if (ones < escape_ones && ones + 1 + k <= in.available()) { // the common case: all in the window
-            gap = (std::uint64_t(ones) << k) | ((in.peek() >> (ones + 1)) & low_mask);
+            deliver((std::uint64_t(ones) << k) | ((in.peek() >> (ones + 1)) & low_mask));
             in.skip(ones + 1 + k);
+            // A second code from the same window, without a refill (a refill leaves 57 bits
+            // or more, and most codes are short); the padding never passes this test.
+            const auto next = static_cast<unsigned>(std::countr_one(in.peek()));
+            if (next < escape_ones && next + 1 + k <= in.available()) {
+                deliver((std::uint64_t(next) << k) | ((in.peek() >> (next + 1)) & low_mask));
+                in.skip(next + 1 + k);
+            }
+            continue;
         } else if (ones >= escape_ones) {
             in.skip(escape_ones);
             std::uint64_t length_less_one;
@@ -261,11 +276,7 @@ std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, st
             if (!in.take_long(k, low)) throw_malformed_block("remainder cut short");
             gap = (std::uint64_t(ones) << k) | low;
         }
-        key = n == 0 ? gap : key + gap;
-        const std::uint64_t offset = key / items;
-        if (offset >= steps_) throw_malformed_block("offset outside the interval");
-        f(static_cast<std::uint32_t>(key - offset * items), static_cast<std::uint32_t>(offset));
-        ++n;
+        deliver(gap);
     }
     return n;
 }
