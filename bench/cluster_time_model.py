@@ -26,6 +26,10 @@ test suite uses the default one. Needs root (network namespaces, tc).
 Usage: python bench/cluster_time_model.py [--rates 1gbit,100mbit] [--ranks 2,3,4]
                                           [--repeats 3] [--docs]
        python bench/cluster_time_model.py --docs-only   # rewrite docs/scaling.md section 5
+
+The findings under the table (`findings` in the results file: why the model hits or
+misses) are written by hand after a run; a new run keeps the earlier ones, marked as of
+the earlier run, until they are rewritten.
 """
 
 from __future__ import annotations
@@ -376,6 +380,21 @@ def table_rows(data: dict) -> list[dict]:
     return rows
 
 
+EARLIER_FINDINGS = "*The analysis below is of the run of {date}, not of this one: re-read it against the table above and rewrite `findings` in the results file.*"  # fmt: skip
+
+
+def keep_earlier_findings(earlier: dict, data: dict) -> bool:
+    """The findings (why the model hits or misses) are written by hand into the results
+    file after a run. A new run keeps the earlier run's, marked as such (once), rather than
+    dropping them; True when it did."""
+    findings = earlier.get("findings")
+    if not findings:
+        return False
+    marked = findings[0].startswith(EARLIER_FINDINGS.split("{", 1)[0])
+    data["findings"] = findings if marked else [EARLIER_FINDINGS.format(date=earlier.get("date")), "", *findings]
+    return True
+
+
 def write_docs(docs: Path, data: dict) -> None:
     """Rewrite docs/scaling.md from docs/scaling/validation.json and ``data``."""
     from spikex.scaling.report import write_report
@@ -407,6 +426,9 @@ def main(argv=None) -> int:
         data = run(args)
     finally:
         cluster("down")
+    earlier = json.loads(args.output.read_text(encoding="utf-8")) if args.output.is_file() else {}
+    if keep_earlier_findings(earlier, data):
+        print("cluster_time_model: the findings are those of the earlier run: rewrite them", file=sys.stderr)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     write_docs(args.docs, data)

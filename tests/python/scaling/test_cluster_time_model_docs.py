@@ -5,11 +5,15 @@ predicts with are the ones fitted there."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from conftest import REPO
 from spikex.scaling.report import cluster_section, write_report
 from spikex.scaling.time_model import load_profile
+
+sys.path.insert(0, str(REPO / "bench"))
+import cluster_time_model  # noqa: E402
 
 RESULT = REPO / "bench" / "results" / "cluster_time_model.json"
 pytestmark = pytest.mark.skipif(
@@ -62,3 +66,23 @@ def test_fitted_profiles_load(rate):
     fitted = load_result()["fits"][rate]["micro_benchmark"]
     assert profile.latency_s == pytest.approx(fitted["latency_s"], rel=1e-3)
     assert profile.bandwidth_bytes_per_s == pytest.approx(fitted["bandwidth_bytes_per_s"], rel=1e-3)
+
+
+def test_the_findings_are_of_this_run_or_say_whose_they_are():
+    result = load_result()
+    findings = result.get("findings", [])
+    assert findings, "section 5 has no analysis: write `findings` into the results file"
+    marker = cluster_time_model.EARLIER_FINDINGS.split("{", 1)[0]
+    assert result["date"][:10] in findings[0] or findings[0].startswith(marker)
+
+
+def test_a_new_run_keeps_the_earlier_findings_marked_once():
+    earlier = {"date": "2026-11-24 07:49 UTC", "findings": ["analysis", "* a point"]}
+    new = {"date": "2026-11-26 15:51 UTC"}
+    assert cluster_time_model.keep_earlier_findings(earlier, new)
+    assert new["findings"][0].startswith("*The analysis below is of the run of 2026-11-24 07:49 UTC")
+    assert new["findings"][2:] == ["analysis", "* a point"]
+    newer = {"date": "2026-11-27 10:00 UTC"}
+    assert cluster_time_model.keep_earlier_findings(new, newer)
+    assert newer["findings"] == new["findings"]  # still the run they analyse, marked once
+    assert not cluster_time_model.keep_earlier_findings({"date": "x"}, {})
