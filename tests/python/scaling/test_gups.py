@@ -226,6 +226,6 @@ def test_help():
     done = run_cli(["gups", "--help"])
     assert done.returncode == 0
     for option in ("--np", "--algorithm", "--log2-table", "--mem-fraction", "--dims", "--budget",
-                   "--message-bytes", "--huge-pages"):  # fmt: skip
+                   "--message-bytes", "--huge-pages", "--profile"):  # fmt: skip
         assert option in done.stdout
     assert "--corrupt-updates" not in done.stdout, "test-only option stays hidden"
