@@ -241,50 +241,29 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     return bytes;
 }
 
-std::size_t spike_codec::encode_single(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
-                                       unsigned char* out) const {
-    if (spike.item >= items || spike.offset >= steps_ || tag_bits > 32 || (std::uint64_t{tag} >> tag_bits) != 0) {
-        throw internal_error("spike wire: one spike (item " + std::to_string(spike.item) + ", offset " +
-                             std::to_string(spike.offset) + ", tag " + std::to_string(tag) + ") outside " +
-                             std::to_string(items) + " items x " + std::to_string(steps_) + " steps x " +
-                             std::to_string(tag_bits) + " tag bits");
-    }
-    const std::size_t bytes = single_bytes(items, tag_bits);
-    const unsigned item_shift = tag_bits + offset_bits_, total = item_shift + bits_for(items - 1);
-    if (total <= 64) { // one word: the fields, then 1-bits up to the byte (the writer's padding)
-        std::uint64_t word = std::uint64_t{tag} | (std::uint64_t{spike.offset} << tag_bits);
-        if (item_shift < 64) word |= std::uint64_t{spike.item} << item_shift;
-        if (total < 64) word |= ~std::uint64_t{0} << total;
-        for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(word >> (8 * i));
-        return bytes;
-    }
+void spike_codec::throw_single_outside(wire_spike spike, std::uint64_t items, unsigned tag_bits,
+                                       std::uint32_t tag) const {
+    throw internal_error("spike wire: one spike (item " + std::to_string(spike.item) + ", offset " +
+                         std::to_string(spike.offset) + ", tag " + std::to_string(tag) + ") outside " +
+                         std::to_string(items) + " items x " + std::to_string(steps_) + " steps x " +
+                         std::to_string(tag_bits) + " tag bits");
+}
+
+std::size_t spike_codec::encode_single_wide(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
+                                            unsigned char* out) const {
     unsigned char scratch[max_single_bytes + 8]; // the writer stores whole 64-bit words
     bit_writer w(scratch);
     w.put(tag, tag_bits);
     w.put(spike.offset, offset_bits_);
     w.put(spike.item, bits_for(items - 1));
     w.finish();
+    const std::size_t bytes = single_bytes(items, tag_bits);
     std::memcpy(out, scratch, bytes);
     return bytes;
 }
 
-wire_spike spike_codec::decode_single(const unsigned char* data, std::size_t bytes, std::uint64_t items,
-                                      unsigned tag_bits) const {
-    if (items == 0) throw_malformed_block("a spike for an empty item space");
-    if (bytes != single_bytes(items, tag_bits)) throw_malformed_block("one-spike message of the wrong size");
-    const unsigned item_bits = bits_for(items - 1), item_shift = tag_bits + offset_bits_;
-    if (item_shift + item_bits <= 64) { // one word (bytes <= 8)
-        std::uint64_t word = 0;         // byte by byte: a memcpy of a variable length is a call
-        for (std::size_t i = 0; i < bytes; ++i) word |= std::uint64_t{data[i]} << (8 * i);
-        auto field = [word](unsigned shift, unsigned width) {
-            if (width == 0) return std::uint64_t{0};
-            return (word >> shift) & (~std::uint64_t{0} >> (64 - width));
-        };
-        const std::uint64_t offset = field(tag_bits, offset_bits_), item = field(item_shift, item_bits);
-        if (offset >= steps_) throw_malformed_block("offset outside the interval");
-        if (item >= items) throw_malformed_block("item outside the item space");
-        return {static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(offset)};
-    }
+wire_spike spike_codec::decode_single_wide(const unsigned char* data, std::size_t bytes, std::uint64_t items,
+                                           unsigned tag_bits) const {
     wire_bit_reader in(data, bytes);
     std::uint64_t tag = 0, offset = 0, item = 0;
     if (!in.take_long(tag_bits, tag) || !in.take_long(offset_bits_, offset) ||

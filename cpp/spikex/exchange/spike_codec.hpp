@@ -43,6 +43,9 @@
 
 namespace spikex {
 
+// Throws internal_error naming what is wrong with a block or a spike on the wire.
+[[noreturn]] void throw_malformed_block(const char* why);
+
 // One spike of a block.
 struct wire_spike {
     std::uint32_t item;
@@ -88,8 +91,22 @@ public:
         return (tag_bits + offset_bits_ + bits_for(items > 0 ? items - 1 : 0) + 7) / 8;
     }
     static constexpr std::size_t max_single_bytes = (32 + 32 + 32 + 7) / 8;
+    // Inline: every routed item is encoded and decoded at every hop, every one-spike
+    // message once; fields of at most 64 bits (the rule) are one word, built and read byte
+    // by byte (a memcpy of a variable length is a call).
     std::size_t encode_single(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
-                              unsigned char* out) const;
+                              unsigned char* out) const {
+        if (spike.item >= items || spike.offset >= steps_ || tag_bits > 32 || (std::uint64_t{tag} >> tag_bits) != 0)
+            throw_single_outside(spike, items, tag_bits, tag);
+        const unsigned item_shift = tag_bits + offset_bits_, total = item_shift + bits_for(items - 1);
+        if (total > 64) return encode_single_wide(spike, items, tag_bits, tag, out);
+        std::uint64_t word = std::uint64_t{tag} | (std::uint64_t{spike.offset} << tag_bits);
+        if (item_shift < 64) word |= std::uint64_t{spike.item} << item_shift;
+        if (total < 64) word |= ~std::uint64_t{0} << total; // the writer's padding: 1-bits
+        const std::size_t bytes = (total + 7) / 8;
+        for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(word >> (8 * i));
+        return bytes;
+    }
     // The tag of a single spike of `bytes` bytes (little-endian, as every supported target).
     static std::uint32_t single_tag(const unsigned char* data, std::size_t bytes, unsigned tag_bits) {
         std::uint64_t word = 0;
@@ -99,7 +116,22 @@ public:
     // Throws internal_error unless `bytes` is the size single_bytes gives and the spike
     // lies inside items x steps().
     wire_spike decode_single(const unsigned char* data, std::size_t bytes, std::uint64_t items,
-                             unsigned tag_bits) const;
+                             unsigned tag_bits) const {
+        if (items == 0) throw_malformed_block("a spike for an empty item space");
+        if (bytes != single_bytes(items, tag_bits)) throw_malformed_block("one-spike message of the wrong size");
+        const unsigned item_bits = bits_for(items - 1), item_shift = tag_bits + offset_bits_;
+        if (item_shift + item_bits > 64) return decode_single_wide(data, bytes, items, tag_bits);
+        std::uint64_t word = 0; // bytes <= 8
+        for (std::size_t i = 0; i < bytes; ++i) word |= std::uint64_t{data[i]} << (8 * i);
+        auto field = [word](unsigned shift, unsigned width) {
+            if (width == 0) return std::uint64_t{0};
+            return (word >> shift) & (~std::uint64_t{0} >> (64 - width));
+        };
+        const std::uint64_t offset = field(tag_bits, offset_bits_), item = field(item_shift, item_bits);
+        if (offset >= steps_) throw_malformed_block("offset outside the interval");
+        if (item >= items) throw_malformed_block("item outside the item space");
+        return {static_cast<std::uint32_t>(item), static_cast<std::uint32_t>(offset)};
+    }
 
     // Calls f(item, offset) for every spike of the block in [data, data + bytes), whose
     // items are < items, after prefix_bits bits of the caller's header. Returns the number
@@ -119,6 +151,14 @@ public:
     }
 
 private:
+    // One spike alone wider than 64 bits (bit_writer, wire_bit_reader), and the error.
+    std::size_t encode_single_wide(wire_spike spike, std::uint64_t items, unsigned tag_bits, std::uint32_t tag,
+                                   unsigned char* out) const;
+    wire_spike decode_single_wide(const unsigned char* data, std::size_t bytes, std::uint64_t items,
+                                  unsigned tag_bits) const;
+    [[noreturn]] void throw_single_outside(wire_spike spike, std::uint64_t items, unsigned tag_bits,
+                                           std::uint32_t tag) const;
+
     // Packed at the item space's width (none for item spaces wider than 32 bits).
     std::uint64_t short_packed_bits(std::uint64_t n, std::uint64_t items) const {
         if (items > (std::uint64_t{1} << 32)) return ~std::uint64_t{0};
@@ -188,8 +228,6 @@ private:
     std::uint64_t acc_ = 0;
     unsigned bits_ = 0;
 };
-
-[[noreturn]] void throw_malformed_block(const char* why);
 
 template <class F>
 std::size_t spike_codec::decode(const unsigned char* data, std::size_t bytes, std::uint64_t items, F&& f,
