@@ -106,6 +106,19 @@ TEST(spike_codec, extreme_values_and_repeats_round_trip) {
     round_trip(one_step, 1, {{0, 0}});
     round_trip(one_step, 1, {{0, 0}, {0, 0}, {0, 0}});
     round_trip(one_step, 4294967296ull, {{0xffffffffu, 0}});
+    // Keys split by a multiply where items x steps <= 2^32 (divider32), by a division above:
+    // the largest keys on both sides of that edge, in gaps mode (many spikes near the top).
+    for (const std::uint64_t items: {std::uint64_t{1} << 28, (std::uint64_t{1} << 28) + 1}) {
+        const spike_codec sixteen(16);
+        std::vector<wire_spike> top;
+        for (std::uint32_t i = 0; i < 64; ++i)
+            top.push_back({static_cast<std::uint32_t>(items - 1 - i * 977), 15 - i % 2});
+        top.push_back({0, 0});
+        std::vector<unsigned char> gaps;
+        sixteen.encode(top, items, gaps);
+        ASSERT_EQ(gaps[0] & 3, 3) << "gaps mode";
+        round_trip(sixteen, items, top);
+    }
     // A spike outside the item space or the interval is a caller's bug.
     std::vector<unsigned char> wire;
     EXPECT_THROW(one_step.encode(std::vector<wire_spike>{{5, 0}}, 5, wire), internal_error);
@@ -254,6 +267,19 @@ TEST(spike_codec, malformed_blocks_are_refused) {
     std::vector<unsigned char> encoded;
     codec.encode(std::vector<wire_spike>{{3, 14}}, 100, encoded);
     EXPECT_EQ(encoded, std::vector<unsigned char>(short_header, short_header + 2));
+    // A gaps block read with a smaller item space than it was written for: keys past
+    // items x steps are offsets outside the interval, with or without a division.
+    for (const std::uint64_t small_items: {std::uint64_t{100}, std::uint64_t{1} << 32}) {
+        const std::uint64_t large_items = small_items * 10;
+        const spike_codec sixteen(16);
+        std::vector<unsigned char> wide;
+        std::vector<wire_spike> spikes;
+        for (std::uint32_t i = 0; i < 100; ++i)
+            spikes.push_back({static_cast<std::uint32_t>(large_items / 2 - 1 - i), 15});
+        sixteen.encode(spikes, large_items, wide);
+        ASSERT_EQ(wide[0] & 3, 3) << "gaps mode";
+        EXPECT_THROW(sixteen.decode(wide.data(), wide.size(), small_items, ignore), internal_error) << small_items;
+    }
     // A short-header block for an empty item space is malformed.
     EXPECT_THROW(codec.decode(short_header, 2, 0, ignore), internal_error);
 }
@@ -283,6 +309,23 @@ TEST(spike_codec, single_spikes_round_trip_with_their_tag_at_the_extremes) {
                     const wire_spike back = codec.decode_single(wire, size, items, tag_bits);
                     EXPECT_EQ(back.item, s.item);
                     EXPECT_EQ(back.offset, s.offset);
+                    // The one-word layout (a routed bucket's items) writes and reads the same bytes.
+                    const spike_codec::single_word word(codec, items, tag_bits);
+                    ASSERT_EQ(word.fits(),
+                              tag_bits + spike_codec::bits_for(steps - 1) + spike_codec::bits_for(items - 1) <= 64);
+                    if (!word.fits()) continue;
+                    ASSERT_EQ(word.bytes(), size);
+                    unsigned char packed[spike_codec::max_single_bytes + 1];
+                    packed[size] = 0xcd;
+                    word.pack(tag, s, packed);
+                    EXPECT_EQ(std::memcmp(packed, wire, size), 0);
+                    EXPECT_EQ(packed[size], 0xcd);
+                    std::uint32_t unpacked_tag = ~tag;
+                    const wire_spike unpacked = word.unpack(wire, unpacked_tag);
+                    EXPECT_EQ(unpacked_tag, tag);
+                    EXPECT_EQ(word.tag(wire), tag);
+                    EXPECT_EQ(unpacked.item, s.item);
+                    EXPECT_EQ(unpacked.offset, s.offset);
                 }
             }
         }

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "spikex/core/divider.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/exchange/routed_item.hpp"
 #include "spikex/exchange/spike_codec.hpp"
@@ -51,6 +52,10 @@ public:
         item_bits_(spike_codec::bits_for(item_space_ - 1)),
         offset_bits_(spike_codec::bits_for(offset_space_ - 1)) {
         if (!usable(format, cells)) throw internal_error("routed: P * 2M or P * B does not fit the bucket codec");
+        period32_ = static_cast<std::uint32_t>(period_);
+        by_period_ = divider32(period32_);
+        by_ranks_ = divider32(ranks_);
+        by_per_rank_ = divider32(per_rank_);
     }
 
     static bool usable(const routed_item_format& format, const distribution& cells) {
@@ -62,18 +67,31 @@ public:
     void encode(const unsigned char* items, std::size_t count, int from, int to,
                 std::vector<unsigned char>& out) const override {
         spikes_.resize(count);
-        const std::size_t bytes = format_.bytes();
         std::uint32_t item_low = ~0u, item_high = 0, offset_low = ~0u, offset_high = 0;
-        for (std::size_t k = 0; k < count; ++k) {
-            const unsigned char* item = items + k * bytes;
-            const wire_spike f = format_.fields(item);
-            const auto destination = static_cast<std::uint64_t>(format_.destination(item));
-            const wire_spike s{owner_major(f.item), static_cast<std::uint32_t>(destination * period_ + f.offset)};
-            spikes_[k] = s;
-            item_low = std::min(item_low, s.item);
-            item_high = std::max(item_high, s.item);
-            offset_low = std::min(offset_low, s.offset);
-            offset_high = std::max(offset_high, s.offset);
+        // The items the router holds were built by routed_item_format (their fields checked
+        // there), so one-word items are read back without checks.
+        auto convert = [&](auto read) {
+            const std::size_t bytes = format_.bytes();
+            for (std::size_t k = 0; k < count; ++k) {
+                std::uint32_t destination = 0;
+                const wire_spike f = read(items + k * bytes, destination);
+                const wire_spike s{owner_major(f.item), destination * period32_ + f.offset}; // < P 2M < 2^32
+                spikes_[k] = s;
+                item_low = std::min(item_low, s.item);
+                item_high = std::max(item_high, s.item);
+                offset_low = std::min(offset_low, s.offset);
+                offset_high = std::max(offset_high, s.offset);
+            }
+        };
+        if (format_.word().fits()) {
+            convert([&word = format_.word()](const unsigned char* item, std::uint32_t& destination) {
+                return word.unpack(item, destination);
+            });
+        } else {
+            convert([this](const unsigned char* item, std::uint32_t& destination) {
+                destination = static_cast<std::uint32_t>(format_.destination(item));
+                return format_.fields(item);
+            });
         }
         out.clear();
         if (count == 0) return;
@@ -137,24 +155,36 @@ public:
                 header_bits += 2 * (item_bits_ + offset_bits_);
             }
         }
-        const std::size_t bytes = format_.bytes();
-        const auto period = static_cast<std::uint32_t>(period_);
         std::size_t count = 0;
-        spike_codec(static_cast<std::uint32_t>(offset_range))
-            .decode(
-                message, size, item_range,
-                [&](std::uint32_t item, std::uint32_t offset) {
-                    if (count == capacity)
-                        throw internal_error("routed: a bucket message holds more items than a bucket");
-                    const auto key = static_cast<std::uint32_t>(offset_low + offset); // < P 2M < 2^32
-                    const std::uint32_t destination = key / period;
-                    format_.encode_fields(
-                        static_cast<int>(destination),
-                        {gid_at(static_cast<std::uint32_t>(item_low + item)), key - destination * period},
-                        items + count * bytes);
-                    ++count;
-                },
-                header_bits);
+        // The block's spikes lie inside the frame (spike_codec::decode checks), so every
+        // item's destination, gid and step are valid: one-word items are written unchecked.
+        auto convert = [&](auto write) {
+            const std::size_t bytes = format_.bytes();
+            spike_codec(static_cast<std::uint32_t>(offset_range))
+                .decode(
+                    message, size, item_range,
+                    [&](std::uint32_t item, std::uint32_t offset) {
+                        if (count == capacity)
+                            throw internal_error("routed: a bucket message holds more items than a bucket");
+                        const auto key = static_cast<std::uint32_t>(offset_low + offset); // < P 2M < 2^32
+                        const std::uint32_t destination = by_period_.quotient(key);
+                        write(destination,
+                              wire_spike{gid_at(static_cast<std::uint32_t>(item_low + item)),
+                                         key - destination * period32_},
+                              items + count * bytes);
+                        ++count;
+                    },
+                    header_bits);
+        };
+        if (format_.word().fits()) {
+            convert([&word = format_.word()](std::uint32_t destination, wire_spike fields, unsigned char* out) {
+                word.pack(destination, fields, out);
+            });
+        } else {
+            convert([this](std::uint32_t destination, wire_spike fields, unsigned char* out) {
+                format_.encode_fields(static_cast<int>(destination), fields, out);
+            });
+        }
         if (count == 0) throw internal_error("routed: an empty bucket message");
         return count;
     }
@@ -175,7 +205,7 @@ private:
         case distribution_scheme::consecutive:
             return gid;
         case distribution_scheme::round_robin: {
-            const std::uint32_t local = gid / ranks_;
+            const std::uint32_t local = by_ranks_.quotient(gid);
             return (gid - local * ranks_) * per_rank_ + local;
         }
         case distribution_scheme::random_shuffle:
@@ -188,7 +218,7 @@ private:
             if (owner_major >= cells_.cells()) throw_no_cell();
             return owner_major;
         }
-        const std::uint32_t owner = owner_major / per_rank_;
+        const std::uint32_t owner = by_per_rank_.quotient(owner_major);
         const std::uint32_t local = owner_major - owner * per_rank_;
         const std::uint64_t position = std::uint64_t(local) * ranks_ + owner; // < N for a cell the owner holds
         if (position >= cells_.cells()) throw_no_cell();
@@ -220,6 +250,9 @@ private:
     std::uint32_t ranks_, per_rank_;
     std::uint64_t item_space_, offset_space_;
     unsigned item_bits_, offset_bits_;
+    // Divisions of every item's conversion, as multiplies (core/divider.hpp).
+    std::uint32_t period32_ = 0;
+    divider32 by_period_, by_ranks_, by_per_rank_;
     mutable std::vector<wire_spike> spikes_;
 };
 

@@ -24,7 +24,8 @@ public:
         cells_(cells),
         period_(2 * steps_per_interval),
         rank_bits_(spike_codec::bits_for(static_cast<std::uint64_t>(ranks - 1))),
-        bytes_(codec_.single_bytes(cells, rank_bits_)) {}
+        bytes_(codec_.single_bytes(cells, rank_bits_)),
+        word_(codec_, cells, rank_bits_) {}
 
     std::size_t bytes() const { return bytes_; }
 
@@ -38,6 +39,9 @@ public:
     wire_spike fields(const unsigned char* item) const {
         return codec_.decode_single(item, bytes_, cells_, rank_bits_);
     }
+    // The item as one word, where it fits (a tag = the destination, the gid and the step
+    // mod 2M), for the bucket codec's per-item loop (routed_bucket_codec.hpp).
+    const spike_codec::single_word& word() const { return word_; }
     std::uint64_t cells() const { return cells_; }
     step_type period() const { return period_; }
     int destination(const unsigned char* item) const {
@@ -58,6 +62,7 @@ private:
     step_type period_ = 2;
     unsigned rank_bits_ = 0;
     std::size_t bytes_ = 1;
+    spike_codec::single_word word_;
 };
 
 } // namespace spikex
