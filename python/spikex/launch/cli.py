@@ -330,7 +330,7 @@ def plot(directory: Path, outdir) -> int:
 @click.option(
     "--profile", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
     help="routed: take the grid the time model predicts fastest with this machine profile "
-    "(e.g. profiles/netns-1gbit.toml: the direct grid or a balanced one; P a power of two) "
+    "(e.g. profiles/netns-1gbit.toml: the direct grid or any grid that P fills exactly) "
     "instead of --dims.",
 )  # fmt: skip
 @click.option("--no-verify", is_flag=True, help="Skip the verification pass.")

@@ -201,10 +201,6 @@ def _grid_from_profile(path: Path, ranks: int, algorithm: str, dims: str | None,
         raise ConfigError("--profile", str(path), "only --algorithm routed chooses a grid")
     if dims not in (None, "auto"):
         raise ConfigError("--dims", dims, "--profile chooses the grid: give one of --dims and --profile")
-    if ranks & (ranks - 1):
-        raise ConfigError(
-            "--profile", str(path), f"compares balanced grids, which need a power-of-two P (P = {ranks}): give --dims"
-        )
     machine = load_profile(path)
     choice = best_grid(ranks, machine, budget, message_bytes or MESSAGE_BYTES, lanes)
     if choice["best"] is None:

@@ -43,6 +43,21 @@ def balanced_dims(ranks: int, dimensions: int) -> tuple[int, ...]:
     return tuple(2 ** (bits // dimensions + (i < bits % dimensions)) for i in range(dimensions))
 
 
+def full_grids(ranks: int) -> list[tuple[int, ...]]:
+    """Every grid of 2 or more dimensions that ``ranks`` fills exactly: its factorisations
+    into factors >= 2, larger first (12: (6, 2), (4, 3), (3, 2, 2)); none for a prime."""  # fmt: skip
+    if ranks < 1:
+        raise ValueError(f"ranks = {ranks}: must be at least 1")
+
+    def factorisations(rest: int, largest: int) -> list[tuple[int, ...]]:
+        if rest == 1:
+            return [()]
+        return [(d, *tail) for d in range(min(rest, largest), 1, -1) if rest % d == 0
+                for tail in factorisations(rest // d, d)]  # fmt: skip
+
+    return [dims for dims in factorisations(ranks, ranks) if len(dims) >= 2]
+
+
 def bucket_capacity(dims: tuple[int, ...], budget: int = BUDGET, message_bytes: int = MESSAGE_BYTES,
                     item_bytes: int = ITEM_BYTES, lanes: int = LANES) -> int:
     """Updates in a full bucket on the full grid ``dims`` (0: the budget cannot give every
@@ -103,12 +118,13 @@ def routed_grid_costs(ranks: int, machine: Profile, budget: int = BUDGET,
 
 def best_grid(ranks: int, machine: Profile, budget: int = BUDGET,
               message_bytes: int = MESSAGE_BYTES, lanes: int = LANES) -> dict:
-    """The grid (direct or balanced) with the least time per update at ``machine``'s costs,
-    the direct grid on a tie; with every candidate's cost (``candidates``). ``ranks`` must
-    be a power of two (balanced_dims); None when no grid fits the budget."""  # fmt: skip
-    direct = grid_cost((ranks,), machine, budget, message_bytes, ITEM_BYTES, lanes)
-    candidates = [g for g in (direct, *routed_grid_costs(ranks, machine, budget, message_bytes, lanes))
-                  if g["seconds"] is not None]  # fmt: skip
+    """The grid with the least time per update at ``machine``'s costs among the direct grid
+    and every grid ``ranks`` fills exactly (full_grids: any P, a prime only the direct
+    one), the direct grid and then fewer dimensions on a tie; with every candidate's cost
+    (``candidates``); best None when no grid fits the budget."""  # fmt: skip
+    shapes = [(ranks,), *sorted(full_grids(ranks), key=len)]
+    costs = [grid_cost(dims, machine, budget, message_bytes, ITEM_BYTES, lanes) for dims in shapes]
+    candidates = [g for g in costs if g["seconds"] is not None]
     best = min(candidates, key=lambda g: g["seconds"]) if candidates else None
     return {"best": best, "candidates": candidates}
 

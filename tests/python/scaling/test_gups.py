@@ -154,10 +154,15 @@ def test_profile_chooses_the_grid_the_time_model_predicts_fastest(tmp_path):
         assert result["errors"] == 0 and result["dims"] == dims, name
         choice = result["grid_choice"]
         assert choice["profile"] == name and choice["dims"] == dims
-        assert [c["dims"] for c in choice["candidates"]] == [[16], [4, 4], [4, 2, 2], [2, 2, 2, 2]]
+        assert [c["dims"] for c in choice["candidates"]] == [[16], [8, 2], [4, 4], [4, 2, 2], [2, 2, 2, 2]]
         fastest = min(choice["candidates"], key=lambda c: c["predicted_ns_per_update"])
         assert fastest["dims"] == dims
         assert f"fastest at profile {name}" in done.stdout
+    # Any P: 12 ranks with dear messages take 4 x 3 (of 12, 6 x 2, 4 x 3, 3 x 2 x 2).
+    done, result = gups(tmp_path, "--np", "12", "--profile", str(profile_with_message_cost(tmp_path, "dear", 1e-3)))
+    assert done.returncode == 0, done.stderr
+    assert result["errors"] == 0 and result["dims"] == [4, 3]
+    assert [c["dims"] for c in result["grid_choice"]["candidates"]] == [[12], [6, 2], [4, 3], [3, 2, 2]]
     done, result = gups(tmp_path, "--np", "4", "--dims", "2x2")
     assert done.returncode == 0 and result["grid_choice"] is None
 
@@ -206,7 +211,6 @@ def test_no_verify(tmp_path):
         (["--algorithm", "fastest"], "--algorithm"),
         (["--np", "0"], "--np = 0"),
         (["--profile", "no-such.toml"], "--profile = no-such.toml"),
-        (["--np", "6", "--profile", str(REPO / "profiles/bgp.toml")], "power-of-two P (P = 6)"),
         (["--np", "4", "--dims", "4", "--profile", str(REPO / "profiles/bgp.toml")], '--dims = "4"'),
         (["--algorithm", "baseline", "--profile", str(REPO / "profiles/bgp.toml")], "--profile = "),
     ],

@@ -12,10 +12,12 @@ from conftest import REPO
 
 from spikex.scaling.routing_model import (
     balanced_dims,
+    best_grid,
     break_even_message_seconds,
     bucket_capacity,
     crossover_table,
     first_winning_ranks,
+    full_grids,
     grid_cost,
 )
 from spikex.scaling.time_model import Profile
@@ -37,6 +39,23 @@ def test_balanced_grids():
     assert balanced_dims(1024, 4) == (8, 8, 4, 4)
     with pytest.raises(ValueError, match="power of two"):
         balanced_dims(12, 2)
+
+
+def test_full_grids_are_every_factorisation_of_p():
+    assert full_grids(12) == [(6, 2), (4, 3), (3, 2, 2)]
+    assert full_grids(16) == [(8, 2), (4, 4), (4, 2, 2), (2, 2, 2, 2)]
+    assert full_grids(7) == [] and full_grids(2) == [] and full_grids(1) == []
+
+
+def test_best_grid_takes_any_p():
+    # dear messages: the fullest buckets per hop win (4 x 3 on 12 ranks); a prime P has
+    # only its direct grid; cheap messages keep the direct grid (fewest hops)
+    dear, cheap = machine(2e-3), machine(1e-9)
+    assert best_grid(12, dear)["best"]["dims"] == [4, 3]
+    assert [g["dims"] for g in best_grid(12, dear)["candidates"]] == [[12], [6, 2], [4, 3], [3, 2, 2]]
+    assert [g["dims"] for g in best_grid(7, dear)["candidates"]] == [[7]]
+    assert best_grid(12, cheap)["best"]["dims"] == [12]
+    assert best_grid(16, dear)["best"]["dims"] == [4, 4]
 
 
 def test_grid_cost_counts_hops_and_buckets_as_the_router_sizes_them():
