@@ -7,7 +7,8 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
 (the slowest rank sets the pace of a collective or a conservation loop):
 
     allgather   (1 + overflow) * allgather_stage_s * ceil(log2 P)     recursive doubling
-                + bytes received * (P - 1) / P / bandwidth + spikes received * scan_entry_s
+                + bytes received * (P - 1) / P / bandwidth + spikes matched * spike_handling_s
+                + (spikes received - spikes matched) * scan_entry_s
                 + codec: spikes sent * encode_spike_s + spikes received * decode_spike_s
                 (compressed blocks only: not with compress = false)
     alltoall,   the cheaper of pairwise exchange, rounds * alltoall_partner_s * (P - 1)
@@ -27,6 +28,8 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
     routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
                 + bytes / bandwidth + rounds * allreduce(P) + max hops * latency_s
                 + codec: hops * route_codec_item_s (coded buckets only)
+                (no spike_handling_s: a routed item is delivered when it arrives, mostly
+                while the ranks compute, which a run times as computation)
     allreduce(P) = allreduce_s + allreduce_stage_s * ceil(log2 P); barrier(P) =
     barrier_stage_s * ceil(log2 P); both 0 for P = 1 (no MPI).
 
@@ -132,7 +135,9 @@ def _allgather(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t += col("bytes_received")[i] * _remote(ranks) / machine.bandwidth_bytes_per_s
     if props.get("compressed", 0):
         t += _codec(col("spikes_sent")[i], col("spikes_received")[i], machine)
-    return t + col("spikes_received")[i] * machine.scan_entry_s
+    # every received spike is looked up; one with targets here is also delivered
+    matched = col("spikes_matched")[i]
+    return t + (col("spikes_received")[i] - matched) * machine.scan_entry_s + matched * machine.spike_handling_s
 
 
 def _codec(encoded: float, decoded: float, machine: Profile) -> float:

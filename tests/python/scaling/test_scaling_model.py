@@ -102,7 +102,7 @@ def test_time_model_charges_the_codec_where_spikes_are_coded(tmp_path):
     counts = {
         "spikes_sent": 100.0, "spikes_received": 400.0, "entries_sent": 300.0, "entries_received": 500.0,
         "messages_sent": 700.0, "hops": 900.0, "rounds": 1.0, "bytes_received": 1000.0, "bytes_sent": 800.0,
-        "slots_scanned": 50.0,
+        "slots_scanned": 50.0, "spikes_matched": 300.0,
     }  # fmt: skip
     encode, decode, item = bgp.encode_spike_s, bgp.decode_spike_s, bgp.route_codec_item_s
     expected = {
@@ -125,6 +125,23 @@ def test_time_model_charges_the_codec_where_spikes_are_coded(tmp_path):
         (charged,) = interval_times(method, 4, bgp)
         (uncharged,) = interval_times(method, 4, without)
         assert charged - uncharged == pytest.approx(codec, rel=1e-9, abs=1e-15), kind
+
+
+def test_time_model_allgather_delivers_the_matched_spikes_and_skips_the_rest():
+    # Every received spike is looked up (scan_entry_s); one whose source has targets here
+    # is delivered too (spike_handling_s: lookup and delivery, as a run's receive loop).
+    bgp = load_profile(REPO / "profiles/bgp.toml")
+    assert bgp.spike_handling_s > bgp.scan_entry_s
+
+    def allgather(matched: float) -> float:
+        counts = {"spikes_sent": 100.0, "spikes_received": 400.0, "spikes_matched": matched, "rounds": 1.0,
+                  "bytes_received": 1000.0}  # fmt: skip
+        method = {"method": "allgather", "rows": {"step": [40], "max": {k: [v] for k, v in counts.items()}},
+                  "properties": {"compressed": 0}}  # fmt: skip
+        (seconds,) = interval_times(method, 4, bgp)
+        return seconds
+
+    assert allgather(300.0) - allgather(0.0) == pytest.approx(300 * (bgp.spike_handling_s - bgp.scan_entry_s))
 
 
 def test_time_model_allgather_grows_about_linearly_with_p(tmp_path):
@@ -183,3 +200,18 @@ def test_report_states_the_recorded_load_never_a_shared_machine():
     assert new in text and "P > 4 are oversubscribed" in text and "shared" not in text
     garg = "\n".join(garg_section(garg_table2(), []))
     assert "calibrated to reproduce the printed columns" in garg
+
+
+def test_fit_profile_takes_spike_handling_from_a_run_on_one_rank(tmp_path):
+    # bench/fit_profile.py: the receive loop's cost per spike is a real run's exchange time
+    # (one rank: no MPI, the Allgather's receive loop alone) per spike it received.
+    import sys
+
+    sys.path.insert(0, str(REPO / "bench"))
+    import fit_profile
+
+    loop = fit_profile.measure_receive_loop(tmp_path)
+    summary = json.loads((tmp_path / "receive-loop/summary.json").read_text())
+    assert summary["ranks"] == 1 and summary["method"] == "allgather"
+    assert loop["receive_loop_spikes"] == summary["exchange"]["spikes_received"] > 100_000
+    assert loop["spike_handling_s"] == summary["time_s"]["exchange"] / loop["receive_loop_spikes"] > 0
