@@ -10,6 +10,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/route/process_grid.hpp"
 #include "spikex/route/route_table.hpp"
+#include "spikex/route/router.hpp"
 
 using namespace spikex;
 
@@ -106,6 +107,22 @@ TEST(process_grid, auto_minimises_the_modelled_cost_per_item) {
     EXPECT_EQ(make_process_grid(16, "auto", "route.dims", 32).dims(), (dims_t{4, 4}));
     for (int p = 1; p <= 200; ++p) EXPECT_EQ(grid_problem(p, auto_dims(p)), "") << p;
     for (int p = 1; p <= 200; ++p) EXPECT_EQ(grid_problem(p, auto_dims(p, 16)), "") << p;
+}
+
+TEST(process_grid, auto_weighs_what_a_message_costs_in_hops) {
+    // The default is the papers' machines (a message ~ 10 hops): direct up to 128 ranks.
+    EXPECT_EQ(auto_dims(16, 1024, 1, default_message_hops), auto_dims(16));
+    EXPECT_EQ(auto_dims(16, 1024, 1, 10.0), (dims_t{16}));
+    // Dear messages (a slow network: thousands of hops) route early; free ones never do.
+    EXPECT_EQ(auto_dims(16, 1024, 1, 2000.0), (dims_t{4, 4}));
+    EXPECT_EQ(make_process_grid(16, "auto", "route.dims", 1024, 1, 2000.0).dims(), (dims_t{4, 4}));
+    EXPECT_EQ(auto_dims(1024, 1024, 1, 0.0), (dims_t{1024}));
+    // ... but only among the shapes the budget can give one item a bucket (budget_problem)
+    const auto free_at_4096 = auto_dims(4096, 1024, 1, 0.0);
+    EXPECT_EQ(free_at_4096.size(), 2u);
+    EXPECT_EQ(budget_problem(process_grid(4096, free_at_4096), 1024), "");
+    // Explicit shapes do not depend on it.
+    EXPECT_EQ(make_process_grid(16, "[8, 2]", "route.dims", 1024, 1, 2000.0).dims(), (dims_t{8, 2}));
 }
 
 TEST(process_grid, auto_weighs_the_lanes_that_share_the_budget) {

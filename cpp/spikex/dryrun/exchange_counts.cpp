@@ -660,7 +660,8 @@ void count_point_to_point(count_view& v) {
 void count_routed(count_view& v) {
     const int P = v.ranks();
     const std::int64_t budget = v.options.integer("route_budget");
-    process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget);
+    process_grid grid = make_process_grid(P, v.options.text("route_dims"), "exchange.route_dims", budget, 1,
+                                          v.options.real("route_message_hops"));
     std::string problem = budget_problem(grid, budget);
     if (!problem.empty()) throw user_error(spikex::format("exchange.route_budget = {}: {}", budget, problem));
     const routed_item_format format(P, v.part.cells().cells(), v.part.min_delay());

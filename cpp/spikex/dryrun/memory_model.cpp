@@ -97,8 +97,9 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
                 out["window"].push_back(remote_sources * double(entry) * double(options.integer("rma_slot_spikes")));
             }
         } else if (can.process_grid) {
-            process_grid grid = make_process_grid(part.ranks(), options.text("route_dims"), "exchange.route_dims",
-                                                  options.integer("route_budget"));
+            process_grid grid =
+                make_process_grid(part.ranks(), options.text("route_dims"), "exchange.route_dims",
+                                  options.integer("route_budget"), 1, options.real("route_message_hops"));
             const double partners = grid.buckets() - grid.dimensions() - (grid.ragged() ? 1 : 0);
             lookup = lookup_bytes(lookup_kind, source_runs, N) + 2 * P + 2 * grown(partners) * sizeof(int);
             targets = target_ranks_bytes;

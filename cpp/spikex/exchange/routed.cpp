@@ -60,6 +60,7 @@ struct routed_options {
     std::int64_t route_budget = 1024; // items buffered per rank
     std::string source_lookup = "dense";
     std::string compress = "auto"; // "auto" | "true": buckets as coded blocks; "false": items as they are
+    double route_message_hops = default_message_hops; // route_dims = auto: a message's cost in hops
 };
 
 class routed_exchange final: public spike_exchange {
@@ -72,7 +73,8 @@ public:
         cells_ = &s.cells;
         my_rank_ = s.comm.rank();
         // Checked identically on every rank before the first collective.
-        grid_ = make_process_grid(s.comm.size(), options_.route_dims, "exchange.route_dims", options_.route_budget);
+        grid_ = make_process_grid(s.comm.size(), options_.route_dims, "exchange.route_dims", options_.route_budget, 1,
+                                  options_.route_message_hops);
         std::string problem = budget_problem(grid_, options_.route_budget);
         if (!problem.empty()) {
             throw user_error(spikex::format("exchange.route_budget = {}: {}", options_.route_budget, problem));
@@ -267,13 +269,23 @@ method_entry routed_method() {
                             "/ (sum of dims) items (Garg & Sabharwal's 1024 / (X + Y + Z)).",
                      .minimum = 1,
                      .maximum = 2147483647},
+                    {.name = "route_message_hops",
+                     .kind = option_kind::real,
+                     .default_value = default_message_hops,
+                     .doc = "For route_dims = auto: what one message costs, in routing hops of one item (the papers' "
+                            "machines: 10). Your machine's, from a time-model profile: (send_overhead_s + "
+                            "receive_overhead_s) / (route_hop_s + item bytes / bandwidth_bytes_per_s) "
+                            "(docs/methods/routed.md). Larger values route earlier.",
+                     .minimum = 0.0,
+                     .maximum = 1e9},
                     source_lookup_option(),
                     compress_option()},
         .variants = {{{{"route_budget", std::int64_t{8}}}}, {{{"compress", false}}}},
         .make =
             [](const option_reader& o) {
                 return std::make_unique<routed_exchange>(routed_options{o.text("route_dims"), o.integer("route_budget"),
-                                                                        o.text("source_lookup"), o.text("compress")});
+                                                                        o.text("source_lookup"), o.text("compress"),
+                                                                        o.real("route_message_hops")});
             },
         .count = count_routed,
         .cost_formula = "routed",

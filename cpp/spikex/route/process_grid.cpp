@@ -98,24 +98,21 @@ std::vector<int> hypercube_dims(int ranks) {
 
 namespace {
 
-// Ratio of the cost of one message to the cost of one routing hop of one item, from the
-// paper's own figures: MPI calls of 1,270+ cycles (section 5.2) against about 128 cycles
-// of routing per hop (section 6.2).
-constexpr double message_to_hop_cost = 10.0;
 // Extra cost of a ragged shape, which h ignores: descents (and detours) from the last plane
 // and its uneven load. A full shape of nearly the same cost is preferred.
 constexpr double ragged_premium = 0.05;
 
 struct shape_score {
+    int over_budget;                  // 1: fewer items than buckets (the router refuses it)
     double cost;                      // modelled cost per item, in units of one hop
     int dims, ragged, spread, rising; // tie-breaks: rising = last dim above the one before
-    auto key() const { return std::tuple(cost, dims, ragged, spread, rising); }
+    auto key() const { return std::tuple(over_budget, cost, dims, ragged, spread, rising); }
 };
 
 // Per item: h hops (h = sum_i (1 - 1/D_i) for a uniform destination), each costing one
 // hop plus its share of a message, 1/c, with c = budget / buckets items per message and
 // buckets = lanes * sum_i (D_i - 1) send buckets + one receive buffer per channel (router.cpp).
-shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget, int lanes) {
+shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget, int lanes, double message_hops) {
     std::int64_t product = 1;
     int sends = 0;
     double hops = 0;
@@ -126,22 +123,24 @@ shape_score score(const std::vector<int>& dims, int ranks, std::int64_t budget, 
     }
     int ragged = product > ranks ? 1 : 0;
     const double buckets = double(lanes) * sends + double(dims.size()) + ragged; // a ragged grid: one more channel
-    double cost = hops * (1.0 + message_to_hop_cost * buckets / static_cast<double>(budget));
+    double cost = hops * (1.0 + message_hops * buckets / static_cast<double>(budget));
     if (ragged) cost *= 1.0 + ragged_premium;
     cost = std::round(cost * 1e9) / 1e9; // equal costs tie exactly
     auto [low, high] = std::minmax_element(dims.begin(), dims.end());
     int rising = dims.size() > 1 && dims.back() > dims[dims.size() - 2] ? 1 : 0;
-    return {cost, static_cast<int>(dims.size()), ragged, *high - *low, rising};
+    // budget_problem (router.cpp): one item per bucket with one lane (the router drops lanes first)
+    const int over_budget = sends + static_cast<std::int64_t>(dims.size()) + ragged > budget ? 1 : 0;
+    return {over_budget, cost, static_cast<int>(dims.size()), ragged, *high - *low, rising};
 }
 
 // Lower dims non-increasing, each >= 2, product < ranks; the last dim = ceil(ranks /
 // product) >= 2 makes the shape fit (ragged when it does not divide).
-void search(int ranks, std::int64_t budget, int lanes, std::vector<int>& lower, std::int64_t product,
-            std::vector<int>& best, shape_score& best_score) {
+void search(int ranks, std::int64_t budget, int lanes, double message_hops, std::vector<int>& lower,
+            std::int64_t product, std::vector<int>& best, shape_score& best_score) {
     int last = static_cast<int>((ranks + product - 1) / product);
     if (last >= 2 || lower.empty()) {
         lower.push_back(std::max(last, 1));
-        shape_score s = score(lower, ranks, budget, lanes);
+        shape_score s = score(lower, ranks, budget, lanes, message_hops);
         if (best.empty() || s.key() < best_score.key()) {
             best = lower;
             best_score = s;
@@ -151,29 +150,30 @@ void search(int ranks, std::int64_t budget, int lanes, std::vector<int>& lower, 
     int largest = lower.empty() ? ranks : lower.back();
     for (int d = 2; d <= largest && product * d < ranks; ++d) {
         lower.push_back(d);
-        search(ranks, budget, lanes, lower, product * d, best, best_score);
+        search(ranks, budget, lanes, message_hops, lower, product * d, best, best_score);
         lower.pop_back();
     }
 }
 
 } // namespace
 
-std::vector<int> auto_dims(int ranks, std::int64_t budget, int lanes) {
+std::vector<int> auto_dims(int ranks, std::int64_t budget, int lanes, double message_hops) {
     if (ranks <= 1) return {1};
     std::vector<int> lower, best;
     shape_score best_score{};
-    search(ranks, std::max<std::int64_t>(budget, 1), std::max(lanes, 1), lower, 1, best, best_score);
+    search(ranks, std::max<std::int64_t>(budget, 1), std::max(lanes, 1), std::max(message_hops, 0.0), lower, 1, best,
+           best_score);
     return best;
 }
 
 process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget,
-                               int lanes) {
+                               int lanes, double message_hops) {
     auto fail = [&](const std::string& why) -> process_grid {
         throw user_error(spikex::format("{} = \"{}\": {}", key, text, why));
     };
     std::string lowered;
     for (char ch: text) lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (lowered == "auto") return process_grid(ranks, auto_dims(ranks, budget, lanes));
+    if (lowered == "auto") return process_grid(ranks, auto_dims(ranks, budget, lanes, message_hops));
     if (lowered == "hypercube") {
         auto dims = hypercube_dims(ranks);
         if (dims.empty()) {

@@ -72,12 +72,18 @@ std::string grid_problem(int ranks, const std::vector<int>& dims);
 // the option for the message (route.dims, --dims).
 // `budget` (items per rank) and `lanes` (send buckets per partner, router_options::lanes)
 // only matter for "auto".
+// `message_hops`: what one message costs in routing hops of one item, for "auto".
+// The papers' machines: MPI calls of 1,270+ cycles (Garg & Sabharwal, section 5.2) against
+// about 128 cycles of routing per hop (section 6.2).
+inline constexpr double default_message_hops = 10.0;
 process_grid make_process_grid(int ranks, const std::string& text, const std::string& key, std::int64_t budget = 1024,
-                               int lanes = 1);
+                               int lanes = 1, double message_hops = default_message_hops);
 
-// The shape of least modelled cost per item: hops, each with its share of a message, whose
-// bucket holds budget / (lanes * sum_i (D_i - 1) + dims) items, as the router sizes them.
-std::vector<int> auto_dims(int ranks, std::int64_t budget = 1024, int lanes = 1);
+// The shape of least modelled cost per item: hops, each with its share of a message (a
+// message costing message_hops hops), whose bucket holds budget / (lanes * sum_i (D_i - 1)
+// + dims) items, as the router sizes them.
+std::vector<int> auto_dims(int ranks, std::int64_t budget = 1024, int lanes = 1,
+                           double message_hops = default_message_hops);
 std::vector<int> hypercube_dims(int ranks);          // empty when ranks is not a power of two
 std::string dims_text(const std::vector<int>& dims); // "[4, 2]"
 

@@ -124,6 +124,7 @@ def test_spikex_run_with_a_ragged_grid(reference, small_config, tmp_path):
         (6, ("exchange.route_dims=hypercube",), 'exchange.route_dims = "hypercube"'),
         (4, ("exchange.route_dims=[0, 4]",), "exchange.route_dims = [0, 4]"),
         (8, ("exchange.route_budget=5",), "exchange.route_budget = 5"),
+        (4, ("exchange.route_message_hops=-1",), "exchange.route_message_hops = -1"),
     ],
 )
 def test_bad_grid_or_budget_is_one_line_exit_2(small_config, tmp_path, ranks, sets, key):
@@ -146,6 +147,24 @@ def test_bad_grid_or_budget_is_one_line_exit_2(small_config, tmp_path, ranks, se
     assert key in lines[0]
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_auto_grid_weighs_what_a_message_costs(tmp_path):
+    # route_dims = auto with the default (a message ~ 10 hops) is direct on 16 ranks; when a
+    # message costs 400 hops (a slow network) it routes: fuller buckets, fewer messages.
+    from conftest import write_config
+
+    config = write_config(tmp_path)
+    dims = {}
+    for hops in (10, 400):
+        out = tmp_path / f"dry{hops}.json"
+        done = run_cli(["model", "dryrun", str(config), "--np", "16", "--method",
+                        f"routed:route_message_hops={hops}", "-o", str(out)])  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (method,) = json.loads(out.read_text())["methods"].values()
+        props = method["properties"]
+        dims[hops] = [int(props[f"route_dim_{i}"]) for i in range(int(props["route_dimensions"]))]
+    assert dims == {10: [16], 400: [4, 4]}
 
 
 def test_grid_is_checked_only_for_the_routed_method():
