@@ -4,14 +4,15 @@ Runs the micro-benchmark bench/cpp/model_parameters.cpp on 2 MPI ranks (build it
 ``make bench-cpp``, or pass --binary) and turns its JSON into a machine profile for
 ``spikex model dryrun --profile profiles/local.toml``: latency and bandwidth by ping-pong,
 send / receive overhead of a 16-byte message, one Allgather stage, one Alltoall partner,
-Allreduce, Barrier, and the CPU costs of skipping a buffer entry and one routing hop; the
+Allreduce, Barrier, and the CPU costs of skipping a buffer entry and one routing hop. The
 cost of handling a received spike (source lookup and delivery) comes from a real run on one
 rank (measure_receive_loop: with hot caches, as the micro-benchmark times it, it is a
-fraction of what a run spends); the spike wire codec's costs (encode and decode of a block's spike, a routed
-bucket's item at one hop) come from one case of bench/cpp/spike_codec.cpp, run here on one
-core: 10,000 cells per rank at 5 Hz, M = 15, blocks in cell order as the engine emits
-them. The profile records the load average when the fit started: on a machine busy with
-other work the numbers are those of a loaded machine.
+fraction of what a run spends). The spike wire codec's costs (encode and decode of a
+block's spike, a routed bucket's item at one hop) come from one case of
+bench/cpp/spike_codec.cpp, run here on one core: 10,000 cells per rank at 5 Hz, M = 15,
+blocks in cell order as the engine emits them. The profile records the load average when
+the fit started: on a machine busy with other work the numbers are those of a loaded
+machine.
 
 The ranks can be started elsewhere than on this machine's cores: --launcher,
 --launcher-args and --hostfile are those of ``spikex run`` (bench/cluster_time_model.py
@@ -134,12 +135,16 @@ def measure_receive_loop(work: Path) -> dict:
     micro-benchmark with hot caches measured 2 ns a spike where runs spend tens."""
     config, *overrides = RECEIVE_LOOP_RUN
     out = work / "receive-loop"
-    command = [sys.executable, "-m", "spikex", "run", str(ROOT / config), "-o", str(out), "--progress", "none"]
+    command = [sys.executable, "-m", "spikex", "run", str(ROOT / config), "-o", str(out),
+               "--progress", "none"]  # fmt: skip
     for item in overrides:
         command += ["--set", item]
-    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          check=False)  # fmt: skip
     if done.returncode != 0:
-        sys.exit(f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        sys.exit(
+            f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
     summary = json.loads((out / "summary.json").read_text())
     received = summary["exchange"]["spikes_received"]
     if received <= 0:
@@ -188,8 +193,8 @@ def profile_text(values: dict, machine, name: str = "local", description: str | 
         f"barrier_stage_s = {values['barrier_stage_s']:.4e}",
         "",
         "[cpu]",
-        f"spike_handling_s = {values['spike_handling_s']:.4e}   # per received spike of a run on one rank "
-        f"(hot caches: {values['spike_handling_hot_s']:.2e})",
+        f"spike_handling_s = {values['spike_handling_s']:.4e}   # per received spike of a run "
+        f"on one rank (hot caches: {values['spike_handling_hot_s']:.2e})",
         f"scan_entry_s = {values['scan_entry_s']:.4e}",
         f"route_hop_s = {values['route_hop_s']:.4e}",
         f"encode_spike_s = {values['encode_spike_s']:.4e}",
@@ -206,7 +211,7 @@ def main() -> int:
     values = measure(args.binary, args.ranks, launcher) | measure_codec(args.codec_binary)
     with tempfile.TemporaryDirectory(prefix="spikex-fit-") as work:
         loop = measure_receive_loop(Path(work))
-    loop["spike_handling_hot_s"] = values["spike_handling_s"]  # the micro-benchmark's, kept for reference
+    loop["spike_handling_hot_s"] = values["spike_handling_s"]  # the micro-benchmark's, for reference
     values |= loop
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
