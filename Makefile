@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire
+.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
 
 all: build
 
@@ -146,6 +146,12 @@ clean:
 
 # The memory system's limit for random updates (bench/cpp/memory_limits.cpp) and spikex
 # gups' local path against it: bench/results/memory_limits.json (about a minute).
+# The time model on the microcircuit (many delay groups a spike), measured and predicted on
+# 1 and 2 ranks: bench/results/delivery_groups.json and its table in docs/user/model.md
+# (about 10 s).
+bench-delivery-groups: build
+	$(PY) bench/delivery_groups.py
+
 bench-memory: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_memory_limits

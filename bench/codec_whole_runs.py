@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from readme_numbers import docs_from_results, write_block
+from readme_numbers import add_docs_options, docs_only, write_block
 from spikex.methods import all_variant_labels
 from spikex_runs import machine, result_header, spikex_command
 
@@ -164,13 +164,11 @@ def docs_block(results: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=REPEAT, help=f"runs per method [{REPEAT}]")
-    parser.add_argument("--docs", action="store_true", help="only rewrite the docs block")
-    parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
+    add_docs_options(parser)
     args = parser.parse_args()
-    if args.docs or args.check_docs:
-        return docs_from_results(
-            OUTPUT, docs_block, BLOCK, DOC, "codec_whole_runs.py", args.check_docs
-        )
+    status = docs_only(args, OUTPUT, docs_block, BLOCK, DOC, "codec_whole_runs.py")
+    if status is not None:
+        return status
     results = measure(args.repeat)
     OUTPUT.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     changed = write_block(docs_block(results), BLOCK, DOC)

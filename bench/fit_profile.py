@@ -127,14 +127,26 @@ RECEIVE_LOOP_RUN = (
 )
 
 
-def measure_receive_loop(work: Path) -> dict:
-    """spike_handling_s from a real run: its exchange time per received spike on one rank
-    (no MPI: the Allgather of one rank is a copy), i.e. the receive loop's source lookup
-    and delivery into the engine's ring buffers (one delay group a source here) with the
-    caches as the interval's computation left them, plus the copy of an 8-byte entry. A
-    micro-benchmark with hot caches measured 2 ns a spike where runs spend tens."""
-    config, *overrides = RECEIVE_LOOP_RUN
-    out = work / "receive-loop"
+#: The run delivery_group_s comes from (measure_delivery_groups): the microcircuit at 5 %
+#: (delays drawn from normal distributions: about 25 delay groups a source on a rank), on
+#: one rank, Allgather without the codec; the same with no background input (a handful of
+#: spikes) gives the time of its 6,000 one-step intervals without spikes.
+DELIVERY_GROUPS_RUN = (
+    "examples/microcircuit.toml",
+    "network.n_scaling=0.05",
+    "network.k_scaling=0.05",
+    "simulation.presim_ms=0.0",
+    "simulation.tstop_ms=600.0",
+    "record.spikes=false",
+    "exchange.method=allgather",
+    "exchange.compress=false",
+)
+QUIET = "network.microcircuit.bg_rate_hz=0.0"
+
+
+def run_summary(work: Path, name: str, config: str, overrides) -> dict:
+    """summary.json of `spikex run config --set ...` on one rank, in work/name."""
+    out = work / name
     command = [sys.executable, "-m", "spikex", "run", str(ROOT / config), "-o", str(out),
                "--progress", "none"]  # fmt: skip
     for item in overrides:
@@ -145,7 +157,37 @@ def measure_receive_loop(work: Path) -> dict:
         sys.exit(
             f"fit_profile: {' '.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
         )
-    summary = json.loads((out / "summary.json").read_text())
+    return json.loads((out / "summary.json").read_text())
+
+
+def measure_delivery_groups(work: Path, spike_handling_s: float) -> dict:
+    """delivery_group_s: what each further delay group of an arriving spike adds to the
+    receive loop (one ring entry), from a network whose sources reach a rank in many delay
+    groups: (exchange time - that of the same intervals without spikes - spike_handling_s
+    per delivered spike) / (delivery groups - delivered spikes)."""
+    config, *overrides = DELIVERY_GROUPS_RUN
+    busy = run_summary(work, "delivery-groups", config, overrides)
+    quiet = run_summary(work, "delivery-groups-quiet", config, [*overrides, QUIET])
+    exchange = busy["exchange"]
+    matched, groups = exchange["spikes_matched"], exchange["delivery_groups"]
+    if groups <= matched:
+        sys.exit("fit_profile: the delivery-group run has one delay group a spike")
+    spent = busy["time_s"]["exchange"] - quiet["time_s"]["exchange"] - matched * spike_handling_s
+    return {
+        "delivery_group_s": max(spent, 0.0) / (groups - matched),
+        "delivery_groups_run": " ".join(DELIVERY_GROUPS_RUN),
+        "delivery_groups_per_spike": groups / matched,
+    }
+
+
+def measure_receive_loop(work: Path) -> dict:
+    """spike_handling_s from a real run: its exchange time per received spike on one rank
+    (no MPI: the Allgather of one rank is a copy), i.e. the receive loop's source lookup
+    and delivery into the engine's ring buffers (one delay group a source here) with the
+    caches as the interval's computation left them, plus the copy of an 8-byte entry. A
+    micro-benchmark with hot caches measured 2 ns a spike where runs spend tens."""
+    config, *overrides = RECEIVE_LOOP_RUN
+    summary = run_summary(work, "receive-loop", config, overrides)
     received = summary["exchange"]["spikes_received"]
     if received <= 0:
         sys.exit("fit_profile: the receive-loop run received no spikes")
@@ -193,13 +235,15 @@ def profile_text(values: dict, machine, name: str = "local", description: str | 
         f"barrier_stage_s = {values['barrier_stage_s']:.4e}",
         "",
         "[cpu]",
-        f"spike_handling_s = {values['spike_handling_s']:.4e}   # per received spike of a run "
-        f"on one rank (hot caches: {values['spike_handling_hot_s']:.2e})",
+        (f"spike_handling_s = {values['spike_handling_s']:.4e}   # per received spike of a run "
+        f"on one rank (hot caches: {values['spike_handling_hot_s']:.2e})"),
         f"scan_entry_s = {values['scan_entry_s']:.4e}",
         f"route_hop_s = {values['route_hop_s']:.4e}",
         f"encode_spike_s = {values['encode_spike_s']:.4e}",
         f"decode_spike_s = {values['decode_spike_s']:.4e}",
         f"route_codec_item_s = {values['route_codec_item_s']:.4e}",
+        (f"delivery_group_s = {values['delivery_group_s']:.4e}   # per further delay group of "
+        f"an arriving spike ({values['delivery_groups_per_spike']:.1f} a spike in the run)"),
         "",
     ]
     return "\n".join(lines)
@@ -211,6 +255,7 @@ def main() -> int:
     values = measure(args.binary, args.ranks, launcher) | measure_codec(args.codec_binary)
     with tempfile.TemporaryDirectory(prefix="spikex-fit-") as work:
         loop = measure_receive_loop(Path(work))
+        loop |= measure_delivery_groups(Path(work), loop["spike_handling_s"])
     loop["spike_handling_hot_s"] = values["spike_handling_s"]  # the micro-benchmark's, for reference
     values |= loop
     args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -110,6 +110,19 @@ def docs_from_results(
     return 0
 
 
+def add_docs_options(parser: argparse.ArgumentParser) -> None:
+    """A bench script's --docs / --check-docs (see docs_only)."""
+    parser.add_argument("--docs", action="store_true", help="only rewrite the docs block")
+    parser.add_argument("--check-docs", action="store_true", help="exit 1 if the block is stale")
+
+
+def docs_only(args, results_json: Path, render, name: str, doc: Path, script: str) -> int | None:
+    """With --docs or --check-docs: docs_from_results' exit status; else None (measure)."""
+    if not (args.docs or args.check_docs):
+        return None
+    return docs_from_results(results_json, render, name, doc, script, args.check_docs)
+
+
 def update_readme(results: dict, readme: Path = README) -> bool:
     """Rewrite README's block from ``results``; whether it changed."""
     return write_block(vs_nest_block(results), "vs_nest", readme)

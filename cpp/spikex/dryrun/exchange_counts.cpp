@@ -771,11 +771,31 @@ void count_routed(count_view& v) {
     v.out.properties[counter::forwarded_exact] = v.part.all_ranks();
     v.out.properties[counter::wire_exact] = !coded;
     v.out.properties[counter::compressed] = coded;
+    v.out.properties[counter::entry_bytes] = routed_item_bytes; // an item as it is (routed.cpp)
     for (auto* m: {&v.out.per_rank, &v.out.row_max, &v.out.row_sum}) {
         (*m)[counter::wire_spikes] = (*m)[counter::hops];
         (*m)[counter::wire_bytes] = (*m)[counter::bytes_sent];
     }
 }
+
+namespace {
+// The engine's delivery ring, whatever the method (engine.cpp deliver_source and
+// deliver_connection): a spike reaching a rank adds an entry per delay group of its source
+// there, or per connection in the creation-order layout (target-addressed methods with
+// connections.sort_by_source = false), in the row whose exchange delivers it.
+void count_delivery_groups(count_view& v) {
+    const bool per_connection = v.method.capabilities.target_addressed && !v.part.sorted();
+    tally t(v.out, {counter::delivery_groups}, v.sampled());
+    for (const auto& row: v.rows) {
+        for (const auto& s: row) {
+            const auto ranks = v.part.receivers(s.gid);
+            const auto entries = per_connection ? v.part.receiver_connections(s.gid) : v.part.receiver_groups(s.gid);
+            for (std::size_t j = 0; j < ranks.size(); ++j) t.add(0, ranks[j], entries[j]);
+        }
+        t.end_row();
+    }
+}
+} // namespace
 
 exchange_counts count_exchange(const virtual_partition& partition, const std::string& method,
                                const option_values& options, std::uint32_t seed, const std::vector<gid_type>& gids,
@@ -796,6 +816,7 @@ exchange_counts count_exchange(const virtual_partition& partition, const std::st
     entry.count(v);
     if (out.per_rank.empty())
         throw user_error(spikex::format("exchange.method = \"{}\": no dry-run counting rules", method));
+    count_delivery_groups(v);
     out.properties[counter::ranks] = partition.ranks();
     out.properties[counter::sampled_ranks] = double(partition.sampled().size());
     out.properties[counter::steps_per_interval] = double(m);

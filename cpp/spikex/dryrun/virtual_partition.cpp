@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "spikex/core/errors.hpp"
@@ -44,17 +45,28 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
         sample_index_[sampled_[k]] = static_cast<int>(k);
     }
 
-    // One pass over every target: (source, delay) per connection of a sampled rank, and
-    // (source, target rank) per connection from a cell of a sampled rank (sampled mode).
+    // One pass over every target: (source, delay and synapse type) per connection of a
+    // sampled rank, and (source, target rank) per connection from a cell of a sampled rank
+    // (sampled mode). The low word is delay << synapse_bits | synapse type: sorted, a
+    // source's connections fall into the engine's delay groups.
     std::vector<std::vector<std::uint64_t>> incoming(sampled_.size());
     std::vector<std::uint64_t> outgoing;
     step_type d_min = std::numeric_limits<step_type>::max();
+    const unsigned synapse_bits = std::bit_width(spec.synapses.size() - 1);
+    std::uint16_t synapse = 0;
     auto add = [&](gid_type source, gid_type target, step_type delay) {
         ++drawn_;
         d_min = std::min(d_min, delay);
         const int t = cells_.rank_of(target);
         const int k = sample_index_[t];
-        if (k >= 0) incoming[k].push_back(pair_of(source, static_cast<std::uint32_t>(delay)));
+        if (k >= 0) {
+            if ((static_cast<std::uint64_t>(delay) >> (32 - synapse_bits)) != 0) {
+                throw user_error(
+                    spikex::format("dry run: a delay of {} steps is too long to count with {} synapse types", delay,
+                                   spec.synapses.size()));
+            }
+            incoming[k].push_back(pair_of(source, (static_cast<std::uint32_t>(delay) << synapse_bits) | synapse));
+        }
         if (!all_ && sample_index_[cells_.rank_of(source)] >= 0) {
             outgoing.push_back(pair_of(source, static_cast<std::uint32_t>(t)));
         }
@@ -64,6 +76,7 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
     std::vector<incoming_connection> drawn;
     std::vector<gid_type> targets;
     for (const auto& set: spec.connection_sets) {
+        synapse = set.synapse;
         if (set.is_rule) {
             // Every target of the rule, as if one rank held them all (the draws do not
             // depend on the ranks). fixed_outdegree keeps all of the rule's connections
@@ -98,18 +111,22 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
         side.min_delay = pairs.empty() ? 0 : std::numeric_limits<step_type>::max();
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             const auto source = static_cast<gid_type>(pairs[i] >> 32);
-            const auto delay = static_cast<step_type>(pairs[i] & 0xffffffffu);
+            const auto delay = static_cast<step_type>((pairs[i] & 0xffffffffu) >> synapse_bits);
             side.min_delay = std::min(side.min_delay, delay);
             side.max_delay = std::max(side.max_delay, delay);
             const bool new_source = i == 0 || (pairs[i - 1] >> 32) != source;
             if (new_source) {
                 side.sources.push_back(source);
                 side.connections.push_back(0);
+                side.groups.push_back(0);
                 ++receiver_offsets_[source + 1];
             } else if (pairs[i - 1] != pairs[i]) {
-                side.mixed_delays = true; // the same source with a second delay
+                side.mixed_delays = true; // the same source in a second delay group
             }
-            if (i == 0 || pairs[i - 1] != pairs[i]) ++side.delay_groups;
+            if (i == 0 || pairs[i - 1] != pairs[i]) {
+                ++side.delay_groups;
+                ++side.groups.back();
+            }
             ++side.connections.back();
         }
         std::vector<std::uint64_t>().swap(pairs);
@@ -117,6 +134,7 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
     for (std::uint32_t g = 0; g < n; ++g) receiver_offsets_[g + 1] += receiver_offsets_[g];
     receiver_index_.resize(receiver_offsets_[n]);
     receiver_conns_.resize(receiver_offsets_[n]);
+    receiver_groups_.resize(receiver_offsets_[n]);
     {
         std::vector<std::uint64_t> fill(receiver_offsets_.begin(), receiver_offsets_.end() - 1);
         for (std::size_t k = 0; k < sampled_.size(); ++k) {
@@ -125,6 +143,7 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
                 auto at = fill[side.sources[i]]++;
                 receiver_index_[at] = static_cast<std::uint32_t>(k);
                 receiver_conns_[at] = side.connections[i];
+                receiver_groups_[at] = side.groups[i];
             }
         }
     }

@@ -7,8 +7,8 @@
 //   (network/connectivity.hpp rule_drawer), in a single pass over all targets, exactly as
 //   the ranks of a real run would draw them. Nothing is simulated. What is kept:
 //    * receive side, for every sampled rank t: its connections grouped by source (the
-//      connection table's source runs, connections per run, delay groups) — what the
-//      postsynaptic tier of rank t would hold;
+//      connection table's source runs, connections per run, delay groups of one delay and
+//      one synapse type) — what the postsynaptic tier of rank t would hold;
 //    * send side, for every cell of a sampled rank: the ranks that hold its targets and its
 //      connections to each (target_ranks / target_table of the real run).
 //   With all ranks sampled (the default when the connections fit, see dryrun_sample) both
@@ -49,9 +49,10 @@ public:
     struct receive_side {
         std::vector<gid_type> sources;          // distinct sources, ascending (source runs)
         std::vector<std::uint32_t> connections; // per source: connections from it
+        std::vector<std::uint32_t> groups;      // per source: its delay groups here
         std::uint64_t total_connections = 0;
-        std::uint64_t delay_groups = 0; // distinct (source, delay)
-        bool mixed_delays = false;      // some source reaches this rank with two delays
+        std::uint64_t delay_groups = 0; // distinct (source, delay, synapse type): the engine's delay groups
+        bool mixed_delays = false;      // some source reaches this rank in two delay groups
         step_type min_delay = 0, max_delay = 0;
     };
     const receive_side& receive(std::size_t k) const { return receive_[k]; }
@@ -62,6 +63,10 @@ public:
     }
     std::span<const std::uint32_t> receiver_connections(gid_type gid) const {
         return {receiver_conns_.data() + receiver_offsets_[gid], receiver_conns_.data() + receiver_offsets_[gid + 1]};
+    }
+    // ... and its delay groups on each (what a spike of it adds to that rank's delivery ring).
+    std::span<const std::uint32_t> receiver_groups(gid_type gid) const {
+        return {receiver_groups_.data() + receiver_offsets_[gid], receiver_groups_.data() + receiver_offsets_[gid + 1]};
     }
 
     // --- send side: cells of sampled ranks ----------------------------------------------
@@ -86,7 +91,7 @@ private:
     std::vector<receive_side> receive_;
     // receivers per gid (CSR over gids): sampled rank index and connections
     std::vector<std::uint64_t> receiver_offsets_;
-    std::vector<std::uint32_t> receiver_index_, receiver_conns_;
+    std::vector<std::uint32_t> receiver_index_, receiver_conns_, receiver_groups_;
     // target ranks per gid (CSR over gids; empty for untracked cells)
     std::vector<std::uint64_t> target_offsets_;
     std::vector<int> target_ranks_;

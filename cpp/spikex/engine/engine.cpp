@@ -468,11 +468,13 @@ void engine::deliver_source(std::uint32_t run, step_type step) {
         push_delivery(g, step + table_.group(g).delay, step);
         events_delivered_ += table_.group_end_connection(g) - table_.group(g).begin;
     }
+    delivery_groups_ += table_.group_begin(run + 1) - table_.group_begin(run);
 }
 
 void engine::deliver_connection(std::uint32_t c, step_type step) {
     push_delivery(c, step + table_.delay_of(c), step);
     ++events_delivered_;
+    ++delivery_groups_;
 }
 
 void engine::push_delivery(std::uint32_t index, step_type arrival, step_type emitted) {
@@ -562,6 +564,7 @@ std::map<std::string, double> engine::counters() const {
     std::map<std::string, double> out = exchange_->counters();
     out[counter::events_delivered] = double(events_delivered_ + restored_events_delivered_);
     out[counter::spikes_emitted] = double(spikes_emitted_ + restored_spikes_emitted_);
+    out[counter::delivery_groups] = double(delivery_groups_); // this segment's, as the exchange's counters
     return out;
 }
 

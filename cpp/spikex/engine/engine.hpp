@@ -188,6 +188,7 @@ private:
     std::vector<spike> resume_in_flight_;
     std::uint64_t restored_events_delivered_ = 0, restored_spikes_emitted_ = 0; // earlier segments (rank 0)
     std::uint64_t events_delivered_ = 0;
+    std::uint64_t delivery_groups_ = 0; // ring entries made by arriving spikes (counter::delivery_groups)
     std::uint64_t spikes_emitted_ = 0;
     std::uint64_t spikes_in_heartbeat_ = 0; // part of spikes_emitted_ added to heartbeat::spikes
     double build_s_ = 0, init_s_ = 0, compute_s_ = 0;

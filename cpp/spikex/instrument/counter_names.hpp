@@ -51,6 +51,11 @@ inline constexpr const char* flush_sends = "flush_sends";
 inline constexpr const char* messages_received = "messages_received";
 inline constexpr const char* events_delivered = "events_delivered";
 inline constexpr const char* spikes_emitted = "spikes_emitted";
+// Entries the arriving spikes made in the engine's delivery ring: one per delay group a
+// spike reaches on a rank (a source's connections there with one delay and one synapse
+// type; connection_table.hpp), one per connection in the creation-order layout. What a
+// spike's delivery costs grows with it (the time model's delivery_group_s).
+inline constexpr const char* delivery_groups = "delivery_groups";
 // The spike wire codec (exchange/spike_codec.hpp): bytes of encoded spike blocks sent and
 // the spikes (or target entries) in them; wire_bytes / wire_spikes is the bytes per spike.
 inline constexpr const char* wire_bytes = "wire_bytes";
@@ -122,7 +127,7 @@ inline constexpr const char* all_counters[] = {
     flush_sends,         messages_received,
     events_delivered,    spikes_emitted,
     wire_bytes,          wire_spikes,
-    encoder_sorts,
+    encoder_sorts,       delivery_groups,
 };
 inline constexpr const char* all_properties[] = {
     compressed,

@@ -8,22 +8,23 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
 
     allgather   (1 + overflow) * allgather_stage_s * ceil(log2 P)     recursive doubling
                 + bytes received * (P - 1) / P / bandwidth + spikes matched * spike_handling_s
-                + (spikes received - spikes matched) * scan_entry_s
+                + (spikes received - spikes matched) * scan_entry_s + further groups
                 + codec: spikes sent * encode_spike_s + spikes received * decode_spike_s
                 (compressed blocks only: not with compress = false)
     alltoall,   the cheaper of pairwise exchange, rounds * alltoall_partner_s * (P - 1)
     alltoallv   + bytes received * (P - 1) / P / bandwidth, and Bruck's algorithm (what MPI libraries use
                 for small blocks), rounds * allgather_stage_s * ceil(log2 P) + bytes
                 received * ceil(log2 P) / 2 / bandwidth; + entries received *
-                spike_handling_s (alltoallv: 2 rounds, counts then entries)
+                spike_handling_s + further groups (alltoallv: 2 rounds, counts then entries)
                 + codec: entries sent * encode_spike_s + entries received * decode_spike_s
     multisend,  messages sent * send_overhead_s + spikes received * (receive_overhead_s +
-    persistent  spike_handling_s) + rounds * allreduce(P) + latency_s
+    persistent  spike_handling_s) + further groups + rounds * allreduce(P) + latency_s
                 + codec: messages sent * encode_spike_s + spikes received * decode_spike_s
     (bytes received of a collective count the rank's own block or section, which never
     crosses the network: only (P - 1) / P of them are charged to the bandwidth)
     rma         puts * send_overhead_s + rounds * (allreduce(P) + barrier(P))
-                + slots scanned * scan_entry_s + spikes received * spike_handling_s + latency_s
+                + slots scanned * scan_entry_s + spikes received * spike_handling_s
+                + further groups + latency_s
                 + codec: puts * encode_spike_s + spikes received * decode_spike_s
     routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
                 + bytes / bandwidth + rounds * allreduce(P) + max hops * latency_s
@@ -32,13 +33,20 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
                 while the ranks compute, which a run times as computation)
     allreduce(P) = allreduce_s + allreduce_stage_s * ceil(log2 P); barrier(P) =
     barrier_stage_s * ceil(log2 P); both 0 for P = 1 (no MPI).
+    further groups = (delivery groups - the deliveries charged spike_handling_s above) *
+    delivery_group_s: an arriving spike makes one entry in the delivery ring per delay
+    group of its source on the rank (counter delivery_groups); spike_handling_s, fitted on
+    a network with one group per spike, covers its lookup and first entry, and every
+    further group (distributed delays, as in the microcircuit; static and plastic synapses
+    of one source) costs delivery_group_s. (Local deliveries of the point-to-point methods
+    are charged only as further groups.)
 
 The codec's costs (exchange/spike_codec.hpp) are per spike: encode_spike_s and
 decode_spike_s of a block's spike, charged also for a spike alone (a one-spike message, an
 rma entry; bench-codec measures those within about 1 ns of a block's), and
 route_codec_item_s for a routed bucket's item encoded at one hop and decoded at the next.
 They are optional in a profile (0 when left out: profiles fitted before they existed
-charge no codec time).
+charge no codec time), as is delivery_group_s.
 
 Point-to-point sends happen during computation in a real run (they overlap it); the
 model charges them to the exchange, like the counters do. Cell computation is the same
@@ -64,7 +72,7 @@ PARAMETERS = {
 }  # fmt: skip
 #: Parameters a profile may leave out, and their value then.
 OPTIONAL_PARAMETERS = {
-    "cpu": {"encode_spike_s": 0.0, "decode_spike_s": 0.0, "route_codec_item_s": 0.0},
+    "cpu": {"encode_spike_s": 0.0, "decode_spike_s": 0.0, "route_codec_item_s": 0.0, "delivery_group_s": 0.0},
 }
 
 
@@ -137,7 +145,15 @@ def _allgather(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
         t += _codec(col("spikes_sent")[i], col("spikes_received")[i], machine)
     # every received spike is looked up; one with targets here is also delivered
     matched = col("spikes_matched")[i]
-    return t + (col("spikes_received")[i] - matched) * machine.scan_entry_s + matched * machine.spike_handling_s
+    t += (col("spikes_received")[i] - matched) * machine.scan_entry_s + matched * machine.spike_handling_s
+    return t + _further_groups(col, i, matched, machine)
+
+
+def _further_groups(col, i: int, delivered: float, machine: Profile) -> float:
+    """The delivery ring entries beyond one per delivered spike (a source with several delay
+    groups on a rank: distributed delays, or static and plastic synapses), each
+    delivery_group_s; spike_handling_s covers a spike's lookup and its first entry."""
+    return max(col("delivery_groups")[i] - delivered, 0.0) * machine.delivery_group_s
 
 
 def _codec(encoded: float, decoded: float, machine: Profile) -> float:
@@ -155,7 +171,9 @@ def _directed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     bruck = col("rounds")[i] * machine.allgather_stage_s * _stages(ranks)
     bruck += received * max(_stages(ranks), 1) / 2 / bandwidth
     codec = _codec(col("entries_sent")[i], col("entries_received")[i], machine)
-    return min(pairwise, bruck) + col("entries_received")[i] * machine.spike_handling_s + codec
+    entries = col("entries_received")[i]
+    delivery = entries * machine.spike_handling_s + _further_groups(col, i, entries, machine)
+    return min(pairwise, bruck) + delivery + codec
 
 
 def _allreduce(ranks: int, machine: Profile) -> float:
@@ -166,6 +184,7 @@ def _allreduce(ranks: int, machine: Profile) -> float:
 def _point_to_point(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t = col("messages_sent")[i] * machine.send_overhead_s
     t += col("spikes_received")[i] * (machine.receive_overhead_s + machine.spike_handling_s)
+    t += _further_groups(col, i, col("spikes_received")[i], machine)
     t += _codec(col("messages_sent")[i], col("spikes_received")[i], machine)
     return (
         t
@@ -184,6 +203,7 @@ def _rma(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     return (
         t
         + col("spikes_received")[i] * machine.spike_handling_s
+        + _further_groups(col, i, col("spikes_received")[i], machine)
         + (machine.latency_s if ranks > 1 else 0.0)
     )
 
@@ -227,8 +247,18 @@ def interval_times(method: dict, ranks: int, machine: Profile) -> list[float]:
     return [formula(col, i, ranks, machine, method["properties"]) for i in range(n)]
 
 
+def route_message_hops(machine: Profile, item_bytes: float) -> int:
+    """What a message costs on this machine in routing hops of an item of ``item_bytes``:
+    (send_overhead_s + receive_overhead_s) / (route_hop_s + item_bytes / bandwidth), the
+    value of ``exchange.route_message_hops`` with which the routed exchange's ``auto`` grid
+    weighs messages as this profile does (docs/methods/routed.md)."""
+    hop = machine.route_hop_s + item_bytes / machine.bandwidth_bytes_per_s
+    return max(0, round((machine.send_overhead_s + machine.receive_overhead_s) / hop))
+
+
 def predict(result: dict, machine: Profile) -> dict:
-    """Per method: predicted exchange seconds per interval (mean, max) and over the run."""
+    """Per method: predicted exchange seconds per interval (mean, max) and over the run; for
+    the routed exchange also the route_message_hops this machine gives its items."""
     out = {}
     for label, method in result["methods"].items():
         times = interval_times(method, result["ranks"], machine)
@@ -238,6 +268,9 @@ def predict(result: dict, machine: Profile) -> dict:
             "run_s": sum(times),
             "intervals": len(times),
         }
+        properties = method["properties"]
+        if "route_dimensions" in properties and properties.get("entry_bytes"):
+            out[label]["route_message_hops"] = route_message_hops(machine, properties["entry_bytes"])
     return {
         "profile": machine.name,
         "description": machine.description,
@@ -274,5 +307,11 @@ def format_predictions(prediction: dict) -> str:
         lines.append(
             f"{label:<34} {p['interval_mean_s'] * 1e6:>15.1f} us {p['interval_max_s'] * 1e6:>9.1f} us "
             f"{p['run_s']:>10.4f} s"
+        )
+    hops = {p["route_message_hops"] for p in prediction["methods"].values() if "route_message_hops" in p}
+    for value in sorted(hops):
+        lines.append(
+            f"routed: a message costs {value} routing hops on {prediction['profile']}: "
+            f"--set exchange.route_message_hops={value} makes route_dims = auto weigh it so"
         )
     return "\n".join(lines)

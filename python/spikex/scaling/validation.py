@@ -35,6 +35,7 @@ EXACT_COUNTERS = names(
     "spikes_matched", "overflow_rounds", "entries_sent", "entries_received", "target_entries",
     "spikes_local", "phase_two_sent", "relayed_spikes", "target_rank_entries", "items_sent",
     "hops", "forwarded", "persistent_requests", "slots_scanned", "wire_bytes", "wire_spikes",
+    "delivery_groups",
 )  # fmt: skip
 # What follows from the coded block sizes (exchange/spike_codec.hpp): exact only where the
 # dry run knows every receiver's locations (its property wire_exact), else estimated.

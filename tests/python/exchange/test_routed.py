@@ -167,6 +167,29 @@ def test_auto_grid_weighs_what_a_message_costs(tmp_path):
     assert dims == {10: [16], 400: [4, 4]}
 
 
+def test_dryrun_with_a_profile_gives_its_route_message_hops(tmp_path):
+    # (send + receive overhead) / (a hop's CPU + the item's bytes over the bandwidth): the
+    # value docs/methods/routed.md derives by hand, printed for the routed methods of a
+    # dry run with that profile and the items' real size.
+    from conftest import REPO, write_config
+    from spikex.scaling.time_model import load_profile, route_message_hops
+
+    bgp = load_profile(REPO / "profiles" / "bgp.toml")
+    assert route_message_hops(bgp, 4) == 19
+    config = write_config(tmp_path)
+    out = tmp_path / "dry.json"
+    done = run_cli(["model", "dryrun", str(config), "--np", "16", "--method", "routed,allgather",
+                    "--profile", str(REPO / "profiles" / "bgp.toml"), "-o", str(out)])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    item_bytes = result["methods"]["routed"]["properties"]["entry_bytes"]
+    expected = route_message_hops(bgp, item_bytes)
+    methods = result["predictions"]["bgp"]["methods"]
+    assert methods["routed"]["route_message_hops"] == expected
+    assert "route_message_hops" not in methods["allgather"]
+    assert f"--set exchange.route_message_hops={expected}" in done.stderr
+
+
 def test_grid_is_checked_only_for_the_routed_method():
     from spikex.config import resolved_config
 

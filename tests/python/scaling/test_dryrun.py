@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import marked, run_cli, several_ranks, write_config
+from conftest import REPO, marked, run_cli, several_ranks, write_config
 from spikex.counters import names
 from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.methods import EXCHANGE_METHODS, all_variant_labels, capability, methods_with
@@ -45,7 +45,7 @@ EXACT = names(
     "spikes_local", "phase_two_sent", "relayed_spikes", "target_rank_entries",
     "phase_one_entries", "phase_two_entries", "persistent_requests", "persistent_starts",
     "ring_full_deferrals", "slots_scanned", "items_sent", "hops", "forwarded", "wire_bytes",
-    "wire_spikes",
+    "wire_spikes", "delivery_groups",
 )  # fmt: skip
 # Timing-dependent in a real run: the dry run gives a lower bound.
 LOWER_BOUNDS = {method: ("messages_sent", "rounds") for method in methods_with("process_grid")}
@@ -132,6 +132,51 @@ def test_memory_model_within_ten_percent(tmp_path, ranks):
             for structure in ("exchange_buffers", "receive_buffers"):
                 assert model[structure]["max"] == entry["memory"][structure]["max"], f"P={ranks} {label} {structure}"
     assert compared >= 20
+
+
+# Networks whose sources reach a rank in several delay groups: the microcircuit (delays
+# drawn from normal distributions) and the plastic hpc_benchmark (static and STDP synapses
+# of one source with one delay are two groups).
+GROUPED_NETWORKS = {
+    "microcircuit": ("examples/microcircuit.toml", "network.n_scaling=0.02", "network.k_scaling=0.05",
+                     "simulation.presim_ms=0.0", "simulation.tstop_ms=60.0"),
+    "hpc_plastic": ("examples/hpc_benchmark_laptop.toml", "network.scale=0.02", "network.plastic=true",
+                    "simulation.tstop_ms=40.0"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("network", sorted(GROUPED_NETWORKS))
+@pytest.mark.parametrize("ranks", marked((1, 2), mpi_if=several_ranks))
+def test_dryrun_counts_the_delivery_groups_of_real_runs(tmp_path, network, ranks):
+    config, *overrides = GROUPED_NETWORKS[network]
+    settings = [word for item in overrides for word in ("--set", item)]
+    # the creation-order layout (one ring entry a connection) holds static synapses only
+    layout = "alltoall" if network == "hpc_plastic" else "alltoall:connections.sort_by_source=false"
+    methods = ["allgather", "multisend", layout]
+    real = {}
+    for label in methods:
+        method, _, option = label.partition(":")
+        extra = ["--set", f"exchange.method={method}"] + (["--set", option] if option else [])
+        out = tmp_path / label.replace(":", "-")
+        done = run_cli(["run", str(REPO / config), "--np", str(ranks), "-o", str(out), *settings, *extra])
+        assert done.returncode == 0, done.stderr
+        real[label] = json.loads((out / "summary.json").read_text())
+    spikes = tmp_path / "allgather" / "spikes.h5"
+    dry_out = tmp_path / "dry.json"
+    done = run_cli(["model", "dryrun", str(REPO / config), "--np", str(ranks), "--method", ",".join(methods),
+                    "--spikes", str(spikes), "-o", str(dry_out), *settings])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    dry = json.loads(dry_out.read_text())
+    for label in methods:
+        groups = real[label]["exchange"]["delivery_groups"]
+        assert dry["methods"][label]["sums"]["delivery_groups"] == groups, label
+    # several groups a spike (the source-addressed layout), one entry a connection in the
+    # creation-order layout
+    allgather = real["allgather"]["exchange"]
+    assert allgather["delivery_groups"] > 1.5 * allgather["spikes_matched"]
+    if layout != "alltoall":
+        by_connection = real[layout]
+        assert by_connection["exchange"]["delivery_groups"] == by_connection["events_delivered"]
 
 
 def test_cli_dryrun_large_virtual_p_with_sampling(tmp_path):

@@ -144,6 +144,38 @@ def test_time_model_allgather_delivers_the_matched_spikes_and_skips_the_rest():
     assert allgather(300.0) - allgather(0.0) == pytest.approx(300 * (bgp.spike_handling_s - bgp.scan_entry_s))
 
 
+def test_time_model_charges_the_delivery_groups_beyond_one_a_spike(tmp_path):
+    # spike_handling_s covers a delivered spike's lookup and first ring entry; each further
+    # delay group of its source costs delivery_group_s. Routed deliveries are not charged.
+    bgp = load_profile(REPO / "profiles/bgp.toml")
+    assert bgp.delivery_group_s > 0
+    old = tmp_path / "old.toml"  # a profile from before delivery_group_s: charges nothing
+    old.write_text("\n".join(line for line in (REPO / "profiles/bgp.toml").read_text().splitlines()
+                             if not line.startswith("delivery_group_s")))  # fmt: skip
+    assert load_profile(old).delivery_group_s == 0
+    counts = {"spikes_sent": 100.0, "spikes_received": 400.0, "spikes_matched": 300.0, "entries_received": 500.0,
+              "messages_sent": 700.0, "hops": 900.0, "rounds": 1.0, "bytes_received": 1000.0}  # fmt: skip
+    delivered = {"allgather": 300, "alltoall": 500, "alltoallv": 500, "multisend": 400, "persistent": 400,
+                 "rma": 400, "routed": None}  # fmt: skip
+
+    def seconds(kind: str, groups: float | None) -> float:
+        rows = {name: [value] for name, value in counts.items()}
+        if groups is not None:
+            rows["delivery_groups"] = [groups]
+        method = {"method": kind, "rows": {"step": [40], "max": rows},
+                  "properties": {"compressed": 0, "route_max_hops": 1}}  # fmt: skip
+        (t,) = interval_times(method, 4, bgp)
+        return t
+
+    for kind, charged in delivered.items():
+        base = seconds(kind, None)  # a dry run from before the counter
+        if charged is None:
+            assert seconds(kind, 4000.0) == base, kind
+            continue
+        assert seconds(kind, charged) == pytest.approx(base, abs=1e-15), kind  # one group a spike
+        assert seconds(kind, charged + 2500.0) - base == pytest.approx(2500 * bgp.delivery_group_s), kind
+
+
 def test_time_model_allgather_grows_about_linearly_with_p(tmp_path):
     config = write_config(tmp_path, "[simulation]\ntstop_ms = 30.0\n[network]\ncells = 512\nindegree = 50\n")
     bgp = load_profile(REPO / "profiles/bgp.toml")
