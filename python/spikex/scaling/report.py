@@ -387,7 +387,8 @@ def write_report(path: Path, data: dict, cluster: dict | None = None) -> None:
         "**The time model** (`python/spikex/scaling/time_model.py`) charges, per interval and "
         "for the slowest rank, latency-bandwidth costs per message, per-stage / per-partner "
         "costs of each collective algorithm, and per-spike / per-entry CPU costs, the spike "
-        "wire codec's encode and decode among them; parameters "
+        "wire codec's encode and decode and a spike's delivery per delay group of its source "
+        "(`delivery_groups`) among them; parameters "
         "come from a machine profile: `profiles/local.toml` fitted here by "
         "`bench/fit_profile.py`, `profiles/bgp.toml` with Blue Gene/P-like numbers.",
         "",
