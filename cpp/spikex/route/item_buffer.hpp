@@ -82,7 +82,7 @@ public:
     bool drained() const { return cursor_ == size_; }
     std::size_t remaining() const { return size_ - cursor_; }
     const unsigned char* next() const { return base_ + cursor_ * item_bytes_; }
-    void advance() { ++cursor_; }
+    void advance(std::size_t n = 1) { cursor_ += n; }
 
 private:
     std::vector<unsigned char> data_;

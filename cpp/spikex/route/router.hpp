@@ -293,7 +293,8 @@ private:
     // Figure 2 (routeUpdates) inside the receive loop of Figure 1: receive into the
     // channel's buffer only when it is drained; stop at an item whose bucket is in flight.
     // Consecutive items for this rank are delivered as one run (contiguous in the receive
-    // buffer), before anything else happens to the buffer.
+    // buffer), before anything else happens to the buffer; on a one-dimensional grid every
+    // item arrives at its destination, so the whole message is one run.
     bool drain(int channel) {
         item_buffer& in = receive_[channel];
         bool moved = false;
@@ -301,6 +302,15 @@ private:
             if (in.drained()) {
                 if (!receive(channel)) return moved;
                 moved = true;
+            }
+            if (grid_.dimensions() == 1) { // one hop: every item that arrives is this rank's
+                const std::size_t n = in.remaining();
+                deliver_(in.next(), n);
+                counters_.items_delivered += n;
+                buffered_ -= n;
+                in.advance(n);
+                moved = true;
+                continue;
             }
             const unsigned char* run = nullptr;
             std::size_t run_items = 0;
