@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -74,16 +75,15 @@ void insertion_sort(std::uint64_t* first, std::uint64_t* last) {
 // counts taken in one pass. Keys come in emission order, so a comparison sort would cost
 // O(log n) per spike, and a bucket pass followed by sorting each bucket mispredicts a
 // branch per bucket.
-void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
-    const std::size_t n = keys.size();
+void sort_keys(std::uint64_t* keys, std::size_t n, unsigned bits) {
     if (n < 32) {
-        insertion_sort(keys.data(), keys.data() + n);
+        insertion_sort(keys, keys + n);
         return;
     }
     const unsigned digit_bits = std::clamp(spike_codec::bits_for(n), 4u, 12u);
     const unsigned digits = (bits + digit_bits - 1) / digit_bits;
     if (digits > 4) { // keys wider than 48 bits: rare (huge item spaces), comparison sort
-        std::sort(keys.begin(), keys.end());
+        std::sort(keys, keys + n);
         return;
     }
     const std::size_t radix = std::size_t{1} << digit_bits;
@@ -92,17 +92,41 @@ void sort_keys(std::vector<std::uint64_t>& keys, unsigned bits) {
     thread_local std::vector<std::uint32_t> counts;
     scratch.resize(n);
     counts.assign(radix * digits, 0);
-    for (std::uint64_t k: keys) {
-        for (unsigned d = 0; d < digits; ++d) ++counts[d * radix + ((k >> (d * digit_bits)) & mask)];
+    for (std::size_t i = 0; i < n; ++i) {
+        for (unsigned d = 0; d < digits; ++d) ++counts[d * radix + ((keys[i] >> (d * digit_bits)) & mask)];
     }
+    std::uint64_t* from = keys;
+    std::uint64_t* to = scratch.data();
     for (unsigned d = 0; d < digits; ++d) {
         std::uint32_t* c = counts.data() + d * radix;
         std::uint32_t sum = 0;
         for (std::size_t b = 0; b < radix; ++b) sum += std::exchange(c[b], sum); // exclusive prefix sums
         const unsigned shift = d * digit_bits;
-        for (std::uint64_t k: keys) scratch[c[(k >> shift) & mask]++] = k;
-        keys.swap(scratch);
+        for (std::size_t i = 0; i < n; ++i) to[c[(from[i] >> shift) & mask]++] = from[i];
+        std::swap(from, to);
     }
+    if (from != keys) std::memcpy(keys, from, n * sizeof *keys);
+}
+
+// The least k with n 2^(k + 1) >= S (at most 63): the Rice parameter of least f(k) in
+// encode. Not inlined, as gaps_beat_packed: inlined, GCC kept the gaps loop's bit writer in
+// memory (a 64-spike block: 218 against 195 ns to encode).
+__attribute__((noinline)) unsigned gaps_parameter(std::uint64_t n, std::uint64_t largest_key) {
+    // n < 2^bits(n) and S >= 2^(bits(S) - 1): the answer is bits(S) - bits(n) - 1 or one more.
+    const int width_gap = int(std::bit_width(largest_key)) - int(std::bit_width(n)) - 1;
+    unsigned k = width_gap > 0 ? unsigned(width_gap) : 0;
+    auto enough = [&](unsigned k) { return k + 1 >= 64 || (unsigned __int128)n << (k + 1) >= largest_key; };
+    while (k < 63 && !enough(k)) ++k;
+    return k;
+}
+
+// Whether header + n (k + 1) + S / 2^k < packed bits, in exact integer arithmetic:
+// (packed - header - n (k + 1)) 2^k > S.
+__attribute__((noinline)) bool gaps_beat_packed(std::uint64_t n, std::uint64_t largest_key, unsigned k,
+                                                std::uint64_t packed) {
+    const unsigned __int128 fixed = (unsigned __int128)n * (k + 1) + header_bits;
+    if (fixed >= packed) return false;
+    return ((unsigned __int128)(packed - fixed) << k) > largest_key;
 }
 
 } // namespace
@@ -119,8 +143,9 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     };
     // One pass: the ranges, and the keys gaps mode needs (with whether they already ascend,
     // as they do for a rank's own spikes in emission order).
-    thread_local std::vector<std::uint64_t> keys;
-    keys.resize(n);
+    thread_local std::vector<std::uint64_t> key_buffer;
+    if (key_buffer.size() < n) key_buffer.resize(n);
+    std::uint64_t* const keys = key_buffer.data();
     std::uint32_t max_item = 0, max_offset = 0;
     std::uint64_t max_key = 0;
     bool ascending = true;
@@ -146,21 +171,16 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
     const unsigned item_bits = short_header ? packed_item_bits(items - 1) : packed_item_bits(max_item);
 
     // Gaps: the gaps sum to the largest key S, so with Rice parameter k a block costs about
-    // n (k + 1) + S / 2^k bits, least near 2^k = S ln 2 / n; of floor and ceil of that k, the
-    // one the formula prefers (a function of n and S only, so the same set gives the same
-    // bytes). A sort is only worth it when that beats packed.
-    // floor(log2(x)) for x >= 1 is the bit width of floor(x) less one; no libm call per block.
-    const double best = std::max(1.0, double(max_key) * 0.6931471805599453 / double(n));
-    auto approximate = [&](unsigned k) {
-        // S / 2^k as S * 2^-k (exact, as the division is; a multiply is cheaper per block)
-        return double(n) * (k + 1) + double(max_key) * std::bit_cast<double>(std::uint64_t(1023 - k) << 52);
-    };
-    unsigned k = std::min(63u, bits_for(static_cast<std::uint64_t>(best)) - 1);
-    if (k < 63 && approximate(k + 1) < approximate(k)) ++k;
+    // f(k) = n (k + 1) + S / 2^k bits. f is convex and f(k + 1) < f(k) exactly when
+    // n 2^(k + 1) < S, so the best k is the least with n 2^(k + 1) >= S (a function of n
+    // and S only, so the same set gives the same bytes), found from the bit widths and
+    // checked in integers (no floating point, no division: a block's fixed cost). A sort is
+    // only worth it when f(k) + the header beats packed.
+    const unsigned k = gaps_parameter(n, max_key);
     const std::size_t start = out.size();
-    if (header_bits + approximate(k) < double(packed)) {
+    if (gaps_beat_packed(n, max_key, k, packed)) {
         if (!ascending) {
-            sort_keys(keys, bits_for(max_key));
+            sort_keys(keys, n, bits_for(max_key));
             if (sorts) ++*sorts;
         }
         // Written into scratch sized for the worst case (32 + 6 + 63 bits per gap, an escape,
@@ -195,7 +215,7 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         };
         // Two gaps per store when both codes fit 56 bits together (the rule for a block
         // worth coding as gaps): the writer's store is a dependency chain, one per store.
-        const std::uint64_t* key = keys.data();
+        const std::uint64_t* key = keys;
         std::uint64_t previous = 0;
         std::size_t i = 0;
         for (; i + 1 < n; i += 2) {
@@ -235,7 +255,13 @@ std::size_t spike_codec::encode(std::span<const wire_spike> spikes, std::uint64_
         w.put(0b01, 2); // long header, packed
         w.put(item_bits, parameter_bits);
     }
-    for (const auto& s: spikes) w.put(s.item | (std::uint64_t(s.offset) << item_bits), item_bits + offset_bits_);
+    const unsigned width = item_bits + offset_bits_;
+    auto entry = [&](const wire_spike& s) { return s.item | (std::uint64_t(s.offset) << item_bits); };
+    std::size_t i = 0;
+    if (2 * width <= 56) { // two entries per store: the writer's store is a dependency chain
+        for (; i + 1 < n; i += 2) w.put_short(entry(spikes[i]) | entry(spikes[i + 1]) << width, 2 * width);
+    }
+    for (; i < n; ++i) w.put(entry(spikes[i]), width);
     w.finish();
     out.resize(start + bytes);
     return bytes;
