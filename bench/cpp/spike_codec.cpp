@@ -8,7 +8,10 @@
 // emits: each thread's contiguous cells updated in order, threads in order; the encoder
 // finds the keys ascending and skips the sort). Also a routed bucket (routed_bucket_codec:
 // encoded at send, decoded at every hop). Every decode is checked to give the block back
-// (as a sorted multiset). Prints one JSON object.
+// (as a sorted multiset). A case's blocks lie one after the other in one array, encoded into
+// one buffer and decoded from it, as the exchange's send and receive buffers hold them (with
+// an array of its own per block the 8-byte entries cost up to 1.3 times as much in blocks
+// of 1-8 spikes; the codec's ns moved by less than 10 %). Prints one JSON object.
 //
 //   bench_spike_codec [--spikes 4000000] [--repeats 5] [--rate-hz 5] [--cells N --steps M]
 // (--cells and --steps: that one case only; bench/fit_profile.py takes the time model's
@@ -20,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,19 +43,24 @@ double seconds_since(seconds_clock::time_point start) {
     return std::chrono::duration<double>(seconds_clock::now() - start).count();
 }
 
+// A rank's spikes of each interval, one block after the other in one array, as the
+// exchange holds them (an interval's spike buffer, sent from and received into contiguous
+// buffers): a block is a view into it.
 struct workload {
     std::uint64_t cells;
     std::uint32_t steps;
-    std::vector<std::vector<wire_spike>> blocks;
+    std::vector<wire_spike> all;
+    std::vector<std::span<const wire_spike>> blocks;
     std::size_t spikes = 0;
 };
 
 workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz, std::size_t total, std::uint64_t seed,
                        bool in_cell_order) {
-    workload w{cells, steps, {}, 0};
+    workload w{cells, steps, {}, {}, 0};
     std::mt19937_64 rng(seed);
     std::poisson_distribution<std::size_t> count(double(cells) * rate_hz * 1e-4 * steps);
     std::uniform_int_distribution<std::uint32_t> cell(0, static_cast<std::uint32_t>(cells - 1)), step(0, steps - 1);
+    std::vector<std::size_t> ends;
     while (w.spikes < total) {
         std::vector<wire_spike> block(count(rng));
         for (auto& s: block) s = {cell(rng), step(rng)};
@@ -61,7 +70,13 @@ workload make_workload(std::uint64_t cells, std::uint32_t steps, double rate_hz,
                       [](auto a, auto b) { return a.offset != b.offset ? a.offset < b.offset : a.item < b.item; });
         }
         w.spikes += block.size();
-        w.blocks.push_back(std::move(block));
+        w.all.insert(w.all.end(), block.begin(), block.end());
+        ends.push_back(w.all.size());
+    }
+    std::size_t begin = 0;
+    for (std::size_t end: ends) {
+        w.blocks.emplace_back(w.all.data() + begin, end - begin);
+        begin = end;
     }
     return w;
 }
@@ -70,30 +85,33 @@ struct result {
     double encode_ns = 1e300, decode_ns = 1e300, bytes_per_spike = 0;
 };
 
+// Every block encoded after the one before into one buffer, and decoded from it (as an
+// Allgather rank's send and receive buffers hold them).
 result measure_codec(const workload& w, int repeats) {
     const spike_codec codec(w.steps);
-    std::vector<std::vector<unsigned char>> wire(w.blocks.size());
+    std::vector<unsigned char> wire;
+    std::vector<std::size_t> ends(w.blocks.size());
     result out;
     for (int rep = 0; rep < repeats; ++rep) {
+        wire.clear();
         auto start = seconds_clock::now();
-        std::size_t bytes = 0;
         for (std::size_t b = 0; b < w.blocks.size(); ++b) {
-            wire[b].clear();
-            bytes += codec.encode(w.blocks[b], w.cells, wire[b]);
+            codec.encode(w.blocks[b], w.cells, wire);
+            ends[b] = wire.size();
         }
         out.encode_ns = std::min(out.encode_ns, seconds_since(start) * 1e9 / double(w.spikes));
-        out.bytes_per_spike = double(bytes) / double(w.spikes);
+        out.bytes_per_spike = double(wire.size()) / double(w.spikes);
         std::uint64_t checksum = 0, n = 0;
         start = seconds_clock::now();
-        for (const auto& block: wire) {
-            n += codec.decode(block.data(), block.size(), w.cells,
+        std::size_t begin = 0;
+        for (std::size_t end: ends) {
+            n += codec.decode(wire.data() + begin, end - begin, w.cells,
                               [&](std::uint32_t item, std::uint32_t offset) { checksum += item * 31 + offset; });
+            begin = end;
         }
         out.decode_ns = std::min(out.decode_ns, seconds_since(start) * 1e9 / double(w.spikes));
         std::uint64_t expected = 0;
-        for (const auto& block: w.blocks) {
-            for (const auto& s: block) expected += std::uint64_t(s.item) * 31 + s.offset;
-        }
+        for (const auto& s: w.all) expected += std::uint64_t(s.item) * 31 + s.offset;
         if (n != w.spikes || checksum != expected) {
             std::fprintf(stderr, "spike codec: decoded %llu spikes, checksum mismatch\n", (unsigned long long)n);
             std::exit(1);
@@ -102,29 +120,35 @@ result measure_codec(const workload& w, int repeats) {
     return out;
 }
 
-// 8-byte entries: [item uint32][offset uint32] copied in and out (allgather compress=false).
+// 8-byte entries: [item uint32][offset uint32] copied in and out (allgather compress=false),
+// block after block in one buffer, as above.
 result measure_entries(const workload& w, int repeats) {
-    std::vector<std::vector<unsigned char>> wire(w.blocks.size());
+    std::vector<unsigned char> wire(w.spikes * 8);
+    std::vector<std::size_t> ends(w.blocks.size());
     result out;
     for (int rep = 0; rep < repeats; ++rep) {
         auto start = seconds_clock::now();
+        std::size_t at = 0;
         for (std::size_t b = 0; b < w.blocks.size(); ++b) {
-            wire[b].resize(w.blocks[b].size() * 8);
-            for (std::size_t i = 0; i < w.blocks[b].size(); ++i) {
-                std::uint32_t words[2] = {w.blocks[b][i].item, w.blocks[b][i].offset};
-                std::memcpy(&wire[b][i * 8], words, 8);
+            for (const wire_spike& s: w.blocks[b]) {
+                const std::uint32_t words[2] = {s.item, s.offset};
+                std::memcpy(&wire[at], words, 8);
+                at += 8;
             }
+            ends[b] = at;
         }
         out.encode_ns = std::min(out.encode_ns, seconds_since(start) * 1e9 / double(w.spikes));
         out.bytes_per_spike = 8;
         std::uint64_t checksum = 0;
         start = seconds_clock::now();
-        for (const auto& block: wire) {
-            for (std::size_t i = 0; i < block.size(); i += 8) {
+        std::size_t begin = 0;
+        for (std::size_t end: ends) {
+            for (std::size_t i = begin; i < end; i += 8) {
                 std::uint32_t words[2];
-                std::memcpy(words, &block[i], 8);
+                std::memcpy(words, &wire[i], 8);
                 checksum += std::uint64_t(words[0]) * 31 + words[1];
             }
+            begin = end;
         }
         out.decode_ns = std::min(out.decode_ns, seconds_since(start) * 1e9 / double(w.spikes));
         if (checksum == 42) std::printf(" "); // keep the loop
