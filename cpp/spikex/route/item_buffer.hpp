@@ -5,9 +5,8 @@
 // Algorithm: a contiguous array of `capacity` items of `item_bytes` bytes. As a send
 //   bucket it is filled with push() and sent whole (its bytes are the message); as a
 //   receive buffer a message is received into it (filled()) and read with
-//   next()/advance() until drained, and only then refilled. The array is its own or
-//   memory it is given (place_at: a shared-memory mailbox slot, written in place). The
-//   library never looks inside an item.
+//   next()/advance() until drained, and only then refilled. The library never looks
+//   inside an item.
 // Messages and bytes: none by itself. Memory: capacity * item_bytes.
 // Ordering guarantee: items leave in the order they entered.
 #include <cstddef>
@@ -20,22 +19,7 @@ class item_buffer {
 public:
     item_buffer() = default;
     item_buffer(std::size_t capacity, std::size_t item_bytes):
-        data_(capacity * item_bytes), capacity_(capacity), item_bytes_(item_bytes), base_(data_.data()) {}
-    item_buffer(const item_buffer& other): item_buffer(other.capacity_, other.item_bytes_) {}
-    item_buffer& operator=(const item_buffer& other) {
-        if (this != &other) *this = item_buffer(other.capacity_, other.item_bytes_);
-        return *this;
-    }
-    item_buffer(item_buffer&&) noexcept = default; // a vector's move keeps its array: base_ stays valid
-    item_buffer& operator=(item_buffer&&) noexcept = default;
-
-    // From now on the items live at `storage` (capacity() items; not owned), e.g. a
-    // mailbox slot, so that a send needs no copy. Empties the buffer.
-    void place_at(unsigned char* storage) {
-        data_ = {};
-        base_ = storage;
-        clear();
-    }
+        data_(capacity * item_bytes), capacity_(capacity), item_bytes_(item_bytes) {}
 
     std::size_t capacity() const { return capacity_; }
     std::size_t size() const { return size_; }
@@ -43,16 +27,16 @@ public:
     bool full() const { return size_ == capacity_; }
     std::size_t bytes() const { return size_ * item_bytes_; }
     std::size_t capacity_bytes() const { return capacity_ * item_bytes_; }
-    std::size_t owned_bytes() const { return data_.capacity(); } // 0 once placed
-    unsigned char* data() { return base_; }
-    const unsigned char* data() const { return base_; }
+    std::size_t owned_bytes() const { return data_.capacity(); }
+    unsigned char* data() { return data_.data(); }
+    const unsigned char* data() const { return data_.data(); }
 
     // Sending side.
     // The common item sizes are copied with a fixed-size memcpy (one load and one store);
     // a memcpy of a run-time size is a library call per item (GUPS: 8-byte updates; the
     // routed spike exchange: 3-5 bytes, routed_item.hpp).
     void push(const void* item) {
-        unsigned char* at = base_ + size_ * item_bytes_;
+        unsigned char* at = data_.data() + size_ * item_bytes_;
         switch (item_bytes_) {
         case 8:
             std::memcpy(at, item, 8);
@@ -81,13 +65,12 @@ public:
     }
     bool drained() const { return cursor_ == size_; }
     std::size_t remaining() const { return size_ - cursor_; }
-    const unsigned char* next() const { return base_ + cursor_ * item_bytes_; }
+    const unsigned char* next() const { return data_.data() + cursor_ * item_bytes_; }
     void advance(std::size_t n = 1) { cursor_ += n; }
 
 private:
     std::vector<unsigned char> data_;
     std::size_t capacity_ = 0, item_bytes_ = 0;
-    unsigned char* base_ = nullptr; // the items: data_ or placed (place_at)
     std::size_t size_ = 0, cursor_ = 0;
 };
 

@@ -125,9 +125,10 @@ void router_core::set_up_shared_memory() {
         }
         for (int lane = 0; lane < lanes_; ++lane) {
             bucket& b = buckets_[router * lanes_ + lane];
+            // The bucket fills in this rank's memory and is copied into the slot when sent:
+            // filled in the slot itself, whose lines the partner read last, every store
+            // waited for its line (GUPS at P = 2: 0.160 against 0.176, medians of 6).
             b.slot = slot_at(partner, std::size_t(me - theirs.begin()), lane);
-            // Items as they are: the bucket is filled in the slot itself, nothing to copy.
-            if (!options_.codec) b.items.place_at(b.slot + slot_header);
         }
         ++shared_partners_;
     }
@@ -175,7 +176,7 @@ void router_core::send(std::size_t index, bool full) {
         data = b.message.data();
     }
     if (b.slot) {
-        if (data != b.slot + slot_header) std::memcpy(b.slot + slot_header, data, bytes);
+        std::memcpy(b.slot + slot_header, data, bytes);
         slot_state(b.slot).store(static_cast<std::uint32_t>(bytes), std::memory_order_release);
         ++counters_.shared_memory_messages;
     } else {
