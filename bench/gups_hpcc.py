@@ -128,6 +128,7 @@ def memory_limit(path: Path = MEMORY_LIMITS) -> dict | None:
     return {
         "ns_per_update": best["ns_per_update"],
         "in_flight": best["k"],
+        "prefetch": best.get("prefetch", "L1"),  # files before 2026-11-27 prefetched into L1 only
         "table_words": data["memory"]["table_words"],
         "date_utc": data["date_utc"],
         "load_average_start": data["machine"].get("load_average_start"),
@@ -495,7 +496,8 @@ def docs_block(results: dict) -> str:
             source = next((c.get("memory_limit") for c in campaigns if c.get("memory_limit")), None)
             if limit is not None and source is not None:
                 detail = (
-                    f"limit {limit:.2f} ns with {source['in_flight']} updates in flight on a "
+                    f"limit {limit:.2f} ns with {source['in_flight']} updates in flight "
+                    f"(prefetched into {source.get('prefetch', 'L1')}) on a "
                     f"2^{source['table_words'].bit_length() - 1}-word table, "
                     f"`{source['source']}` of {source['date_utc']} UTC, another run; {detail}"
                 )

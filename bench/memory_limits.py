@@ -2,7 +2,8 @@
 """The memory system's limit for random updates, and how near GUPS' local path comes (issue 21).
 
 Runs ``bench_memory_limits`` (bench/cpp/memory_limits.cpp: DRAM latency by pointer chase,
-ns per random XOR update with k prefetched updates in flight), then the same on every core
+ns per random XOR update with k prefetched updates in flight, prefetched into L1 and into
+L2), then the same on every core
 at once (one process per core, each on its own table of 1 / cores of the size, pinned with
 taskset: what the memory system sustains when all cores update, the ceiling of GUPS at
 P = cores), then ``spikex gups`` on 1 and 2 ranks, both algorithms, with a table of the
@@ -36,8 +37,9 @@ def docs_block(result: dict) -> str:
     """The table of docs/user/gups.md, from the result file."""
     memory, start = result["memory"], result["machine"]["load_average_start"][0]
     end = result["machine"]["load_average"][0]
-    blocks = {b["k"]: b for b in memory["blocks"]}
-    deep = [k for k in (16, 128, 256) if k in blocks]
+    # files before 2026-11-27 prefetched into L1 only, without a "prefetch" key
+    blocks = {(b.get("prefetch", "L1"), b["k"]): b for b in memory["blocks"]}
+    kinds = list(dict.fromkeys(kind for kind, _ in blocks))
     lines = [
         (
             f"Generated from `bench/results/memory_limits.json` (`make bench-memory`, {result['date_utc']} UTC, "
@@ -49,20 +51,25 @@ def docs_block(result: dict) -> str:
         "| | ns per update (per rank) | GUPS |",
         "|---|---|---|",
         f"| DRAM latency (pointer chase over {memory['table_mib']} MiB) | {memory['latency_ns']:.0f} | – |",
-        f"| random XOR updates, 1 at a time | {blocks[1]['ns_per_update']:.1f} | {blocks[1]['gups']:.3f} |",
-        "| random XOR updates, "
-        + " / ".join(map(str, deep))
-        + " prefetched in flight | "
-        + " / ".join(f"{blocks[k]['ns_per_update']:.1f}" for k in deep)
-        + " | "
-        + " / ".join(f"{blocks[k]['gups']:.3f}" for k in deep)
-        + " |",
+        f"| random XOR updates, 1 at a time | {blocks[('L1', 1)]['ns_per_update']:.1f} | "
+        f"{blocks[('L1', 1)]['gups']:.3f} |",
     ]
+    for kind in kinds:
+        deep = [k for k in (16, 128, 256, 512) if (kind, k) in blocks]
+        lines.append(
+            "| random XOR updates, "
+            + " / ".join(map(str, deep))
+            + f" prefetched in flight (into {kind}) | "
+            + " / ".join(f"{blocks[(kind, k)]['ns_per_update']:.1f}" for k in deep)
+            + " | "
+            + " / ".join(f"{blocks[(kind, k)]['gups']:.3f}" for k in deep)
+            + " |"
+        )
     together = result.get("all_cores")
     if together:
         best = together["best"]
         lines.append(
-            f"| random XOR updates, {best['k']} in flight, on all {together['processes']} cores at once "
+            f"| random XOR updates, {best['k']} in flight{_into(best)}, on all {together['processes']} cores at once "
             f"(2^{together['log2_table']} words each) | {best['ns_per_update']:.1f} | {best['gups']:.3f} (together) |"
         )
     for run in result["gups"]:
@@ -72,6 +79,10 @@ def docs_block(result: dict) -> str:
     return "\n".join(
         lines + ([] if ceiling is None else ["", ceiling]) + _lanes_table(result.get("lanes"))
     )
+
+
+def _into(block: dict) -> str:
+    return f" (into {block['prefetch']})" if "prefetch" in block else ""
 
 
 def _transport(case: dict) -> str:
@@ -125,7 +136,8 @@ def _ceiling_sentence(together: dict | None, runs: list[dict]) -> str | None:
         for t in targets
     ]
     text = (
-        f"With all {cores} cores updating at once (each with {together['best']['k']} updates in flight, no "
+        f"With all {cores} cores updating at once (each with {together['best']['k']} updates in flight"
+        f"{_into(together['best'])}, no "
         f"messages at all) the memory system sustains {ceiling:.3f} GUPS together. Issue 21's target "
         + "; ".join(parts)
         + " (opt2 from `bench/results/gups_hpcc.json`)"
@@ -159,9 +171,10 @@ def all_cores(binary: Path, log2_table: int, cores: int) -> dict:
     if any(p.returncode != 0 for p in processes):
         sys.exit("memory_limits: bench_memory_limits failed on some core")
     blocks = []
-    for k in [b["k"] for b in outputs[0]["blocks"]]:
-        slowest = max(next(b for b in o["blocks"] if b["k"] == k)["ns_per_update"] for o in outputs)
-        blocks.append({"k": k, "ns_per_update": slowest, "gups": cores / slowest})
+    for kind, k in [(b["prefetch"], b["k"]) for b in outputs[0]["blocks"]]:
+        slowest = max(next(b for b in o["blocks"] if (b["prefetch"], b["k"]) == (kind, k))["ns_per_update"]
+                      for o in outputs)  # fmt: skip
+        blocks.append({"k": k, "prefetch": kind, "ns_per_update": slowest, "gups": cores / slowest})
     return {
         "processes": cores,
         "log2_table": share,
@@ -258,7 +271,8 @@ def main() -> int:
     write_docs(result)
     best = min(limits["blocks"], key=lambda b: b["ns_per_update"])
     print(
-        f"DRAM latency {limits['latency_ns']:.0f} ns; best {best['ns_per_update']:.2f} ns/update (k = {best['k']})"
+        f"DRAM latency {limits['latency_ns']:.0f} ns; best {best['ns_per_update']:.2f} ns/update "
+        f"(k = {best['k']}, into {best['prefetch']})"
     )
     if together:
         print(

@@ -53,13 +53,20 @@ public:
         return i < boundary_ ? static_cast<int>(i / (base_ + 1)) : extra_ + static_cast<int>((i - boundary_) / base_);
     }
     void apply(std::uint64_t update) { words_[(update & mask_) - first_] ^= update; }
-    void prefetch(std::uint64_t update) const { __builtin_prefetch(&words_[(update & mask_) - first_], 1); }
+    void prefetch(std::uint64_t update) const { prefetch_word(&words_[(update & mask_) - first_]); }
     // The word of `update` if `mine`, else word 0 (in cache, almost free): a prefetch for
     // every generated update without a branch on its owner.
     void prefetch_if(std::uint64_t update, bool mine) const {
         const std::uint64_t index = ((update & mask_) - first_) & (std::uint64_t(0) - std::uint64_t(mine));
-        __builtin_prefetch(&words_[index], 1);
+        prefetch_word(&words_[index]);
     }
+    // Into L2 (prefetcht1), not L1 (prefetcht0): the local block holds 512 prefetched
+    // words, a received run up to 256 ahead, and with that many lines in flight L1
+    // prefetches got slower while L2 ones did not (memory_limits.cpp on 2^24 words, 2026-11-27:
+    // 7.4 ns an update at 128 in flight and 8.3 at 512 into L1, 6.7 at both into L2).
+    // GUPS with 2^24 words went from 0.12-0.14 to 0.15-0.17 at P = 1 and from 0.18-0.19
+    // to 0.19-0.20 at P = 2, with 2^26 words from 0.116 to 0.14 at P = 2 (interleaved runs).
+    static void prefetch_word(const std::uint64_t* word) { __builtin_prefetch(word, 0, 2); }
     // How far ahead a received run is prefetched: as deep as the local blocks (random
     // updates keep getting cheaper up to ~256 in flight: bench/cpp/memory_limits.cpp).
     static constexpr std::size_t ahead = 256;
