@@ -3,10 +3,9 @@
 
 Runs ``bench_memory_limits`` (bench/cpp/memory_limits.cpp: DRAM latency by pointer chase,
 ns per random XOR update with k prefetched updates in flight, prefetched into L1 and into
-L2), then the same on every core
-at once (one process per core, each on its own table of 1 / cores of the size, pinned with
-taskset: what the memory system sustains when all cores update, the ceiling of GUPS at
-P = cores), then ``spikex gups`` on 1 and 2 ranks, both algorithms, with a table of the
+L2), then the same on every core at once (one process per core, each on its own table of
+1 / cores of the size, pinned with taskset: what the memory system sustains when all
+cores update, the ceiling of GUPS at P = cores), then ``spikex gups`` on 1 and 2 ranks, both algorithms, with a table of the
 same order (2^24 words), best of ``--repeat`` runs. Writes
 ``bench/results/memory_limits.json``::
 
@@ -82,7 +81,7 @@ def docs_block(result: dict) -> str:
 
 
 def _into(block: dict) -> str:
-    return f" (into {block['prefetch']})" if "prefetch" in block else ""
+    return f", into {block['prefetch']}" if "prefetch" in block else ""
 
 
 def _transport(case: dict) -> str:
