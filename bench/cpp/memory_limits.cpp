@@ -8,8 +8,8 @@
 //    update at a time; a larger k keeps up to k misses in flight (memory-level
 //    parallelism). ns per update against k shows the limit the local path of GUPS can reach.
 //    Each k twice: prefetched into L1 (prefetcht0) and into L2 (prefetcht1; what `spikex
-//    gups` does, gups_table.hpp): an L1 prefetch holds one of L1's few fill buffers until
-//    its line arrives, which can cap the misses in flight below what the memory sustains.
+//    gups` does, gups_table.hpp). On this machine's Xeon L1 prefetches got slower beyond
+//    about 128 in flight and L2 ones did not (2026-11-27).
 //    Applying in order after the prefetches loses no update when a block holds one word
 //    twice (HPCC's Sandia opt2 loads a block's words first and loses such updates).
 //
