@@ -82,6 +82,9 @@ SPIKEX_FIELDS = (
     "messages_per_rank",
     "mean_updates_per_message",
     "buffered_high_water",
+    "time_split_s",
+    "cpu_s",
+    "context_switches",
 )
 # Issue 21's targets: (key, sentence, ours, reference, threshold, tables and ranks that
 # must be measured). A ratio target is met when ours / reference >= threshold.
@@ -316,7 +319,7 @@ def measure(args, rank_counts: list[int]) -> dict:
                 else:
                     algorithm, *extra = SPIKEX_CODES[code]
                     result = spikex_gups(ranks, algorithm, table, args.budget, extra=tuple(extra))
-                    run = {"code": code, "repeat": repeat, **{f: result[f] for f in SPIKEX_FIELDS}}
+                    run = {"code": code, "repeat": repeat, **{f: result.get(f) for f in SPIKEX_FIELDS}}
                 print(f"  {name} P={ranks}: {gups_of(run):.4g} GUPS", file=sys.stderr, flush=True)
                 runs.append(run)
     end = datetime.now(UTC)
@@ -388,6 +391,52 @@ def _load(campaign: dict) -> str:
     return f"load average {start[0]:.2f} at the start and {end[0]:.2f} at the end (1 min)"
 
 
+def time_split_rows(campaign: dict) -> list[dict]:
+    """Where the ranks' time went in the best run of each spikex routed code at each P
+    (runs that recorded it: since 2026-11-27): each phase's share of P x the timed part,
+    the share spent on a core, and the context switches."""
+    best: dict[tuple[str, int], dict] = {}
+    for run in campaign["runs"]:
+        if run["code"].startswith("spikex_routed") and run.get("time_split_s"):
+            key = (run["code"], run["ranks"])
+            if key not in best or run["gups"] > best[key]["gups"]:
+                best[key] = run
+    rows = []
+    for (code, ranks), run in sorted(best.items(), key=lambda item: (item[0][1], item[0][0])):
+        total = run["time_s"] * ranks
+        rows.append({
+            "code": code, "ranks": ranks, "gups": run["gups"],
+            "shares": {phase: s / total for phase, s in run["time_split_s"].items()},
+            "on_core": run["cpu_s"] / total,
+            "context_switches": sum(run["context_switches"].values()),
+        })  # fmt: skip
+    return rows
+
+
+def _time_split_lines(campaign: dict) -> list[str]:
+    rows = time_split_rows(campaign)
+    if not rows:
+        return []
+    phases = list(rows[0]["shares"])
+    lines = [
+        "",
+        "Where the ranks' time went in spikex routed's best run at each P (`time_split_s` "
+        "in the JSON, as a share of P × the timed part; *wait* includes the time a rank "
+        "was off its core, which *on a core* shows):",
+        "",
+        "| P | transport | GUPS | " + " | ".join(phases) + " | on a core | context switches |",
+        "|---" * (len(phases) + 5) + "|",
+    ]
+    for row in rows:
+        shares = [f"{100 * row['shares'][phase]:.0f} %" for phase in phases]
+        transport = "MPI messages" if row["code"] == "spikex_routed_mpi" else "mailboxes"
+        lines.append(
+            f"| {row['ranks']} | {transport} | {_g(row['gups'])} | " + " | ".join(shares)
+            + f" | {100 * row['on_core']:.0f} % | {row['context_switches']:,} |"
+        )  # fmt: skip
+    return lines
+
+
 def _campaign_block(campaign: dict) -> list[str]:
     table, rows = campaign["log2_table"], campaign["best"]
     params = campaign["parameters"]
@@ -455,7 +504,7 @@ def _campaign_block(campaign: dict) -> list[str]:
             "SingleRandomAccess_GUPs (one process, table 2^K / P words; standard / opt2 "
             f"build, the same code): {'; '.join(single)}."
         )
-    return lines
+    return lines + _time_split_lines(campaign)
 
 
 def _verdict(met: bool | None) -> str:

@@ -157,6 +157,12 @@ nb::dict gups_run(const nb::dict& d) {
     out["send_tests_pending"] = r.counts.send_tests_pending;
     out["rounds"] = r.counts.rounds;
     out["buffered_high_water"] = r.counts.buffered_high_water;
+    nb::dict split;
+    for (std::size_t p = 0; p < gups_phase_count; ++p) split[gups_phase_names[p]] = r.counts.phase_seconds[p];
+    out["phase_seconds"] = split;
+    out["cpu_seconds"] = r.cpu_seconds;
+    out["voluntary_switches"] = r.voluntary_switches;
+    out["involuntary_switches"] = r.involuntary_switches;
     return out;
 }
 

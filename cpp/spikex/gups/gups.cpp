@@ -7,6 +7,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/instrument/thread_usage.hpp"
 #include "spikex/route/router.hpp"
 
 namespace spikex {
@@ -86,10 +87,28 @@ gups_result run_gups(context& comm, const gups_options& requested) {
     update_stream stream(updates.first(me), updates.count(me), me == 0 ? options.corrupt_updates : 0);
     comm.barrier();
     start = wall_seconds();
+    const thread_usage usage_start = thread_usage::now();
     gups_counts counts = options.algorithm == "baseline" ? gups_baseline(comm, table, stream, options)
                                                          : gups_routed(comm, table, stream, options);
+    const thread_usage usage = thread_usage::now().since(usage_start);
+    // The algorithms split their loops into phases; set-up is the rest of their call.
+    const double algorithm_seconds = wall_seconds() - start;
+    double split_seconds = 0;
+    for (double s: counts.phase_seconds) split_seconds += s;
+    counts.phase_seconds[phase_set_up] = std::max(0.0, algorithm_seconds - split_seconds);
     comm.barrier();
     result.seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
+
+    std::array<std::int64_t, gups_phase_count + 3> spent{};
+    for (std::size_t p = 0; p < gups_phase_count; ++p) spent[p] = nanoseconds(counts.phase_seconds[p]);
+    spent[gups_phase_count] = nanoseconds(usage.cpu_seconds);
+    spent[gups_phase_count + 1] = std::int64_t(usage.voluntary_switches);
+    spent[gups_phase_count + 2] = std::int64_t(usage.involuntary_switches);
+    comm.allreduce_sum(spent.data(), static_cast<int>(spent.size()));
+    for (std::size_t p = 0; p < gups_phase_count; ++p) counts.phase_seconds[p] = spent[p] * 1e-9;
+    result.cpu_seconds = spent[gups_phase_count] * 1e-9;
+    result.voluntary_switches = std::uint64_t(spent[gups_phase_count + 1]);
+    result.involuntary_switches = std::uint64_t(spent[gups_phase_count + 2]);
 
     std::int64_t sums[9] = {std::int64_t(counts.local_updates),
                             std::int64_t(counts.messages_sent),
@@ -106,7 +125,8 @@ gups_result run_gups(context& comm, const gups_options& requested) {
         std::uint64_t(sums[2]), std::uint64_t(sums[3]),
         std::uint64_t(sums[4]), std::uint64_t(sums[5]),
         std::uint64_t(sums[6]), std::uint64_t(sums[7]),
-        std::uint64_t(sums[8]), std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water)))};
+        std::uint64_t(sums[8]), std::uint64_t(comm.allreduce_max(std::int64_t(counts.buffered_high_water))),
+        counts.phase_seconds};
     // Termination waves are collective: every rank made the same number.
     result.counts.rounds /= static_cast<std::uint64_t>(ranks);
 

@@ -14,6 +14,7 @@
 //   transmissions per rank (h = sum_i (1 - 1/D_i) hops), in buckets of budget / sum_i D_i.
 // Memory: the table (8 N / P bytes per rank) + budget updates of buffers + the route table.
 // Ordering guarantee: none needed (XOR commutes).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -43,18 +44,34 @@ struct gups_options {
     std::optional<bool> shared_memory;
 };
 
+// Where a rank's timed part goes (both algorithms; instrument/phase_split.hpp). The names
+// are the keys of the JSON's "time_split_s" (python/spikex/scaling/gups.py).
+enum gups_phase : std::size_t {
+    phase_set_up, // the rest of the algorithm's call: buffers, the router and its mailboxes (collective), freeing them
+    phase_generate_inject, // generating updates, putting other ranks' into buckets, sending full ones
+    phase_local_apply,     // applying the blocks of this rank's updates
+    phase_receive,         // the polls between generated blocks: receive, apply, forward what arrived
+    phase_wait,            // waiting for a send in flight or for room in the budget (yielding the core)
+    phase_finish,          // after the last update: sending the rest, until every rank is done
+    gups_phase_count
+};
+inline constexpr std::array<const char*, gups_phase_count> gups_phase_names = {
+    "set_up", "generate_inject", "local_apply", "receive", "wait", "finish"};
+static_assert(gups_phase_names.back() != nullptr, "a name for every gups_phase");
+
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
 struct gups_counts {
     std::uint64_t local_updates = 0; // applied where they were generated
     std::uint64_t messages_sent = 0;
     std::uint64_t shared_memory_messages = 0; // routed: of messages_sent, through shared-memory mailboxes
     std::uint64_t bytes_sent = 0;
-    std::uint64_t updates_sent = 0;        // update transmissions (hops for routed)
-    std::uint64_t forwarded = 0;           // routed: updates received and sent on
-    std::uint64_t send_tests = 0;          // completion tests of an earlier send...
-    std::uint64_t send_tests_pending = 0;  // ...that found it unfinished (send blocking factor)
-    std::uint64_t rounds = 0;              // routed: termination waves
-    std::uint64_t buffered_high_water = 0; // max over ranks, not summed
+    std::uint64_t updates_sent = 0;                       // update transmissions (hops for routed)
+    std::uint64_t forwarded = 0;                          // routed: updates received and sent on
+    std::uint64_t send_tests = 0;                         // completion tests of an earlier send...
+    std::uint64_t send_tests_pending = 0;                 // ...that found it unfinished (send blocking factor)
+    std::uint64_t rounds = 0;                             // routed: termination waves
+    std::uint64_t buffered_high_water = 0;                // max over ranks, not summed
+    std::array<double, gups_phase_count> phase_seconds{}; // wall seconds per gups_phase
 };
 
 struct gups_result {
@@ -69,7 +86,10 @@ struct gups_result {
     bool shared_memory = false;  // routed: mailboxes chosen (asked for, or by default: use_mailboxes)
     bool oversubscribed = false; // some node has more ranks than cores (context::share_of_node)
     double seconds = 0, init_seconds = 0, verify_seconds = 0;
-    gups_counts counts;
+    gups_counts counts; // phase_seconds summed over ranks
+    // The timed part's CPU seconds and context switches of every rank's main thread, summed.
+    double cpu_seconds = 0;
+    std::uint64_t voluntary_switches = 0, involuntary_switches = 0;
 };
 
 // gups_routed's share-out of the look-ahead budget: a block of up to 32 generated updates

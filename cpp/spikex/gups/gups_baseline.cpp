@@ -1,7 +1,7 @@
 // gups --algorithm baseline: the scheme of the HPCC MPIRandomAccess reference code as the
 // paper describes it (Garg & Sabharwal, sections 2 and 6.1), written for spikex.
 //
-// Algorithm: local updates are applied in prefetched blocks of up to 128 (gups_table.hpp
+// Algorithm: local updates are applied in prefetched blocks of up to 512 (gups_table.hpp
 //   local_batch), within the look-ahead budget; a remote update goes into the bucket of its
 //   destination rank (a heap keyed by bucket size finds the fullest). When `budget` updates
 //   are pending, the fullest bucket is sent, but only once the previous send has completed
@@ -20,6 +20,7 @@
 
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/gups/gups.hpp"
+#include "spikex/instrument/phase_split.hpp"
 
 namespace spikex {
 
@@ -84,29 +85,40 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
 
     // Local updates wait in a prefetched block; it and the buckets share the look-ahead budget.
     local_batch local(std::min<std::size_t>(local_block, budget));
+    phase_split<gups_phase_count> split(phase_generate_inject); // where the time goes (gups.hpp)
+    auto flush_local = [&](std::size_t then) {
+        split.enter(phase_local_apply);
+        local.flush(table);
+        split.enter(then);
+    };
     // One rank: nothing can arrive, so (almost) no polling.
     const int poll_every = ranks > 1 ? options.poll_every : std::numeric_limits<int>::max();
     int until_poll = poll_every;
     while (!stream.done()) {
         if (pending + local.size() >= budget) {
             if (local.size()) {
-                local.flush(table);
+                flush_local(phase_generate_inject);
                 continue;
             }
-            if (send_free())
+            if (send_free()) {
                 send_fullest();
-            else
+            } else {
+                split.enter(phase_wait);
                 wait();
+                split.enter(phase_generate_inject);
+            }
             continue;
         }
         if (--until_poll == 0) {
             until_poll = poll_every;
+            split.enter(phase_receive);
             receive_all();
+            split.enter(phase_generate_inject);
         }
         std::uint64_t update = stream.next();
         int destination = table.owner(update);
         if (destination == me) {
-            local.add(table, update);
+            if (local.add(table, update)) flush_local(phase_generate_inject);
             ++counts.local_updates;
             continue;
         }
@@ -116,7 +128,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         counts.buffered_high_water = std::max<std::uint64_t>(counts.buffered_high_water, pending);
         fullest.set(static_cast<local_index>(destination), -static_cast<step_type>(bucket.size()));
     }
-    local.flush(table);
+    flush_local(phase_finish);
     while (pending > 0) {
         if (send_free())
             send_fullest();
@@ -132,6 +144,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
         while (!comm.test(d)) wait();
     }
     while (done_received < ranks - 1) wait();
+    counts.phase_seconds = split.seconds();
     return counts;
 }
 

@@ -24,6 +24,7 @@
 
 #include "spikex/core/errors.hpp"
 #include "spikex/gups/gups.hpp"
+#include "spikex/instrument/phase_split.hpp"
 #include "spikex/route/router.hpp"
 
 namespace spikex {
@@ -75,19 +76,31 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     const std::int64_t poll_every = comm.size() > 1 ? options.poll_every : std::numeric_limits<std::int64_t>::max();
     std::int64_t until_poll = poll_every;
     auto room = [&] { return budget - std::min(budget, local.size() + r.buffered()); };
+    // Where the time goes (gups.hpp gups_phase): a time stamp at each change of phase, i.e.
+    // at most a few per poll_every updates.
+    phase_split<gups_phase_count> split(phase_generate_inject);
+    auto flush_local = [&] {
+        split.enter(phase_local_apply);
+        local.flush(table);
+        split.enter(phase_generate_inject);
+    };
     while (!stream.done()) {
         if (until_poll <= 0) {
             until_poll = poll_every;
             // What arrives now is held until applied: the local block goes first if both
             // would exceed the budget together.
-            if (local.size() + r.buffered() + r.receive_reserve() > budget) local.flush(table);
+            if (local.size() + r.buffered() + r.receive_reserve() > budget) flush_local();
+            split.enter(phase_receive);
             r.progress();
+            split.enter(phase_generate_inject);
         }
         std::size_t n = std::min<std::uint64_t>(generate_block, stream.left());
-        if (n > local.capacity() - local.size() || n > room()) local.flush(table);
+        if (n > local.capacity() - local.size() || n > room()) flush_local();
         n = std::min({n, local.capacity() - local.size(), room()});
         if (n == 0) { // the router holds the whole budget: let its messages go first
+            split.enter(phase_wait);
             r.wait();
+            split.enter(phase_generate_inject);
             continue;
         }
         until_poll -= static_cast<std::int64_t>(n);
@@ -105,14 +118,17 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
             remote_count += !is_mine;
         }
         local_updates += mine_count;
-        local.added(table, mine_count);
+        if (local.added(mine_count)) flush_local();
         for (std::size_t j = 0; j < remote_count; ++j) {
             if (r.try_inject(remote_owner[j], &remote[j])) continue;
-            local.flush(table); // nothing of ours waits while we wait
+            flush_local(); // nothing of ours waits while we wait
+            split.enter(phase_wait);
             while (!r.try_inject(remote_owner[j], &remote[j])) r.wait();
+            split.enter(phase_generate_inject);
         }
     }
-    local.flush(table);
+    flush_local();
+    split.enter(phase_finish);
     r.finish();
 
     const auto& c = r.counters();
@@ -127,6 +143,7 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     counts.send_tests_pending = c.send_tests_pending;
     counts.rounds = c.waves;
     counts.buffered_high_water = c.buffered_high_water;
+    counts.phase_seconds = split.seconds();
     return counts;
 }
 

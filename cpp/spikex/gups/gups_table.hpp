@@ -127,14 +127,16 @@ public:
     // a caller can store every update and keep only its own without a branch. The caller
     // has prefetched their words (gups_table::prefetch_if, as it generated them).
     std::uint64_t* tail() { return updates_.data() + size_; }
-    void added(gups_table& table, std::size_t count) {
+    // Both return whether the block is now full: the caller then applies it (flush), so
+    // that it can time that on its own.
+    bool added(std::size_t count) {
         size_ += count;
-        if (full()) flush(table);
+        return full();
     }
-    void add(gups_table& table, std::uint64_t update) {
+    bool add(gups_table& table, std::uint64_t update) {
         table.prefetch(update);
         updates_[size_++] = update;
-        if (full()) flush(table);
+        return full();
     }
     void flush(gups_table& table) {
         for (std::size_t i = 0; i < size_; ++i) table.apply(updates_[i]);

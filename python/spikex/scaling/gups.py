@@ -370,6 +370,13 @@ def describe_result(plan: GupsPlan, kernel: dict) -> dict:
         "send_blocking_factor": kernel["send_tests_pending"] / tests if tests else 0.0,
         "termination_rounds": kernel["rounds"],
         "buffered_high_water": kernel["buffered_high_water"],
+        # where the timed part went: rank-seconds summed over the ranks (gups.hpp gups_phase)
+        "time_split_s": kernel["phase_seconds"],
+        "cpu_s": kernel["cpu_seconds"],
+        "context_switches": {
+            "voluntary": kernel["voluntary_switches"],
+            "involuntary": kernel["involuntary_switches"],
+        },
         "init_s": kernel["init_seconds"],
         "verify_s": kernel["verify_seconds"],
         "corrupt_updates": plan.corrupt_updates,
@@ -387,6 +394,28 @@ def _transport_text(result: dict) -> str:
     if shared == messages:
         return "shared-memory mailboxes (every rank on one node)"
     return f"shared-memory mailboxes for {shared:,} messages on a node, MPI messages for {messages - shared:,}"
+
+
+PHASE_TEXT = {
+    "set_up": "set-up",
+    "generate_inject": "generate and inject",
+    "local_apply": "local apply",
+    "receive": "receive",
+    "wait": "wait",
+    "finish": "finish",
+}
+
+
+def _time_split_text(result: dict) -> str:
+    """Each phase's share of the ranks' timed wall time, and how much of it they ran."""
+    total = result["time_s"] * result["ranks"]
+    if total <= 0:
+        return "-"
+    split = result["time_split_s"]
+    shares = ", ".join(f"{PHASE_TEXT.get(name, name)} {100 * s / total:.0f}%" for name, s in split.items())
+    switches = result["context_switches"]
+    return (f"{shares}; on a core {100 * result['cpu_s'] / total:.0f}% "
+            f"({switches['voluntary'] + switches['involuntary']:,} context switches)")  # fmt: skip
 
 
 def format_result(result: dict) -> str:
@@ -412,6 +441,7 @@ def format_result(result: dict) -> str:
         ("mean updates per message", f"{result['mean_updates_per_message']:.2f}"),
         ("transport", _transport_text(result)),
         ("mean hops per remote update", f"{result['mean_hops']:.2f}"),
+        ("time of the ranks", _time_split_text(result)),
         ("errors", f"{result['errors']:,} of {result['table_size']:,} words"),
         ("verification", verdict + (f" (at most {PASS_FRACTION:.0%} allowed)" if result["verified"] else "")),
     ]  # fmt: skip

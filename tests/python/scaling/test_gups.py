@@ -39,10 +39,23 @@ def test_verification_passes(tmp_path, ranks, algorithm):
     assert result["buffered_high_water"] <= result["budget"] == 1024
     # the printed report carries the same figures
     assert "PASSED" in done.stdout and "mean updates per message" in done.stdout
+    # where the ranks' time went: every rank's timed algorithm split into phases (summed
+    # over ranks, so at most ranks x time_s; test_time_split_covers_the_timed_part)
+    split = result["time_split_s"]
+    assert list(split) == ["set_up", "generate_inject", "local_apply", "receive", "wait", "finish"]
+    assert all(seconds >= 0 for seconds in split.values())
+    assert 0 < sum(split.values()) <= 1.01 * ranks * result["time_s"]
+    assert split["generate_inject"] > 0 and split["local_apply"] > 0
+    assert 0 < result["cpu_s"] <= 1.05 * ranks * result["time_s"] + 0.01
+    assert set(result["context_switches"]) == {"voluntary", "involuntary"}
+    assert "time of the ranks" in done.stdout and "generate and inject" in done.stdout
     if ranks == 1:
         assert result["messages_sent"] == 0 and result["local_updates"] == result["updates"]
         assert "none (nothing sent)" in done.stdout
+        # nothing can arrive on one rank: no polls, no waits
+        assert split["receive"] == 0 and split["wait"] == 0
         return
+    assert split["receive"] > 0
     assert result["messages_sent"] > 0
     assert result["mean_updates_per_message"] == pytest.approx(
         result["updates_sent"] / result["messages_sent"]
@@ -69,6 +82,21 @@ def test_verification_passes(tmp_path, ranks, algorithm):
         assert result["bucket_capacity"] == min((1024 - 32) // buffers, 4032 // 8)
         if len(result["dims"]) > 1:
             assert result["forwarded"] > 0 and result["mean_hops"] > 1.0
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("algorithm", ("baseline", "routed"))
+def test_time_split_covers_the_timed_part(tmp_path, algorithm):
+    # A run long enough for the barriers around the timed part not to matter: the phases of
+    # the slowest rank alone nearly fill time_s, and the loops' own phases (all but set-up)
+    # hold most of it.
+    done, result = gups(tmp_path, "--np", "2", "--algorithm", algorithm, "--log2-table", "18")
+    assert done.returncode == 0, done.stderr
+    split, time_s = result["time_split_s"], result["time_s"]
+    assert 0.8 * time_s <= sum(split.values()) <= 2.02 * time_s
+    assert split["set_up"] < 0.25 * sum(split.values())
+    assert split["receive"] > 0 and split["generate_inject"] > 0
+    assert 0 < result["cpu_s"] <= 2.1 * time_s
 
 
 @pytest.mark.mpi

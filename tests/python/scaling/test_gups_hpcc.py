@@ -144,6 +144,23 @@ def test_targets():
     assert _met([at24, _campaign(20, {1: (0.1, 0.1)})])["baseline_vs_standard"] is True
 
 
+def test_time_split_of_the_best_routed_runs():
+    campaign = _campaign(24, {2: (1.6, 2.5), 4: (1.5, 2.0)})
+    split = {"set_up": 0.0, "generate_inject": 0.2, "local_apply": 0.1, "receive": 0.3,
+             "wait": 1.2, "finish": 0.2}  # fmt: skip
+    for run in campaign["runs"]:
+        if run["code"] == "spikex_routed" and run["ranks"] == 4:
+            run.update(time_s=0.5, time_split_s=split, cpu_s=1.0,
+                       context_switches={"voluntary": 10, "involuntary": 90})  # fmt: skip
+    rows = gups_hpcc.time_split_rows(campaign)
+    # only the best of the runs that recorded a split (P = 4, mailboxes), as shares of P x time
+    assert [(r["code"], r["ranks"]) for r in rows] == [("spikex_routed", 4)]
+    assert rows[0]["shares"]["wait"] == pytest.approx(0.6)
+    assert rows[0]["on_core"] == pytest.approx(0.5) and rows[0]["context_switches"] == 100
+    block = "\n".join(gups_hpcc._time_split_lines(campaign))
+    assert "| 4 | mailboxes | 0.15 | 0 % | 10 % | 5 % | 15 % | 60 % | 10 % | 50 % | 100 |" in block
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
