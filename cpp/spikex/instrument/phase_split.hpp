@@ -19,7 +19,8 @@ template <std::size_t Phases>
 class phase_split {
 public:
     // Starts now, in phase `first`.
-    explicit phase_split(std::size_t first): current_(first), start_wall_(wall_seconds()), start_(ticks()), last_(start_) {}
+    explicit phase_split(std::size_t first):
+        current_(first), start_wall_(wall_seconds()), start_(ticks()), last_(start_) {}
 
     // Charges the time since the last change to the current phase; `phase` runs from now.
     // Returns the phase that ran until now (to go back to it).

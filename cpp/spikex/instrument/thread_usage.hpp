@@ -18,7 +18,8 @@ struct thread_usage {
     static thread_usage now() {
         thread_usage u;
         timespec cpu{};
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) u.cpu_seconds = double(cpu.tv_sec) + 1e-9 * double(cpu.tv_nsec);
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            u.cpu_seconds = double(cpu.tv_sec) + 1e-9 * double(cpu.tv_nsec);
 #ifdef RUSAGE_THREAD
         rusage r{};
         if (getrusage(RUSAGE_THREAD, &r) == 0) {

@@ -325,7 +325,7 @@ def plot(directory: Path, outdir) -> int:
 @click.option(
     "--shared-memory/--no-shared-memory", default=None,
     help="routed: messages to ranks on the same node through shared-memory mailboxes "
-    "instead of MPI messages [default: on, unless a node has more ranks than cores].",
+    "instead of MPI messages [default: on].",
 )  # fmt: skip
 @click.option(
     "--profile", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",

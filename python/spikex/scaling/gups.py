@@ -76,8 +76,8 @@ class GupsPlan:
         None  # routed: a full bucket's message at most (None: the core's default)
     )
     lanes: int = 1  # routed: buckets per partner, filled in turn (route/router.hpp)
-    # routed: ranks on one node through mailboxes (route/router.hpp); None: unless a node
-    # has more ranks than cores (gups/gups.hpp use_mailboxes)
+    # routed: ranks on one node through mailboxes (route/router.hpp); None: the default,
+    # yes (gups/gups.hpp gups_options::shared_memory)
     shared_memory: bool | None = None
     # routed: how --profile chose the grid (routing_model.best_grid at that profile's costs),
     # None when --dims or the route library's auto chose it
@@ -259,6 +259,19 @@ def _table_size(ranks: int, log2_table: int | None, mem_fraction: float | None) 
 # ---- running -------------------------------------------------------------------------
 
 
+def yield_when_idle(plan: GupsPlan) -> str:
+    """OpenMPI's ``mpi_yield_when_idle`` for the ranks (unless the environment sets it):
+    "1" when they share this machine's cores, else "0".
+
+    With more ranks than cores, a rank polling inside a blocking MPI call (the collective
+    set-up of the mailboxes, the barriers) holds a core that another rank needs: at P = 64
+    on 2 cores the mailboxes' set-up took 9.7 s polling and 0.2 s yielding, and the timed
+    part was faster too (P = 4: 0.13 against 0.11-0.13 GUPS; P = 16: 0.090 against 0.074).
+    With a core per rank a yield on every empty poll only costs: P = 2 with MPI messages
+    ran at 0.17 GUPS yielding and 0.20 polling (docs/user/gups.md)."""
+    return "1" if plan.launcher.oversubscribes_here(plan.ranks) else "0"
+
+
 def execute_gups(plan: GupsPlan) -> dict:
     """Launch the ranks, wait, and return (and write) the result.
 
@@ -288,10 +301,7 @@ def execute_gups(plan: GupsPlan) -> dict:
         ]
         command = mpiexec_command(plan.ranks, program, launcher=plan.launcher)
         environment = child_environment()
-        # More ranks than cores: OpenMPI would then yield the core on every poll that finds
-        # nothing, hundreds of thousands of times a second while a rank has updates to
-        # make. The algorithms yield themselves, and only while they wait for another rank.
-        environment.setdefault("OMPI_MCA_mpi_yield_when_idle", "0")
+        environment.setdefault("OMPI_MCA_mpi_yield_when_idle", yield_when_idle(plan))
         status = run_job(command, workdir / WORKER_LOG, env=environment)
         result_path = workdir / RESULT_FILE
         if status != 0 or not result_path.exists():
@@ -388,8 +398,8 @@ def _transport_text(result: dict) -> str:
     if messages == 0:
         return "none (nothing sent)"
     if shared == 0:
-        if result.get("shared_memory_requested") is None and result.get("oversubscribed"):
-            return "MPI messages (a node has more ranks than cores: no mailboxes unless --shared-memory)"
+        if result.get("shared_memory"):
+            return "MPI messages (this MPI cannot share windows: no mailboxes)"
         return "MPI messages"
     if shared == messages:
         return "shared-memory mailboxes (every rank on one node)"
@@ -397,7 +407,7 @@ def _transport_text(result: dict) -> str:
 
 
 PHASE_TEXT = {
-    "set_up": "set-up",
+    "other": "other",
     "generate_inject": "generate and inject",
     "local_apply": "local apply",
     "receive": "receive",

@@ -146,7 +146,7 @@ def test_targets():
 
 def test_time_split_of_the_best_routed_runs():
     campaign = _campaign(24, {2: (1.6, 2.5), 4: (1.5, 2.0)})
-    split = {"set_up": 0.0, "generate_inject": 0.2, "local_apply": 0.1, "receive": 0.3,
+    split = {"other": 0.0, "generate_inject": 0.2, "local_apply": 0.1, "receive": 0.3,
              "wait": 1.2, "finish": 0.2}  # fmt: skip
     for run in campaign["runs"]:
         if run["code"] == "spikex_routed" and run["ranks"] == 4:
