@@ -65,8 +65,8 @@ def settings(cluster_rate: str) -> dict[str, dict]:
                      "cluster": None},
         "node-mailboxes": {"name": "one node, mailboxes", "args": ["--shared-memory"], "profile": None,
                            "cluster": None},
-        # MPI messages within a host too: mailboxes collapse when a host's ranks share few
-        # cores (the setting above shows it), which would hide what the links cost.
+        # MPI messages within a host too: the setting measures the transports that the
+        # profile netns-<rate> models (OpenMPI's, over TCP between the hosts).
         "cluster-mpi": {"name": f"{CLUSTER_HOSTS} emulated hosts, {cluster_rate}/s links, MPI messages",
                         "args": ["--no-shared-memory"], "profile": f"netns-{cluster_rate}", "cluster": cluster_rate},
     }  # fmt: skip
