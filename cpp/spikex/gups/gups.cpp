@@ -45,6 +45,12 @@ routed_budget share_routed_budget(const process_grid& grid, const gups_options& 
     return shares;
 }
 
+gups_kernel::gups_kernel(context& comm, gups_table& table, const gups_options& options):
+    comm_(comm),
+    table_(table),
+    options_(options),
+    local_(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget))) {}
+
 gups_result run_gups(context& comm, const gups_options& options) {
     const int ranks = comm.size(), me = comm.rank();
     gups_result result;

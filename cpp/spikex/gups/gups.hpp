@@ -100,6 +100,9 @@ struct gups_result {
 // receive buffers, which get the rest (all of it when the budget leaves no room for a
 // block beyond one item per bucket; then blocks are of one update).
 inline constexpr std::size_t largest_generate_block = 32;
+// This rank's updates prefetched ahead and applied as a block (both algorithms; random
+// updates keep getting cheaper up to ~256 in flight: bench/cpp/memory_limits.cpp).
+inline constexpr std::size_t local_block = 512;
 struct routed_budget {
     std::size_t generate_block = 1;
     router_options router;
@@ -133,8 +136,17 @@ private:
 // `stream`), destroyed (collectively) after it.
 class gups_kernel {
 public:
+    gups_kernel(context& comm, gups_table& table, const gups_options& options);
     virtual ~gups_kernel() = default;
+    gups_kernel(const gups_kernel&) = delete;
+    gups_kernel& operator=(const gups_kernel&) = delete;
     virtual gups_counts run(update_stream& stream) = 0;
+
+protected:
+    context& comm_;
+    gups_table& table_;
+    const gups_options options_;
+    local_batch local_; // this rank's own updates, prefetched and applied local_block at a time
 };
 std::unique_ptr<gups_kernel> make_gups_baseline(context& comm, gups_table& table, const gups_options& options);
 std::unique_ptr<gups_kernel> make_gups_routed(context& comm, gups_table& table, const gups_options& options);

@@ -26,32 +26,24 @@ namespace spikex {
 
 namespace {
 constexpr int baseline_tag = 21100;
-constexpr std::size_t local_block = 512; // local updates prefetched ahead (memory_limits)
 
 // The buffers are allocated before the timed part, as routed's router is (gups_routed.cpp;
 // a few kB here); the buckets grow inside it, as the reference code's do.
 class baseline_kernel final: public gups_kernel {
 public:
     baseline_kernel(context& comm, gups_table& table, const gups_options& options):
-        comm_(comm),
-        table_(table),
-        options_(options),
+        gups_kernel(comm, table, options),
         buckets_(static_cast<std::size_t>(comm.size())),
         fullest_(comm.size()),
         send_buffer_(static_cast<std::size_t>(options.budget)),
-        receive_buffer_(static_cast<std::size_t>(options.budget)),
-        local_(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget))) {}
+        receive_buffer_(static_cast<std::size_t>(options.budget)) {}
 
     gups_counts run(update_stream& stream) override;
 
 private:
-    context& comm_;
-    gups_table& table_;
-    gups_options options_;
     std::vector<std::vector<std::uint64_t>> buckets_;
     indexed_min_heap fullest_; // key = -(bucket size): the top is the fullest bucket
     std::vector<std::uint64_t> send_buffer_, receive_buffer_;
-    local_batch local_;
 };
 
 gups_counts baseline_kernel::run(update_stream& stream) {

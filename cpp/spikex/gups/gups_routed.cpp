@@ -31,7 +31,6 @@ namespace spikex {
 
 namespace {
 constexpr int routed_tag = 21200;
-constexpr std::size_t local_block = 512; // local updates prefetched ahead (memory_limits)
 
 // The router's item handlers, inlined into its loops (route/router.hpp).
 struct owner_of_update {
@@ -49,31 +48,24 @@ struct apply_updates {
     }
 };
 
-// The router (and its mailboxes) and the local block are set up before the timed part:
-// with more ranks than cores the mailboxes' collective set-up took 80-120 ms at P = 4,
-// an eighth of the timed part (MPI's blocking collectives poll without yielding here:
-// gups.cpp), where OpenMPI sets up its own shared-memory transport in MPI_Init.
+// The router (and its mailboxes) and the local block are set up before the timed part, as
+// OpenMPI sets up its own shared-memory transport in MPI_Init: inside it, with more ranks
+// than cores, the mailboxes' collective set-up took 80-120 ms at P = 4, an eighth of the
+// timed part (its collective calls polled while the rank they waited for had no core).
 class routed_kernel final: public gups_kernel {
 public:
     routed_kernel(context& comm, gups_table& table, const gups_options& options):
-        comm_(comm),
-        table_(table),
-        options_(options),
+        gups_kernel(comm, table, options),
         grid_(make_process_grid(comm.size(), options.dims, "--dims", options.budget, options.lanes)),
         shares_(share_routed_budget(grid_, options_, routed_tag)),
-        router_(comm, grid_, shares_.router, owner_of_update{&table}, apply_updates{&table}),
-        local_(std::min<std::size_t>(local_block, static_cast<std::size_t>(options.budget))) {}
+        router_(comm, grid_, shares_.router, owner_of_update{&table}, apply_updates{&table}) {}
 
     gups_counts run(update_stream& stream) override;
 
 private:
-    context& comm_;
-    gups_table& table_;
-    gups_options options_;
     process_grid grid_;
     routed_budget shares_;
     router<owner_of_update, apply_updates> router_;
-    local_batch local_;
 };
 
 gups_counts routed_kernel::run(update_stream& stream) {
