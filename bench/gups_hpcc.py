@@ -319,7 +319,7 @@ def measure(args, rank_counts: list[int]) -> dict:
                 else:
                     algorithm, *extra = SPIKEX_CODES[code]
                     result = spikex_gups(ranks, algorithm, table, args.budget, extra=tuple(extra))
-                    run = {"code": code, "repeat": repeat, **{f: result.get(f) for f in SPIKEX_FIELDS}}
+                    run = {"code": code, "repeat": repeat, **{f: result[f] for f in SPIKEX_FIELDS}}
                 print(f"  {name} P={ranks}: {gups_of(run):.4g} GUPS", file=sys.stderr, flush=True)
                 runs.append(run)
     end = datetime.now(UTC)
@@ -420,9 +420,11 @@ def _time_split_lines(campaign: dict) -> list[str]:
     phases = list(rows[0]["shares"])
     lines = [
         "",
-        "Where the ranks' time went in spikex routed's best run at each P (`time_split_s` "
-        "in the JSON, as a share of P × the timed part; *wait* includes the time a rank "
-        "was off its core, which *on a core* shows):",
+        (
+            "Where the ranks' time went in spikex routed's best run at each P (`time_split_s` "
+            "in the JSON, as a share of P × the timed part; *wait* includes the time a rank "
+            "was off its core, which *on a core* shows):"
+        ),
         "",
         "| P | transport | GUPS | " + " | ".join(phases) + " | on a core | context switches |",
         "|---" * (len(phases) + 5) + "|",

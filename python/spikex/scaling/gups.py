@@ -406,14 +406,8 @@ def _transport_text(result: dict) -> str:
     return f"shared-memory mailboxes for {shared:,} messages on a node, MPI messages for {messages - shared:,}"
 
 
-PHASE_TEXT = {
-    "other": "other",
-    "generate_inject": "generate and inject",
-    "local_apply": "local apply",
-    "receive": "receive",
-    "wait": "wait",
-    "finish": "finish",
-}
+# The phases' names come from the kernel (gups.hpp gups_phase_names); printed with spaces.
+PHASE_TEXT = {"generate_inject": "generate and inject"}
 
 
 def _time_split_text(result: dict) -> str:
@@ -422,7 +416,10 @@ def _time_split_text(result: dict) -> str:
     if total <= 0:
         return "-"
     split = result["time_split_s"]
-    shares = ", ".join(f"{PHASE_TEXT.get(name, name)} {100 * s / total:.0f}%" for name, s in split.items())
+    shares = ", ".join(
+        f"{PHASE_TEXT.get(name, name.replace('_', ' '))} {100 * s / total:.0f}%"
+        for name, s in split.items()
+    )
     switches = result["context_switches"]
     return (f"{shares}; on a core {100 * result['cpu_s'] / total:.0f}% "
             f"({switches['voluntary'] + switches['involuntary']:,} context switches)")  # fmt: skip
