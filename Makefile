@@ -144,14 +144,15 @@ bench-cluster: build
 clean:
 	rm -rf build $(VENV) demo-out spikex-out
 
-# The memory system's limit for random updates (bench/cpp/memory_limits.cpp) and spikex
-# gups' local path against it: bench/results/memory_limits.json (about a minute).
 # The time model on the microcircuit (many delay groups a spike), measured and predicted on
 # 1 and 2 ranks: bench/results/delivery_groups.json and its table in docs/user/model.md
 # (about 10 s).
 bench-delivery-groups: build
 	$(PY) bench/delivery_groups.py
 
+# The memory system's limit for random updates (bench/cpp/memory_limits.cpp) on one core
+# and on all cores at once, per table size of bench-hpcc, and spikex gups against it:
+# bench/results/memory_limits.json and its table in docs/user/gups.md (about 8 minutes).
 bench-memory: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_memory_limits

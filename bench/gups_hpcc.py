@@ -121,22 +121,28 @@ def gups_of(run: dict) -> float:
     return run["MPIRandomAccess_GUPs"] if run["code"].startswith("hpcc") else run["gups"]
 
 
-def memory_limit(path: Path = MEMORY_LIMITS) -> dict | None:
-    """The memory system's best ns per random update from bench/memory_limits.py (another
-    run: its date and load are kept with it), or None when that file is missing."""
+def memory_limit(log2_table: int, path: Path = MEMORY_LIMITS) -> dict | None:
+    """The memory system's best ns per random update on one core with a table of
+    2^log2_table words, from bench/memory_limits.py (another run: its date and load are kept
+    with it), or None when that file is missing or did not measure that size (files before
+    2026-11-27 04:40 UTC measured 2^26 words only)."""
     if not path.exists():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
-    best = min(data["memory"]["blocks"], key=lambda block: block["ns_per_update"])
+    tables = data.get("tables") or [{"one_core": data["memory"]}]
+    one_core = next((t["one_core"] for t in tables if t["one_core"]["table_words"] == 2**log2_table), None)
+    if one_core is None:
+        return None
+    best = min(one_core["blocks"], key=lambda block: block["ns_per_update"])
     return {
         "ns_per_update": best["ns_per_update"],
         "in_flight": best["k"],
         "prefetch": best.get("prefetch", "L1"),  # files before 2026-11-27 prefetched into L1 only
-        "table_words": data["memory"]["table_words"],
+        "table_words": one_core["table_words"],
         "date_utc": data["date_utc"],
         "load_average_start": data["machine"].get("load_average_start"),
         "load_average_end": data["machine"]["load_average"],
-        "source": str(path.relative_to(REPOSITORY)),
+        "source": str(path.relative_to(REPOSITORY)) if path.is_relative_to(REPOSITORY) else str(path),
     }
 
 
@@ -342,7 +348,7 @@ def measure(args, rank_counts: list[int]) -> dict:
             "hpcc_stopped_after": f"{hpcc_reference.LAST_SECTION} section",
         },
         "hpl_order": {str(p): hpcc_reference.hpl_order_for_table(table, p) for p in rank_counts},
-        "memory_limit": memory_limit(),
+        "memory_limit": memory_limit(table),
         "runs": runs,
     }
     campaign["best"] = best_table(runs)
@@ -533,25 +539,20 @@ def docs_block(results: dict) -> str:
                 f"{sum(c['errors'] for c in mine)} errors in {sum(c['runs'] for c in mine)} runs"
             )
         elif target["target"] == MEMORY_TARGET[0]:
-            limit = next((c["limit_ns"] for c in mine), None)
-            detail = "; ".join(
-                f"2^{table}: "
-                + ", ".join(
-                    f"{c['algorithm'].removeprefix('spikex_')} {c['ns_per_update']:.2f} ns "
-                    f"({c['ratio']:.2f} ×)"
-                    for c in mine
-                    if c["log2_table"] == table
-                )
-                for table in sorted({c["log2_table"] for c in mine})
-            )
-            source = next((c.get("memory_limit") for c in campaigns if c.get("memory_limit")), None)
-            if limit is not None and source is not None:
-                detail = (
-                    f"limit {limit:.2f} ns with {source['in_flight']} updates in flight "
-                    f"(prefetched into {source.get('prefetch', 'L1')}) on a "
-                    f"2^{source['table_words'].bit_length() - 1}-word table, "
-                    f"`{source['source']}` of {source['date_utc']} UTC, another run; {detail}"
-                )
+            # each campaign against the limit measured on a table of its own size
+            limits = {c["log2_table"]: c["memory_limit"] for c in campaigns if c.get("memory_limit")}
+            parts = []
+            for table in sorted({c["log2_table"] for c in mine}):
+                ours = ", ".join(f"{c['algorithm'].removeprefix('spikex_')} {c['ns_per_update']:.2f} ns "
+                                 f"({c['ratio']:.2f} ×)" for c in mine if c["log2_table"] == table)  # fmt: skip
+                source = limits.get(table)
+                if source is not None:
+                    ours = (f"limit {source['ns_per_update']:.2f} ns with {source['in_flight']} updates in flight "
+                            f"(prefetched into {source.get('prefetch', 'L1')}) on a "
+                            f"2^{source['table_words'].bit_length() - 1}-word table, `{source['source']}` of "
+                            f"{source['date_utc']} UTC, another run; {ours}")  # fmt: skip
+                parts.append(f"2^{table}: {ours}")
+            detail = "; ".join(parts)
         else:
             detail = "; ".join(
                 f"2^{table}: "
