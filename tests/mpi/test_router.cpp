@@ -75,9 +75,14 @@ struct transport {
     const message_codec* codec = nullptr;
 };
 
+// How the test injects: item by item in random order (inject), or grouped by destination
+// and cut into runs of 1-40 items (try_inject_run; this rank's own items too), waiting
+// whenever a run is taken only in part.
+enum class injection { one_at_a_time, runs };
+
 // One router on `dims`, `epochs` rounds of inject-all-then-finish; checks exactly-once.
 traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epochs, bool progress_while_injecting,
-                           int lanes = 1, transport how = {}) {
+                           int lanes = 1, transport how = {}, injection inject = injection::one_at_a_time) {
     context& comm = *test_context;
     const int p = comm.size(), me = comm.rank();
     process_grid grid = make_process_grid(p, dims, "dims");
@@ -123,9 +128,25 @@ traffic_result run_traffic(const std::string& dims, std::int64_t budget, int epo
             }
         }
         std::shuffle(mine.begin(), mine.end(), shuffle);
-        for (std::size_t i = 0; i < mine.size(); ++i) {
-            if (progress_while_injecting && i % 8 == 0) r.progress();
-            r.inject(static_cast<int>(mine[i].destination), &mine[i]);
+        if (inject == injection::one_at_a_time) {
+            for (std::size_t i = 0; i < mine.size(); ++i) {
+                if (progress_while_injecting && i % 8 == 0) r.progress();
+                r.inject(static_cast<int>(mine[i].destination), &mine[i]);
+            }
+        } else {
+            std::stable_sort(mine.begin(), mine.end(),
+                             [](const test_item& a, const test_item& b) { return a.destination < b.destination; });
+            std::uniform_int_distribution<std::size_t> run_length(1, 40);
+            for (std::size_t i = 0; i < mine.size();) {
+                std::size_t end = std::min(mine.size(), i + run_length(shuffle));
+                while (mine[end - 1].destination != mine[i].destination) --end; // one destination
+                if (progress_while_injecting) r.progress();
+                while (i < end) {
+                    const std::size_t took = r.try_inject_run(static_cast<int>(mine[i].destination), &mine[i], end - i);
+                    if (took == 0) r.wait();
+                    i += took;
+                }
+            }
         }
         r.finish();
 
@@ -232,6 +253,22 @@ TEST(router, shared_memory_mailboxes_lose_nothing_on_every_shape) {
             const transport mailboxes{true, with};
             for (int lanes: {1, 2}) run_traffic(dims, 1024, 2, true, lanes, mailboxes);
             run_traffic(dims, grid.buckets(), 1, false, 1, mailboxes);
+        }
+    }
+}
+
+TEST(router, runs_of_one_destination_arrive_exactly_once) {
+    // try_inject_run: runs that a bucket takes whole, in part (it fills and goes; the next
+    // lane takes the rest, or none is free and the run waits) or not at all, through MPI
+    // messages and mailboxes, with the budget of GUPS and the smallest one.
+    const int p = test_context->size();
+    for (const auto& dims: shapes_for(p)) {
+        SCOPED_TRACE("dims " + dims);
+        process_grid grid = make_process_grid(p, dims, "dims");
+        for (bool shared_memory: {false, true}) {
+            const transport how{shared_memory};
+            for (int lanes: {1, 2}) run_traffic(dims, 1024, 2, true, lanes, how, injection::runs);
+            run_traffic(dims, grid.buckets(), 1, false, 1, how, injection::runs);
         }
     }
 }

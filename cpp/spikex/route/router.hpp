@@ -174,6 +174,17 @@ protected:
         if (b.items.full()) send(index, true);
         return true;
     }
+    // push() for up to `count` items bound for one destination, in one copy: returns how
+    // many the filling bucket took (0 when it is in flight).
+    std::size_t push_run(int destination, const unsigned char* items, std::size_t count) {
+        const std::uint16_t router = table_.router_of(destination);
+        const std::size_t index = std::size_t(router) * lanes_ + filling_[router];
+        bucket& b = buckets_[index];
+        if (b.busy) return 0;
+        const std::size_t n = b.items.append(items, count);
+        if (b.items.full()) send(index, true);
+        return n;
+    }
     // Sends bucket `index`; the next lane of its router takes items from now on.
     void send(std::size_t index, bool full);
     bool complete_sends();
@@ -253,6 +264,29 @@ public:
         ++buffered_;
         note_buffered();
         return true;
+    }
+    // try_inject() for `count` items (item_bytes each, one after the other) that all go to
+    // `destination`: a copy per bucket instead of a call per item. Returns how many it
+    // took, in order (fewer when a bucket towards `destination` is in flight).
+    std::size_t try_inject_run(int destination, const void* items, std::size_t count) {
+        auto bytes = static_cast<const unsigned char*>(items);
+        check_destination(destination);
+        if (destination == my_rank_) {
+            counters_.items_injected += count;
+            counters_.items_delivered += count;
+            deliver_(bytes, count);
+            return count;
+        }
+        std::size_t done = 0;
+        while (done < count) {
+            const std::size_t n = push_run(destination, bytes + done * options_.item_bytes, count - done);
+            if (n == 0) break;
+            done += n;
+        }
+        counters_.items_injected += done;
+        buffered_ += done;
+        note_buffered();
+        return done;
     }
     void inject(int destination, const void* item) {
         while (!try_inject(destination, item)) wait();
