@@ -102,6 +102,12 @@ gups_counts routed_kernel::run(update_stream& stream) {
         local.flush(table);
         split.enter(phase_generate_inject);
     };
+    auto wait_for_a_bucket = [&] {
+        flush_local(); // nothing of ours waits while we wait
+        split.enter(phase_wait);
+        r.wait();
+        split.enter(phase_generate_inject);
+    };
     while (!stream.done()) {
         if (until_poll <= 0) {
             until_poll = poll_every;
@@ -143,23 +149,17 @@ gups_counts routed_kernel::run(update_stream& stream) {
         int owners_differ = 0;
         for (std::size_t j = 1; j < remote_count; ++j) owners_differ |= remote_owner[j] ^ remote_owner[0];
         if (owners_differ == 0) {
+            // A bucket that fills goes at once and the next lane takes the rest; none when
+            // every lane towards that owner is in flight.
             for (std::size_t j = 0; j < remote_count;) {
                 const std::size_t took = r.try_inject_run(remote_owner[0], &remote[j], remote_count - j);
+                if (took == 0) wait_for_a_bucket();
                 j += took;
-                if (took > 0) continue; // a bucket filled (and went): the next lane may take the rest
-                flush_local();          // nothing of ours waits while we wait
-                split.enter(phase_wait);
-                r.wait();
-                split.enter(phase_generate_inject);
             }
-            continue;
-        }
-        for (std::size_t j = 0; j < remote_count; ++j) {
-            if (r.try_inject(remote_owner[j], &remote[j])) continue;
-            flush_local(); // nothing of ours waits while we wait
-            split.enter(phase_wait);
-            while (!r.try_inject(remote_owner[j], &remote[j])) r.wait();
-            split.enter(phase_generate_inject);
+        } else {
+            for (std::size_t j = 0; j < remote_count; ++j) {
+                while (!r.try_inject(remote_owner[j], &remote[j])) wait_for_a_bucket();
+            }
         }
     }
     flush_local();

@@ -59,10 +59,6 @@ public:
     // Up to `count` items (item_bytes each, one after the other), as many as there is room
     // for, in one copy; returns how many.
     std::size_t append(const void* items, std::size_t count) {
-        if (count == 1 && size_ < capacity_) { // no library call for a run of one
-            push(items);
-            return 1;
-        }
         const std::size_t n = count < capacity_ - size_ ? count : capacity_ - size_;
         std::memcpy(data_.data() + size_ * item_bytes_, items, n * item_bytes_);
         size_ += n;
