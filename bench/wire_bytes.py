@@ -62,6 +62,8 @@ WIRE_VARIANTS = {
     "alltoall:connections.sort_by_source=false": "one entry per connection; item space = the "
     "receiver's connections",
     "routed:compress=false": "items as they are, without the bucket codec",
+    "routed:compress=true": "buckets coded as blocks also where the items take 3 bytes or fewer "
+    "(the default codes only wider ones)",
 }
 # Not here: multisend:phases=2, whose relayed messages carry the gid (item space = all cells):
 # with F <= 3 remote target ranks (P <= 4) every target rank is its own relay group

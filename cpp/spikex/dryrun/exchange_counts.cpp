@@ -678,7 +678,7 @@ void count_routed(count_view& v) {
     // and bound for the next hop, as on a direct grid) the pair form. Full plain buckets
     // when pairs are not counted.
     const distribution& cells = v.part.cells();
-    const bool coded = v.options.text("compress") != "false" && routed_bucket_codec::usable(format, cells);
+    const bool coded = routed_bucket_codec::wanted(v.options.text("compress"), format, cells);
     const double period = double(format.period());
     const std::uint64_t per_rank = cells.max_count();
     const std::uint64_t item_space = per_rank * std::uint64_t(P), offset_space = std::uint64_t(format.period()) * P;

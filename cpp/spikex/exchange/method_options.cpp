@@ -130,10 +130,11 @@ option_spec compress_option() {
             .kind = option_kind::choice,
             .default_value = std::string("auto"),
             .doc = "Spikes in the spike wire codec (docs/methods/wire_format.md): allgather about 1.5-2.5 bytes "
-                   "per spike, any cells per rank and interval, where false sends 8-byte (gid, step) entries; "
-                   "routed buckets as coded blocks, about 2-3.5 bytes per item, where false sends each item as "
-                   "it is (3-5 bytes, no encode or decode at a hop: cheaper where bytes are cheap). auto and "
-                   "true are the same.",
+                   "per spike, any cells per rank and interval, where false sends 8-byte (gid, step) entries "
+                   "(auto: coded); routed buckets as coded blocks, about 2-3.5 bytes per item, where false sends "
+                   "each item as it is (3-5 bytes, no encode or decode at a hop: cheaper where bytes are cheap; "
+                   "auto: coded only when the items take more than 3 bytes, i.e. above about 2^24 for ranks x "
+                   "cells x 2 x steps per interval).",
             .choices = {std::string("auto"), true, false}};
 }
 

@@ -5,8 +5,9 @@
 //   targets (target_ranks: one Alltoall + one Alltoallv). A spike (gid, step) becomes one
 //   item per target rank (exchange/routed_item.hpp: destination rank, gid and step mod 2M
 //   bit-packed, 3 bytes up to P * N * 2M = 2^24), put into the route library's bucket of
-//   its next-hop router; a bucket travels as one block of the spike wire codec
-//   (routed_bucket_codec.hpp; exchange.compress = false: as it is). poll() feeds spikes in
+//   its next-hop router; a bucket travels as one block of the spike wire codec, or as it
+//   is (routed_bucket_codec::wanted: by default only items wider than 3 bytes are coded;
+//   exchange.compress = true or false decides for every width). poll() feeds spikes in
 //   each step and routes what arrives (full buckets leave at once, overlapping the
 //   interval's computation). At the interval
 //   end synchronize() flushes; routers forward hop by hop (<= d hops) until a termination
@@ -59,7 +60,7 @@ struct routed_options {
     std::string route_dims = "auto";  // "auto" | "hypercube" | "[4, 2]"
     std::int64_t route_budget = 1024; // items buffered per rank
     std::string source_lookup = "dense";
-    std::string compress = "auto"; // "auto" | "true": buckets as coded blocks; "false": items as they are
+    std::string compress = "auto";                    // "auto" | "true" | "false": routed_bucket_codec::wanted
     double route_message_hops = default_message_hops; // route_dims = auto: a message's cost in hops
 };
 
@@ -87,7 +88,7 @@ public:
         format_ = routed_item_format(s.comm.size(), s.cells.cells(), s.steps_per_interval);
         router_.reset(); // before the codec it uses
         bucket_codec_.reset();
-        if (options_.compress != "false" && routed_bucket_codec::usable(format_, s.cells))
+        if (routed_bucket_codec::wanted(options_.compress, format_, s.cells))
             bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.cells);
         router_options route{format_.bytes(), budget_, route_tag};
         route.codec = bucket_codec_.get();
@@ -280,7 +281,7 @@ method_entry routed_method() {
                      .maximum = 1e9},
                     source_lookup_option(),
                     compress_option()},
-        .variants = {{{{"route_budget", std::int64_t{8}}}}, {{{"compress", false}}}},
+        .variants = {{{{"route_budget", std::int64_t{8}}}}, {{{"compress", false}}}, {{{"compress", true}}}},
         .make =
             [](const option_reader& o) {
                 return std::make_unique<routed_exchange>(routed_options{o.text("route_dims"), o.integer("route_budget"),

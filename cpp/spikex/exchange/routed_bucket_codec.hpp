@@ -26,6 +26,7 @@
 // as they are.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "spikex/core/divider.hpp"
@@ -36,6 +37,13 @@
 #include "spikex/route/message_codec.hpp"
 
 namespace spikex {
+
+// Items this wide or narrower travel as they are under exchange.compress = "auto": the
+// spike wire target of issue 21 (<= 3 bytes a spike) holds without the codec, and the codec
+// would save at most about 1.3 bytes an item and hop there (1.79 coded bytes at 3-byte
+// items), about 3 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte) against
+// 15-24 ns of encode and decode (docs/methods/wire_format.md, "Measured").
+inline constexpr std::size_t routed_uncoded_item_bytes = 3;
 
 class routed_bucket_codec final: public message_codec {
 public:
@@ -62,6 +70,14 @@ public:
         const auto ranks = static_cast<std::uint64_t>(cells.ranks());
         return std::uint64_t(format.period()) * ranks < (std::uint64_t{1} << 32) &&
                std::uint64_t(cells.max_count()) * ranks < (std::uint64_t{1} << 32) && cells.max_count() > 0;
+    }
+    // Whether buckets travel coded under exchange.compress = `compress`: "false" never,
+    // "true" wherever usable, "auto" where usable and the items are wider than
+    // routed_uncoded_item_bytes. The run (routed.cpp) and the dry run
+    // (dryrun/exchange_counts.cpp) both ask here.
+    static bool wanted(const std::string& compress, const routed_item_format& format, const distribution& cells) {
+        if (compress == "false" || !usable(format, cells)) return false;
+        return compress == "true" || format.bytes() > routed_uncoded_item_bytes;
     }
 
     void encode(const unsigned char* items, std::size_t count, int from, int to,

@@ -52,7 +52,7 @@ ONE_SPIKE_MESSAGES = ("multisend", "persistent")
 def runs(tmp_path_factory):
     directory = tmp_path_factory.mktemp("wire-bytes")
     config = write_config(directory, NETWORK)
-    labels = [*EXCHANGE_METHODS, "allgather:compress=false"]
+    labels = [*EXCHANGE_METHODS, "allgather:compress=false", "routed:compress=true"]
     return measure_runs(config, RANKS, labels, 40.0, directory)
 
 
@@ -121,24 +121,34 @@ def test_rma_window_entries_hold_the_step_within_the_interval(exchanges):
     )
 
 
+ROUTED_ITEM_BYTES = math.ceil(
+    ((RANKS - 1).bit_length() + (2 * STEPS_PER_INTERVAL - 1).bit_length() + (CELLS - 1).bit_length())
+    / 8
+)  # bits(P - 1) + bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits: 3 bytes
+
+
 @pytest.mark.mpi
 def test_routed_buckets_are_coded_blocks_smaller_than_their_items(exchanges):
-    """A bucket travels as one block of the codec, not item after item (bits(P - 1) +
-    bits(2M - 1) + bits(N - 1) = 1 + 7 + 11 bits, 3 bytes each): fewer bytes per item and
-    hop (routed_bucket_codec.hpp)."""
-    routed = exchanges["routed"]
-    item_bytes = math.ceil(
-        (
-            (RANKS - 1).bit_length()
-            + (2 * STEPS_PER_INTERVAL - 1).bit_length()
-            + (CELLS - 1).bit_length()
-        )
-        / 8
-    )
-    assert routed["entry_bytes"] == item_bytes == 3
+    """With compress = true a bucket travels as one block of the codec, not item after
+    item: fewer bytes per item and hop (routed_bucket_codec.hpp)."""
+    routed = exchanges["routed:compress=true"]
+    assert routed["entry_bytes"] == ROUTED_ITEM_BYTES == 3
+    assert routed["compressed"] == 1
     assert routed["wire_spikes"] == routed["hops"] > 0
     assert routed["wire_bytes"] == routed["bytes_sent"]
-    assert routed["wire_bytes_per_spike"] < item_bytes
+    assert routed["wire_bytes_per_spike"] < ROUTED_ITEM_BYTES
+
+
+@pytest.mark.mpi
+def test_routed_items_of_3_bytes_travel_as_they_are_by_default(exchanges):
+    """compress = "auto" codes a bucket only when its items are wider than 3 bytes: at 3
+    the target holds without the codec, and its encode and decode cost more than the bytes
+    it saves (docs/methods/wire_format.md)."""
+    routed = exchanges["routed"]
+    assert routed["entry_bytes"] == ROUTED_ITEM_BYTES == 3
+    assert routed["compressed"] == 0
+    assert routed["wire_bytes"] == routed["bytes_sent"] == 3 * routed["hops"] > 0
+    assert routed["wire_bytes_per_spike"] == 3
 
 
 @pytest.mark.mpi
@@ -184,7 +194,8 @@ def test_one_spike_messages_take_two_bytes_at_a_million_cells_per_rank(tmp_path)
         ), method
         assert runs[method]["spikes_sha256"] == runs["allgather"]["spikes_sha256"], method
     assert runs["allgather"]["exchange"]["wire_bytes_per_spike"] <= TARGET
-    # routed: 4-byte items (1 + 7 + 21 bits), coded buckets within the target
+    # routed: 4-byte items (1 + 7 + 21 bits), so coded buckets by default, within the target
     assert runs["routed"]["exchange"]["entry_bytes"] == 4
+    assert runs["routed"]["exchange"]["compressed"] == 1
     assert runs["routed"]["exchange"]["wire_bytes_per_spike"] <= TARGET
     assert runs["routed"]["spikes_sha256"] == runs["allgather"]["spikes_sha256"]
