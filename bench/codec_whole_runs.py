@@ -39,9 +39,9 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 OUTPUT = REPOSITORY / "bench" / "results" / "codec_whole_runs.json"
 DOC = REPOSITORY / "docs" / "methods" / "wire_format.md"
 BLOCK = "codec-runs"
-# Each method with the codec (its default) and without (a declared variant).
-# routed by default codes only items wider than 3 bytes, and these networks' take 3 on 2
-# and 4 ranks: its codec is switched on and off explicitly.
+# Each method with the codec and without. Allgather codes by default; routed by default
+# codes only items wider than 3 bytes, and these networks' take 3 on 2 and 4 ranks, so its
+# codec is switched on and off explicitly (declared variants).
 METHODS = ("allgather", "allgather:compress=false", "routed:compress=true", "routed:compress=false")
 NETWORKS = (
     ("hpc_benchmark_laptop", "examples/hpc_benchmark_laptop.toml"),

@@ -40,9 +40,9 @@ namespace spikex {
 
 // Items this wide or narrower travel as they are under exchange.compress = "auto": the
 // spike wire target of issue 21 (<= 3 bytes a spike) holds without the codec, and the codec
-// would save at most about 1.3 bytes an item and hop there (1.79 coded bytes at 3-byte
-// items), about 3 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte) against
-// 15-24 ns of encode and decode (docs/methods/wire_format.md, "Measured").
+// would save about 1.2 bytes an item and hop there (1.79 coded bytes at 3-byte items),
+// 2.8 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte), against 15-24 ns of
+// encode and decode (docs/methods/wire_format.md, "Measured").
 inline constexpr std::size_t routed_uncoded_item_bytes = 3;
 
 class routed_bucket_codec final: public message_codec {
