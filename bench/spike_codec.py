@@ -285,7 +285,7 @@ def _message_table(run: dict) -> list[str]:
 
 def _routed_table(run: dict) -> list[str]:
     columns = [
-        "cells per rank", "M", "items per bucket", "item bytes", "coded bytes per item",
+        "cells per rank", "M", "items per bucket", "packed", "item bytes", "coded bytes per item",
         "encode ns", "decode ns", "saved ns", "pays", "at 850 MHz", "at local.toml",
     ]  # fmt: skip
     rows = []
@@ -293,7 +293,7 @@ def _routed_table(run: dict) -> list[str]:
         r, h = case["routed_buckets"], case["routed_hop"]
         rows.append([
             *_case_cells(case), f"{r['mean_bucket_items']:.1f}",
-            str(r["item_bytes"]), f"{r['bytes_per_item']:.2f}", f"{r['encode_ns']:.1f}",
+            f"{100 * r.get('packed_share', 0):.0f} %", str(r["item_bytes"]), f"{r['bytes_per_item']:.2f}", f"{r['encode_ns']:.1f}",
             f"{r['decode_ns']:.1f}", f"{h['saved_ns']:.1f}",
             _yes(h["pays"]), _yes(h["pays_at_bgp_clock"]), _yes(h["pays_at_local_profile"]),
         ])  # fmt: skip
@@ -360,7 +360,8 @@ def docs_block(results: dict) -> str:
             "of synapses a cell), cut into buckets for one destination, the last one sent when "
             "the interval ends; cells round robin (gid = local index x P + rank). Per item and "
             "hop, the encode at send and the decode on arrival, against the item as it is "
-            "(`routed_item.hpp`):"
+            "(`routed_item.hpp`); *packed*: the share of buckets sent in the packed pair form "
+            "(the rest as a block of the codec):"
         ),
         "",
         *_routed_table(first),

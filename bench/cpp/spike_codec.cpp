@@ -248,7 +248,7 @@ result measure_full_messages(const workload& w, int repeats) {
 struct routed_result {
     result coded;
     std::size_t item_bytes = 0, bucket_items = 0;
-    double mean_bucket_items = 0;
+    double mean_bucket_items = 0, packed_share = 0; // of the buckets sent in the packed pair form
     int ranks = 0;
 };
 
@@ -310,6 +310,9 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         }
         out.coded.encode_ns = std::min(out.coded.encode_ns, seconds_since(start) * 1e9 / double(n));
         out.coded.bytes_per_spike = double(bytes) / double(n);
+        std::size_t packed = 0; // the message's first bits 1, 1 (routed_bucket_codec.hpp)
+        for (const auto& message: wire) packed += (message[0] & 3) == 3 ? 1 : 0;
+        out.packed_share = double(packed) / double(buckets);
         std::uint64_t checksum = 0;
         start = seconds_clock::now();
         for (std::size_t b = 0; b < buckets; ++b) {
@@ -379,7 +382,7 @@ int main(int argc, char** argv) {
                         "\"coded\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"coded_cell_order\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"routed_buckets\": {\"ranks\": %d, \"bucket_items\": %zu, \"mean_bucket_items\": %.2f, "
-                        "\"item_bytes\": %zu, "
+                        "\"item_bytes\": %zu, \"packed_share\": %.4f, "
                         "\"bytes_per_item\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"entries\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"messages\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
@@ -387,7 +390,7 @@ int main(int argc, char** argv) {
                         first ? "" : ",", (unsigned long long)cells, steps, double(w.spikes) / double(w.blocks.size()),
                         coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, in_order.bytes_per_spike,
                         in_order.encode_ns, in_order.decode_ns, routed.ranks, routed.bucket_items,
-                        routed.mean_bucket_items, routed.item_bytes, routed.coded.bytes_per_spike,
+                        routed.mean_bucket_items, routed.item_bytes, routed.packed_share, routed.coded.bytes_per_spike,
                         routed.coded.encode_ns, routed.coded.decode_ns, entries.bytes_per_spike, entries.encode_ns,
                         entries.decode_ns, messages.bytes_per_spike, messages.encode_ns, messages.decode_ns,
                         full_messages.bytes_per_spike, full_messages.encode_ns, full_messages.decode_ns);

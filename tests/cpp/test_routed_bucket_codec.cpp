@@ -1,9 +1,10 @@
-// A bucket of routed items as one block of the spike wire codec (exchange/
-// routed_bucket_codec.hpp): every item comes back (as a multiset: the block may reorder),
-// within max_message_bytes, under every cell distribution, framed or not; a bucket from
-// one rank to one rank takes under 3 bytes an item where the item alone takes 4-5; a
-// message of more items than a bucket, of none, or with a frame outside the cells, is
-// refused.
+// A bucket of routed items as one message (exchange/routed_bucket_codec.hpp): every item
+// comes back (as a multiset: a block may reorder), within max_message_bytes, under every
+// cell distribution, in every form; a bucket from one rank to one rank takes under 3 bytes
+// an item where the item alone takes 4-5, packed (in order, steps framed, wrapping past
+// 2M) where that stays within 3 bytes and a block of the codec otherwise; a message of more
+// items than a bucket, of none, with a frame outside the cells, or (packed) with a base,
+// width, cell, step or length outside what it may be, is refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -217,4 +218,153 @@ TEST(routed_bucket_codec, a_pair_form_message_names_the_senders_cells) {
         EXPECT_NE(sorted_items(other, format.bytes(), count), sorted_items(items, format.bytes(), count));
     } catch (const internal_error&) { // or refused, when an item is outside rank 2's cells
     }
+}
+
+namespace {
+
+// A message written bit by bit, least significant first, padded with 1-bits.
+struct bit_stream {
+    std::vector<unsigned char> bytes;
+    unsigned bits = 0;
+    void put(std::uint64_t value, unsigned width) {
+        for (unsigned i = 0; i < width; ++i, ++bits) {
+            if (bits % 8 == 0) bytes.push_back(0);
+            bytes.back() |= static_cast<unsigned char>(((value >> i) & 1) << (bits % 8));
+        }
+    }
+    std::vector<unsigned char> padded() const {
+        std::vector<unsigned char> out = bytes;
+        if (bits % 8 != 0) out.back() |= static_cast<unsigned char>(0xff << (bits % 8));
+        return out;
+    }
+};
+
+// 16 ranks of 10,000 cells, M = 15: items of 4 + 5 + 18 bits, 4 bytes; 2M = 30, so a
+// packed pair header of 2 + 5 + 3 bits (base < 30, d <= 5).
+struct packed_case {
+    distribution cells;
+    routed_item_format format;
+    routed_bucket_codec codec;
+    explicit packed_case(distribution_scheme scheme = distribution_scheme::round_robin):
+        cells(scheme, 160000, 16, 3), format(16, 160000, 15), codec(format, cells) {}
+    // Items from rank `from`'s cells `locals` at `steps` to rank `to`.
+    std::vector<unsigned char> items(int from, int to, const std::vector<local_index>& locals,
+                                     const std::vector<step_type>& steps) const {
+        std::vector<unsigned char> out(locals.size() * format.bytes());
+        for (std::size_t k = 0; k < locals.size(); ++k)
+            format.encode(to, cells.gid_of(from, locals[k]), steps[k], &out[k * format.bytes()]);
+        return out;
+    }
+};
+
+} // namespace
+
+TEST(routed_bucket_codec, a_direct_grid_bucket_within_three_bytes_is_packed_in_order) {
+    // 40 items of rank 3 to rank 7 in emission order (steps 100-107, local indices
+    // ascending within a step): the packed pair form, base 100 mod 30 = 10, d = bits(7) = 3,
+    // entries of bits(9,999) + 3 = 17 bits: ceil((10 + 40 x 17) / 8) = 87 bytes, 2.2 an
+    // item where the item alone takes 4. It keeps the items' order.
+    for (distribution_scheme scheme: schemes) {
+        SCOPED_TRACE(int(scheme));
+        const packed_case c(scheme);
+        ASSERT_EQ(c.format.bytes(), 4u);
+        std::vector<local_index> locals;
+        std::vector<step_type> steps;
+        for (int k = 0; k < 40; ++k) {
+            locals.push_back(static_cast<local_index>((k % 5) * 1999 + k));
+            steps.push_back(100 + k / 5);
+        }
+        const auto items = c.items(3, 7, locals, steps);
+        std::vector<unsigned char> message;
+        c.codec.encode(items.data(), 40, 3, 7, message);
+        ASSERT_EQ(message[0] & 3, 0b11) << "the packed pair form";
+        EXPECT_EQ((message[0] >> 2) & 31, 10) << "the step base";
+        EXPECT_EQ(((message[0] >> 7) | (message[1] << 1)) & 7, 3) << "d";
+        EXPECT_EQ(message.size(), 87u);
+        std::vector<unsigned char> back(items.size());
+        ASSERT_EQ(c.codec.decode(message.data(), message.size(), 3, 7, back.data(), 40), 40u);
+        EXPECT_EQ(back, items);
+        std::vector<unsigned char> short_of_one(items.size() - c.format.bytes());
+        EXPECT_THROW(c.codec.decode(message.data(), message.size(), 3, 7, short_of_one.data(), 39), internal_error);
+    }
+}
+
+TEST(routed_bucket_codec, packed_steps_wrap_past_2m_and_need_not_come_in_order) {
+    // Steps 28, 29, 30, 31 are 28, 29, 0, 1 mod 30: base 28, span 3, d = 2; the same frame
+    // when the items come out of order (the first and the last item do not bracket the
+    // steps, so the encoder frames them from all items).
+    const packed_case c;
+    for (const std::vector<step_type>& steps: {std::vector<step_type>{28, 29, 30, 31}, {31, 28, 30, 29}}) {
+        const auto items = c.items(5, 2, {4, 9, 1, 9999}, steps);
+        std::vector<unsigned char> message;
+        c.codec.encode(items.data(), 4, 5, 2, message);
+        ASSERT_EQ(message[0] & 3, 0b11);
+        EXPECT_EQ((message[0] >> 2) & 31, 28) << "the step base";
+        EXPECT_EQ(((message[0] >> 7) | (message[1] << 1)) & 7, 2) << "d";
+        EXPECT_EQ(message.size(), (10u + 4 * (14 + 2) + 7) / 8);
+        std::vector<unsigned char> back(items.size());
+        ASSERT_EQ(c.codec.decode(message.data(), message.size(), 5, 2, back.data(), 4), 4u);
+        EXPECT_EQ(back, items);
+    }
+}
+
+TEST(routed_bucket_codec, a_pair_bucket_beyond_three_bytes_packed_is_a_block) {
+    // 2 ranks of 2^20 cells, M = 100: 64 items over 100 steps would take 20 + 7 bits
+    // packed (over 3 bytes an item), so the bucket is one block of the codec (the pair
+    // form's, bits 1, 0, or framed, bits 0, 1, whichever is smaller) at under 3 bytes an item.
+    const distribution cells(distribution_scheme::round_robin, 1u << 21, 2, 1);
+    const routed_item_format format(2, 1u << 21, 100);
+    const routed_bucket_codec codec(format, cells);
+    std::mt19937_64 rng(3);
+    std::uniform_int_distribution<local_index> local(0, (1u << 20) - 1);
+    const auto message = encoded_bucket(format, codec, 64, 1, 0, [&](std::size_t k, unsigned char* item) {
+        format.encode(0, cells.gid_of(1, local(rng)), 500 + step_type(k) * 99 / 63, item);
+    });
+    EXPECT_TRUE((message[0] & 3) == 0b01 || (message[0] & 3) == 0b10) << "a block";
+    EXPECT_LE(message.size(), 3u * 64);
+    std::vector<unsigned char> back(64 * format.bytes());
+    EXPECT_EQ(codec.decode(message.data(), message.size(), 1, 0, back.data(), 64), 64u);
+}
+
+TEST(routed_bucket_codec, malformed_packed_messages_are_refused) {
+    // Messages written by hand in the documented layout: form bits 1, 1; base (5 bits);
+    // d (3 bits); entries of a local index (14 bits, rank 5 holds 10,000 cells) and the
+    // step's offset from the base (d bits).
+    const packed_case c;
+    auto message = [](std::uint64_t base, std::uint64_t d,
+                      const std::vector<std::pair<std::uint64_t, std::uint64_t>>& entries) {
+        bit_stream s;
+        s.put(0b11, 2);
+        s.put(base, 5);
+        s.put(d, 3);
+        for (const auto& [local, offset]: entries) {
+            s.put(local, 14);
+            s.put(offset, static_cast<unsigned>(d));
+        }
+        return s.padded();
+    };
+    std::vector<unsigned char> back(8 * c.format.bytes());
+    auto decode = [&](const std::vector<unsigned char>& m) {
+        return c.codec.decode(m.data(), m.size(), 5, 2, back.data(), 8);
+    };
+    // The layout as documented: local 17 at base 3 + offset 2 = step 5, local 9,999 at 3 + 28
+    // = 31 = step 1 mod 30 (read around step 20: steps 5-34).
+    ASSERT_EQ(decode(message(3, 5, {{17, 2}, {9999, 28}})), 2u);
+    gid_type gid = 0;
+    step_type step = 0;
+    c.format.decode(&back[0], 20, gid, step);
+    EXPECT_EQ(gid, c.cells.gid_of(5, 17));
+    EXPECT_EQ(step, 5);
+    c.format.decode(&back[c.format.bytes()], 20, gid, step);
+    EXPECT_EQ(gid, c.cells.gid_of(5, 9999));
+    EXPECT_EQ(step, 31);
+    EXPECT_THROW(decode(message(30, 5, {{17, 2}})), internal_error) << "a base >= 2M";
+    EXPECT_THROW(decode(message(3, 6, {{17, 2}})), internal_error) << "d > bits(2M - 1)";
+    EXPECT_THROW(decode(message(3, 5, {{17, 30}})), internal_error) << "an offset >= 2M";
+    EXPECT_THROW(decode(message(3, 5, {{10000, 2}})), internal_error) << "a cell the sender does not hold";
+    EXPECT_THROW(decode(message(3, 5, {})), internal_error) << "no entries";
+    auto longer = message(3, 5, {{17, 2}});
+    longer.push_back(0xff);
+    EXPECT_THROW(decode(longer), internal_error) << "padding past the last byte";
+    EXPECT_THROW(decode(std::vector<unsigned char>{0b11}), internal_error) << "a header cut short";
 }

@@ -675,8 +675,9 @@ void count_routed(count_view& v) {
     // range, its destinations and an equal share of its steps; a bucket's bits are the
     // codec's gaps for keys spread evenly over its form's spaces (or packed, when
     // smaller), of the smallest form: plain, framed, or (when every item is the sender's
-    // and bound for the next hop, as on a direct grid) the pair form. Full plain buckets
-    // when pairs are not counted.
+    // and bound for the next hop, as on a direct grid) the pair form; but the packed pair
+    // form wherever it fits and stays within 3 bytes an item, as the encoder chooses.
+    // Full plain buckets when pairs are not counted.
     const distribution& cells = v.part.cells();
     const bool coded = routed_bucket_codec::wanted(v.options.text("compress"), format, cells);
     const double period = double(format.period());
@@ -684,11 +685,18 @@ void count_routed(count_view& v) {
     const std::uint64_t item_space = per_rank * std::uint64_t(P), offset_space = std::uint64_t(format.period()) * P;
     const double frame_bits =
         2.0 + 2.0 * (spike_codec::bits_for(item_space - 1) + spike_codec::bits_for(offset_space - 1));
-    // sender_cells > 0: the pair form fits, its item space the sender's cells.
-    auto bucket_bytes = [&](double n, double item_range, double offset_range, double sender_cells) {
+    // sender_cells > 0: the pair forms fit, their item space the sender's cells, the steps
+    // spanning `steps`.
+    auto bucket_bytes = [&](double n, double item_range, double offset_range, double sender_cells, double steps) {
+        if (sender_cells > 0) {
+            const double packed = routed_bucket_codec::packed_pair_header_bits(format.period()) +
+                                  n * routed_bucket_codec::packed_pair_entry_bits(
+                                          std::uint64_t(sender_cells), std::uint64_t(std::max(1.0, std::ceil(steps))));
+            if (std::ceil(packed / 8.0) <= routed_target_item_bytes * n) return std::ceil(packed / 8.0);
+        }
         double bits = std::min(2.0 + spread_block_bits(n, double(item_space), double(offset_space)),
                                frame_bits + spread_block_bits(n, item_range, offset_range));
-        if (sender_cells > 0) bits = std::min(bits, 1.0 + spread_block_bits(n, sender_cells, period));
+        if (sender_cells > 0) bits = std::min(bits, 2.0 + spread_block_bits(n, sender_cells, period));
         return std::ceil(bits / 8.0);
     };
     struct pair_traffic {
@@ -703,10 +711,12 @@ void count_routed(count_view& v) {
         const double steps = double(p.step_high - p.step_low + 1) / buckets;
         const double offset_range = double(p.destination_high - p.destination_low) * period + std::ceil(steps);
         const double sender_cells = p.senders_own_for_next_hop ? double(cells.count(sender)) : 0.0;
-        return buckets * bucket_bytes(n / buckets, double(p.item_high - p.item_low + 1), offset_range, sender_cells);
+        return buckets *
+               bucket_bytes(n / buckets, double(p.item_high - p.item_low + 1), offset_range, sender_cells, steps);
     };
-    const double hop_bytes =
-        coded ? bucket_bytes(capacity, double(item_space), double(offset_space), 0.0) / capacity : routed_item_bytes;
+    const double hop_bytes = coded
+                                 ? bucket_bytes(capacity, double(item_space), double(offset_space), 0.0, 0.0) / capacity
+                                 : routed_item_bytes;
     enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
             {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,

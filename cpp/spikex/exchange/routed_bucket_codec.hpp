@@ -9,23 +9,34 @@
 //            one range under every distribution (round robin spreads them over all gids);
 //   offset = destination * 2M + step mod 2M (offset space P 2M).
 // A bucket's items come from few owners (one on a direct grid: the sender) and go to few
-// destinations (one on a direct grid: the receiver), so the message takes one of three
-// forms, one bit stream of a header and the block (spike_codec's prefix):
-//   1            pair: every item's owner is the sender and its destination the receiver
-//                (both known from the message): item = local index on the sender (item
-//                space its cells), offset = step mod 2M (offset space 2M)
-//   0 1 frame    framed: the block codes item - smallest item and offset - smallest
+// destinations (one on a direct grid: the receiver), so the message takes one of four
+// forms, one bit stream of a header and the entries (least significant bit first):
+//   1 1 base d   packed pair: every item's owner is the sender and its destination the
+//                receiver (both known from the message); per item its local index on the
+//                sender in w = bits(sender's cells - 1) bits and (step - base) mod 2M in d
+//                bits, base in bits(2M - 1) bits and d in bits(bits(2M - 1)) bits; w is
+//                widened to 8 - d where w + d < 8, so the padding (< 8 1-bits) is never
+//                an entry and the length gives the count
+//   1 0 block    pair: the same pairs as one block of the spike codec (spike_codec's
+//                prefix): item = local index (item space the sender's cells), offset =
+//                step mod 2M (offset space 2M)
+//   0 1 frame .. framed: the block codes item - smallest item and offset - smallest
 //                offset within their ranges, its keys spanning the bucket's own cells and
 //                steps; the frame is the item base and item range - 1 in bits(P B - 1)
 //                bits each, then the offset base and offset range - 1 in bits(P 2M - 1)
-//   0 0          plain: the whole spaces
-// The encoder takes the form whose packed size (the block's upper bound) is smallest,
-// header included, plain on a tie: one item of a direct grid's bucket takes about its
-// local index and step alone, a full bucket pays for a frame.
+//   0 0 block    plain: the whole spaces
+// The encoder takes the packed pair form wherever it fits and takes at most 3 bytes an
+// item (issue 21's target; headers and padding included): it needs no sort, no gaps and
+// no owner-major index on arrival, and costs a fraction of a block's encode and decode
+// (docs/methods/wire_format.md, "Measured"). Otherwise it takes the form whose packed size
+// (the block's upper bound) is smallest, header included, plain on a tie: one item of a
+// direct grid's bucket takes about its local index and step alone, a full bucket pays for
+// a frame.
 // Only when P * 2M and P * B fit the codec's 32 bits (usable()); otherwise items travel
 // as they are.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -38,12 +49,13 @@
 
 namespace spikex {
 
-// Items this wide or narrower travel as they are under exchange.compress = "auto": the
-// spike wire target of issue 21 (<= 3 bytes a spike) holds without the codec, and the codec
+// Issue 21's target for a spike on the wire, in bytes. Items this wide or narrower travel
+// as they are under exchange.compress = "auto": the target holds without the codec, which
 // would save about 1.2 bytes an item and hop there (1.79 coded bytes at 3-byte items),
-// 2.8 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte), against 15-24 ns of
-// encode and decode (docs/methods/wire_format.md, "Measured").
-inline constexpr std::size_t routed_uncoded_item_bytes = 3;
+// 2.8 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte), against 15-24 ns of a
+// block's encode and decode (docs/methods/wire_format.md, "Measured"). The packed pair
+// form is taken wherever a bucket stays within it.
+inline constexpr std::size_t routed_target_item_bytes = 3;
 
 class routed_bucket_codec final: public message_codec {
 public:
@@ -73,15 +85,16 @@ public:
     }
     // Whether buckets travel coded under exchange.compress = `compress`: "false" never,
     // "true" wherever usable, "auto" where usable and the items are wider than
-    // routed_uncoded_item_bytes. The run (routed.cpp) and the dry run
+    // routed_target_item_bytes. The run (routed.cpp) and the dry run
     // (dryrun/exchange_counts.cpp) both ask here.
     static bool wanted(const std::string& compress, const routed_item_format& format, const distribution& cells) {
         if (compress == "false" || !usable(format, cells)) return false;
-        return compress == "true" || format.bytes() > routed_uncoded_item_bytes;
+        return compress == "true" || format.bytes() > routed_target_item_bytes;
     }
 
     void encode(const unsigned char* items, std::size_t count, int from, int to,
                 std::vector<unsigned char>& out) const override {
+        if (encode_packed_pair(items, count, from, to, out)) return;
         spikes_.resize(count);
         std::uint32_t item_low = ~0u, item_high = 0, offset_low = ~0u, offset_high = 0;
         // The items the router holds were built by routed_item_format (their fields checked
@@ -123,7 +136,7 @@ public:
         if (pair < std::min(plain, framed)) {
             for (auto& s: spikes_)
                 s = {static_cast<std::uint32_t>(s.item - own_low), static_cast<std::uint32_t>(s.offset - to_low)};
-            const wire_field header[] = {{1, 1}};
+            const wire_field header[] = {{0b01, 2}};
             spike_codec(static_cast<std::uint32_t>(period_)).encode(spikes_, cells_.count(from), out, header);
         } else if (framed < plain) {
             for (auto& s: spikes_) s = {s.item - item_low, s.offset - offset_low};
@@ -149,15 +162,17 @@ public:
         if (!in.take_long(1, pair)) throw internal_error("routed: a bucket message without its header");
         // What the block's item and offset are relative to, and their spaces.
         std::uint64_t item_low = 0, item_range = item_space_, offset_low = 0, offset_range = offset_space_;
-        unsigned header_bits = 1;
+        unsigned header_bits = 2;
         if (pair != 0) {
+            std::uint64_t packed = 0;
+            if (!in.take_long(1, packed)) throw internal_error("routed: a bucket message without its header");
+            if (packed != 0) return decode_packed_pair(message, size, in, from, to, items, capacity);
             item_low = std::uint64_t(from) * per_rank_;
             item_range = cells_.count(from);
             offset_low = std::uint64_t(to) * period_;
             offset_range = period_;
         } else {
             if (!in.take_long(1, framed)) throw internal_error("routed: a bucket message without its header");
-            header_bits = 2;
             if (framed != 0) {
                 std::uint64_t item_last = 0, offset_last = 0;
                 if (!in.take_long(item_bits_, item_low) || !in.take_long(item_bits_, item_last) ||
@@ -205,6 +220,25 @@ public:
         return count;
     }
 
+    // The packed pair form's size in bits (header included, padding not): `count` items
+    // from a sender of `sender_cells` cells whose steps lie in `step_range` consecutive
+    // steps mod `period` (2M). The encoder's and the dry run's one formula.
+    static std::uint64_t packed_pair_bits(std::uint64_t count, std::uint64_t sender_cells, std::uint64_t step_range,
+                                          std::uint64_t period) {
+        return packed_pair_header_bits(period) + count * packed_pair_entry_bits(sender_cells, step_range);
+    }
+    static unsigned packed_pair_header_bits(std::uint64_t period) {
+        return 2 + packed_pair_base_bits(period) + packed_pair_width_bits(period);
+    }
+    static unsigned packed_pair_entry_bits(std::uint64_t sender_cells, std::uint64_t step_range) {
+        const unsigned d = spike_codec::bits_for(step_range - 1);
+        return packed_pair_local_bits(sender_cells, d) + d;
+    }
+    // Whether a message of `bits` for `count` items stays within the target (whole bytes).
+    static bool within_target(std::uint64_t bits, std::uint64_t count) {
+        return (bits + 7) / 8 <= routed_target_item_bytes * count;
+    }
+
     // Plain and packed at the item space's width (the codec's upper bound; another form
     // is used only when smaller): the header, the block's short header and count entries
     // of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each.
@@ -213,6 +247,248 @@ public:
     }
 
 private:
+    // The packed pair form (the header comment): its header (form bits, base, d), and the
+    // local index's width, widened so that an entry takes at least 8 bits.
+    static unsigned packed_pair_base_bits(std::uint64_t period) { return spike_codec::bits_for(period - 1); }
+    static unsigned packed_pair_width_bits(std::uint64_t period) {
+        return spike_codec::bits_for(packed_pair_base_bits(period));
+    }
+    static unsigned packed_pair_local_bits(std::uint64_t sender_cells, unsigned d) {
+        const unsigned w = spike_codec::bits_for(sender_cells > 0 ? sender_cells - 1 : 0);
+        return d + w >= 8 ? w : 8 - d;
+    }
+
+    // Writes the bucket in the packed pair form and returns true where it fits (one-word
+    // items, every item the sender's and bound for the receiver) and stays within the
+    // target; otherwise returns false and leaves `out` to the other forms.
+    bool encode_packed_pair(const unsigned char* items, std::size_t count, int from, int to,
+                            std::vector<unsigned char>& out) const {
+        if (count == 0 || !format_.word().fits()) return false;
+        const spike_codec::single_word word = format_.word(); // a copy: stores below cannot alias it
+        const std::uint32_t own_count = cells_.count(from);
+        // The steps' frame, first from the first and the last item (a rank's items reach
+        // its buckets in emission order), checked on the way; where an item lies outside,
+        // the frame from all items (framed_steps).
+        std::uint32_t first = 0, last = 0, first_destination = 0, last_destination = 0;
+        gid_type first_gid = 0;
+        word.with_bytes([&](auto item_bytes) {
+            constexpr std::size_t bytes = decltype(item_bytes)::value;
+            const wire_spike f = word.unpack_as<bytes>(items, first_destination);
+            first = f.offset, first_gid = f.item;
+            last = word.unpack_as<bytes>(items + (count - 1) * bytes, last_destination).offset;
+        });
+        // A forwarded bucket (items of other owners or for other ranks, as on grids of more
+        // dimensions) is usually told by its first item.
+        if (first_destination != static_cast<std::uint32_t>(to) || cells_.rank_of(first_gid) != from) return false;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            std::uint32_t base = first, span = step_from(first, last);
+            if (attempt == 1) framed_steps(word, items, count, base, span);
+            const std::uint64_t bits = packed_pair_bits(count, own_count, std::uint64_t(span) + 1, period_);
+            if (!within_target(bits, count) || (bits + 7) / 8 > max_message_bytes(count)) continue;
+            const std::size_t size = (bits + 7) / 8;
+            out.resize(size + 8); // the writer stores whole words
+            switch (write_packed_pair(word, items, count, from, to, base, span, out.data())) {
+            case pair_written::yes:
+                out.resize(size);
+                return true;
+            case pair_written::not_a_pair:
+                return false;
+            case pair_written::outside_the_steps:
+                continue;
+            }
+        }
+        return false;
+    }
+    // The steps' base and span of a bucket's items: from their smallest, or where they wrap
+    // past 2M - 1 (they span more than M, and a bucket's items come from one interval),
+    // from the smallest of M or more.
+    void framed_steps(const spike_codec::single_word& word, const unsigned char* items, std::size_t count,
+                      std::uint32_t& base, std::uint32_t& span) const {
+        const std::size_t bytes = word.bytes();
+        std::uint32_t low = ~0u, high = 0, low_upper = ~0u, destination = 0;
+        const std::uint32_t half = period32_ / 2;
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t step = word.unpack(items + k * bytes, destination).offset;
+            low = std::min(low, step);
+            high = std::max(high, step);
+            if (step >= half) low_upper = std::min(low_upper, step);
+        }
+        base = high - low < half ? low : low_upper;
+        span = 0;
+        for (std::size_t k = 0; k < count; ++k)
+            span = std::max(span, step_from(base, word.unpack(items + k * bytes, destination).offset));
+    }
+    enum class pair_written { yes, not_a_pair, outside_the_steps };
+    // Writes the packed pair message (header, entries, padding) for steps in [base, base +
+    // span] mod 2M to `at` (room for its bytes and 8 more), unless an item is not the
+    // sender's or not bound for the receiver, or its step lies outside.
+    pair_written write_packed_pair(const spike_codec::single_word& word, const unsigned char* items, std::size_t count,
+                                   int from, int to, std::uint32_t base, std::uint32_t span, unsigned char* at) const {
+        const std::uint32_t own_count = cells_.count(from);
+        const unsigned d = spike_codec::bits_for(span), w = packed_pair_local_bits(own_count, d);
+        const std::uint64_t header =
+            0b11 | std::uint64_t{base} << 2 | std::uint64_t{d} << (2 + packed_pair_base_bits(period_));
+        const packing p{static_cast<std::uint32_t>(to), own_count, base, span, period32_, w, w + d};
+        return word.with_bytes([&](auto item_bytes) {
+            constexpr std::size_t bytes = decltype(item_bytes)::value;
+            switch (scheme_) {
+            case distribution_scheme::consecutive:
+                return pack_entries<bytes>(word, items, count, p, header, packed_pair_header_bits(period_), at,
+                                           [own_low = std::uint32_t(from) * per_rank_](std::uint32_t gid) {
+                                               return gid - own_low; // wraps for a lower owner's cell
+                                           });
+            case distribution_scheme::round_robin:
+                return pack_entries<bytes>(
+                    word, items, count, p, header, packed_pair_header_bits(period_), at,
+                    [by = by_ranks_, ranks = ranks_, from = std::uint32_t(from)](std::uint32_t gid) {
+                        const std::uint32_t local = by.quotient(gid);
+                        return gid - local * ranks == from ? local : ~0u;
+                    });
+            case distribution_scheme::random_shuffle:
+                break;
+            }
+            return pack_entries<bytes>(
+                word, items, count, p, header, packed_pair_header_bits(period_), at,
+                [this, from](std::uint32_t gid) { return cells_.rank_of(gid) == from ? cells_.local_of(gid) : ~0u; });
+        });
+    }
+    // What the packed pair writer needs of a bucket, by value.
+    struct packing {
+        std::uint32_t receiver, own_count, base, span, period;
+        unsigned local_bits, width;
+    };
+    // The writer's loop for items of `Bytes` bytes: each item's entry (local_of: the local
+    // index on the sender, or >= its cells for another owner's cell), two entries per store
+    // where they fit (the writer's stores are a dependency chain). A function of its own
+    // with every input by value: stores through `at` may alias anything whose address
+    // escaped, which kept a lambda's captures in memory.
+    template <std::size_t Bytes, class LocalOf>
+    static pair_written pack_entries(spike_codec::single_word word, const unsigned char* items, std::size_t count,
+                                     const packing p, std::uint64_t acc, unsigned used, unsigned char* at,
+                                     LocalOf local_of) {
+        std::uint32_t stray = 0, outside = 0;
+        const auto entry = [&](std::size_t k) __attribute__((always_inline)) {
+            std::uint32_t destination = 0;
+            const wire_spike f = word.unpack_as<Bytes>(items + k * Bytes, destination);
+            const std::uint32_t local = local_of(f.item);
+            const std::uint32_t offset = f.offset >= p.base ? f.offset - p.base : f.offset + p.period - p.base;
+            stray |= (destination ^ p.receiver) | std::uint32_t(local >= p.own_count);
+            outside |= std::uint32_t(offset > p.span);
+            return std::uint64_t{local} | std::uint64_t{offset} << p.local_bits;
+        };
+        const auto put = [&](std::uint64_t bits, unsigned length) __attribute__((always_inline)) {
+            acc |= bits << used; // used < 8 and length <= 48 after the header (<= 2 + 32 + 6)
+            used += length;
+            std::memcpy(at, &acc, 8);
+            at += used / 8;
+            acc >>= used & ~7u;
+            used &= 7;
+        };
+        put(0, 0);
+        std::size_t k = 0;
+        if (2 * p.width <= 48)
+            for (; k + 2 <= count; k += 2) put(entry(k) | entry(k + 1) << p.width, 2 * p.width);
+        for (; k < count; ++k) put(entry(k), p.width);
+        acc |= ~std::uint64_t{0} << used; // the padding: 1-bits
+        std::memcpy(at, &acc, 8);
+        if (stray != 0) return pair_written::not_a_pair;
+        return outside != 0 ? pair_written::outside_the_steps : pair_written::yes;
+    }
+    // (step - base) mod 2M for steps and base < 2M.
+    std::uint32_t step_from(std::uint32_t base, std::uint32_t step) const {
+        return step >= base ? step - base : step + period32_ - base;
+    }
+
+    // Decodes a packed pair message after its two form bits (read by `in`).
+    std::size_t decode_packed_pair(const unsigned char* message, std::size_t size, wire_bit_reader& in, int from,
+                                   int to, unsigned char* items, std::size_t capacity) const {
+        const unsigned base_bits = packed_pair_base_bits(period_);
+        std::uint64_t base = 0, d = 0;
+        if (!in.take_long(base_bits, base) || !in.take_long(packed_pair_width_bits(period_), d))
+            throw internal_error("routed: a packed bucket message's header cut short");
+        if (base >= period_ || d > base_bits)
+            throw internal_error("routed: a packed bucket message's step base or width outside 2M");
+        const std::uint32_t own_count = cells_.count(from);
+        const unsigned w = packed_pair_local_bits(own_count, static_cast<unsigned>(d));
+        const unsigned width = w + static_cast<unsigned>(d), header = packed_pair_header_bits(period_);
+        const std::uint64_t body = std::uint64_t(size) * 8 - std::min<std::uint64_t>(header, std::uint64_t(size) * 8);
+        const std::uint64_t count = body / width;
+        if (count == 0 || body - count * width >= 8)
+            throw internal_error("routed: a packed bucket message of no items or of padding past its last byte");
+        if (count > capacity) throw internal_error("routed: a bucket message holds more items than a bucket");
+        const unpacking p{message, size, header, width, w, own_count, static_cast<std::uint32_t>(base), period32_};
+        auto with_gids = [&](auto write) {
+            const auto owner = static_cast<std::uint32_t>(from);
+            switch (scheme_) {
+            case distribution_scheme::consecutive:
+                return unpack_entries(p, count, write,
+                                      [low = owner * per_rank_](std::uint32_t local) { return low + local; });
+            case distribution_scheme::round_robin:
+                return unpack_entries(p, count, write,
+                                      [ranks = ranks_, owner](std::uint32_t local) { return local * ranks + owner; });
+            case distribution_scheme::random_shuffle:
+                break;
+            }
+            return unpack_entries(p, count, write,
+                                  [this, from](std::uint32_t local) { return cells_.gid_of(from, local); });
+        };
+        bool bad = false;
+        if (format_.word().fits()) {
+            const spike_codec::single_word word = format_.word(); // a copy: the items cannot alias it
+            bad = word.with_bytes([&](auto item_bytes) {
+                constexpr std::size_t bytes = decltype(item_bytes)::value;
+                return with_gids(
+                    [word, items, receiver = static_cast<std::uint32_t>(to)](wire_spike fields, std::uint64_t k) {
+                        word.pack_as<bytes>(receiver, fields, items + k * bytes);
+                    });
+            });
+        } else {
+            bad = with_gids([this, items, to](wire_spike fields, std::uint64_t k) {
+                format_.encode_fields(to, fields, items + k * format_.bytes());
+            });
+        }
+        if (bad) throw internal_error("routed: a packed bucket message names a cell or step outside the sender's");
+        return static_cast<std::size_t>(count);
+    }
+    // What the packed pair reader needs of a message, by value.
+    struct unpacking {
+        const unsigned char* message;
+        std::size_t size;
+        unsigned header, width, local_bits;
+        std::uint32_t own_count, base, period;
+    };
+    // The reader's loop: entry k at bit header + k width, read from a whole word where the
+    // message has one (a copy of a variable length is a call), each item written by
+    // write(fields, k) with gid_of(local index on the sender). Returns whether an entry
+    // names a cell or step outside the sender's (its item is written with local index 0).
+    template <class Write, class GidOf>
+    static bool unpack_entries(const unpacking p, std::uint64_t count, Write write, GidOf gid_of) {
+        const std::uint64_t mask = (std::uint64_t{1} << p.width) - 1,
+                            local_mask = (std::uint64_t{1} << p.local_bits) - 1;
+        std::uint32_t bad = 0;
+        const auto deliver = [&](std::uint64_t entry, std::uint64_t k) __attribute__((always_inline)) {
+            const auto local = static_cast<std::uint32_t>(entry & local_mask);
+            const auto offset = static_cast<std::uint32_t>(entry >> p.local_bits);
+            bad |= std::uint32_t(local >= p.own_count) | std::uint32_t(offset >= p.period);
+            std::uint32_t step = p.base + offset;
+            step -= step >= p.period ? p.period : 0;
+            write(wire_spike{gid_of(local < p.own_count ? local : 0), step}, k);
+        };
+        std::uint64_t k = 0, position = p.header;
+        for (; k < count && position / 8 + 8 <= p.size; ++k, position += p.width) {
+            std::uint64_t window;
+            std::memcpy(&window, p.message + position / 8, 8);
+            deliver((window >> (position % 8)) & mask, k);
+        }
+        for (; k < count; ++k, position += p.width) {
+            std::uint64_t window = 0;
+            for (std::size_t i = position / 8; i < p.size; ++i)
+                window |= std::uint64_t{p.message[i]} << (8 * (i - position / 8));
+            deliver((window >> (position % 8)) & mask, k);
+        }
+        return bad != 0;
+    }
+
     // A cell's owner-major index and back, inline for the two fixed layouts (consecutive:
     // the gid itself; round robin: gid = local * P + owner), through the distribution for
     // random_shuffle (position = local * P + owner, gid = its permutation's).
@@ -256,7 +532,7 @@ private:
                spike_codec(static_cast<std::uint32_t>(offset_range)).packed_bits(count, item_range - 1, item_range);
     }
     std::uint64_t pair_bits(std::size_t count, std::uint64_t local_high, int from) const {
-        return 1 + spike_codec(static_cast<std::uint32_t>(period_)).packed_bits(count, local_high, cells_.count(from));
+        return 2 + spike_codec(static_cast<std::uint32_t>(period_)).packed_bits(count, local_high, cells_.count(from));
     }
 
     const routed_item_format& format_;

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "spikex/core/divider.hpp"
@@ -155,18 +156,54 @@ public:
         }
         bool fits() const { return fits_; }
         std::size_t bytes() const { return bytes_; }
+        // f(std::integral_constant<std::size_t, bytes()>{}).
+        template <class F>
+        decltype(auto) with_bytes(F&& f) const {
+            using std::integral_constant;
+            switch (bytes_) {
+            case 0:
+                return f(integral_constant<std::size_t, 0>{});
+            case 1:
+                return f(integral_constant<std::size_t, 1>{});
+            case 2:
+                return f(integral_constant<std::size_t, 2>{});
+            case 3:
+                return f(integral_constant<std::size_t, 3>{});
+            case 4:
+                return f(integral_constant<std::size_t, 4>{});
+            case 5:
+                return f(integral_constant<std::size_t, 5>{});
+            case 6:
+                return f(integral_constant<std::size_t, 6>{});
+            case 7:
+                return f(integral_constant<std::size_t, 7>{});
+            default:
+                return f(integral_constant<std::size_t, 8>{});
+            }
+        }
+
         // tag < 2^tag_bits, spike inside the item space and the interval.
         void pack(std::uint32_t tag, wire_spike spike, unsigned char* out) const {
-            store(std::uint64_t{tag} | (std::uint64_t{spike.offset} << offset_shift_) |
-                      (std::uint64_t{spike.item} << item_shift_) | padding_,
-                  out);
+            with_bytes([&](auto n) { pack_as<n>(tag, spike, out); });
         }
         std::uint32_t tag(const unsigned char* data) const {
-            return static_cast<std::uint32_t>(load(data) & tag_mask_);
+            return with_bytes([&](auto n) { return static_cast<std::uint32_t>(load<n>(data) & tag_mask_); });
         }
         // Reads what pack wrote (no range checks: decode_single checks what comes off a wire).
         wire_spike unpack(const unsigned char* data, std::uint32_t& tag) const {
-            const std::uint64_t word = load(data);
+            return with_bytes([&](auto n) { return unpack_as<n>(data, tag); });
+        }
+        // The same for items of Bytes == bytes() bytes, for a loop that chose Bytes once
+        // (with_bytes): no switch on the size per item.
+        template <std::size_t Bytes>
+        void pack_as(std::uint32_t tag, wire_spike spike, unsigned char* out) const {
+            store<Bytes>(std::uint64_t{tag} | (std::uint64_t{spike.offset} << offset_shift_) |
+                             (std::uint64_t{spike.item} << item_shift_) | padding_,
+                         out);
+        }
+        template <std::size_t Bytes>
+        wire_spike unpack_as(const unsigned char* data, std::uint32_t& tag) const {
+            const std::uint64_t word = load<Bytes>(data);
             tag = static_cast<std::uint32_t>(word & tag_mask_);
             return {static_cast<std::uint32_t>((word >> item_shift_) & item_mask_),
                     static_cast<std::uint32_t>((word >> offset_shift_) & offset_mask_)};
@@ -174,7 +211,7 @@ public:
 
     private:
         static std::uint64_t mask(unsigned bits) { return bits == 0 ? 0 : ~std::uint64_t{0} >> (64 - bits); }
-        // bytes_ little-endian bytes (every supported target) in registers: loads and stores of
+        // Bytes little-endian bytes (every supported target) in registers: loads and stores of
         // whole 1, 2 and 4-byte pieces (a copy of a variable length is a call, and a narrow
         // store into a word then read whole stalls store forwarding).
         template <class T>
@@ -188,60 +225,49 @@ public:
             const auto v = static_cast<T>(word);
             std::memcpy(out, &v, sizeof v);
         }
-        std::uint64_t load(const unsigned char* d) const {
+        template <std::size_t Bytes>
+        static std::uint64_t load(const unsigned char* d) {
             using u16 = std::uint16_t;
             using u32 = std::uint32_t;
-            switch (bytes_) {
-            case 0:
+            if constexpr (Bytes == 0)
                 return 0; // a one-item space, one step, no tag: nothing to send
-            case 1:
+            else if constexpr (Bytes == 1)
                 return d[0];
-            case 2:
+            else if constexpr (Bytes == 2)
                 return piece<u16>(d);
-            case 3:
+            else if constexpr (Bytes == 3)
                 return piece<u16>(d) | std::uint64_t{d[2]} << 16;
-            case 4:
+            else if constexpr (Bytes == 4)
                 return piece<u32>(d);
-            case 5:
+            else if constexpr (Bytes == 5)
                 return piece<u32>(d) | std::uint64_t{d[4]} << 32;
-            case 6:
+            else if constexpr (Bytes == 6)
                 return piece<u32>(d) | piece<u16>(d + 4) << 32;
-            case 7:
+            else if constexpr (Bytes == 7)
                 return piece<u32>(d) | piece<u16>(d + 4) << 32 | std::uint64_t{d[6]} << 48;
-            default:
+            else
                 return piece<std::uint64_t>(d);
-            }
         }
-        void store(std::uint64_t w, unsigned char* out) const {
+        template <std::size_t Bytes>
+        static void store(std::uint64_t w, unsigned char* out) {
             using u16 = std::uint16_t;
             using u32 = std::uint32_t;
-            switch (bytes_) {
-            case 0:
-                break;
-            case 1:
+            if constexpr (Bytes == 1) {
                 out[0] = static_cast<unsigned char>(w);
-                break;
-            case 2:
+            } else if constexpr (Bytes == 2) {
                 put_piece<u16>(w, out);
-                break;
-            case 3:
+            } else if constexpr (Bytes == 3) {
                 put_piece<u16>(w, out), out[2] = static_cast<unsigned char>(w >> 16);
-                break;
-            case 4:
+            } else if constexpr (Bytes == 4) {
                 put_piece<u32>(w, out);
-                break;
-            case 5:
+            } else if constexpr (Bytes == 5) {
                 put_piece<u32>(w, out), out[4] = static_cast<unsigned char>(w >> 32);
-                break;
-            case 6:
+            } else if constexpr (Bytes == 6) {
                 put_piece<u32>(w, out), put_piece<u16>(w >> 32, out + 4);
-                break;
-            case 7:
+            } else if constexpr (Bytes == 7) {
                 put_piece<u32>(w, out), put_piece<u16>(w >> 32, out + 4), out[6] = static_cast<unsigned char>(w >> 48);
-                break;
-            default:
+            } else if constexpr (Bytes == 8) {
                 put_piece<std::uint64_t>(w, out);
-                break;
             }
         }
         std::size_t bytes_ = 1;
