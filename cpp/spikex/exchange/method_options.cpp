@@ -131,7 +131,8 @@ option_spec compress_option() {
             .default_value = std::string("auto"),
             .doc = "Spikes in the spike wire codec (docs/methods/wire_format.md): allgather about 1.5-2.5 bytes "
                    "per spike, any cells per rank and interval, where false sends 8-byte (gid, step) entries "
-                   "(auto: coded); routed buckets as coded blocks, about 2-3.5 bytes per item, where false sends "
+                   "(auto: coded); routed buckets coded, packed at a fixed width per item within 3 bytes on a direct "
+                   "grid, else as blocks, about 1.5-3 bytes per item, where false sends "
                    "each item as it is (3-5 bytes, no encode or decode at a hop: cheaper where bytes are cheap; "
                    "auto: coded only when the items take more than 3 bytes, i.e. above about 2^24 for ranks x "
                    "cells x 2 x steps per interval).",
