@@ -245,8 +245,22 @@ result measure_full_messages(const workload& w, int repeats) {
 // round robin over the ranks (gid = local index * P + rank, the default distribution).
 // Per item and hop: the encode at send and the decode on arrival, against the item as it
 // is (routed_item.hpp: ceil((bits(P - 1) + bits(P N - 1) + bits(2M - 1)) / 8) bytes).
+// The routed exchange's end of delivery, as far as the codec's part goes: a checksum of
+// what arrives.
+struct checksum_arrivals final: routed_arrivals {
+    std::uint64_t sum = 0;
+    void arrive(const wire_spike* gid_and_offset, std::size_t count) override {
+        for (std::size_t k = 0; k < count; ++k)
+            sum += std::uint64_t(gid_and_offset[k].item) * 31 + gid_and_offset[k].offset;
+    }
+};
+
 struct routed_result {
     result coded;
+    // At the destination: the codec's delivery (deliver: gid and step mod 2M without items;
+    // decode into items where a bucket is not packed) against what an item as it is costs
+    // there (routed_item_format::fields, which the uncoded exchange calls on every item).
+    double deliver_ns = 1e300, item_arrival_ns = 1e300;
     std::size_t item_bytes = 0, bucket_items = 0;
     double mean_bucket_items = 0, packed_share = 0; // of the buckets sent in the packed pair form
     int ranks = 0;
@@ -259,6 +273,8 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
                              1);
     const routed_item_format format(ranks, emitted.cells * ranks, emitted.steps);
     const routed_bucket_codec codec(format, cells);
+    checksum_arrivals arrivals;
+    const routed_bucket_codec delivering(format, cells, &arrivals);
     const std::size_t item_bytes = format.bytes();
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> destination(0, ranks - 2);
@@ -335,6 +351,32 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
             std::fprintf(stderr, "spike codec: routed buckets checksum mismatch\n");
             std::exit(1);
         }
+        arrivals.sum = 0;
+        std::uint64_t undelivered = 0; // checksum of the buckets decoded into items instead
+        start = seconds_clock::now();
+        for (std::size_t b = 0; b < buckets; ++b) {
+            if (delivering.deliver(wire[b].data(), wire[b].size(), sender, receivers[b], bucket_items) > 0) continue;
+            const std::size_t count = delivering.decode(wire[b].data(), wire[b].size(), sender, receivers[b],
+                                                        &decoded[first_item[b] * item_bytes], bucket_items);
+            for (std::size_t k = 0; k < count; ++k) {
+                const wire_spike f = format.fields(&decoded[(first_item[b] + k) * item_bytes]);
+                undelivered += std::uint64_t(f.item) * 31 + f.offset;
+            }
+        }
+        out.deliver_ns = std::min(out.deliver_ns, seconds_since(start) * 1e9 / double(n));
+        std::uint64_t as_they_are = 0;
+        start = seconds_clock::now();
+        for (std::size_t b = 0; b < buckets; ++b) {
+            for (std::size_t k = 0; k < counts[b]; ++k) {
+                const wire_spike f = format.fields(&items[b][k * item_bytes]);
+                as_they_are += std::uint64_t(f.item) * 31 + f.offset;
+            }
+        }
+        out.item_arrival_ns = std::min(out.item_arrival_ns, seconds_since(start) * 1e9 / double(n));
+        if (arrivals.sum + undelivered != as_they_are) {
+            std::fprintf(stderr, "spike codec: routed deliveries checksum mismatch\n");
+            std::exit(1);
+        }
     }
     return out;
 }
@@ -383,7 +425,8 @@ int main(int argc, char** argv) {
                         "\"coded_cell_order\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"routed_buckets\": {\"ranks\": %d, \"bucket_items\": %zu, \"mean_bucket_items\": %.2f, "
                         "\"item_bytes\": %zu, \"packed_share\": %.4f, "
-                        "\"bytes_per_item\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
+                        "\"bytes_per_item\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f, \"deliver_ns\": %.3f, "
+                        "\"item_arrival_ns\": %.3f}, "
                         "\"entries\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"messages\": {\"bytes_per_spike\": %.4f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}, "
                         "\"full_messages\": {\"bytes_per_spike\": %.1f, \"encode_ns\": %.3f, \"decode_ns\": %.3f}}",
@@ -391,9 +434,10 @@ int main(int argc, char** argv) {
                         coded.bytes_per_spike, coded.encode_ns, coded.decode_ns, in_order.bytes_per_spike,
                         in_order.encode_ns, in_order.decode_ns, routed.ranks, routed.bucket_items,
                         routed.mean_bucket_items, routed.item_bytes, routed.packed_share, routed.coded.bytes_per_spike,
-                        routed.coded.encode_ns, routed.coded.decode_ns, entries.bytes_per_spike, entries.encode_ns,
-                        entries.decode_ns, messages.bytes_per_spike, messages.encode_ns, messages.decode_ns,
-                        full_messages.bytes_per_spike, full_messages.encode_ns, full_messages.decode_ns);
+                        routed.coded.encode_ns, routed.coded.decode_ns, routed.deliver_ns, routed.item_arrival_ns,
+                        entries.bytes_per_spike, entries.encode_ns, entries.decode_ns, messages.bytes_per_spike,
+                        messages.encode_ns, messages.decode_ns, full_messages.bytes_per_spike, full_messages.encode_ns,
+                        full_messages.decode_ns);
             first = false;
         }
     }

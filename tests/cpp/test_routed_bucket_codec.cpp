@@ -368,3 +368,52 @@ TEST(routed_bucket_codec, malformed_packed_messages_are_refused) {
     EXPECT_THROW(decode(longer), internal_error) << "padding past the last byte";
     EXPECT_THROW(decode(std::vector<unsigned char>{0b11}), internal_error) << "a header cut short";
 }
+
+namespace {
+
+// Collects what the codec hands over on arrival.
+struct collected_arrivals final: routed_arrivals {
+    std::vector<wire_spike> fields;
+    void arrive(const wire_spike* gid_and_offset, std::size_t count) override {
+        fields.insert(fields.end(), gid_and_offset, gid_and_offset + count);
+    }
+};
+
+} // namespace
+
+TEST(routed_bucket_codec, a_packed_message_is_delivered_without_items) {
+    // deliver() hands a packed pair message's items (gid, step mod 2M) straight to the
+    // arrivals: the same as decode()'s items, in order. A block form, or a codec without
+    // arrivals, leaves the message to decode(); a malformed message is refused before
+    // anything arrives.
+    for (distribution_scheme scheme: schemes) {
+        SCOPED_TRACE(int(scheme));
+        const packed_case plain(scheme);
+        collected_arrivals arrivals;
+        const routed_bucket_codec codec(plain.format, plain.cells, &arrivals);
+        const std::vector<local_index> locals = {3, 17, 17, 400, 9999};
+        const auto items = plain.items(6, 1, locals, {58, 59, 60, 60, 61});
+        std::vector<unsigned char> message;
+        codec.encode(items.data(), locals.size(), 6, 1, message);
+        ASSERT_EQ(message[0] & 3, 0b11);
+        EXPECT_EQ(plain.codec.deliver(message.data(), message.size(), 6, 1, 8), 0u) << "no arrivals";
+        ASSERT_EQ(codec.deliver(message.data(), message.size(), 6, 1, 8), locals.size());
+        ASSERT_EQ(arrivals.fields.size(), locals.size());
+        for (std::size_t k = 0; k < locals.size(); ++k) {
+            EXPECT_EQ(arrivals.fields[k].item, plain.cells.gid_of(6, locals[k]));
+            EXPECT_EQ(arrivals.fields[k].offset, plain.format.fields(&items[k * plain.format.bytes()]).offset);
+        }
+        arrivals.fields.clear();
+        EXPECT_THROW(codec.deliver(message.data(), message.size(), 6, 1, locals.size() - 1), internal_error);
+        EXPECT_THROW(codec.deliver(message.data(), message.size(), 6, 16, 8), internal_error) << "no rank 16";
+        auto longer = message;
+        longer.push_back(0xff);
+        EXPECT_THROW(codec.deliver(longer.data(), longer.size(), 6, 1, 8), internal_error);
+        EXPECT_TRUE(arrivals.fields.empty()) << "nothing arrives from a refused message";
+        // A forwarded bucket (items of rank 6 for rank 1, sent by rank 2) is a block.
+        codec.encode(items.data(), locals.size(), 2, 1, message);
+        ASSERT_NE(message[0] & 3, 0b11);
+        EXPECT_EQ(codec.deliver(message.data(), message.size(), 2, 1, 8), 0u);
+        EXPECT_TRUE(arrivals.fields.empty());
+    }
+}

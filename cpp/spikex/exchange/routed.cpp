@@ -64,7 +64,7 @@ struct routed_options {
     double route_message_hops = default_message_hops; // route_dims = auto: a message's cost in hops
 };
 
-class routed_exchange final: public spike_exchange {
+class routed_exchange final: public spike_exchange, public routed_arrivals {
 public:
     explicit routed_exchange(routed_options options): options_(std::move(options)) {}
     std::string name() const override { return "routed"; }
@@ -89,7 +89,7 @@ public:
         router_.reset(); // before the codec it uses
         bucket_codec_.reset();
         if (routed_bucket_codec::wanted(options_.compress, format_, s.cells))
-            bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.cells);
+            bucket_codec_ = std::make_unique<routed_bucket_codec>(format_, s.cells, this);
         router_options route{format_.bytes(), budget_, route_tag};
         route.codec = bucket_codec_.get();
         router_ = std::make_unique<spike_router>(s.comm, grid_, route, item_destination{&format_}, item_delivery{this});
@@ -203,10 +203,16 @@ private:
 
 public:
     std::size_t item_bytes() const { return format_.bytes(); }
-    void arrive(const unsigned char* item) {
-        gid_type gid = 0;
-        step_type step = 0;
-        format_.decode(item, reference_step_, gid, step);
+    void arrive(const unsigned char* item) { arrive_fields(format_.fields(item)); }
+    // A packed pair bucket's items, handed over by the codec without items (routed_arrivals).
+    void arrive(const wire_spike* gid_and_offset, std::size_t count) override {
+        for (std::size_t k = 0; k < count; ++k) arrive_fields(gid_and_offset[k]);
+    }
+
+private:
+    void arrive_fields(wire_spike gid_and_offset) {
+        const gid_type gid = gid_and_offset.item;
+        const step_type step = format_.step_of(gid_and_offset.offset, reference_step_);
         ++received_;
         std::uint32_t run = lookup_->find(gid);
         if (run == no_run || sink_ == nullptr) {
@@ -217,7 +223,6 @@ public:
         sink_->deliver_source(run, step);
     }
 
-private:
     const distribution* cells_ = nullptr;
     routed_options options_;
     int my_rank_ = 0;

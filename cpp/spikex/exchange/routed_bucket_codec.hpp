@@ -1,9 +1,10 @@
 #pragma once
-// How a bucket of `routed` items travels (route/message_codec.hpp): as one block of the
-// spike wire codec (exchange/spike_codec.hpp) instead of item after item.
+// How a bucket of `routed` items travels (route/message_codec.hpp): as one message that
+// leaves out what the sending and receiving ranks imply, packed at a fixed width or as one
+// block of the spike wire codec (exchange/spike_codec.hpp), instead of item after item.
 //
-// Each item (destination rank, gid, step mod 2M; routed_item.hpp) becomes the codec's
-// spike with
+// In a block form each item (destination rank, gid, step mod 2M; routed_item.hpp) becomes
+// the codec's spike with
 //   item   = the cell's owner-major index, owner rank * B + local index on the owner
 //            (B = the most cells a rank holds; item space P B), so one rank's cells form
 //            one range under every distribution (round robin spreads them over all gids);
@@ -27,8 +28,10 @@
 //   0 0 block    plain: the whole spaces
 // The encoder takes the packed pair form wherever it fits and takes at most 3 bytes an
 // item (issue 21's target; headers and padding included): it needs no sort, no gaps and
-// no owner-major index on arrival, and costs a fraction of a block's encode and decode
-// (docs/methods/wire_format.md, "Measured"). Otherwise it takes the form whose packed size
+// no owner-major index on arrival, and costs about half of a block's encode and decode
+// (docs/methods/wire_format.md, "Measured"); on arrival at its destination a packed pair
+// message is not even decoded into items: deliver() hands its gids and steps to the
+// exchange (routed_arrivals). Otherwise the encoder takes the form whose packed size
 // (the block's upper bound) is smallest, header included, plain on a tie: one item of a
 // direct grid's bucket takes about its local index and step alone, a full bucket pays for
 // a frame.
@@ -51,17 +54,28 @@ namespace spikex {
 
 // Issue 21's target for a spike on the wire, in bytes. Items this wide or narrower travel
 // as they are under exchange.compress = "auto": the target holds without the codec, which
-// would save about 1.2 bytes an item and hop there (1.79 coded bytes at 3-byte items),
-// 2.8 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte), against 15-24 ns of a
-// block's encode and decode (docs/methods/wire_format.md, "Measured"). The packed pair
-// form is taken wherever a bucket stays within it.
+// would save about 1 byte an item and hop there (1.96 coded bytes at 3-byte items in
+// buckets of 7.5), 2.5 ns at BG/P's byte cost (profiles/bgp.toml, 2.35 ns a byte), against
+// about 17 ns of encode and decode (docs/methods/wire_format.md, "Measured"). The packed
+// pair form is taken wherever a bucket stays within it.
 inline constexpr std::size_t routed_target_item_bytes = 3;
+
+// Where the codec hands a packed pair message's items on arrival (deliver): each item's
+// gid and step mod 2M, the receiver being their destination. The routed exchange.
+class routed_arrivals {
+public:
+    virtual ~routed_arrivals() = default;
+    virtual void arrive(const wire_spike* gid_and_offset, std::size_t count) = 0;
+};
 
 class routed_bucket_codec final: public message_codec {
 public:
-    // `format` and `cells` must outlive the codec; usable(format, cells) must hold.
-    routed_bucket_codec(const routed_item_format& format, const distribution& cells):
+    // `format`, `cells` and `arrivals` must outlive the codec; usable(format, cells) must
+    // hold. Without `arrivals` every message is decoded into items (decode).
+    routed_bucket_codec(const routed_item_format& format, const distribution& cells,
+                        routed_arrivals* arrivals = nullptr):
         format_(format),
+        arrivals_(arrivals),
         cells_(cells),
         period_(static_cast<std::uint64_t>(format.period())),
         scheme_(cells.scheme()),
@@ -155,8 +169,7 @@ public:
     std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
                        std::size_t capacity) const override {
         if (size == 0) throw internal_error("routed: an empty bucket message");
-        if (from < 0 || to < 0 || std::uint32_t(from) >= ranks_ || std::uint32_t(to) >= ranks_)
-            throw internal_error("routed: a bucket message between ranks outside the job");
+        check_pair(from, to);
         wire_bit_reader in(message, size);
         std::uint64_t pair = 0, framed = 0;
         if (!in.take_long(1, pair)) throw internal_error("routed: a bucket message without its header");
@@ -239,6 +252,22 @@ public:
         return (bits + 7) / 8 <= routed_target_item_bytes * count;
     }
 
+    // A packed pair message's items go straight to `arrivals` (their gids and steps, no
+    // items written and read back): the routed exchange's delivery of what reaches its
+    // destination. Other forms are left to decode().
+    std::size_t deliver(const unsigned char* message, std::size_t size, int from, int to,
+                        std::size_t capacity) const override {
+        if (arrivals_ == nullptr || size == 0 || (message[0] & 3) != 0b11) return 0;
+        check_pair(from, to);
+        wire_bit_reader in(message, size);
+        std::uint64_t form = 0;
+        in.take_long(2, form);
+        arrived_.resize(capacity);
+        const std::size_t count = decode_packed_pair(message, size, in, from, to, nullptr, capacity, arrived_.data());
+        arrivals_->arrive(arrived_.data(), count);
+        return count;
+    }
+
     // Plain and packed at the item space's width (the codec's upper bound; another form
     // is used only when smaller): the header, the block's short header and count entries
     // of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each.
@@ -247,6 +276,11 @@ public:
     }
 
 private:
+    void check_pair(int from, int to) const {
+        if (from < 0 || to < 0 || std::uint32_t(from) >= ranks_ || std::uint32_t(to) >= ranks_)
+            throw internal_error("routed: a bucket message between ranks outside the job");
+    }
+
     // The packed pair form (the header comment): its header (form bits, base, d), and the
     // local index's width, widened so that an entry takes at least 8 bits.
     static unsigned packed_pair_base_bits(std::uint64_t period) { return spike_codec::bits_for(period - 1); }
@@ -400,8 +434,10 @@ private:
     }
 
     // Decodes a packed pair message after its two form bits (read by `in`).
+    // Its items' fields go to `arrived` instead where given (deliver).
     std::size_t decode_packed_pair(const unsigned char* message, std::size_t size, wire_bit_reader& in, int from,
-                                   int to, unsigned char* items, std::size_t capacity) const {
+                                   int to, unsigned char* items, std::size_t capacity,
+                                   wire_spike* arrived = nullptr) const {
         const unsigned base_bits = packed_pair_base_bits(period_);
         std::uint64_t base = 0, d = 0;
         if (!in.take_long(base_bits, base) || !in.take_long(packed_pair_width_bits(period_), d))
@@ -433,7 +469,9 @@ private:
                                   [this, from](std::uint32_t local) { return cells_.gid_of(from, local); });
         };
         bool bad = false;
-        if (format_.word().fits()) {
+        if (arrived != nullptr) {
+            bad = with_gids([arrived](wire_spike fields, std::uint64_t k) { arrived[k] = fields; });
+        } else if (format_.word().fits()) {
             const spike_codec::single_word word = format_.word(); // a copy: the items cannot alias it
             bad = word.with_bytes([&](auto item_bytes) {
                 constexpr std::size_t bytes = decltype(item_bytes)::value;
@@ -536,6 +574,7 @@ private:
     }
 
     const routed_item_format& format_;
+    routed_arrivals* arrivals_;
     const distribution& cells_;
     std::uint64_t period_;
     distribution_scheme scheme_;
@@ -545,7 +584,7 @@ private:
     // Divisions of every item's conversion, as multiplies (core/divider.hpp).
     std::uint32_t period32_ = 0;
     divider32 by_period_, by_ranks_, by_per_rank_;
-    mutable std::vector<wire_spike> spikes_;
+    mutable std::vector<wire_spike> spikes_, arrived_;
 };
 
 } // namespace spikex

@@ -36,8 +36,16 @@ public:
     void encode_fields(int destination, wire_spike gid_and_offset, unsigned char* out) const {
         codec_.encode_single(gid_and_offset, cells_, rank_bits_, static_cast<std::uint32_t>(destination), out);
     }
+    // The gid and the step mod 2M of an item that came off the wire, checked as
+    // spike_codec::decode_single checks them (gid < N, step mod 2M < 2M); a one-word item
+    // read inline (every uncoded item is read here at its destination).
     wire_spike fields(const unsigned char* item) const {
-        return codec_.decode_single(item, bytes_, cells_, rank_bits_);
+        if (!word_.fits()) return codec_.decode_single(item, bytes_, cells_, rank_bits_);
+        std::uint32_t destination = 0;
+        const wire_spike spike = word_.unpack(item, destination);
+        if (spike.item >= cells_) throw_malformed_block("item outside the item space");
+        if (spike.offset >= std::uint64_t(period_)) throw_malformed_block("offset outside the interval");
+        return spike;
     }
     // The item as one word, where it fits (a tag = the destination, the gid and the step
     // mod 2M), for the bucket codec's per-item loop (routed_bucket_codec.hpp).
@@ -51,9 +59,13 @@ public:
     void decode(const unsigned char* item, step_type reference, gid_type& gid, step_type& step) const {
         const wire_spike spike = fields(item);
         gid = spike.item;
+        step = step_of(spike.offset, reference);
+    }
+    // The step whose value mod 2M is `offset`, in [reference - M, reference + M).
+    step_type step_of(std::uint32_t offset, step_type reference) const {
         const step_type first = reference - period_ / 2;
-        const step_type from_first = (step_type(spike.offset) - first) % period_;
-        step = first + (from_first < 0 ? from_first + period_ : from_first);
+        const step_type from_first = (step_type(offset) - first) % period_;
+        return first + (from_first < 0 ? from_first + period_ : from_first);
     }
 
 private:

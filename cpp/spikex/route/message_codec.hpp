@@ -23,6 +23,14 @@ public:
                                std::size_t capacity) const = 0;
     // Most bytes a message of `count` items may take.
     virtual std::size_t max_message_bytes(std::size_t count) const = 0;
+    // Where a message's items are all for `to` (the receiver) and the codec can hand them to
+    // their user itself, without writing items first: does so and returns how many (at most
+    // `capacity`, else internal_error); 0 leaves the message to decode(). The router counts
+    // them delivered. Default: never.
+    virtual std::size_t deliver(const unsigned char* /*message*/, std::size_t /*size*/, int /*from*/, int /*to*/,
+                                std::size_t /*capacity*/) const {
+        return 0;
+    }
 };
 
 } // namespace spikex

@@ -228,6 +228,11 @@ void router_core::received(item_buffer& in) {
     note_buffered();
 }
 
+void router_core::received_delivered(std::size_t items) {
+    ++counters_.messages_received;
+    counters_.items_delivered += items;
+}
+
 bool router_core::receive_shared(int channel) {
     const auto& slots = inbox_[channel];
     for (std::size_t looked = 0; looked < slots.size(); ++looked) {
@@ -237,9 +242,13 @@ bool router_core::receive_shared(int channel) {
         if (bytes == 0) continue;
         check_message(channel, bytes, slots[k].source);
         item_buffer& in = receive_[channel];
+        std::size_t delivered = 0;
         if (options_.codec) {
-            in.filled(options_.codec->decode(slot + slot_header, bytes, slots[k].source, comm_.rank(), in.data(),
-                                             in.capacity()));
+            delivered =
+                options_.codec->deliver(slot + slot_header, bytes, slots[k].source, comm_.rank(), in.capacity());
+            if (delivered == 0)
+                in.filled(options_.codec->decode(slot + slot_header, bytes, slots[k].source, comm_.rank(), in.data(),
+                                                 in.capacity()));
         } else {
             // Copied out rather than read in place: the sender's bucket is free again at
             // once (reading in place while applying measured no faster).
@@ -248,7 +257,10 @@ bool router_core::receive_shared(int channel) {
         }
         slot_state(slot).store(0, std::memory_order_release); // the sender's bucket is free again
         inbox_next_[channel] = (k + 1) % slots.size();
-        received(in);
+        if (delivered > 0)
+            received_delivered(delivered);
+        else
+            received(in);
         return true;
     }
     return false;
@@ -265,6 +277,12 @@ bool router_core::receive(int channel) {
     if (options_.codec) {
         received_message_.resize(found.bytes);
         comm_.recv(found.source, tag, received_message_.data(), found.bytes);
+        const std::size_t delivered =
+            options_.codec->deliver(received_message_.data(), found.bytes, found.source, comm_.rank(), in.capacity());
+        if (delivered > 0) {
+            received_delivered(delivered);
+            return true;
+        }
         in.filled(options_.codec->decode(received_message_.data(), found.bytes, found.source, comm_.rank(), in.data(),
                                          in.capacity()));
     } else {

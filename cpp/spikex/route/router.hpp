@@ -8,7 +8,8 @@
 //
 // Algorithm: an item injected or received for another rank goes into the bucket of its
 //   next-hop router (route_table); a bucket that fills is sent at once (MPI_Isend of the
-//   bucket itself, or of its items encoded by router_options::codec, decoded on arrival;
+//   bucket itself, or of its items encoded by router_options::codec, decoded on arrival,
+//   or handed by the codec straight to their user where all are for the receiver);
 //   to a partner on this node optionally through a shared-memory mailbox instead,
 //   router_options::shared_memory)
 //   and takes no items until that send completes (with several lanes the router's next
@@ -195,8 +196,10 @@ protected:
     // Checks a message's size before its items are taken into the channel's buffer.
     void check_message(int channel, std::size_t bytes, int source) const;
     void received(item_buffer& in);
+    // A message whose `items` the codec delivered itself (message_codec::deliver).
+    void received_delivered(std::size_t items);
     // Receives the next message of `channel` into its buffer if the buffer is drained and
-    // one is waiting. Returns whether it received one.
+    // one is waiting (or has the codec deliver its items). Returns whether it received one.
     bool receive(int channel);
     // One termination poll of finish(): true once every item of the epoch has arrived.
     bool finished(bool moved);

@@ -44,7 +44,10 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
 The codec's costs (exchange/spike_codec.hpp) are per spike: encode_spike_s and
 decode_spike_s of a block's spike, charged also for a spike alone (a one-spike message, an
 rma entry; bench-codec measures those within about 1 ns of a block's), and
-route_codec_item_s for a routed bucket's item encoded at one hop and decoded at the next.
+route_codec_item_s for a routed bucket's item at one hop: encoded, and at the hop that
+reaches the destination handed over without an item (bench/fit_profile.py: encode +
+delivery - the item's own decode, which an uncoded item needs there; a forwarding hop's
+decode into items costs a few ns more, which the model leaves out).
 They are optional in a profile (0 when left out: profiles fitted before they existed
 charge no codec time), as is delivery_group_s.
 
