@@ -87,6 +87,9 @@ public:
         offset_bits_(spike_codec::bits_for(offset_space_ - 1)) {
         if (!usable(format, cells)) throw internal_error("routed: P * 2M or P * B does not fit the bucket codec");
         period32_ = static_cast<std::uint32_t>(period_);
+        for (int r = 0; r < cells.ranks(); ++r) counts_.push_back(cells.count(r));
+        largest_message_bits_per_item_ =
+            plain_codec().packed_bits(1, item_space_ - 1, item_space_) - spike_codec::short_header_bits;
         by_period_ = divider32(period32_);
         by_ranks_ = divider32(ranks_);
         by_per_rank_ = divider32(per_rank_);
@@ -272,7 +275,7 @@ public:
     // is used only when smaller): the header, the block's short header and count entries
     // of bits(P B - 1) + bits(P 2M - 1) bits, at least 8 each.
     std::size_t max_message_bytes(std::size_t count) const override {
-        return (2 + plain_codec().packed_bits(count, item_space_ - 1, item_space_) + 7) / 8;
+        return (2 + spike_codec::short_header_bits + count * largest_message_bits_per_item_ + 7) / 8;
     }
 
 private:
@@ -299,7 +302,7 @@ private:
                             std::vector<unsigned char>& out) const {
         if (count == 0 || !format_.word().fits()) return false;
         const spike_codec::single_word word = format_.word(); // a copy: stores below cannot alias it
-        const std::uint32_t own_count = cells_.count(from);
+        const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
         // The steps' frame, first from the first and the last item (a rank's items reach
         // its buckets in emission order), checked on the way; where an item lies outside,
         // the frame from all items (framed_steps).
@@ -313,7 +316,9 @@ private:
         });
         // A forwarded bucket (items of other owners or for other ranks, as on grids of more
         // dimensions) is usually told by its first item.
-        if (first_destination != static_cast<std::uint32_t>(to) || cells_.rank_of(first_gid) != from) return false;
+        if (first_destination != static_cast<std::uint32_t>(to) ||
+            owner_major(first_gid) - static_cast<std::uint32_t>(from) * per_rank_ >= own_count)
+            return false;
         for (int attempt = 0; attempt < 2; ++attempt) {
             std::uint32_t base = first, span = step_from(first, last);
             if (attempt == 1) framed_steps(word, items, count, base, span);
@@ -358,7 +363,7 @@ private:
     // sender's or not bound for the receiver, or its step lies outside.
     pair_written write_packed_pair(const spike_codec::single_word& word, const unsigned char* items, std::size_t count,
                                    int from, int to, std::uint32_t base, std::uint32_t span, unsigned char* at) const {
-        const std::uint32_t own_count = cells_.count(from);
+        const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
         const unsigned d = spike_codec::bits_for(span), w = packed_pair_local_bits(own_count, d);
         const std::uint64_t header =
             0b11 | std::uint64_t{base} << 2 | std::uint64_t{d} << (2 + packed_pair_base_bits(period_));
@@ -444,7 +449,7 @@ private:
             throw internal_error("routed: a packed bucket message's header cut short");
         if (base >= period_ || d > base_bits)
             throw internal_error("routed: a packed bucket message's step base or width outside 2M");
-        const std::uint32_t own_count = cells_.count(from);
+        const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
         const unsigned w = packed_pair_local_bits(own_count, static_cast<unsigned>(d));
         const unsigned width = w + static_cast<unsigned>(d), header = packed_pair_header_bits(period_);
         const std::uint64_t body = std::uint64_t(size) * 8 - std::min<std::uint64_t>(header, std::uint64_t(size) * 8);
@@ -584,6 +589,8 @@ private:
     // Divisions of every item's conversion, as multiplies (core/divider.hpp).
     std::uint32_t period32_ = 0;
     divider32 by_period_, by_ranks_, by_per_rank_;
+    std::vector<std::uint32_t> counts_;           // cells per rank
+    std::uint64_t largest_message_bits_per_item_; // plain, packed at the item space's width
     mutable std::vector<wire_spike> spikes_, arrived_;
 };
 
