@@ -320,7 +320,7 @@ private:
             owner_major(first_gid) - static_cast<std::uint32_t>(from) * per_rank_ >= own_count)
             return false;
         for (int attempt = 0; attempt < 2; ++attempt) {
-            std::uint32_t base = first, span = step_from(first, last);
+            std::uint32_t base = first, span = step_from(first, last, period32_);
             if (attempt == 1) framed_steps(word, items, count, base, span);
             const std::uint64_t bits = packed_pair_bits(count, own_count, std::uint64_t(span) + 1, period_);
             if (!within_target(bits, count) || (bits + 7) / 8 > max_message_bytes(count)) continue;
@@ -355,7 +355,7 @@ private:
         base = high - low < half ? low : low_upper;
         span = 0;
         for (std::size_t k = 0; k < count; ++k)
-            span = std::max(span, step_from(base, word.unpack(items + k * bytes, destination).offset));
+            span = std::max(span, step_from(base, word.unpack(items + k * bytes, destination).offset, period32_));
     }
     enum class pair_written { yes, not_a_pair, outside_the_steps };
     // Writes the packed pair message (header, entries, padding) for steps in [base, base +
@@ -410,7 +410,7 @@ private:
             std::uint32_t destination = 0;
             const wire_spike f = word.unpack_as<Bytes>(items + k * Bytes, destination);
             const std::uint32_t local = local_of(f.item);
-            const std::uint32_t offset = f.offset >= p.base ? f.offset - p.base : f.offset + p.period - p.base;
+            const std::uint32_t offset = step_from(p.base, f.offset, p.period);
             stray |= (destination ^ p.receiver) | std::uint32_t(local >= p.own_count);
             outside |= std::uint32_t(offset > p.span);
             return std::uint64_t{local} | std::uint64_t{offset} << p.local_bits;
@@ -434,8 +434,8 @@ private:
         return outside != 0 ? pair_written::outside_the_steps : pair_written::yes;
     }
     // (step - base) mod 2M for steps and base < 2M.
-    std::uint32_t step_from(std::uint32_t base, std::uint32_t step) const {
-        return step >= base ? step - base : step + period32_ - base;
+    static std::uint32_t step_from(std::uint32_t base, std::uint32_t step, std::uint32_t period) {
+        return step >= base ? step - base : step + period - base;
     }
 
     // Decodes a packed pair message after its two form bits (read by `in`).
