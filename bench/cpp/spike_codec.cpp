@@ -304,7 +304,12 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
     }
     const std::size_t buckets = items.size();
     const std::size_t n = emitted.spikes;
+    // Each bucket's message buffer (as the router's: room for the largest message and the
+    // encoder's slack, allocated once) and its message's size.
     std::vector<std::vector<unsigned char>> wire(buckets);
+    for (std::size_t b = 0; b < buckets; ++b)
+        wire[b].resize(codec.max_message_bytes(counts[b]) + message_codec::encode_slack);
+    std::vector<std::size_t> wire_size(buckets);
     // Every bucket decoded after the one before (room for a full bucket at the end), timed
     // as one loop and checked after it (a clock read per bucket cost more than a small
     // bucket's decode).
@@ -321,8 +326,8 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         auto start = seconds_clock::now();
         std::size_t bytes = 0;
         for (std::size_t b = 0; b < buckets; ++b) {
-            codec.encode(items[b].data(), counts[b], sender, receivers[b], wire[b]);
-            bytes += wire[b].size();
+            wire_size[b] = codec.encode(items[b].data(), counts[b], sender, receivers[b], wire[b].data());
+            bytes += wire_size[b];
         }
         out.coded.encode_ns = std::min(out.coded.encode_ns, seconds_since(start) * 1e9 / double(n));
         out.coded.bytes_per_spike = double(bytes) / double(n);
@@ -332,7 +337,7 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         std::uint64_t checksum = 0;
         start = seconds_clock::now();
         for (std::size_t b = 0; b < buckets; ++b) {
-            decoded_counts[b] = codec.decode(wire[b].data(), wire[b].size(), sender, receivers[b],
+            decoded_counts[b] = codec.decode(wire[b].data(), wire_size[b], sender, receivers[b],
                                              &decoded[first_item[b] * item_bytes], bucket_items);
         }
         out.coded.decode_ns = std::min(out.coded.decode_ns, seconds_since(start) * 1e9 / double(n));
@@ -355,8 +360,8 @@ routed_result measure_routed(const workload& emitted, int repeats, std::uint64_t
         std::uint64_t undelivered = 0; // checksum of the buckets decoded into items instead
         start = seconds_clock::now();
         for (std::size_t b = 0; b < buckets; ++b) {
-            if (delivering.deliver(wire[b].data(), wire[b].size(), sender, receivers[b], bucket_items) > 0) continue;
-            const std::size_t count = delivering.decode(wire[b].data(), wire[b].size(), sender, receivers[b],
+            if (delivering.deliver(wire[b].data(), wire_size[b], sender, receivers[b], bucket_items) > 0) continue;
+            const std::size_t count = delivering.decode(wire[b].data(), wire_size[b], sender, receivers[b],
                                                         &decoded[first_item[b] * item_bytes], bucket_items);
             for (std::size_t k = 0; k < count; ++k) {
                 const wire_spike f = format.fields(&decoded[(first_item[b] + k) * item_bytes]);

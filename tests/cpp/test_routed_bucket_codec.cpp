@@ -20,6 +20,22 @@ using namespace spikex;
 
 namespace {
 
+// The message encode() writes into a buffer of max_message_bytes(count) + encode_slack
+// bytes, checked not to run past that buffer (guard bytes after it).
+std::vector<unsigned char> encode_message(const routed_bucket_codec& codec, const unsigned char* items,
+                                          std::size_t count, int from, int to) {
+    constexpr std::size_t guard = 16;
+    const std::size_t room = codec.max_message_bytes(count) + message_codec::encode_slack;
+    std::vector<unsigned char> buffer(room + guard, 0xee);
+    const std::size_t size = codec.encode(items, count, from, to, buffer.data());
+    EXPECT_LE(size, codec.max_message_bytes(count));
+    EXPECT_TRUE(std::all_of(buffer.begin() + std::ptrdiff_t(room), buffer.end(), [](unsigned char b) {
+        return b == 0xee;
+    })) << "encode() wrote past its buffer";
+    buffer.resize(size);
+    return buffer;
+}
+
 constexpr distribution_scheme schemes[] = {distribution_scheme::round_robin, distribution_scheme::consecutive,
                                            distribution_scheme::random_shuffle};
 
@@ -61,8 +77,7 @@ std::vector<unsigned char> encoded_bucket(const routed_item_format& format, cons
                                           std::size_t count, int from, int to, Make&& make) {
     std::vector<unsigned char> items(count * format.bytes());
     for (std::size_t k = 0; k < count; ++k) make(k, &items[k * format.bytes()]);
-    std::vector<unsigned char> message;
-    codec.encode(items.data(), count, from, to, message);
+    std::vector<unsigned char> message = encode_message(codec, items.data(), count, from, to);
     return message;
 }
 
@@ -94,8 +109,8 @@ TEST(routed_bucket_codec, buckets_round_trip_within_their_bound) {
                                          << "scheme " << int(scheme) << " P " << ranks << " N " << cells << " M " << m
                                          << " one pair " << one_pair << " n " << count);
                             const bucket b = random_bucket(format, layout, count, one_pair, rng);
-                            std::vector<unsigned char> message;
-                            codec.encode(b.items.data(), count, b.from, b.to, message);
+                            std::vector<unsigned char> message =
+                                encode_message(codec, b.items.data(), count, b.from, b.to);
                             EXPECT_LE(message.size(), codec.max_message_bytes(count));
                             std::vector<unsigned char> back(count * format.bytes());
                             ASSERT_EQ(codec.decode(message.data(), message.size(), b.from, b.to, back.data(), count),
@@ -206,8 +221,7 @@ TEST(routed_bucket_codec, a_pair_form_message_names_the_senders_cells) {
     std::vector<unsigned char> items(count * format.bytes());
     for (std::size_t k = 0; k < count; ++k)
         format.encode(1, cells.gid_of(0, static_cast<local_index>(330 + k)), 7, &items[k * format.bytes()]);
-    std::vector<unsigned char> message;
-    codec.encode(items.data(), count, 0, 1, message);
+    std::vector<unsigned char> message = encode_message(codec, items.data(), count, 0, 1);
     ASSERT_EQ(message[0] & 1, 1) << "the pair form";
     std::vector<unsigned char> back(count * format.bytes());
     ASSERT_EQ(codec.decode(message.data(), message.size(), 0, 1, back.data(), count), count);
@@ -275,8 +289,7 @@ TEST(routed_bucket_codec, a_direct_grid_bucket_within_three_bytes_is_packed_in_o
             steps.push_back(100 + k / 5);
         }
         const auto items = c.items(3, 7, locals, steps);
-        std::vector<unsigned char> message;
-        c.codec.encode(items.data(), 40, 3, 7, message);
+        std::vector<unsigned char> message = encode_message(c.codec, items.data(), 40, 3, 7);
         ASSERT_EQ(message[0] & 3, 0b11) << "the packed pair form";
         EXPECT_EQ((message[0] >> 2) & 31, 10) << "the step base";
         EXPECT_EQ(((message[0] >> 7) | (message[1] << 1)) & 7, 3) << "d";
@@ -296,8 +309,7 @@ TEST(routed_bucket_codec, packed_steps_wrap_past_2m_and_need_not_come_in_order) 
     const packed_case c;
     for (const std::vector<step_type>& steps: {std::vector<step_type>{28, 29, 30, 31}, {31, 28, 30, 29}}) {
         const auto items = c.items(5, 2, {4, 9, 1, 9999}, steps);
-        std::vector<unsigned char> message;
-        c.codec.encode(items.data(), 4, 5, 2, message);
+        std::vector<unsigned char> message = encode_message(c.codec, items.data(), 4, 5, 2);
         ASSERT_EQ(message[0] & 3, 0b11);
         EXPECT_EQ((message[0] >> 2) & 31, 28) << "the step base";
         EXPECT_EQ(((message[0] >> 7) | (message[1] << 1)) & 7, 2) << "d";
@@ -393,8 +405,7 @@ TEST(routed_bucket_codec, a_packed_message_is_delivered_without_items) {
         const routed_bucket_codec codec(plain.format, plain.cells, &arrivals);
         const std::vector<local_index> locals = {3, 17, 17, 400, 9999};
         const auto items = plain.items(6, 1, locals, {58, 59, 60, 60, 61});
-        std::vector<unsigned char> message;
-        codec.encode(items.data(), locals.size(), 6, 1, message);
+        std::vector<unsigned char> message = encode_message(codec, items.data(), locals.size(), 6, 1);
         ASSERT_EQ(message[0] & 3, 0b11);
         EXPECT_EQ(plain.codec.deliver(message.data(), message.size(), 6, 1, 8), 0u) << "no arrivals";
         ASSERT_EQ(codec.deliver(message.data(), message.size(), 6, 1, 8), locals.size());
@@ -411,7 +422,7 @@ TEST(routed_bucket_codec, a_packed_message_is_delivered_without_items) {
         EXPECT_THROW(codec.deliver(longer.data(), longer.size(), 6, 1, 8), internal_error);
         EXPECT_TRUE(arrivals.fields.empty()) << "nothing arrives from a refused message";
         // A forwarded bucket (items of rank 6 for rank 1, sent by rank 2) is a block.
-        codec.encode(items.data(), locals.size(), 2, 1, message);
+        message = encode_message(codec, items.data(), locals.size(), 2, 1);
         ASSERT_NE(message[0] & 3, 0b11);
         EXPECT_EQ(codec.deliver(message.data(), message.size(), 2, 1, 8), 0u);
         EXPECT_TRUE(arrivals.fields.empty());

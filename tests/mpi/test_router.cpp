@@ -47,13 +47,17 @@ struct traffic_result {
 class scrambling_codec final: public message_codec {
 public:
     static constexpr std::size_t header = 1 + 2 * sizeof(std::int32_t);
-    void encode(const unsigned char* items, std::size_t count, int from, int to,
-                std::vector<unsigned char>& out) const override {
+    std::size_t encode(const unsigned char* items, std::size_t count, int from, int to,
+                       unsigned char* out) const override {
         const std::size_t bytes = count * sizeof(test_item);
-        out.assign(bytes + header, 0xa5);
+        out[0] = 0xa5;
         const std::int32_t pair[] = {from, to};
         std::memcpy(&out[1], pair, sizeof pair);
         for (std::size_t k = 0; k < bytes; ++k) out[k + header] = items[k] ^ 0x5a;
+        // The slack the router promises: written, so that a short buffer shows up under
+        // a checker (and in the items of a neighbouring slot).
+        std::memset(out + header + bytes, 0xee, encode_slack);
+        return bytes + header;
     }
     std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
                        std::size_t capacity) const override {

@@ -21,6 +21,10 @@ public:
     // floor(n / d); d >= 1.
     std::uint32_t quotient(std::uint32_t n) const {
         if (d_ == 1) return n;
+        return quotient_above_one(n);
+    }
+    // The same without the test, for a loop that knows d >= 2.
+    std::uint32_t quotient_above_one(std::uint32_t n) const {
         return static_cast<std::uint32_t>((static_cast<unsigned __int128>(m_) * n) >> 64);
     }
 

@@ -38,6 +38,7 @@
 // Only when P * 2M and P * B fit the codec's 32 bits (usable()); otherwise items travel
 // as they are.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -93,6 +94,10 @@ public:
         by_period_ = divider32(period32_);
         by_ranks_ = divider32(ranks_);
         by_per_rank_ = divider32(per_rank_);
+        pair_base_bits_ = packed_pair_base_bits(period_);
+        pair_width_bits_ = packed_pair_width_bits(period_);
+        pair_header_bits_ = packed_pair_header_bits(period_);
+        for (unsigned width = 1; width < by_entry_width_.size(); ++width) by_entry_width_[width] = divider32(width);
     }
 
     static bool usable(const routed_item_format& format, const distribution& cells) {
@@ -109,9 +114,10 @@ public:
         return compress == "true" || format.bytes() > routed_target_item_bytes;
     }
 
-    void encode(const unsigned char* items, std::size_t count, int from, int to,
-                std::vector<unsigned char>& out) const override {
-        if (encode_packed_pair(items, count, from, to, out)) return;
+    std::size_t encode(const unsigned char* items, std::size_t count, int from, int to,
+                       unsigned char* out) const override {
+        if (count == 0) return 0;
+        if (const std::size_t size = encode_packed_pair(items, count, from, to, out); size > 0) return size;
         spikes_.resize(count);
         std::uint32_t item_low = ~0u, item_high = 0, offset_low = ~0u, offset_high = 0;
         // The items the router holds were built by routed_item_format (their fields checked
@@ -139,8 +145,7 @@ public:
                 return format_.fields(item);
             });
         }
-        out.clear();
-        if (count == 0) return;
+        block_.clear(); // the codec appends
         const std::uint64_t item_range = std::uint64_t(item_high - item_low) + 1,
                             offset_range = std::uint64_t(offset_high - offset_low) + 1;
         // The pair form needs every item owned by the sender and bound for the receiver.
@@ -154,7 +159,7 @@ public:
             for (auto& s: spikes_)
                 s = {static_cast<std::uint32_t>(s.item - own_low), static_cast<std::uint32_t>(s.offset - to_low)};
             const wire_field header[] = {{0b01, 2}};
-            spike_codec(static_cast<std::uint32_t>(period_)).encode(spikes_, cells_.count(from), out, header);
+            spike_codec(static_cast<std::uint32_t>(period_)).encode(spikes_, cells_.count(from), block_, header);
         } else if (framed < plain) {
             for (auto& s: spikes_) s = {s.item - item_low, s.offset - offset_low};
             const wire_field header[] = {{0b10, 2},
@@ -162,11 +167,15 @@ public:
                                          {item_range - 1, item_bits_},
                                          {offset_low, offset_bits_},
                                          {offset_range - 1, offset_bits_}};
-            spike_codec(static_cast<std::uint32_t>(offset_range)).encode(spikes_, item_range, out, header);
+            spike_codec(static_cast<std::uint32_t>(offset_range)).encode(spikes_, item_range, block_, header);
         } else {
             const wire_field header[] = {{0b00, 2}};
-            spike_codec(static_cast<std::uint32_t>(offset_space_)).encode(spikes_, item_space_, out, header);
+            spike_codec(static_cast<std::uint32_t>(offset_space_)).encode(spikes_, item_space_, block_, header);
         }
+        if (block_.size() > max_message_bytes(count))
+            throw internal_error("routed: a bucket's block larger than its largest message");
+        std::memcpy(out, block_.data(), block_.size());
+        return block_.size();
     }
 
     std::size_t decode(const unsigned char* message, std::size_t size, int from, int to, unsigned char* items,
@@ -182,7 +191,7 @@ public:
         if (pair != 0) {
             std::uint64_t packed = 0;
             if (!in.take_long(1, packed)) throw internal_error("routed: a bucket message without its header");
-            if (packed != 0) return decode_packed_pair(message, size, in, from, to, items, capacity);
+            if (packed != 0) return decode_packed_pair(message, size, from, to, items, capacity);
             item_low = std::uint64_t(from) * per_rank_;
             item_range = cells_.count(from);
             offset_low = std::uint64_t(to) * period_;
@@ -262,11 +271,8 @@ public:
                         std::size_t capacity) const override {
         if (arrivals_ == nullptr || size == 0 || (message[0] & 3) != 0b11) return 0;
         check_pair(from, to);
-        wire_bit_reader in(message, size);
-        std::uint64_t form = 0;
-        in.take_long(2, form);
         arrived_.resize(capacity);
-        const std::size_t count = decode_packed_pair(message, size, in, from, to, nullptr, capacity, arrived_.data());
+        const std::size_t count = decode_packed_pair(message, size, from, to, nullptr, capacity, arrived_.data());
         arrivals_->arrive(arrived_.data(), count);
         return count;
     }
@@ -295,48 +301,49 @@ private:
         return d + w >= 8 ? w : 8 - d;
     }
 
-    // Writes the bucket in the packed pair form and returns true where it fits (one-word
-    // items, every item the sender's and bound for the receiver) and stays within the
-    // target; otherwise returns false and leaves `out` to the other forms.
-    bool encode_packed_pair(const unsigned char* items, std::size_t count, int from, int to,
-                            std::vector<unsigned char>& out) const {
-        if (count == 0 || !format_.word().fits()) return false;
+    // Writes the bucket in the packed pair form to `out` and returns its size where it fits
+    // (one-word items, every item the sender's and bound for the receiver) and stays within
+    // the target; otherwise returns 0 and leaves `out` to the other forms.
+    std::size_t encode_packed_pair(const unsigned char* items, std::size_t count, int from, int to,
+                                   unsigned char* out) const {
+        if (count == 0 || !format_.word().fits()) return 0;
+        return format_.word().with_bytes([&](auto item_bytes) {
+            return encode_packed_pair_as<decltype(item_bytes)::value>(items, count, from, to, out);
+        });
+    }
+    // The same for items of Bytes bytes: one switch on the size a bucket.
+    template <std::size_t Bytes>
+    std::size_t encode_packed_pair_as(const unsigned char* items, std::size_t count, int from, int to,
+                                      unsigned char* out) const {
         const spike_codec::single_word word = format_.word(); // a copy: stores below cannot alias it
         const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
         // The steps' frame, first from the first and the last item (a rank's items reach
         // its buckets in emission order), checked on the way; where an item lies outside,
         // the frame from all items (framed_steps).
-        std::uint32_t first = 0, last = 0, first_destination = 0, last_destination = 0;
-        gid_type first_gid = 0;
-        word.with_bytes([&](auto item_bytes) {
-            constexpr std::size_t bytes = decltype(item_bytes)::value;
-            const wire_spike f = word.unpack_as<bytes>(items, first_destination);
-            first = f.offset, first_gid = f.item;
-            last = word.unpack_as<bytes>(items + (count - 1) * bytes, last_destination).offset;
-        });
+        std::uint32_t first_destination = 0, last_destination = 0;
+        const wire_spike first = word.unpack_as<Bytes>(items, first_destination);
+        const std::uint32_t last = word.unpack_as<Bytes>(items + (count - 1) * Bytes, last_destination).offset;
         // A forwarded bucket (items of other owners or for other ranks, as on grids of more
         // dimensions) is usually told by its first item.
         if (first_destination != static_cast<std::uint32_t>(to) ||
-            owner_major(first_gid) - static_cast<std::uint32_t>(from) * per_rank_ >= own_count)
-            return false;
+            owner_major(first.item) - static_cast<std::uint32_t>(from) * per_rank_ >= own_count)
+            return 0;
+        // Where an item is not the sender's, not for the receiver or outside the first
+        // frame, the writer says so without telling which (one test an item): the second
+        // attempt's frame holds every item's step, so an item still refused there is not a
+        // pair's.
         for (int attempt = 0; attempt < 2; ++attempt) {
-            std::uint32_t base = first, span = step_from(first, last, period32_);
+            std::uint32_t base = first.offset, span = step_from(first.offset, last, period32_);
             if (attempt == 1) framed_steps(word, items, count, base, span);
             const std::uint64_t bits = packed_pair_bits(count, own_count, std::uint64_t(span) + 1, period_);
             if (!within_target(bits, count) || (bits + 7) / 8 > max_message_bytes(count)) continue;
-            const std::size_t size = (bits + 7) / 8;
-            out.resize(size + 8); // the writer stores whole words
-            switch (write_packed_pair(word, items, count, from, to, base, span, out.data())) {
-            case pair_written::yes:
-                out.resize(size);
-                return true;
-            case pair_written::not_a_pair:
-                return false;
-            case pair_written::outside_the_steps:
-                continue;
-            }
+            // The writer stores whole words: up to encode_slack bytes past the message.
+            const unsigned d = spike_codec::bits_for(span), w = packed_pair_local_bits(own_count, d);
+            const std::uint64_t header = 0b11 | std::uint64_t{base} << 2 | std::uint64_t{d} << (2 + pair_base_bits_);
+            const packing p{static_cast<std::uint32_t>(to), base, span, period32_, w, w + d};
+            if (write_packed_pair<Bytes>(word, items, count, from, p, header, out)) return (bits + 7) / 8;
         }
-        return false;
+        return 0;
     }
     // The steps' base and span of a bucket's items: from their smallest, or where they wrap
     // past 2M - 1 (they span more than M, and a bucket's items come from one interval),
@@ -357,62 +364,66 @@ private:
         for (std::size_t k = 0; k < count; ++k)
             span = std::max(span, step_from(base, word.unpack(items + k * bytes, destination).offset, period32_));
     }
-    enum class pair_written { yes, not_a_pair, outside_the_steps };
-    // Writes the packed pair message (header, entries, padding) for steps in [base, base +
-    // span] mod 2M to `at` (room for its bytes and 8 more), unless an item is not the
-    // sender's or not bound for the receiver, or its step lies outside.
-    pair_written write_packed_pair(const spike_codec::single_word& word, const unsigned char* items, std::size_t count,
-                                   int from, int to, std::uint32_t base, std::uint32_t span, unsigned char* at) const {
-        const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
-        const unsigned d = spike_codec::bits_for(span), w = packed_pair_local_bits(own_count, d);
-        const std::uint64_t header =
-            0b11 | std::uint64_t{base} << 2 | std::uint64_t{d} << (2 + packed_pair_base_bits(period_));
-        const packing p{static_cast<std::uint32_t>(to), own_count, base, span, period32_, w, w + d};
-        return word.with_bytes([&](auto item_bytes) {
-            constexpr std::size_t bytes = decltype(item_bytes)::value;
-            switch (scheme_) {
-            case distribution_scheme::consecutive:
-                return pack_entries<bytes>(word, items, count, p, header, packed_pair_header_bits(period_), at,
-                                           [own_low = std::uint32_t(from) * per_rank_](std::uint32_t gid) {
-                                               return gid - own_low; // wraps for a lower owner's cell
-                                           });
-            case distribution_scheme::round_robin:
-                return pack_entries<bytes>(
-                    word, items, count, p, header, packed_pair_header_bits(period_), at,
-                    [by = by_ranks_, ranks = ranks_, from = std::uint32_t(from)](std::uint32_t gid) {
-                        const std::uint32_t local = by.quotient(gid);
-                        return gid - local * ranks == from ? local : ~0u;
-                    });
-            case distribution_scheme::random_shuffle:
-                break;
-            }
-            return pack_entries<bytes>(
-                word, items, count, p, header, packed_pair_header_bits(period_), at,
-                [this, from](std::uint32_t gid) { return cells_.rank_of(gid) == from ? cells_.local_of(gid) : ~0u; });
-        });
-    }
     // What the packed pair writer needs of a bucket, by value.
     struct packing {
-        std::uint32_t receiver, own_count, base, span, period;
+        std::uint32_t receiver, base, span, period;
         unsigned local_bits, width;
     };
-    // The writer's loop for items of `Bytes` bytes: each item's entry (local_of: the local
-    // index on the sender, or >= its cells for another owner's cell), two entries per store
-    // where they fit (the writer's stores are a dependency chain). A function of its own
-    // with every input by value: stores through `at` may alias anything whose address
-    // escaped, which kept a lambda's captures in memory.
+    // Writes the packed pair message (`header`, entries, padding) to `at` (room for its
+    // bytes and 8 more); false where an item is not the sender's, not bound for the
+    // receiver or outside the steps [base, base + span] mod 2M.
+    template <std::size_t Bytes>
+    bool write_packed_pair(const spike_codec::single_word& word, const unsigned char* items, std::size_t count,
+                           int from, const packing p, std::uint64_t header, unsigned char* at) const {
+        const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
+        const unsigned used = pair_header_bits_;
+        // local_of(gid, odd): the local index on the sender, with odd made non-zero for
+        // another owner's cell (no branch: such a bucket is rare and falls back whole).
+        // Round robin on one rank is the consecutive layout (and its divisor 1 has no multiplier).
+        const bool one_rank_round_robin = ranks_ == 1 && scheme_ == distribution_scheme::round_robin;
+        switch (one_rank_round_robin ? distribution_scheme::consecutive : scheme_) {
+        case distribution_scheme::consecutive:
+            return pack_entries<Bytes>(
+                word, items, count, p, header, used, at,
+                [own_low = std::uint32_t(from) * per_rank_, own_count](std::uint32_t gid, std::uint32_t& odd) {
+                    const std::uint32_t local = gid - own_low; // wraps below the sender's
+                    odd |= std::uint32_t(local >= own_count);
+                    return local;
+                });
+        case distribution_scheme::round_robin:
+            return pack_entries<Bytes>(
+                word, items, count, p, header, used, at,
+                [by = by_ranks_, ranks = ranks_, from = std::uint32_t(from)](std::uint32_t gid, std::uint32_t& odd) {
+                    // gid < N (routed_item_format checked it), so local < the sender's cells
+                    // wherever the remainder is the sender.
+                    const std::uint32_t local = by.quotient_above_one(gid);
+                    odd |= (gid - local * ranks) ^ from;
+                    return local;
+                });
+        case distribution_scheme::random_shuffle:
+            break;
+        }
+        return pack_entries<Bytes>(word, items, count, p, header, used, at,
+                                   [this, from](std::uint32_t gid, std::uint32_t& odd) {
+                                       odd |= std::uint32_t(cells_.rank_of(gid) != from);
+                                       return cells_.local_of(gid);
+                                   });
+    }
+    // The writer's loop for items of `Bytes` bytes: each item's entry, two entries per
+    // store where they fit (the writer's stores are a dependency chain); false where an
+    // item is refused (write_packed_pair). A function of its own with every input by
+    // value: stores through `at` may alias anything whose address escaped, which kept a
+    // lambda's captures in memory.
     template <std::size_t Bytes, class LocalOf>
-    static pair_written pack_entries(spike_codec::single_word word, const unsigned char* items, std::size_t count,
-                                     const packing p, std::uint64_t acc, unsigned used, unsigned char* at,
-                                     LocalOf local_of) {
-        std::uint32_t stray = 0, outside = 0;
+    static bool pack_entries(spike_codec::single_word word, const unsigned char* items, std::size_t count,
+                             const packing p, std::uint64_t acc, unsigned used, unsigned char* at, LocalOf local_of) {
+        std::uint32_t odd = 0;
         const auto entry = [&](std::size_t k) __attribute__((always_inline)) {
             std::uint32_t destination = 0;
             const wire_spike f = word.unpack_as<Bytes>(items + k * Bytes, destination);
-            const std::uint32_t local = local_of(f.item);
+            const std::uint32_t local = local_of(f.item, odd);
             const std::uint32_t offset = step_from(p.base, f.offset, p.period);
-            stray |= (destination ^ p.receiver) | std::uint32_t(local >= p.own_count);
-            outside |= std::uint32_t(offset > p.span);
+            odd |= (destination ^ p.receiver) | std::uint32_t(offset > p.span);
             return std::uint64_t{local} | std::uint64_t{offset} << p.local_bits;
         };
         const auto put = [&](std::uint64_t bits, unsigned length) __attribute__((always_inline)) {
@@ -424,36 +435,51 @@ private:
             used &= 7;
         };
         put(0, 0);
-        std::size_t k = 0;
-        if (2 * p.width <= 48)
-            for (; k + 2 <= count; k += 2) put(entry(k) | entry(k + 1) << p.width, 2 * p.width);
-        for (; k < count; ++k) put(entry(k), p.width);
+        // In chunks: the entries first (independent of each other), then the stores.
+        constexpr std::size_t chunk = 64;
+        std::uint64_t entries[chunk];
+        for (std::size_t first = 0; first < count; first += chunk) {
+            const std::size_t n = std::min(chunk, count - first);
+            for (std::size_t i = 0; i < n; ++i) entries[i] = entry(first + i);
+            std::size_t i = 0;
+            if (2 * p.width <= 48)
+                for (; i + 2 <= n; i += 2) put(entries[i] | entries[i + 1] << p.width, 2 * p.width);
+            for (; i < n; ++i) put(entries[i], p.width);
+        }
         acc |= ~std::uint64_t{0} << used; // the padding: 1-bits
         std::memcpy(at, &acc, 8);
-        if (stray != 0) return pair_written::not_a_pair;
-        return outside != 0 ? pair_written::outside_the_steps : pair_written::yes;
+        return odd == 0;
     }
     // (step - base) mod 2M for steps and base < 2M.
     static std::uint32_t step_from(std::uint32_t base, std::uint32_t step, std::uint32_t period) {
         return step >= base ? step - base : step + period - base;
     }
 
-    // Decodes a packed pair message after its two form bits (read by `in`).
-    // Its items' fields go to `arrived` instead where given (deliver).
-    std::size_t decode_packed_pair(const unsigned char* message, std::size_t size, wire_bit_reader& in, int from,
-                                   int to, unsigned char* items, std::size_t capacity,
-                                   wire_spike* arrived = nullptr) const {
-        const unsigned base_bits = packed_pair_base_bits(period_);
-        std::uint64_t base = 0, d = 0;
-        if (!in.take_long(base_bits, base) || !in.take_long(packed_pair_width_bits(period_), d))
-            throw internal_error("routed: a packed bucket message's header cut short");
-        if (base >= period_ || d > base_bits)
+    // Decodes a packed pair message (its two form bits already seen). Its items' fields go
+    // to `arrived` instead where given (deliver). The header is read from one word.
+    std::size_t decode_packed_pair(const unsigned char* message, std::size_t size, int from, int to,
+                                   unsigned char* items, std::size_t capacity, wire_spike* arrived = nullptr) const {
+        const unsigned header = pair_header_bits_;
+        if (size >= (std::size_t{1} << 28))
+            throw internal_error("routed: a bucket message holds more items than a bucket");
+        if (size * 8 < header) throw internal_error("routed: a packed bucket message's header cut short");
+        std::uint64_t first_word = 0;
+        if (size >= 8) {
+            std::memcpy(&first_word, message, 8);
+        } else {
+            for (std::size_t i = 0; i < size; ++i) first_word |= std::uint64_t{message[i]} << (8 * i);
+        }
+        const std::uint64_t base = (first_word >> 2) & ((std::uint64_t{1} << pair_base_bits_) - 1);
+        const std::uint64_t d = (first_word >> (2 + pair_base_bits_)) & ((std::uint64_t{1} << pair_width_bits_) - 1);
+        if (base >= period_ || d > pair_base_bits_)
             throw internal_error("routed: a packed bucket message's step base or width outside 2M");
         const std::uint32_t own_count = counts_[static_cast<std::size_t>(from)];
         const unsigned w = packed_pair_local_bits(own_count, static_cast<unsigned>(d));
-        const unsigned width = w + static_cast<unsigned>(d), header = packed_pair_header_bits(period_);
-        const std::uint64_t body = std::uint64_t(size) * 8 - std::min<std::uint64_t>(header, std::uint64_t(size) * 8);
-        const std::uint64_t count = body / width;
+        const unsigned width = w + static_cast<unsigned>(d);
+        // The encoder's entries take at most 3 bytes; the reader takes up to 57 bits from a word.
+        if (width > 57) throw internal_error("routed: a packed bucket message's entries wider than a word holds");
+        const auto body = static_cast<std::uint32_t>(size * 8 - header); // < 2^31
+        const std::uint32_t count = by_entry_width_[width].quotient(body);
         if (count == 0 || body - count * width >= 8)
             throw internal_error("routed: a packed bucket message of no items or of padding past its last byte");
         if (count > capacity) throw internal_error("routed: a bucket message holds more items than a bucket");
@@ -500,10 +526,10 @@ private:
         unsigned header, width, local_bits;
         std::uint32_t own_count, base, period;
     };
-    // The reader's loop: entry k at bit header + k width, read from a whole word where the
-    // message has one (a copy of a variable length is a call), each item written by
-    // write(fields, k) with gid_of(local index on the sender). Returns whether an entry
-    // names a cell or step outside the sender's (its item is written with local index 0).
+    // The reader's loop: entry k at bit header + k width, read from a whole word (a copy of
+    // a variable length is a call), each item written by write(fields, k) with gid_of(local
+    // index on the sender). Returns whether an entry names a cell or step outside the
+    // sender's (its item is written with local index 0).
     template <class Write, class GidOf>
     static bool unpack_entries(const unpacking p, std::uint64_t count, Write write, GidOf gid_of) {
         const std::uint64_t mask = (std::uint64_t{1} << p.width) - 1,
@@ -517,18 +543,23 @@ private:
             step -= step >= p.period ? p.period : 0;
             write(wire_spike{gid_of(local < p.own_count ? local : 0), step}, k);
         };
+        // Entries whose word would run past the message are read from its last 8 bytes
+        // (all of it when shorter), loaded once.
+        const std::size_t tail_start = p.size >= 8 ? p.size - 8 : 0;
+        std::uint64_t tail = 0;
+        if (p.size >= 8) {
+            std::memcpy(&tail, p.message + tail_start, 8);
+        } else {
+            for (std::size_t i = 0; i < p.size; ++i) tail |= std::uint64_t{p.message[i]} << (8 * i);
+        }
         std::uint64_t k = 0, position = p.header;
         for (; k < count && position / 8 + 8 <= p.size; ++k, position += p.width) {
             std::uint64_t window;
             std::memcpy(&window, p.message + position / 8, 8);
             deliver((window >> (position % 8)) & mask, k);
         }
-        for (; k < count; ++k, position += p.width) {
-            std::uint64_t window = 0;
-            for (std::size_t i = position / 8; i < p.size; ++i)
-                window |= std::uint64_t{p.message[i]} << (8 * (i - position / 8));
-            deliver((window >> (position % 8)) & mask, k);
-        }
+        for (; k < count; ++k, position += p.width) // position / 8 - tail_start < 8
+            deliver((tail >> (8 * (position / 8 - tail_start) + position % 8)) & mask, k);
         return bad != 0;
     }
 
@@ -589,9 +620,13 @@ private:
     // Divisions of every item's conversion, as multiplies (core/divider.hpp).
     std::uint32_t period32_ = 0;
     divider32 by_period_, by_ranks_, by_per_rank_;
+    std::array<divider32, 65> by_entry_width_; // a packed pair message's count: its body / its entries' width
+    // The packed pair form's header: step base, width d, all of it (constant for a run).
+    unsigned pair_base_bits_ = 0, pair_width_bits_ = 0, pair_header_bits_ = 0;
     std::vector<std::uint32_t> counts_;           // cells per rank
     std::uint64_t largest_message_bits_per_item_; // plain, packed at the item space's width
     mutable std::vector<wire_spike> spikes_, arrived_;
+    mutable std::vector<unsigned char> block_; // a block form's message before it is copied out
 };
 
 } // namespace spikex

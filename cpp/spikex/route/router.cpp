@@ -77,6 +77,8 @@ router_core::router_core(context& comm, const process_grid& grid, router_options
         buckets_[k].rank = table_.router_rank(router);
         buckets_[k].channel = table_.router_channel(router);
         buckets_[k].items = item_buffer(capacity_, options_.item_bytes);
+        if (options_.codec)
+            buckets_[k].message.resize(options_.codec->max_message_bytes(capacity_) + message_codec::encode_slack);
     }
     receive_.assign(grid.channels(), item_buffer(capacity_, options_.item_bytes));
     inbox_.assign(grid.channels(), {});
@@ -86,8 +88,11 @@ router_core::router_core(context& comm, const process_grid& grid, router_options
 }
 
 void router_core::set_up_shared_memory() {
-    const std::size_t largest =
-        options_.codec ? options_.codec->max_message_bytes(capacity_) : capacity_ * options_.item_bytes;
+    // With a codec a slot also holds what encode() may write past a message's end: the
+    // message is encoded straight into it.
+    const std::size_t largest = options_.codec
+                                    ? options_.codec->max_message_bytes(capacity_) + message_codec::encode_slack
+                                    : capacity_ * options_.item_bytes;
     slot_bytes_ = slot_header + (largest + 63) / 64 * 64;
     const std::vector<int> incoming = incoming_partners(grid_, my_rank_);
     mailboxes_ = comm_.shared_allocate(incoming.size() * lanes_ * slot_bytes_); // collective
@@ -170,13 +175,13 @@ void router_core::send(std::size_t index, bool full) {
     bucket& b = buckets_[index];
     std::size_t bytes = b.items.bytes();
     const unsigned char* data = b.items.data();
-    if (options_.codec) {
-        options_.codec->encode(b.items.data(), b.items.size(), comm_.rank(), b.rank, b.message);
-        bytes = b.message.size();
-        data = b.message.data();
+    if (options_.codec) { // into the mailbox slot itself where there is one
+        unsigned char* out = b.slot ? b.slot + slot_header : b.message.data();
+        bytes = options_.codec->encode(b.items.data(), b.items.size(), comm_.rank(), b.rank, out);
+        data = out;
     }
     if (b.slot) {
-        std::memcpy(b.slot + slot_header, data, bytes);
+        if (data != b.slot + slot_header) std::memcpy(b.slot + slot_header, data, bytes);
         slot_state(b.slot).store(static_cast<std::uint32_t>(bytes), std::memory_order_release);
         ++counters_.shared_memory_messages;
     } else {
