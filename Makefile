@@ -173,7 +173,7 @@ bench-hpcc: build
 # the time its saved bytes are worth at profiles/bgp.toml's byte cost, then whole runs with
 # and without it (bench/codec_whole_runs.py): bench/results/spike_codec.json,
 # bench/results/codec_whole_runs.json and two tables of docs/methods/wire_format.md (about
-# 6 minutes).
+# 11 minutes on the host of 2026-11-27: the codec bench runs 3 times).
 bench-codec: build
 	cmake -S . -B build/bench -G Ninja -DSPIKEX_BUILD_PYTHON=OFF -DSPIKEX_BUILD_BENCH=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build build/bench --target bench_spike_codec

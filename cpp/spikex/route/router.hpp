@@ -80,7 +80,8 @@ struct router_options {
     const message_codec* codec = nullptr;
     // Partners on this rank's node get their messages through a mailbox in shared memory
     // (context::shared_allocate) instead of MPI: one slot per sending bucket in the
-    // receiver's segment; a send copies the message into it and marks it full, the
+    // receiver's segment; a send copies the message into it (a codec encodes straight into
+    // it) and marks it full, the
     // receiver copies it out and marks it empty, which completes the send. The same
     // buckets, budget and order of events as with MPI messages, without MPI's matching
     // and progress on both sides (bale's conveyors do the same on a node). Construction
