@@ -114,20 +114,17 @@ def best_of_rounds(rounds: list[dict]) -> dict:
     """One run from several of the same cases: every *_ns the least of the rounds (each
     already the best of its repeats), everything else (bytes, counts) the same in each."""
 
-    def merge(values: list):
+    def merge(values: list, key: str = ""):
         first = values[0]
         if isinstance(first, dict):
-            return {key: _merged(key, [v[key] for v in values], merge) for key in first}
+            return {k: merge([v[k] for v in values], k) for k in first}
         if isinstance(first, list):
-            return [merge(list(items)) for items in zip(*values, strict=True)]
-        return first
-
-    def _merged(key: str, values: list, recurse):
+            return [merge(list(items), key) for items in zip(*values, strict=True)]
         if key.endswith("_ns"):
             return min(values)
-        if not isinstance(values[0], (dict, list)) and any(v != values[0] for v in values):
+        if any(v != first for v in values):
             sys.exit(f"spike_codec: rounds differ in {key}: {values}")
-        return recurse(values)
+        return first
 
     best = merge(rounds)
     best["rounds"] = len(rounds)
