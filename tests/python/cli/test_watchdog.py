@@ -56,18 +56,36 @@ def test_no_clock_between_runs():
     assert watch(heartbeat, 0.3, 1.2) == []
 
 
+def scripted_beats(heartbeat, after_s):
+    """beat() for watch(): an exchange after each of `after_s` seconds in turn, then none."""
+    waits = iter(after_s)
+    wait = next(waits)
+    last = time.monotonic()
+
+    def beat():
+        nonlocal wait, last
+        if wait is not None and time.monotonic() - last >= wait:
+            heartbeat.count += 1
+            last = time.monotonic()
+            wait = next(waits, None)
+
+    return beat
+
+
 def test_the_timeout_stretches_with_the_longest_gap(monkeypatch):
     monkeypatch.setattr(watchdog, "STALL_FACTOR", 4.0)
     heartbeat = Heartbeat()
-    start = time.monotonic()
-    beats = iter([0.8])  # one exchange after 0.8 s, then none: the timeout becomes ~3.2 s
-
-    def beat():
-        nonlocal start
-        gap = next(beats, None) if time.monotonic() - start >= 0.8 else None
-        if gap is not None:
-            heartbeat.count += 1
-            start = time.monotonic()
-
-    stalls = watch(heartbeat, 1.0, 8, beat)
+    # The run's first exchange after 0.2 s, the next 0.8 s later, then none: the timeout
+    # becomes ~3.2 s.
+    stalls = watch(heartbeat, 1.0, 8, scripted_beats(heartbeat, [0.2, 0.8]))
     assert len(stalls) == 1 and stalls[0] >= 2.5  # not 1.0: 4 x the gap seen
+
+
+def test_a_slow_start_does_not_stretch_the_timeout(monkeypatch):
+    # From a run's start to its first exchange is the run's set-up as well (on a cluster,
+    # MPI's first connections): a lost host must still end the job within the timeout.
+    monkeypatch.setattr(watchdog, "STALL_FACTOR", 4.0)
+    heartbeat = Heartbeat()
+    # The first exchange after 0.8 s, within the timeout of 1 s, then none.
+    stalls = watch(heartbeat, 1.0, 8, scripted_beats(heartbeat, [0.8]))
+    assert len(stalls) == 1 and stalls[0] < 2.0  # not 4 x 0.8 = 3.2
