@@ -63,8 +63,19 @@ std::vector<T> to_vector(const input1d<T>& a) {
 }
 
 template <typename T>
-array1d<T> allgather_array(const input1d<T>& values) {
-    return to_numpy(comm().allgather_vector(to_vector(values)));
+array1d<T> allgather_array(const input1d<T>& values, bool in_run) {
+    std::vector<T> local = to_vector(values), all;
+    {
+        // Without the GIL, so that the watchdog thread (spikex.launch.watchdog) runs while
+        // this waits for the other ranks; in_run: a collective between the chunks of a run
+        // (RunControl.agree, a streamed chunk's spikes) counts as running, so a rank or host
+        // lost there ends the job as a stall instead of hanging it.
+        nb::gil_scoped_release release;
+        std::optional<heartbeat::running_scope> running;
+        if (in_run) running.emplace();
+        all = comm().allgather_vector(local);
+    }
+    return to_numpy(std::move(all));
 }
 
 // A grid shape from Python: "auto", "hypercube", "4x2", or a list of ints -> "[4, 2]".
@@ -787,8 +798,8 @@ NB_MODULE(_core, m) {
             return comm().allreduce_sum(heartbeat::spikes.load(std::memory_order_relaxed));
         },
         nb::call_guard<nb::gil_scoped_release>());
-    m.def("allgather_int64", &allgather_array<std::int64_t>);
-    m.def("allgather_float64", &allgather_array<double>);
+    m.def("allgather_int64", &allgather_array<std::int64_t>, nb::arg("values"), nb::arg("in_run") = false);
+    m.def("allgather_float64", &allgather_array<double>, nb::arg("values"), nb::arg("in_run") = false);
     m.def("peak_rss_mb", [] {
         rusage usage{};
         getrusage(RUSAGE_SELF, &usage);

@@ -24,9 +24,10 @@ def comm_barrier() -> None: ...
 def comm_abort(code: int) -> None:      # MPI_Abort (or os._exit in serial); never returns
     ...
 def comm_finalize() -> None: ...         # MPI_Finalize if MPI was initialised; idempotent
-def allgather_int64(values: NDArray[np.int64]) -> NDArray[np.int64]:
-    """Concatenation of every rank's array, rank order (sizes may differ per rank)."""
-def allgather_float64(values: NDArray[np.float64]) -> NDArray[np.float64]: ...
+def allgather_int64(values: NDArray[np.int64], in_run: bool = False) -> NDArray[np.int64]:
+    """Concatenation of every rank's array, rank order (sizes may differ per rank); releases
+    the GIL. in_run: counts as running for heartbeat() (a collective between chunks)."""
+def allgather_float64(values: NDArray[np.float64], in_run: bool = False) -> NDArray[np.float64]: ...
 def peak_rss_mb() -> float: ...          # this process, from getrusage
 def heartbeat() -> tuple[int, bool]:
     """(exchanges completed by this process, inside a run); needs neither the GIL nor MPI."""

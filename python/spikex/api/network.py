@@ -706,7 +706,7 @@ class Network:
         if not self._streaming:
             return
         local_steps, local_gids = self._engine.take_local_spikes()
-        steps, gids = gather_spikes(local_steps, local_gids)
+        steps, gids = gather_spikes(local_steps, local_gids, in_run=True)
         if self._spike_stream is not None:
             order = canonical_order(steps, gids)
             self._spike_stream.append(steps[order], gids[order])

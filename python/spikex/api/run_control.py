@@ -101,7 +101,7 @@ class RunControl:
         elif self.deadline is not None and time.monotonic() >= self.deadline:
             code = 3
         if _core.comm_size() > 1:
-            rows = int64_per_rank([code, proposed_steps])
+            rows = int64_per_rank([code, proposed_steps], in_run=True)  # a lost rank is a stall
             codes = rows[:, 0]
             code = int(codes[np.flatnonzero(codes)[0]]) if codes.any() else 0
             proposed_steps = int(rows[:, 1].min())

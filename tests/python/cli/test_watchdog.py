@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+from conftest import run_spmd
 from spikex.launch import watchdog
 from spikex.launch.watchdog import StallWatchdog
 
@@ -89,3 +91,37 @@ def test_a_slow_start_does_not_stretch_the_timeout(monkeypatch):
     # The first exchange after 0.8 s, within the timeout of 1 s, then none.
     stalls = watch(heartbeat, 1.0, 8, scripted_beats(heartbeat, [0.8]))
     assert len(stalls) == 1 and stalls[0] < 2.0  # not 4 x 0.8 = 3.2
+
+
+# Rank 1 enters the collective 2 s after rank 0, as a lost host never would: rank 0's
+# watchdog (timeout 0.5 s, the core's heartbeat) must see it as a stall exactly when the
+# collective is one between the chunks of a run (in_run).
+COLLECTIVE_SCRIPT = """
+    import time
+    import spikex as sx
+    from spikex import _core
+    from spikex.api.collective import int64_per_rank
+    from spikex.launch.watchdog import StallWatchdog
+
+    sx.Network()  # MPI up
+    rank = _core.comm_rank()
+    for in_run in (False, True):
+        stalls = []
+        if rank == 1:
+            time.sleep(2.0)
+        with StallWatchdog(0.5, stalls.append):
+            int64_per_rank([rank], in_run=in_run)
+        if rank == 0:
+            print(f"in_run={{in_run}} stalls={{len(stalls)}}", flush=True)
+"""
+
+
+@pytest.mark.mpi
+def test_a_rank_missing_from_a_collective_between_chunks_is_a_stall(tmp_path):
+    # RunControl.agree and a streamed chunk's spikes gather between the chunks of a run: a
+    # host lost there hung the job (the watchdog's clock stood still and the collective held
+    # the GIL), where one lost inside an exchange ended it.
+    done = run_spmd(COLLECTIVE_SCRIPT.format(), 2, tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "in_run=False stalls=0" in done.stdout, done.stdout
+    assert "in_run=True stalls=1" in done.stdout, done.stdout
