@@ -7,10 +7,9 @@ neither the GIL nor MPI). When a running simulation completes no exchange for th
 timeout, the rank reports (``on_stall``) and ends itself; the launcher then ends the rest.
 
 The timeout is ``--stall-timeout`` (default ``DEFAULT_STALL_TIMEOUT_S``), and never less
-than ``STALL_FACTOR`` times the longest gap between two exchanges of a run seen so far, so
-that a network whose intervals legitimately take seconds is not cut off
-(docs/user/cluster.md). A run's start to its first exchange is no such gap: it holds the
-run's set-up.
+than ``STALL_FACTOR`` times the longest gap between two exchanges seen so far, so that a
+network whose intervals legitimately take seconds is not cut off (docs/user/cluster.md).
+The wait for the first exchange is no such gap: it holds the first run's set-up.
 """
 
 from __future__ import annotations
@@ -71,24 +70,23 @@ class StallWatchdog:
         last_count, _ = self._heartbeat()
         last_change = time.monotonic()
         longest_gap = 0.0
-        # Whether last_change is an exchange of this run. The stretch from a run's start to
-        # its first exchange also holds the run's set-up (the exchange's buffers and
-        # windows, MPI's first connections between hosts): not a gap between exchanges.
-        # Counted as one, a slow set-up stretched the timeout 20-fold, and a host lost
-        # early in the run went unnoticed for minutes.
-        after_exchange = False
+        # Whether an exchange has been seen. The stretch before the first one also holds
+        # the set-up of the network's first run (the exchange's buffers and windows, MPI's
+        # first connections between hosts): not a gap between exchanges. Counted as one, a
+        # slow set-up stretched the timeout 20-fold. Later runs (the chunks of one) start
+        # the clock again where they start, so their first exchange's gap is an interval.
+        seen_exchange = False
         while not self._stop.wait(POLL_SECONDS):
             count, running = self._heartbeat()
             now = time.monotonic()
             if count != last_count:
-                if after_exchange:
+                if seen_exchange:
                     # Mean gap over this poll: a poll period is no gap between exchanges.
                     longest_gap = max(longest_gap, (now - last_change) / abs(count - last_count))
-                after_exchange = running
+                seen_exchange = True
                 last_count, last_change = count, now
             elif not running:
                 last_change = now  # between runs (writing outputs, Python code): no clock
-                after_exchange = False
             elif now - last_change >= max(self._timeout_s, STALL_FACTOR * longest_gap):
                 self._on_stall(now - last_change)
                 return
