@@ -112,7 +112,7 @@ COLLECTIVE_SCRIPT = """
         with StallWatchdog(0.5, stalls.append):
             int64_per_rank([rank], in_run=in_run)
         if rank == 0:
-            print(f"in_run={{in_run}} stalls={{len(stalls)}}", flush=True)
+            print(f"in_run={in_run} stalls={len(stalls)}", flush=True)
 """
 
 
@@ -121,7 +121,7 @@ def test_a_rank_missing_from_a_collective_between_chunks_is_a_stall(tmp_path):
     # RunControl.agree and a streamed chunk's spikes gather between the chunks of a run: a
     # host lost there hung the job (the watchdog's clock stood still and the collective held
     # the GIL), where one lost inside an exchange ended it.
-    done = run_spmd(COLLECTIVE_SCRIPT.format(), 2, tmp_path, timeout=120)
+    done = run_spmd(COLLECTIVE_SCRIPT, 2, tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "in_run=False stalls=0" in done.stdout, done.stdout
     assert "in_run=True stalls=1" in done.stdout, done.stdout
