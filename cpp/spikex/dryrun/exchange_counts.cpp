@@ -717,17 +717,20 @@ void count_routed(count_view& v) {
     const double hop_bytes = coded
                                  ? bucket_bytes(capacity, double(item_space), double(offset_space), 0.0, 0.0) / capacity
                                  : routed_item_bytes;
-    enum { items, sent, received, hops, forwarded, messages, bytes, rounds };
+    enum { items, sent, received, local, hops, forwarded, messages, bytes, rounds };
     tally t(v.out,
-            {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::hops, counter::forwarded,
-             counter::messages_sent, counter::bytes_sent, counter::rounds},
+            {counter::items_sent, counter::spikes_sent, counter::spikes_received, counter::spikes_local, counter::hops,
+             counter::forwarded, counter::messages_sent, counter::bytes_sent, counter::rounds},
             v.sampled());
     std::unordered_map<std::uint64_t, pair_traffic> pair_items;
     for (const auto& row: v.rows) {
         pair_items.clear();
         for (const auto& sp: row) {
-            for (auto k: v.part.receivers(sp.gid)) t.add(received, k, 1);
             const int me = v.rank_of(sp.gid);
+            for (auto k: v.part.receivers(sp.gid)) {
+                t.add(received, k, 1);
+                if (v.part.sampled()[k] == me) t.add(local, k, 1); // its own: delivered as it is fed
+            }
             const int k = v.part.sample_index(me);
             if (k < 0) continue;
             t.add(sent, k, 1);

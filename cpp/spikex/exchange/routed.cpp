@@ -145,6 +145,7 @@ public:
                 {counter::items_sent, double(c.items_injected)},
                 {counter::spikes_received, double(received_)},
                 {counter::spikes_matched, double(received_)},
+                {counter::spikes_local, double(spikes_local_)}, // of spikes_received
                 {counter::hops, double(c.items_sent)},
                 {counter::forwarded, double(c.items_forwarded)},
                 {counter::full_sends, double(c.full_sends)},
@@ -191,6 +192,7 @@ private:
                 format_.encode(destination, s.gid, s.step, item);
                 if (!router_->try_inject(destination, item)) return false;
                 ++sent_to_[ranks[next_target_rank_]];
+                spikes_local_ += destination == my_rank_; // delivered at once, as it is fed
             }
             next_target_rank_ = 0;
             ++next_spike_;
@@ -241,7 +243,7 @@ private:
     step_type reference_step_ = 0;
 
     std::vector<std::uint64_t> sent_to_; // items injected per destination rank
-    std::uint64_t received_ = 0, spikes_sent_ = 0;
+    std::uint64_t received_ = 0, spikes_sent_ = 0, spikes_local_ = 0;
     std::int64_t high_water_ = 0; // max over ranks, known after verify_conservation
 };
 

@@ -39,7 +39,7 @@ BYTES_PER_HELD_CONNECTION = 24
 ROW_COUNTERS_KEPT = names(
     "messages_sent", "bytes_sent", "bytes_received", "rounds", "spikes_received",
     "entries_sent", "entries_received", "hops", "items_sent", "phase_two_sent",
-    "section_entries", "slots_scanned", "spikes_sent", "spikes_matched",
+    "section_entries", "slots_scanned", "spikes_sent", "spikes_matched", "spikes_local",
     "delivery_groups",
 )  # fmt: skip
 

@@ -28,9 +28,10 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
                 + codec: puts * encode_spike_s + spikes received * decode_spike_s
     routed      hops * route_hop_s + messages * (send_overhead_s + receive_overhead_s)
                 + bytes / bandwidth + rounds * allreduce(P) + max hops * latency_s
-                + codec: hops * route_codec_item_s (coded buckets only)
-                (no spike_handling_s: a routed item is delivered when it arrives, mostly
-                while the ranks compute, which a run times as computation)
+                + remote * spike_handling_s + further groups of remote items (remote =
+                spikes received - spikes local; the rank's own items are delivered as it
+                feeds them, while it computes: not charged; their groups' share is taken
+                as the items' share) + codec: hops * route_codec_item_s (coded buckets only)
     allreduce(P) = allreduce_s + allreduce_stage_s * ceil(log2 P); barrier(P) =
     barrier_stage_s * ceil(log2 P); both 0 for P = 1 (no MPI).
     further groups = (delivery groups - the deliveries charged spike_handling_s above) *
@@ -40,6 +41,12 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
     further group (distributed delays, as in the microcircuit; static and plastic synapses
     of one source) costs delivery_group_s. (Local deliveries of the point-to-point methods
     are charged only as further groups.)
+    Every method is charged its deliveries, also where a run makes some of them while it
+    computes (multisend, persistent and routed deliver what arrives during the interval):
+    what arrives before the interval's end depends on timing the dry run does not have, and
+    on a network whose intervals compute little most of it arrives in the exchange phase.
+    (Routed was once charged none, and the emulated cluster measured 3 times its
+    prediction at 1 Gbit/s: docs/scaling.md, section 5.)
 
 The codec's costs (exchange/spike_codec.hpp) are per spike: encode_spike_s and
 decode_spike_s of a block's spike, charged also for a spike alone (a one-spike message, an
@@ -219,6 +226,14 @@ def _routed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     t += col("bytes_sent")[i] / machine.bandwidth_bytes_per_s + col("rounds")[i] * _allreduce(
         ranks, machine
     )
+    # Its own items are delivered as it feeds them, while it computes: not charged. The
+    # delivery groups of the others: their share of all, as if groups per item were alike.
+    received = col("spikes_received")[i]
+    remote = received - col("spikes_local")[i]
+    if remote > 0:
+        groups = col("delivery_groups")[i] * remote / received
+        t += remote * machine.spike_handling_s
+        t += max(groups - remote, 0.0) * machine.delivery_group_s
     return t + (props.get("route_max_hops", 1) * machine.latency_s if ranks > 1 else 0.0)
 
 

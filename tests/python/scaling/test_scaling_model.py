@@ -146,7 +146,7 @@ def test_time_model_allgather_delivers_the_matched_spikes_and_skips_the_rest():
 
 def test_time_model_charges_the_delivery_groups_beyond_one_a_spike(tmp_path):
     # spike_handling_s covers a delivered spike's lookup and first ring entry; each further
-    # delay group of its source costs delivery_group_s. Routed deliveries are not charged.
+    # delay group of its source costs delivery_group_s; every method, routed too.
     bgp = load_profile(REPO / "profiles/bgp.toml")
     assert bgp.delivery_group_s > 0
     old = tmp_path / "old.toml"  # a profile from before delivery_group_s: charges nothing
@@ -156,10 +156,10 @@ def test_time_model_charges_the_delivery_groups_beyond_one_a_spike(tmp_path):
     counts = {"spikes_sent": 100.0, "spikes_received": 400.0, "spikes_matched": 300.0, "entries_received": 500.0,
               "messages_sent": 700.0, "hops": 900.0, "rounds": 1.0, "bytes_received": 1000.0}  # fmt: skip
     delivered = {"allgather": 300, "alltoall": 500, "alltoallv": 500, "multisend": 400, "persistent": 400,
-                 "rma": 400, "routed": None}  # fmt: skip
+                 "rma": 400, "routed": 400}  # fmt: skip
 
-    def seconds(kind: str, groups: float | None) -> float:
-        rows = {name: [value] for name, value in counts.items()}
+    def seconds(kind: str, groups: float | None, **changed: float) -> float:
+        rows = {name: [value] for name, value in {**counts, **changed}.items()}
         if groups is not None:
             rows["delivery_groups"] = [groups]
         method = {"method": kind, "rows": {"step": [40], "max": rows},
@@ -169,11 +169,19 @@ def test_time_model_charges_the_delivery_groups_beyond_one_a_spike(tmp_path):
 
     for kind, charged in delivered.items():
         base = seconds(kind, None)  # a dry run from before the counter
-        if charged is None:
-            assert seconds(kind, 4000.0) == base, kind
-            continue
         assert seconds(kind, charged) == pytest.approx(base, abs=1e-15), kind  # one group a spike
         assert seconds(kind, charged + 2500.0) - base == pytest.approx(2500 * bgp.delivery_group_s), kind
+    # Routed pays each received item's delivery, as the point-to-point methods do (a run
+    # delivers what arrives in its exchange phase there; routed was once charged none).
+    more = seconds("routed", None, spikes_received=500.0) - seconds("routed", None)
+    assert more == pytest.approx(100 * bgp.spike_handling_s)
+    # Its own items (spikes_local) are delivered as it feeds them, while it computes: not
+    # charged, nor their share of the delivery groups.
+    own = seconds("routed", 4000.0, spikes_local=100.0)
+    assert seconds("routed", 4000.0) - own == pytest.approx(
+        100 * bgp.spike_handling_s + (1000 - 100) * bgp.delivery_group_s)
+    nothing_received = seconds("routed", 0.0, spikes_received=0.0)
+    assert seconds("routed", 4000.0, spikes_local=400.0) == pytest.approx(nothing_received)
 
 
 def test_time_model_allgather_grows_about_linearly_with_p(tmp_path):
