@@ -45,7 +45,7 @@ wire. Per interval (one row of the dry run), with the maximum over ranks of each
     computes (multisend, persistent and routed deliver what arrives during the interval):
     what arrives before the interval's end depends on timing the dry run does not have, and
     on a network whose intervals compute little most of it arrives in the exchange phase.
-    (Routed was once charged none, and the emulated cluster measured 3 times its
+    (Routed was once charged none, and the emulated cluster measured 3 to 5 times its
     prediction at 1 Gbit/s: docs/scaling.md, section 5.)
 
 The codec's costs (exchange/spike_codec.hpp) are per spike: encode_spike_s and
@@ -228,6 +228,8 @@ def _routed(col, i: int, ranks: int, machine: Profile, props: dict) -> float:
     )
     # Its own items are delivered as it feeds them, while it computes: not charged. The
     # delivery groups of the others: their share of all, as if groups per item were alike.
+    # (Each column is its own maximum over ranks: on ranks of equal share, as the
+    # distributions make them, the difference is close to the busiest rank's.)
     received = col("spikes_received")[i]
     remote = received - col("spikes_local")[i]
     if remote > 0:
