@@ -9,19 +9,23 @@ send-initiation time, conservation iterations, messages and bytes? And do they a
 the same spikes?
 
 Every run goes through ``spikex run`` (the code path of users) from the venv of the Python
-running this script. Writes ``bench/results/methods.json``::
+running this script. Writes ``bench/results/methods.json`` and the tables between
+``<!-- methods-runs:begin -->`` and ``<!-- methods-runs:end -->`` in
+docs/methods/multisend.md (``--docs`` only rewrites them from the JSON)::
 
-    {"question", "date", "machine", "parameters",
+    {"question", "date_utc", "machine" (with the load average at the start and the end),
+     "seconds", "parameters",
      "runs": [{"network", "variant", "method", "subintervals", "phases", "ranks",
                "run_s", "computation_s": {"rank0", "mean", "max"}, "wait_s", "exchange_s",
                "send_s", "rounds", "conservation_iterations", "messages", "bytes",
-               "spikes", "spikes_sha256"}, ...],
+               "wire_bytes_per_spike", "spikes", "spikes_sha256"}, ...],
      "spikes_sha256_agree": {"demo": true, "burst": true}}
 
 Usage::
 
-    .venv/bin/python bench/methods.py                                   # full size
-    .venv/bin/python bench/methods.py --cells 4096 --tstop-ms 100       # modest size
+    .venv/bin/python bench/methods.py                                   # the docs' runs
+    .venv/bin/python bench/methods.py --cells 8192 --repeat 1           # larger
+    .venv/bin/python bench/methods.py --docs                            # tables from the JSON
     .venv/bin/python bench/methods.py --variants allgather,multisend_k2_p2 --np-list 4,8
 """
 
@@ -32,14 +36,17 @@ import json
 import os
 import sys
 import tempfile
-from datetime import UTC, datetime
+import time
 from pathlib import Path
 
-from spikex_runs import machine, spikex_run
+from readme_numbers import add_docs_options, docs_only, write_block
+from spikex_runs import machine, result_header, spikex_run
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 CONFIG = REPOSITORY / "examples" / "hines2011_demo.toml"
 DEFAULT_OUTPUT = REPOSITORY / "bench" / "results" / "methods.json"
+DOC = REPOSITORY / "docs" / "methods" / "multisend.md"
+BLOCK = "methods-runs"
 QUESTION = (
     "Run and computation time (rank 0 / mean / max), conservation iterations, messages and "
     "bytes of allgather, multisend (1/2 sub-intervals x 1/2 phases), persistent and rma on "
@@ -63,21 +70,33 @@ VARIANTS = {
     "persistent_k2": ["exchange.method=persistent", "exchange.subintervals=2"],
     "rma": ["exchange.method=rma"],
 }
+# How the docs' tables name the variants.
+VARIANT_LABELS = {
+    "allgather": "allgather",
+    "multisend": "multisend",
+    "multisend_k2": "multisend, 2 sub-intervals",
+    "multisend_p2": "multisend, 2 phases",
+    "multisend_k2_p2": "multisend, 2 sub-int. + 2 phases",
+    "persistent": "persistent",
+    "persistent_k2": "persistent, 2 sub-intervals",
+    "rma": "rma",
+}
 
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
-    parser.add_argument("--cells", type=int, default=8192, help="number of cells [8192]")
+    parser.add_argument("--cells", type=int, default=4096, help="number of cells [4096]")
     parser.add_argument("--tstop-ms", type=float, default=200.0, help="simulated ms [200]")
     parser.add_argument("--np-list", default="1,2,4,8", help="rank counts [1,2,4,8]")
     parser.add_argument("--networks", default=",".join(NETWORKS), help="demo,burst")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per point; fastest kept")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per point; fastest kept [2]")
     parser.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="extra config override for every run (repeatable)",
     )  # fmt: skip
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="result JSON")
+    add_docs_options(parser)
     return parser.parse_args()
 
 
@@ -110,6 +129,7 @@ def record(network: str, variant: str, summary: dict) -> dict:
         "conservation_iterations": exchange.get("conservation_iterations", 0),
         "messages": exchange["messages_sent"],
         "bytes": exchange["bytes_sent"],
+        "wire_bytes_per_spike": exchange.get("wire_bytes_per_spike"),
         # allgather's block: 4-byte count + slots x entry bytes (docs/methods/allgather.md)
         "entry_bytes": exchange.get("entry_bytes"),
         "compressed": exchange.get("compressed"),
@@ -120,8 +140,79 @@ def record(network: str, variant: str, summary: dict) -> dict:
     }
 
 
+def _run_cell(run: dict) -> str:
+    """Run time (computation time rank 0 / max), and the conservation iterations if any."""
+    comp = run["computation_s"]
+    text = f"{run['run_s']:.2f} ({comp['rank0']:.2f}/{comp['max']:.2f})"
+    if run["conservation_iterations"]:
+        text += f", {run['conservation_iterations']:,} it."
+    return text
+
+
+def _traffic_cell(run: dict) -> str:
+    """Messages / bytes handed to MPI / bytes per spike on the wire."""
+    text = f"{run['messages']:,} / {run['bytes']:,} B"
+    if run.get("wire_bytes_per_spike"):
+        text += f" / {run['wire_bytes_per_spike']:.2f}"
+    return text
+
+
+def _table(result: dict, network: str, ranks: list[int], cell, title: str) -> list[str]:
+    """One row per variant, one column per P, ``cell(run)`` in each."""
+    lines = [f"| {title} | " + " | ".join(f"P = {p}" for p in ranks) + " |"]
+    lines.append("|---|" + "---|" * len(ranks))
+    for variant in result["parameters"]["variants"]:
+        runs = {
+            r["ranks"]: r
+            for r in result["runs"]
+            if (r["network"], r["variant"]) == (network, variant)
+        }
+        row = [cell(runs[p]) if p in runs else "–" for p in ranks]
+        lines.append(f"| {VARIANT_LABELS[variant]} | " + " | ".join(row) + " |")
+    return lines
+
+
+def docs_block(result: dict) -> str:
+    """The tables of docs/methods/multisend.md "Measured here", from the result JSON."""
+    parameters, machine_now = result["parameters"], result["machine"]
+    ranks = parameters["ranks"]
+    load_start = ", ".join(f"{v:.2f}" for v in machine_now["load_average_start"])
+    load_end = ", ".join(f"{v:.2f}" for v in machine_now["load_average"])
+    header = (
+        f"Generated from `bench/results/methods.json` (`bench/methods.py`, {result['date_utc']} UTC, "
+        f"{result['seconds']:.0f} s) on {machine_now['cpu']}, {machine_now['cpus']} cores; load average "
+        f"(1, 5, 15 min) {load_start} at the start and {load_end} at the end. "
+        f"`{parameters['config']}` with {parameters['cells']:,} cells, {parameters['tstop_ms']:g} ms; "
+        f"fastest of {parameters['repeat']} runs per point. Run time (`time_s.simulate`) in s, in "
+        "brackets the computation time of rank 0 / the slowest rank in s, then the conservation "
+        "iterations summed over ranks where there were any:"
+    )
+    lines = [header]
+    for network in parameters["networks"]:
+        lines += ["", *_table(result, network, ranks, _run_cell, network)]
+    traffic = (
+        "Messages, bytes handed to MPI and bytes per spike on the wire (`wire_bytes_per_spike`) "
+        "per run, summed over ranks:"
+    )
+    lines += ["", traffic]
+    for network in parameters["networks"]:
+        spikes = sorted({r["spikes"] for r in result["runs"] if r["network"] == network})
+        title = f"{network} ({', '.join(f'{s:,}' for s in spikes)} spikes)"
+        lines += ["", *_table(result, network, [p for p in ranks if p > 1], _traffic_cell, title)]
+    agree = ", ".join(
+        f"{n}: {'yes' if ok else '**no**'}" for n, ok in result["spikes_sha256_agree"].items()
+    )
+    lines += ["", f"Every run of a network gave the same `spikes_sha256` ({agree})."]
+    return "\n".join(lines)
+
+
 def main() -> int:
     args = parse_arguments()
+    exit_status = docs_only(args, args.output, docs_block, BLOCK, DOC, "methods.py")
+    if exit_status is not None:
+        return exit_status
+    load_start = machine()["load_average"]
+    started = time.perf_counter()
     ranks_list = [int(part) for part in args.np_list.split(",") if part.strip()]
     networks = [name for name in args.networks.split(",") if name]
     variants = [name for name in args.variants.split(",") if name]
@@ -162,9 +253,7 @@ def main() -> int:
         for network in networks
     }
     result = {
-        "question": QUESTION,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
+        **result_header(QUESTION, load_start, started),
         "parameters": {
             "config": str(CONFIG.relative_to(REPOSITORY)),
             "cells": args.cells,
@@ -183,6 +272,8 @@ def main() -> int:
     temporary.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     os.replace(temporary, args.output)
     print(f"wrote {args.output}", file=sys.stderr)
+    if args.output == DEFAULT_OUTPUT:
+        write_block(docs_block(result), BLOCK, DOC)
     return 0 if all(agree.values()) else 1
 
 
