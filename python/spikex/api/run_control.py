@@ -29,6 +29,14 @@ from .collective import int64_per_rank
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 # Wall time aimed at per chunk: the delay before a stop request is acted on.
 CHUNK_WALL_S = 2.0
+# The shortest chunk worth its cost: after every chunk the ranks gather its spikes, sum
+# their counts for the progress report and agree on the next one (about 1 ms on 2 ranks
+# of the 2-core host of 2026-11-27); one per interval, as 100 progress steps gave a 1 s
+# run, cost it 10-15 % of its simulate time (docs/user/cluster.md).
+MIN_CHUNK_WALL_S = 0.25
+# A chunk is at most this many times the last one: a pace measured on a quiet start (the
+# first chunk is one interval) may be far faster than the run's.
+CHUNK_GROWTH = 4
 # Exit status of a run stopped by a signal or --stop-after (sysexits' EX_TEMPFAIL: try
 # again — resume from the checkpoint).
 STOPPED_EXIT_STATUS = 75
@@ -110,11 +118,16 @@ class RunControl:
 
 
 def chunk_steps(steps_done: int, seconds: float, interval: int, cap: int) -> int:
-    """Steps for the next chunk: about CHUNK_WALL_S of wall time at the last chunk's pace,
-    in whole intervals, between one interval and `cap`."""
+    """Steps for the next chunk, in whole intervals (at least one): about CHUNK_WALL_S of
+    wall time at the last chunk's pace, at most `cap` (the progress report's step) unless
+    that is less than MIN_CHUNK_WALL_S of wall time, and at most CHUNK_GROWTH times the
+    last chunk."""
     if steps_done <= 0 or seconds <= 0:
         wanted = cap
     else:
-        wanted = int(steps_done * CHUNK_WALL_S / seconds)
-    wanted = max(interval, min(cap, wanted))
-    return wanted - wanted % interval if wanted >= interval else interval
+        pace = steps_done / seconds
+        wanted = min(
+            int(pace * CHUNK_WALL_S), max(cap, int(pace * MIN_CHUNK_WALL_S)), CHUNK_GROWTH * steps_done
+        )
+    wanted = max(interval, wanted)
+    return wanted - wanted % interval
