@@ -105,6 +105,7 @@ public:
     const std::vector<gid_type>& sources() const { return source_run_gid_; }
     // Delay groups of source run s: [group_begin(s), group_begin(s+1)).
     std::uint32_t group_begin(std::uint32_t run) const { return source_run_groups_[run]; }
+    const std::uint32_t* group_begin_address(std::uint32_t run) const { return &source_run_groups_[run]; }
     const delay_group& group(std::uint32_t g) const { return groups_[g]; }
     std::uint32_t group_end_connection(std::uint32_t g) const { return groups_[g + 1].begin; }
     std::size_t group_count() const { return groups_.empty() ? 0 : groups_.size() - 1; }
@@ -136,6 +137,7 @@ public:
     // --- creation-order layout ---------------------------------------------------------
     gid_type source_of(std::uint32_t c) const { return connection_source_[c]; }
     std::uint32_t delay_of(std::uint32_t c) const { return connection_delay_[c]; }
+    const std::uint32_t* delay_address(std::uint32_t c) const { return &connection_delay_[c]; } // to prefetch
 
     std::uint32_t min_delay() const { return min_delay_; }
     std::uint32_t max_delay() const { return max_delay_; }

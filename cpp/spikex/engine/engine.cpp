@@ -477,6 +477,28 @@ void engine::deliver_connection(std::uint32_t c, step_type step) {
     ++delivery_groups_;
 }
 
+void engine::deliver_batch(const entry* entries, std::size_t n, step_type interval_start, bool connections) {
+    // The delay (creation order) or the delay groups (sorted layout) of entries `ahead` on
+    // are loaded early: consecutive entries name unrelated connections or sources, each a
+    // cache miss in tables of 4 bytes a connection or source.
+    constexpr std::size_t ahead = 16;
+    auto prefetch = [&](std::size_t i) {
+        if (connections)
+            __builtin_prefetch(table_.delay_address(entries[i].location));
+        else
+            __builtin_prefetch(table_.group_begin_address(entries[i].location));
+    };
+    for (std::size_t i = 0; i < std::min(n, ahead); ++i) prefetch(i);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i + ahead < n) prefetch(i + ahead);
+        const step_type step = interval_start + entries[i].offset;
+        if (connections)
+            deliver_connection(entries[i].location, step);
+        else
+            deliver_source(entries[i].location, step);
+    }
+}
+
 void engine::push_delivery(std::uint32_t index, step_type arrival, step_type emitted) {
     if (arrival < step_ || arrival - step_ >= static_cast<step_type>(ring_.size())) {
         throw internal_error(

@@ -145,6 +145,7 @@ private:
     void sample_state(step_type n);
     void deliver_source(std::uint32_t run, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
+    void deliver_batch(const entry* entries, std::size_t n, step_type interval_start, bool connections) override;
     void push_delivery(std::uint32_t index, step_type arrival, step_type emitted);
     void deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n);
     void deliver_merged(thread_part& part, unsigned t, std::size_t first, std::size_t last, step_type n);

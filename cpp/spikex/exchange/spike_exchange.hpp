@@ -48,9 +48,26 @@ namespace spikex {
 // entry points at: a source run (sorted layout) or one connection (creation order).
 class spike_sink {
 public:
+    // One entry of a batch: what it names (a source run or a connection) and its step
+    // within the interval that starts at the batch's `interval_start`.
+    struct entry {
+        std::uint32_t location, offset;
+    };
+
     virtual ~spike_sink() = default;
     virtual void deliver_source(std::uint32_t run, step_type step) = 0;
     virtual void deliver_connection(std::uint32_t connection, step_type step) = 0;
+    // A batch of one kind, e.g. a decoded block's entries, delivered in order as one call
+    // each would: the sink may look ahead and overlap their memory accesses.
+    virtual void deliver_batch(const entry* entries, std::size_t n, step_type interval_start, bool connections) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const step_type step = interval_start + entries[i].offset;
+            if (connections)
+                deliver_connection(entries[i].location, step);
+            else
+                deliver_source(entries[i].location, step);
+        }
+    }
 };
 
 struct exchange_setup {
