@@ -133,6 +133,9 @@ public:
     gid_type location_source(std::uint32_t location) const {
         return sorted_ ? source_run_gid_[location] : connection_source_[location];
     }
+    const gid_type* location_source_address(std::uint32_t location) const { // to prefetch
+        return sorted_ ? &source_run_gid_[location] : &connection_source_[location];
+    }
 
     // --- creation-order layout ---------------------------------------------------------
     gid_type source_of(std::uint32_t c) const { return connection_source_[c]; }

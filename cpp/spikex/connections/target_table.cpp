@@ -52,8 +52,13 @@ target_table target_table::build(context& comm, const distribution& cells, const
     std::uint32_t most = 0;
     for (int r = 0; r < ranks; ++r) most = std::max(most, numbering.count(r));
     std::vector<wire_entry> outgoing(per_rank[ranks]);
+    // In a sender's numbering the locations are in its cells' order, not in memory order:
+    // in creation order each is a miss in the table's sources, so they are prefetched.
+    constexpr std::uint32_t ahead = 16;
     for (int r = 0; r < ranks; ++r) {
         for (std::uint32_t index = 0; index < numbering.count(r); ++index) {
+            if (index + ahead < numbering.count(r))
+                __builtin_prefetch(table.location_source_address(numbering.location(r, index + ahead)));
             const std::uint32_t location = numbering.location(r, index);
             const gid_type source = table.location_source(location);
             outgoing[per_rank[r] + index] = {cells.local_of(source), 0, packed_target::pack(me, 0, 0, index)};
