@@ -127,7 +127,9 @@ def chunk_steps(steps_done: int, seconds: float, interval: int, cap: int) -> int
     else:
         pace = steps_done / seconds
         wanted = min(
-            int(pace * CHUNK_WALL_S), max(cap, int(pace * MIN_CHUNK_WALL_S)), CHUNK_GROWTH * steps_done
+            int(pace * CHUNK_WALL_S),
+            max(cap, int(pace * MIN_CHUNK_WALL_S)),
+            CHUNK_GROWTH * steps_done,
         )
     wanted = max(interval, wanted)
     return wanted - wanted % interval

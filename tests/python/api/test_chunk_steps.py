@@ -5,7 +5,6 @@ chunk per interval paid that about a hundred times (10-15 % of a 1 s run's simul
 """
 
 import pytest
-
 from spikex.api.run_control import CHUNK_GROWTH, CHUNK_WALL_S, MIN_CHUNK_WALL_S, chunk_steps
 
 INTERVAL = 15
@@ -13,7 +12,14 @@ INTERVAL = 15
 
 @pytest.mark.parametrize(
     ("steps_done", "seconds", "cap"),
-    [(15, 0.001, 15), (600, 0.01, 15), (150, 1.0, 300), (3000, 0.5, 30), (15, 100.0, 15), (45, 0.0, 15)],
+    [
+        (15, 0.001, 15),
+        (600, 0.01, 15),
+        (150, 1.0, 300),
+        (3000, 0.5, 30),
+        (15, 100.0, 15),
+        (45, 0.0, 15),
+    ],
 )
 def test_chunks_are_whole_intervals_and_at_least_one(steps_done, seconds, cap):
     steps = chunk_steps(steps_done, seconds, INTERVAL, cap)
@@ -35,11 +41,13 @@ def test_the_progress_step_holds_while_it_is_longer_than_the_floor():
 
 def test_no_chunk_is_longer_than_the_wall_time_aimed_at():
     # 100 steps a second and a progress step of 10,000 steps: 2 s of steps.
-    assert chunk_steps(1_000, 10.0, INTERVAL, 10_000) == int(100 * CHUNK_WALL_S) // INTERVAL * INTERVAL
+    assert (
+        chunk_steps(1_000, 10.0, INTERVAL, 10_000) == int(100 * CHUNK_WALL_S) // INTERVAL * INTERVAL
+    )
 
 
 def test_a_quick_first_interval_does_not_make_an_overlong_chunk():
-    # The first chunk (one interval) ran in 10 us: its pace says 375 steps for the floor,
+    # The first chunk (one interval) ran in 10 us: its pace says 375,000 steps for the floor,
     # but the next chunk is at most CHUNK_GROWTH times the last.
     assert chunk_steps(INTERVAL, 1e-5, INTERVAL, INTERVAL) == CHUNK_GROWTH * INTERVAL
 
