@@ -318,11 +318,17 @@ void engine::prepare_step(step_type n) {
     if (bucket.empty()) return;
     if (!table_.sorted()) {
         // One entry per connection; creation order is each target's connection-index
-        // order, so (source gid, position) is the canonical order.
-        std::sort(bucket.begin(), bucket.end(), [&](std::uint32_t a, std::uint32_t b) {
-            gid_type sa = table_.source_of(a), sb = table_.source_of(b);
-            return sa != sb ? sa < sb : a < b;
-        });
+        // order, so (source gid, position) is the canonical order. Sorted as keys that
+        // hold the source: a comparator that looked it up made n log n cache misses in
+        // the table's sources (a sixth of 5g-nosort's run time on one rank, 2026-11-27).
+        constexpr std::size_t ahead = 16;
+        creation_order_keys_.resize(bucket.size());
+        for (std::size_t i = 0; i < bucket.size(); ++i) {
+            if (i + ahead < bucket.size()) __builtin_prefetch(table_.location_source_address(bucket[i + ahead]));
+            creation_order_keys_[i] = {table_.source_of(bucket[i]), bucket[i]};
+        }
+        std::sort(creation_order_keys_.begin(), creation_order_keys_.end());
+        for (std::size_t i = 0; i < bucket.size(); ++i) bucket[i] = creation_order_keys_[i].second;
         return;
     }
     // Delay groups are numbered by (source gid, delay, synapse): sorting by group puts the
@@ -438,9 +444,17 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
 
 void engine::deliver_creation_order(thread_part& part, step_type n) {
     const local_index* targets = table_.targets();
-    for (auto c: ring_[n % ring_.size()]) {
+    const double* weights = table_.weights();
+    const auto& bucket = ring_[n % ring_.size()];
+    constexpr std::size_t ahead = 16; // the connections' targets and weights: a miss each
+    for (std::size_t i = 0; i < bucket.size(); ++i) {
+        if (i + ahead < bucket.size()) {
+            __builtin_prefetch(&targets[bucket[i + ahead]]);
+            if (weights != nullptr) __builtin_prefetch(&weights[bucket[i + ahead]]);
+        }
+        const std::uint32_t c = bucket[i];
         if (targets[c] >= part.first && targets[c] < part.end) {
-            part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+            part.cells->deliver(n, targets, weights, c, c + 1, part);
         }
     }
 }
@@ -622,6 +636,8 @@ std::map<std::string, double> engine::memory_bytes() const {
     if (spec_.synapses.size() > 1) out["plasticity"] = plastic_.active() ? double(plastic_.bytes()) : 0.0;
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
     for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);
+    ring +=
+        batch_.capacity() * sizeof(std::uint32_t) + creation_order_keys_.capacity() * sizeof(creation_order_keys_[0]);
     out["delivery_queue"] = double(ring);
     return out;
 }

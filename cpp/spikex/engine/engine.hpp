@@ -174,6 +174,8 @@ private:
     std::vector<std::vector<std::uint32_t>> ring_;
     // The bucket of the current step cut into batches [batch_[i], batch_[i+1]) of one source.
     std::vector<std::uint32_t> batch_;
+    // prepare_step's scratch in creation order: (source gid, connection) per entry.
+    std::vector<std::pair<gid_type, std::uint32_t>> creation_order_keys_;
     step_type step_ = 0;
     step_type exchanged_until_ = 0; // spikes of steps < this have been exchanged
     interval_schedule schedule_;    // sub-interval boundaries and what is due at each
