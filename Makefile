@@ -163,8 +163,8 @@ bench-memory: build
 # and Sandia opt2 (built once in build/hpcc/ from the same sources, fetched from Debian),
 # against spikex routed and baseline, P = 1, 2, 4, best of 2 runs each, 2^24 then 2^26
 # words: bench/results/gups_hpcc.json and the table in docs/user/gups.md.
-# 2^24 took 3.5 minutes on 2 cores under a load average of 5 (duration_s in the JSON);
-# 2^26 has 4 times the updates (at P = 1 alone it took 1 minute) and was not timed in full.
+# On 2 cores (duration_s in the JSON, 2026-11-28): 2^24 took 3.7 minutes, 2^26 10.8, plus
+# about a minute on a fresh machine to install hpcc and build opt2.
 bench-hpcc: build
 	$(PY) bench/gups.py --hpcc --log2-table 24
 	$(PY) bench/gups.py --hpcc --log2-table 26
