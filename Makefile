@@ -164,7 +164,7 @@ bench-memory: build
 # against spikex routed and baseline, P = 1, 2, 4, best of 2 runs each, 2^24 then 2^26
 # words: bench/results/gups_hpcc.json and the table in docs/user/gups.md.
 # On 2 cores (duration_s in the JSON, 2026-11-28): 2^24 took 3.7 minutes, 2^26 10.8, plus
-# about a minute on a fresh machine to install hpcc and build opt2.
+# the first run's install of hpcc (apt) and build of opt2 (about 15 s).
 bench-hpcc: build
 	$(PY) bench/gups.py --hpcc --log2-table 24
 	$(PY) bench/gups.py --hpcc --log2-table 26
