@@ -825,6 +825,15 @@ NB_MODULE(_core, m) {
         out["route_dim_prefix"] = counter::route_dim_prefix;
         return out;
     });
+    // The delays a network simulates (whole steps, network/delay_steps.cpp), for reporting.
+    m.def(
+        "simulated_delays_ms",
+        [](const input1d<double>& delays_ms, double dt_ms) {
+            std::vector<double> out = to_vector(delays_ms);
+            for (double& d: out) d = static_cast<double>(delay_steps(d, dt_ms)) * dt_ms;
+            return to_numpy(std::move(out));
+        },
+        nb::arg("delays_ms"), nb::arg("dt_ms"));
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("model_registry", &models_to_python);
     m.def("synapse_registry", &synapses_to_python);

@@ -1,6 +1,7 @@
 // interval_fire against its closed form: firing steps from the drawn intervals, inputs and bursts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/models/cell_group.hpp"
+#include "spikex/models/interval_fire.hpp"
 #include "spikex/network/network_spec.hpp"
 
 using namespace spikex;
@@ -420,4 +422,49 @@ TEST(interval_fire, each_population_uses_its_own_parameters_and_burst_groups) {
     };
     EXPECT_EQ(out.steps_of(0), expected(4, 2.0)); // group 0 of population 1: bursting
     EXPECT_EQ(out.steps_of(2), expected(6, 1.0)); // group 1: not yet
+}
+
+TEST(interval_fire, time_to_fire_stays_finite_and_exact_for_long_intervals) {
+    // Closed form, without minf: tau ln((minf - m)/(minf - 1)) = invl + tau ln((1 - m) + m exp(-invl/tau)).
+    for (double tau_ms: {1.0, 5.0, 20.0}) {
+        for (double invl: {10.0, 50.0, 150.0, 184.0, 200.0, 500.0, 1000.0, 1e4, 1e5, 1e6}) {
+            const double minf = interval_fire::steady_state(invl, tau_ms);
+            const double log_excess = interval_fire::log_excess(invl, tau_ms);
+            ASSERT_TRUE(std::isfinite(log_excess)) << invl << " " << tau_ms;
+            for (double m: {0.0, 0.3, 0.9, 0.999999, -2.0}) {
+                const double expected = invl + tau_ms * std::log((1.0 - m) + m * std::exp(-invl / tau_ms));
+                const double got = interval_fire::time_to_fire(m, minf, log_excess, tau_ms);
+                ASSERT_TRUE(std::isfinite(got)) << "invl " << invl << " tau " << tau_ms << " m " << m;
+                EXPECT_NEAR(got, expected, 1e-9 * std::max(1.0, expected))
+                    << "invl " << invl << " tau " << tau_ms << " m " << m;
+            }
+            EXPECT_EQ(interval_fire::time_to_fire(1.0, minf, log_excess, tau_ms), 0.0);
+        }
+    }
+}
+
+TEST(interval_fire, long_fixed_intervals_fire_once_per_interval) {
+    // Issue 52: past invl/tau ~ 37 minf rounded to 1 and every step fired.
+    for (double invl: {184.0, 500.0, 1000.0, 1e4, 1e5}) {
+        auto group = make_cell_group(one_population(1, 1, {{"invl_low_ms", invl}, {"invl_high_ms", invl}}), {0});
+        const step_type every = std::llround(invl / dt);
+        auto got = run(*group, 2 * every + 1).steps_of(0);
+        ASSERT_EQ(got.size(), 2u) << "invl " << invl;
+        EXPECT_EQ(got[0], every) << "invl " << invl;
+        EXPECT_EQ(got[1], 2 * every) << "invl " << invl;
+    }
+}
+
+TEST(interval_fire, long_drawn_intervals_do_not_fire_early) {
+    // 1000 cells, intervals of 500-1000 ms: none fires in the first 100 ms, each once by 1 s.
+    auto group = make_cell_group(one_population(3, 1000, {{"invl_low_ms", 500.0}, {"invl_high_ms", 1000.0}}), [] {
+        std::vector<gid_type> g(1000);
+        for (gid_type i = 0; i < 1000; ++i) g[i] = i;
+        return g;
+    }());
+    auto out = run(*group, step_type(1000.0 / dt) + 1);
+    EXPECT_EQ(out.spikes.size(), 1000u);
+    for (auto [cell, step]: out.spikes) {
+        EXPECT_EQ(step, step_at(interval(3, cell, 0, 500.0, 1000.0))) << "cell " << cell;
+    }
 }

@@ -64,6 +64,7 @@ public:
         state_m_.assign(n, 0.0);
         t0_.assign(n, 0.0);
         minf_.assign(n, 0.0);
+        log_excess_.assign(n, 0.0);
         tau_.resize(n);
         draws_.assign(n, 0);
         population_.resize(n);
@@ -106,7 +107,8 @@ public:
     }
 
     // Checkpoint values: m, t0, minf, draws (blocks of `intervals` used), next_event (the
-    // self-event's step: event_step clamps, so it cannot be recomputed from m).
+    // self-event's step: event_step clamps, so it cannot be recomputed from m), ln(minf - 1)
+    // (minf alone loses it for long intervals).
     void save_cell(local_index cell, double* v) const override {
         const local_index i = cell - first_;
         v[0] = state_m_[i];
@@ -114,6 +116,7 @@ public:
         v[2] = minf_[i];
         v[3] = draws_[i];
         v[4] = static_cast<double>(heap_.key(i));
+        v[5] = log_excess_[i];
     }
     void load_cell(local_index cell, const double* v) override {
         const local_index i = cell - first_;
@@ -122,17 +125,21 @@ public:
         minf_[i] = v[2];
         draws_[i] = static_cast<std::uint32_t>(v[3]);
         heap_.set(i, static_cast<step_type>(v[4]));
+        log_excess_[i] = v[5];
     }
 
     std::size_t bytes() const override {
-        return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + tau_.capacity()) * sizeof(double) +
+        return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + log_excess_.capacity() + tau_.capacity()) *
+                   sizeof(double) +
                draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
                population_.capacity() * sizeof(std::uint16_t) + burst_group_.capacity() * sizeof(std::int32_t) +
                heap_.bytes();
     }
 
 private:
-    double time_to_fire(local_index i) const { return interval_fire::time_to_fire(state_m_[i], minf_[i], tau_[i]); }
+    double time_to_fire(local_index i) const {
+        return interval_fire::time_to_fire(state_m_[i], minf_[i], log_excess_[i], tau_[i]);
+    }
 
     step_type event_step(double t_event, step_type now) const {
         auto s = static_cast<step_type>(std::ceil(t_event / dt_ - 1e-9));
@@ -147,6 +154,7 @@ private:
             invl /= p.burst_factor;
         }
         minf_[i] = interval_fire::steady_state(invl, tau_[i]);
+        log_excess_[i] = interval_fire::log_excess(invl, tau_[i]);
     }
 
     void fire(local_index i, step_type n, spike_output& out) {
@@ -163,7 +171,7 @@ private:
     local_index first_; // rank-local index of cell 0 of this group
     std::vector<parameters> params_;
     std::vector<gid_type> gid_;
-    std::vector<double> state_m_, t0_, minf_, tau_; // state m, t0, minf and tau of each cell
+    std::vector<double> state_m_, t0_, minf_, log_excess_, tau_; // m, t0, minf, ln(minf - 1), tau of each cell
     std::vector<std::uint32_t> draws_;
     std::vector<std::uint16_t> population_;
     std::vector<std::int32_t> burst_group_;
@@ -187,7 +195,7 @@ model_entry interval_fire_model() {
             .parameters = parameter_names,
             .state_variables = {},
             .accepts_current = false,
-            .checkpoint_state = {"m", "t0", "minf", "draws", "next_event"},
+            .checkpoint_state = {"m", "t0", "minf", "draws", "next_event", "log_minf_excess"},
             .docs_page = "docs/models/interval_fire.md",
             .make = make_interval_fire_group};
 }

@@ -74,7 +74,10 @@ def restore_network(network, path: str | Path | Checkpoint) -> Checkpoint:
             f"checkpoint {checkpoint.path}: {manifest['steps_per_interval']} steps per interval "
             f"there, {network._engine.steps_per_interval} here"
         )
-    network._requested_ms = float(manifest["requested_ms"])
+    # A restored network goes on from the checkpoint's time: simulate(t) runs t more, and
+    # spikex run to its (perhaps changed) tstop_ms. The time the stopped run had asked
+    # for (manifest "requested_ms") is not carried over.
+    network._requested_ms = checkpoint.step * network.dt_ms
     network._segments = list(manifest["segments"])
     network._segment_start_step = checkpoint.step
     return checkpoint

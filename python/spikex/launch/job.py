@@ -49,16 +49,18 @@ def run_job(
     env: Mapping[str, str],
     wait: Callable[[subprocess.Popen], int] | None = None,
     graceful: bool = False,
+    on_clean_stop: Callable[[str], None] | None = None,
 ) -> int:
     """Run `command` with its output in `log`; its exit status. `wait(process)` may poll it
     (progress display) and return its status; by default it is waited for. `graceful`:
-    the first stop signal asks the job for a clean stop (module docstring)."""
+    the first stop signal asks the job for a clean stop (module docstring), after telling
+    `on_clean_stop` the signal's name (the ranks see only the relayed SIGUSR1)."""
     with open(log, "wb") as output:
         process = subprocess.Popen(
             list(command), stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env=dict(env), start_new_session=True,
         )  # fmt: skip
-        previous = _catch_stop_signals(process if graceful else None)
+        previous = _catch_stop_signals(process if graceful else None, on_clean_stop)
         try:
             return (wait or subprocess.Popen.wait)(process)
         except (_Stopped, KeyboardInterrupt) as stop:
@@ -103,8 +105,9 @@ class _CleanStop:
     """The first stop signal forwards CLEAN_STOP_SIGNAL to the launcher; the next one, or
     the end of the grace period, raises _Stopped (a hard stop)."""
 
-    def __init__(self, process: subprocess.Popen):
+    def __init__(self, process: subprocess.Popen, on_clean_stop: Callable[[str], None] | None):
         self.process = process
+        self.on_clean_stop = on_clean_stop
         self.asked = False
 
     def __call__(self, signum, frame):
@@ -120,6 +123,8 @@ class _CleanStop:
             file=sys.stderr,
             flush=True,
         )
+        if self.on_clean_stop is not None:
+            self.on_clean_stop(name)
         try:
             self.process.send_signal(CLEAN_STOP_SIGNAL)
         except ProcessLookupError:
@@ -129,13 +134,16 @@ class _CleanStop:
         timer.start()
 
 
-def _catch_stop_signals(clean_stop_of: subprocess.Popen | None = None) -> dict:
+def _catch_stop_signals(
+    clean_stop_of: subprocess.Popen | None = None,
+    on_clean_stop: Callable[[str], None] | None = None,
+) -> dict:
     """Turns SIGINT and SIGTERM into _Stopped while the job runs, after a clean-stop
     request to `clean_stop_of` if given (main thread only: Python delivers signals there;
     elsewhere they keep their handlers)."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    handler = _CleanStop(clean_stop_of) if clean_stop_of is not None else _raise_stopped
+    handler = _CleanStop(clean_stop_of, on_clean_stop) if clean_stop_of is not None else _raise_stopped
     previous = {}
     for signum in STOP_SIGNALS:
         previous[signum] = signal.signal(signum, handler)

@@ -44,7 +44,7 @@ from .launcher import (
 )
 from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .spike_output import SpikeOutput
-from .worker import PROGRESS_FILE
+from .worker import PROGRESS_FILE, STOP_REQUEST_FILE
 
 POLL_SECONDS = 0.2
 # Files whose presence means a directory holds the results of a run.
@@ -146,6 +146,14 @@ def plan_run(
 
         checkpoint = open_checkpoint(resume, __version__)
         config = resumed_config(checkpoint, tuple(overrides), ranks=ranks)
+        tstop, reached = get(config, "simulation.tstop_ms"), float(checkpoint.manifest["time_ms"])
+        if tstop < reached:
+            raise ConfigError(
+                "simulation.tstop_ms",
+                tstop,
+                f"is earlier than the checkpoint's time, {reached:g} ms ({checkpoint.path}): "
+                f"a resume runs on to tstop_ms >= {reached:g}",
+            )
     else:
         config = resolved_config(config_path, tuple(overrides), ranks=ranks)
     problem = thread_limit_problem(_threads(config))
@@ -408,6 +416,7 @@ def _launch_and_wait(plan: RunPlan, workdir: Path, reporter) -> int:
         command, workdir / WORKER_LOG,
         env=child_environment(ranks=plan.ranks, threads=_threads(plan.config)),
         wait=lambda process: _wait(process, workdir, reporter), graceful=True,
+        on_clean_stop=lambda name: (workdir / STOP_REQUEST_FILE).write_text(name, encoding="utf-8"),
     )  # fmt: skip
 
 

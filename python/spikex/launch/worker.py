@@ -41,6 +41,9 @@ from .failures import CONFIG_ERROR_FILE
 from .watchdog import STALL_EXIT_STATUS, stall_message
 
 PROGRESS_FILE = "progress"
+# The signal a user sent to `spikex run`, written there before it relays SIGUSR1 to the
+# ranks: summary.json's "stopped_by" names the user's signal, not the relay.
+STOP_REQUEST_FILE = "stop_request"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"
 KILL_RANK_VARIABLE = "SPIKEX_TEST_KILL_RANK"
 KILL_AT_MS_VARIABLE = "SPIKEX_TEST_KILL_AT_MS"
@@ -138,6 +141,8 @@ def run_rank(
     if control.stop_reason is not None:
         summary["partial"] = True
         summary["stopped_by"] = control.stop_reason
+        if control.stop_reason == "SIGUSR1":  # perhaps spikex run's relay of a user's signal
+            summary["stopped_by"] = _stop_requested_by(workdir) or "SIGUSR1"
     if control.checkpoints_written:
         summary["checkpoint"] = str(control.checkpoints_written[-1])
     if resume is not None:
@@ -147,6 +152,14 @@ def run_rank(
     if rank == 0:
         _write_outputs(result, network.config, workdir, outdir, spikes)
     return summary
+
+
+def _stop_requested_by(workdir: Path) -> str | None:
+    """The signal `spikex run` relayed as SIGUSR1, if it did (STOP_REQUEST_FILE)."""
+    try:
+        return (Path(workdir) / STOP_REQUEST_FILE).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
 
 
 def _run_control(network, output, stop_at: float | None):

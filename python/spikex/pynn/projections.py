@@ -25,6 +25,7 @@ from pyNN import common, connectors, errors
 from pyNN.space import Space
 
 import spikex as sx
+from spikex import _core
 
 from . import simulator
 from .native_rules import defaulted_rng, native_rule, native_value
@@ -330,7 +331,7 @@ class Projection(common.Projection):
         self._pre_index = np.concatenate([self._pre_index, pre])
         self._post_index = np.concatenate([self._post_index, post])
         self._weights = np.concatenate([self._weights, weight])
-        self._delays = np.concatenate([self._delays, delay])
+        self._delays = np.concatenate([self._delays, _simulated(delay)])
 
     def _set_attributes(self, parameter_space):
         self._read_rule_connections()
@@ -350,7 +351,7 @@ class Projection(common.Projection):
             if name == "weight":
                 self._weights = np.array(new * self._weight_scale, dtype=float)
             elif name == "delay":
-                self._delays = np.array(new, dtype=float)
+                self._delays = _simulated(new)
             else:
                 raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
 
@@ -433,3 +434,9 @@ class Projection(common.Projection):
         weights = np.empty_like(self._weights)
         weights[mine] = c["weight"][rows][theirs]
         return weights
+
+
+def _simulated(delays_ms) -> np.ndarray:
+    """The delays the network simulates: whole steps of dt, the nearest step with halves
+    rounded up (as NEST rounds them; docs/user/pynn.md, "Delays")."""
+    return np.asarray(_core.simulated_delays_ms(np.ascontiguousarray(delays_ms, dtype=float), simulator.state.dt))

@@ -271,3 +271,35 @@ def test_pynn_nests_rng_seed_is_the_seed():
     assert all(same) and not any(other)
     with pytest.raises(sim.errors.InvalidParameterValueError, match="give one seed"):
         sim.setup(seed=1, rng_seed=2)
+
+
+def test_delays_are_reported_as_simulated_whole_steps():
+    """0.25 ms at dt = 0.1 ms is simulated as 3 steps (NEST's rounding: halves up) and
+    reported as 0.3 ms, for connector-drawn, set() and spikex-drawn (rule) projections."""
+    sim.setup(timestep=0.1, min_delay=0.1, seed=2)
+    source = sim.Population(3, sim.SpikeSourceArray(spike_times=[5.0]), label="src")
+    cells = sim.Population(3, sim.IF_curr_delta(), label="cells")
+    same = sim.Population(3, sim.IF_curr_delta(), label="same")
+    listed = sim.Projection(source, cells, sim.OneToOneConnector(),
+                            sim.StaticSynapse(weight=1.0, delay=0.25))  # fmt: skip
+    exact = sim.Projection(source, same, sim.OneToOneConnector(),
+                           sim.StaticSynapse(weight=1.0, delay=0.3))  # fmt: skip
+    drawn = sim.Projection(source, cells, sim.AllToAllConnector(),
+                           sim.StaticSynapse(weight=0.5, delay=0.35))  # fmt: skip
+    assert np.allclose(np.array(listed.get("delay", format="list"))[:, 2], 0.3)
+    assert np.allclose(np.array(drawn.get("delay", format="list"))[:, 2], 0.4)
+    listed.set(delay=0.14)
+    assert np.allclose(np.array(listed.get("delay", format="list"))[:, 2], 0.1)
+    listed.set(delay=0.25)
+    drawn.set(weight=0.0)
+    cells.record("v")
+    same.record("v")
+    sim.run(10.0)
+    # What 0.25 ms does is what 0.3 ms does.
+    v = cells.get_data().segments[0].analogsignals[0].magnitude
+    v_exact = same.get_data().segments[0].analogsignals[0].magnitude
+    assert np.ptp(v) > 0.9
+    assert np.array_equal(v, v_exact)
+    assert np.allclose(np.unique(sim.simulator.state.network.connections()["delay_ms"]), [0.3, 0.4])
+    assert np.allclose(np.array(listed.get("delay", format="list"))[:, 2], 0.3)
+    sim.end()
