@@ -24,7 +24,7 @@ error of the mean (SEM = sample std with ddof = 1 / sqrt(n)); the two agree when
 themselves uncertain: for Student's t with ~4 degrees of freedom a factor 3 is exceeded
 by chance in about 4 % of comparisons). Welch's t and its degrees of freedom are reported
 too. Rates are also compared with the published full-scale rates (``PUBLISHED_RATES_HZ``,
-shared/spec/microcircuit.md) and with those of NEST 3.10's example (``FULL_MEAN_RATES_HZ``):
+docs/models/microcircuit.md) and with those of NEST 3.10's example (``FULL_MEAN_RATES_HZ``):
 agreement when |mean - reference| <= 3 SEM + ``PUBLISHED_TOLERANCE`` x reference (20 %:
 the references come from other seeds, longer windows and other NEST versions).
 
@@ -339,6 +339,44 @@ def compare(runs_a: list[SpikeRun], runs_b: list[SpikeRun], labels=("a", "b")) -
             labels[1]: published_agreement(b, FULL_MEAN_RATES_HZ),
         },
     }
+
+
+def agreement_summary(comparison: dict, scale: str = "full scale") -> str:
+    """One paragraph on what a comparison shows, for the README (block
+    ``microcircuit_validation``): how many statistics agree, and each that does not."""
+    reference, ours = comparison["labels"]
+    shown = {"nest": "NEST 3.10"}
+    entries = [
+        (population, statistic, entry)
+        for population, statistics in comparison["populations"].items()
+        for statistic, entry in statistics.items()
+    ]
+    plural = {"rate_hz": "rates", "cv_isi": "CVs of ISI", "synchrony": "synchrony values"}
+    single = {"rate_hz": "rate", "cv_isi": "CV of ISI", "synchrony": "synchrony"}
+    per_statistic = []
+    for statistic, name in plural.items():
+        of = [entry for _, stat, entry in entries if stat == statistic]
+        per_statistic.append(f"{sum(e['agrees'] for e in of)} of {len(of)} {name}")
+    runs = {label: len(comparison["runs"][label]) for label in (reference, ours)}
+    text = (
+        f"At {scale}, {sum(e['agrees'] for _, _, e in entries)} of the {len(entries)} statistics "
+        f"({len(comparison['populations'])} populations × rate, CV of ISI, synchrony) of "
+        f"{runs[ours]} {shown.get(ours, ours)} runs agree with {runs[reference]} "
+        f"{shown.get(reference, reference)} runs (other seeds) within 3 combined SEM: "
+        f"{', '.join(per_statistic)}."
+    )
+    differing = [(p, s, e) for p, s, e in entries if not e["agrees"]]
+    if differing:
+        parts = []
+        for population, statistic, entry in differing:
+            a, b = entry[reference], entry[ours]
+            parts.append(
+                f"{population} {single.get(statistic, statistic)}: {b['mean']:.3g} ± "
+                f"{b['sem']:.2g} against {a['mean']:.3g} ± {a['sem']:.2g} (Welch t = "
+                f"{entry['welch_t']:.2f})"
+            )
+        text += f" Not within it: {'; '.join(parts)}."
+    return text
 
 
 def _cell(entry: dict) -> str:

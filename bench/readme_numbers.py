@@ -1,10 +1,12 @@
-"""The README's speed and memory figures against NEST, generated from
-bench/results/vs_nest.json (every campaign of ``bench/vs_nest.py`` it keeps).
+"""The README's figures against NEST, generated from result files: speed and memory from
+bench/results/vs_nest.json (every campaign of ``bench/vs_nest.py`` it keeps), and what the
+microcircuit's validation shows from
+bench/results/nest_microcircuit/compare_spikex_full.json.
 
 The figures live in README.md between ``<!-- vs_nest:begin -->`` and
-``<!-- vs_nest:end -->``; ``bench/vs_nest.py`` rewrites the block after each campaign and
-tests/python/test_readme_numbers.py fails when it differs from what this module makes
-of the JSON::
+``<!-- vs_nest:end -->`` (and ``microcircuit_validation``); ``bench/vs_nest.py`` rewrites
+the first after each campaign, and tests/python/nest_validation/test_readme_numbers.py
+fails when a block differs from what this module makes of the JSON::
 
     python bench/readme_numbers.py           # rewrite the block in README.md
     python bench/readme_numbers.py --check   # exit 1 when README.md's block is stale
@@ -20,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 VS_NEST_JSON = REPO / "bench" / "results" / "vs_nest.json"
+MICROCIRCUIT_JSON = REPO / "bench" / "results" / "nest_microcircuit" / "compare_spikex_full.json"
 BEGIN = "<!-- vs_nest:begin -->"
 END = "<!-- vs_nest:end -->"
 # The network the README quotes: NEST's hpc_benchmark at scale 1, K = 11,250.
@@ -124,8 +127,19 @@ def docs_only(args, results_json: Path, render, name: str, doc: Path, script: st
 
 
 def update_readme(results: dict, readme: Path = README) -> bool:
-    """Rewrite README's block from ``results``; whether it changed."""
-    return write_block(vs_nest_block(results), "vs_nest", readme)
+    """Rewrite README's blocks from ``results`` and the microcircuit comparison; whether
+    one changed."""
+    changed = write_block(vs_nest_block(results), "vs_nest", readme)
+    return write_block(microcircuit_block(), "microcircuit_validation", readme) or changed
+
+
+def microcircuit_block(path: Path = MICROCIRCUIT_JSON) -> str:
+    """What the full-scale microcircuit comparison with NEST shows (README block
+    ``microcircuit_validation``)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import microcircuit_statistics
+
+    return microcircuit_statistics.agreement_summary(json.loads(path.read_text(encoding="utf-8")))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,9 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     results = json.loads(args.results.read_text(encoding="utf-8"))
     if args.check:
         text = README.read_text(encoding="utf-8")
-        if readme_with_block(text, vs_nest_block(results)) != text:
+        expected = readme_with_block(text, vs_nest_block(results))
+        expected = readme_with_block(expected, microcircuit_block(), "microcircuit_validation")
+        if expected != text:
             print(
-                "readme_numbers: README.md's vs_nest block is stale; "
+                "readme_numbers: README.md's vs_nest or microcircuit_validation block is stale; "
                 "run python bench/readme_numbers.py",
                 file=sys.stderr,
             )

@@ -160,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = data["counts"]
     print(
         f"pynn harness: {counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['not-supported']} not-supported in {seconds:.0f} s"
+        f"{counts['not-supported']} not-supported (refused by the backend), "
+        f"{counts['skipped']} skipped (by the scenario) in {seconds:.0f} s"
     )
     if full_run and not args.no_write:
         write_markdown(data)

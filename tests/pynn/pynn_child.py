@@ -26,20 +26,28 @@ REASON_CHARS = 200
 
 
 def not_supported_classes() -> tuple[type, ...]:
+    """What the backend raises when it refuses a scenario."""
     classes = [NotImplementedError]
     pynn_errors = sys.modules.get("pyNN.errors")
     classes += [
         getattr(pynn_errors, name) for name in PYNN_NOT_SUPPORTED if hasattr(pynn_errors, name)
     ]
-    pytest = sys.modules.get("pytest")
-    if pytest is not None:
-        classes.append(pytest.skip.Exception)  # pytest.skip(...)
     return tuple(classes)
 
 
+def skip_classes() -> tuple[type, ...]:
+    """pytest.skip(...): the scenario itself stepped aside (a package it needs is missing,
+    such as morphio), before the backend had a say."""
+    pytest = sys.modules.get("pytest")
+    return (pytest.skip.Exception,) if pytest is not None else ()
+
+
 def classify(error: BaseException) -> tuple[str, str]:
-    """(result, reason) for a scenario that raised ``error``: not-supported or fail."""
+    """(result, reason) for a scenario that raised ``error``: not-supported (refused by
+    the backend), skipped (by the scenario, for its environment) or fail."""
     message = first_line(getattr(error, "msg", None) or str(error))
+    if isinstance(error, skip_classes()):
+        return "skipped", message or f"{type(error).__name__}{raised_at(error)}"
     if isinstance(error, not_supported_classes()):
         return "not-supported", message or f"{type(error).__name__}{raised_at(error)}"
     name = type(error).__qualname__

@@ -58,21 +58,43 @@ def write_markdown(data: dict, path: Path = MARKDOWN) -> None:
         f"are written by it; run on {data['date']}, {data['seconds']:.0f} s in all."
     )
     meaning = (
-        "A scenario is *not-supported* when it raised `NotImplementedError`, PyNN's "
-        "`InvalidModelError` or `NoModelAvailableError`, or called `pytest.skip` (the reason "
-        "is the message); *fail* is any other exception (its type and message), a timeout "
-        "or a crash. `make test-pynn` reruns them and fails if a scenario listed in "
+        f"A scenario is *not-supported* when {data['backend']} refused it: it raised "
+        "`NotImplementedError`, PyNN's `InvalidModelError` or `NoModelAvailableError` (the "
+        "reason is the message). It is *skipped* when the scenario itself called "
+        "`pytest.skip`, for something its environment lacks (a package such as morphio), "
+        "before the backend had a say. *fail* is any other exception (its type and message), "
+        "a timeout or a crash. `make test-pynn` reruns them and fails if a scenario listed in "
         "`tests/pynn/expected_pass.txt` (those that passed before) does not pass; "
         "`python tests/pynn/harness.py --update-expected` rewrites that list."
     )
     total = (
         f"**{counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['not-supported']} not-supported** (of {data['total']})."
+        f"{counts['not-supported']} not-supported, {counts['skipped']} skipped** "
+        f"(of {data['total']})."
     )
     lines = ["# PyNN's system scenarios against spikex.pynn", "", what, "", meaning, "", total]
+    for result, heading in (
+        ("not-supported", f"Why {data['backend']} refuses {_scenarios(counts['not-supported'])}"),
+        ("skipped", f"Why {_scenarios(counts['skipped'])} skipped"),
+    ):
+        reasons = Counter(row["reason"] for row in data["scenarios"] if row["result"] == result)
+        if not reasons:
+            continue
+        lines += ["", f"## {heading}", "", "| scenarios | reason |", "|---:|---|"]
+        for reason, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
+            lines.append(f"| {n} | {_cell(reason)} |")
+    lines += ["", "## Every scenario"]
     lines += ["", "| scenario | result | reason | s |", "|---|---|---|---:|"]
     for row in data["scenarios"]:
-        reason = row["reason"].replace("|", "\\|").replace("`", "'")
-        lines.append(f"| `{row['id']}` | {row['result']} | {reason} | {row['seconds']:.1f} |")
+        lines.append(f"| `{row['id']}` | {row['result']} | {_cell(row['reason'])} | {row['seconds']:.1f} |")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
+
+
+def _cell(text: str) -> str:
+    """`text` inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def _scenarios(n: int) -> str:
+    return f"{n} scenario{'' if n == 1 else 's'}"

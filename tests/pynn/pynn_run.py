@@ -23,7 +23,7 @@ from pathlib import Path
 from pynn_collect import Scenario
 
 CHILD = Path(__file__).resolve().parent / "pynn_child.py"
-RESULTS = ("pass", "fail", "not-supported")
+RESULTS = ("pass", "fail", "not-supported", "skipped")
 
 
 @dataclass

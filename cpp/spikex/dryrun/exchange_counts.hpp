@@ -1,8 +1,11 @@
 #pragma once
 // dryrun: what each exchange method would do, per rank and per (sub-)interval, for a
 // virtual rank count — counted exactly from the partitioned network (virtual_partition)
-// and a spike train, with the counting rules of the method files themselves
-// (cpp/spikex/exchange/*.cpp):
+// and a spike train. The counting rules live together in dryrun/exchange_counts.cpp, one
+// function per method (count_<method>, declared below); each method's registry entry
+// points at its own (method_entry::count). They share the row bookkeeping and the codec's
+// size model kept there; the dry run stays a layer above the exchanges, which know
+// nothing of it:
 //   allgather   fixed block of 4 + S e bytes per rank per interval (e = 2 compressed, 8
 //               full), an Allgatherv round when a rank's coded block is longer;
 //   alltoall    sections of 8 + 2 S bytes, S adapting (grow to the largest fill, shrink

@@ -7,6 +7,7 @@ Sub-commands return their exit status; ``main`` turns every expected error into 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -124,6 +125,11 @@ def cli() -> None:
     metavar="MS", help="Write a checkpoint every MS of simulated time (checkpoint.every_ms).",
 )  # fmt: skip
 @click.option(
+    "--checkpoint-dir", "checkpoint_dir", type=click.Path(path_type=Path, file_okay=False),
+    default=None, metavar="DIR",
+    help="Write checkpoints into DIR (checkpoint.dir) [default: OUTDIR/checkpoints].",
+)  # fmt: skip
+@click.option(
     "--stop-after", "stop_after", default=None, metavar="HH:MM:SS",
     help="Stop with a checkpoint after this much wall time (a batch job's time limit); exit "
     f"status {STOPPED_EXIT_STATUS}, as after SIGTERM.",
@@ -140,8 +146,8 @@ def cli() -> None:
 )  # fmt: skip
 def run(
     config: Path | None, ranks: int, threads: int | None, overrides: tuple[str, ...], outdir,
-    overwrite, resume, checkpoint_every, stop_after, launcher, hostfile, launcher_args, progress,
-    progress_every,
+    overwrite, resume, checkpoint_every, checkpoint_dir, stop_after, launcher, hostfile,
+    launcher_args, progress, progress_every,
 ) -> int:  # fmt: skip
     """Simulate the network of CONFIG (TOML) on --np MPI ranks, or go on from a checkpoint
     (--resume).
@@ -158,6 +164,8 @@ def run(
         raise UserInputError("spikex run: give a CONFIG file or --resume CHECKPOINT (one of them)")
     if checkpoint_every is not None:
         overrides = (*overrides, f"checkpoint.every_ms={checkpoint_every}")
+    if checkpoint_dir is not None:  # a TOML string, whatever the path looks like
+        overrides = (*overrides, f"checkpoint.dir={json.dumps(str(checkpoint_dir.absolute()))}")
     plan = plan_run(
         config, ranks=ranks, threads=threads, overrides=overrides, outdir=outdir,
         launcher=_launcher(launcher, hostfile, launcher_args), overwrite=overwrite,

@@ -15,6 +15,7 @@ from pyNN.recording import *  # noqa: F401,F403
 from pyNN.space import Space  # noqa: F401
 from pyNN.standardmodels import StandardCellType, cells, electrodes, synapses
 
+from . import numpy2_fixes
 from .control import (  # noqa: F401
     end,
     get_current_time,
@@ -85,3 +86,5 @@ _refuse_the_rest()
 def list_standard_models():
     """The standard cell types this backend runs."""
     return [cls.__name__ for cls in STANDARD_CELL_TYPES]
+
+numpy2_fixes.apply()

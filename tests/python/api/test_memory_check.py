@@ -85,6 +85,7 @@ def test_every_rank_refuses_when_one_rank_is_short(monkeypatch):
         check_fits(rules, 2, TwoRanks([200_000, 1024, 3]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks", marked([1, 2], mpi_if=lambda ranks: ranks > 1))
 def test_a_network_too_big_for_the_machine_is_refused_before_it_is_built(tmp_path, ranks):
     config = write_config(tmp_path, BIG)

@@ -76,6 +76,7 @@ def latest_checkpoint(run: Path) -> Path:
     return run / "checkpoints" / entry["checkpoint"]
 
 
+@pytest.mark.slow
 def test_the_checkpoint_of_a_finished_run_resumes_to_a_longer_run(stopped_run, tmp_path):
     copy = copy_of(stopped_run, tmp_path)
     done = run_cli(["run", "--resume", str(copy / "checkpoints"), "--set", "simulation.tstop_ms=500"])

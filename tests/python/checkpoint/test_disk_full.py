@@ -48,6 +48,7 @@ def uninterrupted(tmp_path_factory):
     return run_config(write_config(directory, RUN), directory / "out")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks", marked([1, 2], mpi_if=lambda ranks: ranks > 1))
 @pytest.mark.parametrize("full", ["outputs", "checkpoints"])
 def test_a_full_disk_ends_the_run_and_the_last_checkpoint_resumes(
@@ -86,6 +87,7 @@ def test_a_full_disk_ends_the_run_and_the_last_checkpoint_resumes(
     assert resumed["spikes_total"] == uninterrupted["spikes_total"]
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_rank_that_fails_first_leaves_the_others_their_directory(tmp_path):
     """Rank 1 runs out of space while rank 0 is still writing: both report the full disk

@@ -25,6 +25,7 @@ weight = 0.002
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("killed_rank", [0, 1])
 def test_a_killed_rank_resumes_from_its_last_checkpoint(tmp_path, killed_rank):
     config = write_config(tmp_path, RUN)

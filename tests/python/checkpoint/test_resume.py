@@ -35,6 +35,7 @@ def segment(ranks: int, layout: tuple[str, int, str], network: str, total: float
     return rows[0] if rows else None
 
 
+@pytest.mark.slow
 def test_users_network_resumed_twice_on_three_layouts(tmp_path):
     """Every model and device, all rules, stdp_synapse, a state recording: saved
     mid-interval on 2 ranks, resumed on 3 ranks x 2 threads with another method and
@@ -48,6 +49,7 @@ def test_users_network_resumed_twice_on_three_layouts(tmp_path):
     assert resumed == whole  # spikes, count, events, state samples, exact final weights
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network", ["hpc_static", "hpc_stdp"])
 def test_hpc_benchmark_resumes_on_another_layout(tmp_path, network):
     whole = segment(1, ("allgather", 1, "round_robin"), network, 150)
@@ -56,6 +58,7 @@ def test_hpc_benchmark_resumes_on_another_layout(tmp_path, network):
     assert resumed == whole
 
 
+@pytest.mark.slow
 def test_microcircuit_resumes_with_unsorted_connections(tmp_path):
     """Thalamic input from t = 20 ms; saved at 12.5 ms on one rank, resumed on two ranks x
     two threads whose connection tables keep creation order."""
@@ -65,6 +68,7 @@ def test_microcircuit_resumes_with_unsorted_connections(tmp_path):
     assert resumed == whole
 
 
+@pytest.mark.slow
 def test_interval_fire_benchmark_resumes_on_another_layout(tmp_path):
     """The artificial-cell benchmark with bursts, weights of both signs, 1 -> 4 ranks."""
     whole = segment(1, ("allgather", 1, "round_robin"), "interval_fire", 300)
@@ -74,6 +78,7 @@ def test_interval_fire_benchmark_resumes_on_another_layout(tmp_path):
     assert resumed == whole
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t1", [0.0, 40.0])
 def test_a_checkpoint_at_the_start_or_on_an_interval_boundary(tmp_path, t1):
     whole = segment(1, ("allgather", 1, "round_robin"), "hpc_stdp", 150)

@@ -26,6 +26,7 @@ def fresh(tmp_path: Path, tstop: float) -> dict:
     return run_config(write_config(tmp_path, text), tmp_path / f"fresh-{tstop}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tstop", [200.0, 250.0, 400.0])
 def test_a_resume_runs_to_the_tstop_it_is_given(tmp_path, stopped, tstop):
     outdir = tmp_path / "resumed"

@@ -43,6 +43,7 @@ def test_a_rank_failing_during_build_ends_the_job_naming_it(small_config, tmp_pa
     assert leftover_processes(tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_frozen_rank_ends_the_job_through_the_others_watchdogs(small_config, tmp_path):
     """SIGSTOP: to the other ranks a frozen rank looks like a lost host or link; without
@@ -73,6 +74,7 @@ def test_one_rank_needs_no_mpi_launcher(small_config, tmp_path):
     assert (tmp_path / "out" / "summary.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_python_script_whose_rank_freezes_ends_instead_of_hanging(tmp_path):
     """An SPMD script (launch mode b) gets the same watchdog: the other rank reports and

@@ -33,6 +33,7 @@ def in_mpiexec(ranks: int, args: list[str]) -> subprocess.CompletedProcess:
                           env=child_environment(), stdin=subprocess.DEVNULL, check=False)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_ranks_of_an_mpiexec_job_run_as_that_job(small_config, tmp_path):
     launched = run_cli(["run", str(small_config), "--np", "2", "-o", str(tmp_path / "launched")])
@@ -47,6 +48,7 @@ def test_ranks_of_an_mpiexec_job_run_as_that_job(small_config, tmp_path):
     assert not list(tmp_path.glob(".spikex-*"))  # no work directory left
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_contradicting_np_inside_a_job_is_refused(small_config, tmp_path):
     done = in_mpiexec(2, ["run", str(small_config), "--np", "3", "-o", str(tmp_path / "out")])
@@ -56,6 +58,7 @@ def test_a_contradicting_np_inside_a_job_is_refused(small_config, tmp_path):
     assert not (tmp_path / "out" / "summary.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_compare_and_gups_inside_an_mpiexec_job_run_as_that_job(small_config, tmp_path):
     compared = in_mpiexec(2, ["compare", str(small_config), "--methods", "allgather,alltoall",
@@ -74,6 +77,7 @@ def test_compare_and_gups_inside_an_mpiexec_job_run_as_that_job(small_config, tm
 # ---- launch mode (c): the user's launcher ----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_user_launcher_with_passed_through_options_gives_the_same_spikes(small_config, tmp_path):
     reference = run_cli(["run", str(small_config), "--np", "3", "-o", str(tmp_path / "a")])

@@ -138,6 +138,7 @@ def tstop_ms(directory) -> float:
     return json.loads((directory / "summary.json").read_text())["config"]["simulation"]["tstop_ms"]
 
 
+@pytest.mark.slow
 def test_an_explicit_outdir_holding_results_is_refused_without_overwrite(tmp_path):
     config = write_config(tmp_path)
     outdir = tmp_path / "out"
@@ -159,6 +160,7 @@ def test_an_explicit_outdir_holding_results_is_refused_without_overwrite(tmp_pat
     assert sorted(path.name for path in tmp_path.iterdir()) == ["out", config.name]
 
 
+@pytest.mark.slow
 def test_the_default_outdir_keeps_the_previous_results_beside_it(tmp_path):
     config = write_config(tmp_path)
     default = tmp_path / "spikex-out" / "small"
@@ -201,6 +203,7 @@ def test_the_previous_results_go_to_the_smallest_free_number(tmp_path):
     assert results_in(outdir) == ["spikes.h5"]
 
 
+@pytest.mark.slow
 def test_compare_reuses_its_own_run_directories(tmp_path):
     config = write_config(tmp_path)
     for _ in range(2):

@@ -17,6 +17,7 @@ LINE = re.compile(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ranks", [1, pytest.param(2, marks=pytest.mark.mpi)])
 def test_a_long_run_off_a_terminal_prints_plain_progress_lines(small_config, tmp_path, ranks):
     done = run_cli(["run", str(small_config), "--np", str(ranks), "--set", "simulation.tstop_ms=5000",
@@ -27,6 +28,7 @@ def test_a_long_run_off_a_terminal_prints_plain_progress_lines(small_config, tmp
     assert lines[-1].startswith("spikex: 100.0 % 5000.0 / 5000.0 ms") and "spikes/s" in lines[-1]
 
 
+@pytest.mark.slow
 def test_a_short_run_and_progress_none_print_nothing(small_config, tmp_path):
     for k, extra in enumerate(([], ["--progress", "none", "--progress-every", "0.1"])):
         done = run_cli(["run", str(small_config), *extra, "-o", str(tmp_path / f"out{k}")])

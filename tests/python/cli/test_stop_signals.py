@@ -93,6 +93,7 @@ def uninterrupted(tmp_path_factory):
     return run_config(write_config(directory, RUN), directory / "out", ranks=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_with_a_checkpoint_that_resumes_to_the_same_spikes(
     tmp_path: Path, signum, uninterrupted
@@ -131,6 +132,7 @@ def test_a_signal_stops_with_a_checkpoint_that_resumes_to_the_same_spikes(
     assert resumed["segments"][0]["ranks"] == 2 and resumed["ranks"] == 3
 
 
+@pytest.mark.slow
 def test_a_second_signal_stops_every_rank_at_once(tmp_path: Path):
     outdir = tmp_path / "out"
     status, stderr, stopped_after, leftovers = start_and_signal(
@@ -147,6 +149,7 @@ def test_a_second_signal_stops_every_rank_at_once(tmp_path: Path):
     assert not summary.exists() or json.loads(summary.read_text())["partial"] is True
 
 
+@pytest.mark.slow
 def test_stop_after_stops_with_a_checkpoint_at_the_deadline(tmp_path: Path, uninterrupted):
     config = write_config(tmp_path, RUN)
     outdir = tmp_path / "out"

@@ -43,6 +43,7 @@ def test_a_running_simulation_that_stops_exchanging_is_reported_once():
     assert len(stalls) == 1 and 0.5 <= stalls[0] < 1.5
 
 
+@pytest.mark.slow
 def test_exchanges_keep_it_quiet():
     heartbeat = Heartbeat()
 
@@ -52,6 +53,7 @@ def test_exchanges_keep_it_quiet():
     assert watch(heartbeat, 0.5, 1.5, beat) == []
 
 
+@pytest.mark.slow
 def test_no_clock_between_runs():
     heartbeat = Heartbeat()
     heartbeat.running = False
@@ -74,6 +76,7 @@ def scripted_beats(heartbeat, after_s):
     return beat
 
 
+@pytest.mark.slow
 def test_the_timeout_stretches_with_the_longest_gap(monkeypatch):
     monkeypatch.setattr(watchdog, "STALL_FACTOR", 4.0)
     heartbeat = Heartbeat()
@@ -83,6 +86,7 @@ def test_the_timeout_stretches_with_the_longest_gap(monkeypatch):
     assert len(stalls) == 1 and stalls[0] >= 2.5  # not 1.0: 4 x the gap seen
 
 
+@pytest.mark.slow
 def test_a_slow_start_does_not_stretch_the_timeout(monkeypatch):
     # From a run's start to its first exchange is the run's set-up as well (on a cluster,
     # MPI's first connections): a lost host must still end the job within the timeout.
@@ -116,6 +120,7 @@ COLLECTIVE_SCRIPT = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_a_rank_missing_from_a_collective_between_chunks_is_a_stall(tmp_path):
     # RunControl.agree and a streamed chunk's spikes gather between the chunks of a run: a

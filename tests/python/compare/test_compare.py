@@ -135,6 +135,7 @@ def test_dropped_spike_exits_1_naming_the_mismatching_run(config, tmp_path):
     assert totals["alltoall"] == totals["allgather"] - 1
 
 
+@pytest.mark.slow
 def test_repeats_give_median_and_spread(config, tmp_path):
     outdir = tmp_path / "repeat"
     done = compare(config, outdir, "--methods", "allgather", "--np", "1", "--repeat", "2")

@@ -58,6 +58,7 @@ def test_mpi_provides_at_least_serialized(tmp_path):
 
 
 # every method that calls MPI point-to-point from the step loop
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "method", methods_with("point_to_point") + methods_with("process_grid")
 )
@@ -70,6 +71,7 @@ def test_point_to_point_with_two_threads_under_mpiexec(fast, tmp_path, method):
     assert summary["spikes_sha256"] == reference["spikes_sha256"]
 
 
+@pytest.mark.slow
 def test_a_lower_thread_level_is_refused_with_status_3(small_config, tmp_path):
     # Test hook of mpi_context: ask MPI for MPI_THREAD_FUNNELED only.
     environment = {**os.environ, "SPIKEX_TEST_MPI_THREAD_LEVEL": "funneled"}
@@ -81,6 +83,7 @@ def test_a_lower_thread_level_is_refused_with_status_3(small_config, tmp_path):
     assert not (tmp_path / "out" / "summary.json").exists()
 
 
+@pytest.mark.slow
 def test_persistent_honours_max_pending_sends(fast, tmp_path):
     config, reference = fast
     bounded = run_config(

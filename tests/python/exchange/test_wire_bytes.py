@@ -61,6 +61,7 @@ def exchanges(runs):
     return {label: run["exchange"] for label, run in runs.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_every_method_reports_its_wire_bytes(exchanges):
     for label, exchange in exchanges.items():

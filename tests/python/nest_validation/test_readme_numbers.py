@@ -39,6 +39,26 @@ def test_readme_microcircuit_block_is_generated_from_its_json():
     )
 
 
+def test_readme_says_what_the_microcircuit_validation_shows():
+    """Generated from the comparison's JSON: the count that agrees and each that does not
+    (issue 52: the README said every statistic agreed while L6I synchrony did not)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme_numbers.microcircuit_block()
+    assert text == readme_numbers.readme_with_block(text, block, "microcircuit_validation"), (
+        "README.md's microcircuit_validation block differs from "
+        "bench/results/nest_microcircuit/compare_spikex_full.json: run `python bench/readme_numbers.py`"
+    )
+    comparison = json.loads(readme_numbers.MICROCIRCUIT_JSON.read_text(encoding="utf-8"))
+    entries = [e for pop in comparison["populations"].values() for e in pop.values()]
+    agreeing = sum(e["agrees"] for e in entries)
+    assert f"{agreeing} of the {len(entries)} statistics" in block
+    for population, statistics in comparison["populations"].items():
+        for statistic, entry in statistics.items():
+            if not entry["agrees"]:
+                assert f"{population} " in block.split("Not within it:")[1]
+    assert "rates, CVs and synchrony agree with NEST" not in text
+
+
 def test_vs_nest_json_keeps_its_campaigns():
     campaigns = readme_numbers.campaigns(RESULTS)
     assert len(campaigns) >= 3  # the three campaigns of 2026-11-23

@@ -27,6 +27,7 @@ def _trains(population):
     return [np.asarray(train.magnitude) for train in population.get_data().segments[-1].spiketrains]
 
 
+@pytest.mark.slow
 def test_reset_runs_the_same_network_again():
     _, cells, _ = _network()
     sim.run(200.0)

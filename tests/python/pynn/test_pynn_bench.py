@@ -21,6 +21,7 @@ def test_page_is_generated_from_the_results():
         assert set(runs) == set(bench_pynn.SIMULATORS)
 
 
+@pytest.mark.slow
 def test_a_script_naming_its_simulator_runs_on_spikex(tmp_path):
     script = tmp_path / "example.py"
     script.write_text(

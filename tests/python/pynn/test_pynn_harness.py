@@ -68,7 +68,7 @@ SCENARIO_TIMEOUT_S = 10.0
 EXPECTED = {
     "test_passes": ("pass", ""),
     "test_not_implemented": ("not-supported", "no gap junctions"),
-    "test_skips": ("not-supported", "scipy not available"),
+    "test_skips": ("skipped", "scipy not available"),
     "test_asserts": ("fail", "AssertionError: wrong answer"),
     "test_hangs": ("fail", f"timeout (after {SCENARIO_TIMEOUT_S:g} s)"),
     "test_crashes": ("fail", "crashed (exit 3)"),
@@ -105,6 +105,7 @@ def test_collects_the_marked_test_functions_in_source_order(synthetic):
     assert [s.id for s in scenarios] == [f"test_fake::{name}" for name in EXPECTED]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_classifies_each_way_a_scenario_ends(outcomes, name):
     outcome = outcomes[name]
@@ -147,6 +148,7 @@ def test_check_names_regressions_and_newly_passing_but_fails_only_on_regressions
     assert check({"m::a": "pass"}, ["m::gone"]).regressions == ["m::gone"]  # not collected
 
 
+@pytest.mark.slow  # the outcomes fixture waits out a hanging scenario
 def test_report_counts_every_result_and_lists_every_scenario(tmp_path, outcomes):
     data = summary(
         list(outcomes.values()),
@@ -157,9 +159,11 @@ def test_report_counts_every_result_and_lists_every_scenario(tmp_path, outcomes)
         workers=2,
         timeout=SCENARIO_TIMEOUT_S,
     )
-    assert data["counts"] == {"pass": 1, "fail": 3, "not-supported": 2}
+    assert data["counts"] == {"pass": 1, "fail": 3, "not-supported": 1, "skipped": 1}
     path = tmp_path / "pynn.md"
     write_markdown(data, path)
     text = path.read_text()
-    assert "**1 pass, 3 fail, 2 not-supported** (of 6)." in text
+    assert "**1 pass, 3 fail, 1 not-supported, 1 skipped** (of 6)." in text
+    assert "## Why fake_backend refuses 1 scenario" in text and "| 1 | no gap junctions |" in text
+    assert "## Why 1 scenario skipped" in text and "| 1 | scipy not available |" in text
     assert all(f"`test_fake::{name}`" in text for name in EXPECTED)

@@ -37,6 +37,7 @@ def reference():
     return [spikes, spikes_sha, v_sha, weights, learned, weights_sha]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ranks", "threads"), marked([(2, 1), (3, 2), (4, 1)], mpi_if=lambda c: c[0] > 1)
 )

@@ -145,6 +145,7 @@ GROUPED_NETWORKS = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network", sorted(GROUPED_NETWORKS))
 @pytest.mark.parametrize("ranks", marked((1, 2), mpi_if=several_ranks))
 def test_dryrun_counts_the_delivery_groups_of_real_runs(tmp_path, network, ranks):
@@ -276,6 +277,7 @@ invl_high_ms = 40.0
 """
 
 
+@pytest.mark.slow
 def test_dryrun_estimates_routed_buckets_in_the_pair_form(tmp_path):
     """64 virtual ranks of 4,096 cells, M = 1 (intervals of 0.1 ms), sparse firing: a
     (rank, next hop) pair has about two items an interval. An item alone is 6 + 1 + 18 bits,
@@ -311,6 +313,7 @@ invl_high_ms = 40.0
 """
 
 
+@pytest.mark.slow
 def test_dryrun_alltoall_blocks_name_entries_per_sender(tmp_path):
     """64 virtual ranks of 1,024 cells, 100 inputs a cell: a rank has about 52,000 source
     runs, of which about 800 come from any one sender. A rank pair's block names its

@@ -186,6 +186,7 @@ def profile_with_message_cost(tmp_path, name: str, overhead_s: float):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_profile_chooses_the_grid_the_time_model_predicts_fastest(tmp_path):
     # Messages nearly free: the direct grid (fewest hops). Messages dear: the 4 x 4 grid,

@@ -242,6 +242,7 @@ def test_report_states_the_recorded_load_never_a_shared_machine():
     assert "calibrated to reproduce the printed columns" in garg
 
 
+@pytest.mark.slow
 def test_fit_profile_takes_spike_handling_from_a_run_on_one_rank(tmp_path):
     # bench/fit_profile.py: the receive loop's cost per spike is a real run's exchange time
     # (one rank: no MPI, the Allgather's receive loop alone) per spike it received.
