@@ -334,6 +334,7 @@ nb::list models_to_python() {
         d["parameters"] = entry.parameters;
         d["state_variables"] = entry.state_variables;
         d["accepts_current"] = entry.accepts_current;
+        d["checkpoint_state"] = entry.checkpoint_state;
         d["docs_page"] = entry.docs_page;
         out.append(d);
     }

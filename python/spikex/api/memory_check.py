@@ -1,7 +1,8 @@
 """Refuse a network that cannot fit before its connections are drawn.
 
-The connection rules are drawn at the first ``simulate`` (``engine.build``). Their counts
-are known before that: ``fixed_indegree`` K per target, ``pairwise_bernoulli`` p per
+The cells and connection rules are built at the first ``simulate`` (``engine.build``).
+Their counts are known before that, from the description: cells per model (each needs
+at least its gid and its state), and the rules': ``fixed_indegree`` K per target, ``pairwise_bernoulli`` p per
 pair, and so on. The connection table needs at least ``MIN_BYTES_PER_SYNAPSE`` bytes per
 synapse: a 4-byte target, plus an 8-byte weight unless a projection's weights are all
 equal (the memory model, ``cpp/spikex/dryrun/memory_model.hpp``; the build's temporary
@@ -25,6 +26,8 @@ from ..launch.allocation import memory_bytes, size_text
 
 INDEX_BYTES = 4  # local target index
 WEIGHT_BYTES = 8  # one double per connection, unless a projection's weights are equal
+GID_BYTES = 4  # a cell's gid on its rank
+STATE_VALUE_BYTES = 8  # a double of a cell's state
 # Ranks of this job on this host, by the variable each launcher sets.
 _LOCAL_SIZE_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE")
 
@@ -68,12 +71,25 @@ def ranks_on_this_host(size: int, environment: Mapping[str, str] | None = None) 
     return 1
 
 
-def check_fits(rules: list[Mapping], size: int, core) -> None:
-    """Raise ValueError on every rank when some rank's share of the rules' connections
-    cannot fit in its host's available memory (collective: every rank calls it)."""
-    if not rules:
+def bytes_per_cell(model: str) -> int:
+    """At least this much per cell of `model`: its gid and the state a checkpoint keeps of
+    it (8 bytes a value), which the engine holds in memory too."""
+    from ..models import MODELS
+
+    return GID_BYTES + STATE_VALUE_BYTES * len(MODELS[model].get("checkpoint_state", ()))
+
+
+def check_fits(rules: list[Mapping], size: int, core, cells: Mapping[str, int] | None = None) -> None:
+    """Raise ValueError on every rank when some rank's share of the cells (count per model)
+    and the rules' connections cannot fit in its host's available memory (collective:
+    every rank calls it). Counted from the description alone, before anything is built."""
+    cells = dict(cells or {})
+    if not rules and not cells:
         return
-    needed = sum(expected_connections(rule) * bytes_per_synapse(rule) for rule in rules) / size
+    needed = (
+        sum(expected_connections(rule) * bytes_per_synapse(rule) for rule in rules)
+        + sum(n * bytes_per_cell(model) for model, n in cells.items())
+    ) / size
     local_ranks = ranks_on_this_host(size)
     available = memory_bytes()[1] / local_ranks
     verdicts = np.array([int(needed), int(available), local_ranks], dtype=np.int64)
@@ -88,7 +104,8 @@ def check_fits(rules: list[Mapping], size: int, core) -> None:
     connections = sum(expected_connections(rule) for rule in rules)
     host = f" (host {socket.gethostname()})" if size == 1 else ""
     raise ValueError(
-        f"the network does not fit: its {connections:.3g} connections need at least "
+        f"the network does not fit: its {sum(cells.values()):.3g} cells and {connections:.3g} "
+        "connections need at least "
         f"{size_text(need * size)} (memory model: {size_text(need)} per rank on {size} rank(s)), but "
         f"rank {rank}{host} has {size_text(have)} available (its host's free memory shared by "
         f"{on_host} rank(s)); use more ranks or hosts, or a smaller network"

@@ -456,8 +456,7 @@ class Network:
     def record_spikes(self, cells) -> None:
         """Record the spikes of ``cells`` (a Population or an array of gids)."""
         self._require_open("record_spikes")
-        gids = np.unique(self._gid_array("record_spikes", "cells", cells))
-        for first, size in _contiguous_runs(gids):
+        for first, size in self._gid_runs("record_spikes", cells):
             self._engine.record(first, size)
             self._recorded.append([first, size])
 
@@ -489,7 +488,7 @@ class Network:
         """
         self._require_open("record_state")
         where = "record_state"
-        gids = np.unique(self._gid_array(where, "cells", cells))
+        runs = self._gid_runs(where, cells)
         interval_ms = self.dt_ms if interval_ms is None else _real(where, "interval_ms", interval_ms)
         steps = interval_ms / self.dt_ms
         if steps < 1 - DELAY_TOLERANCE or abs(steps - round(steps)) > 1e-6:
@@ -499,7 +498,6 @@ class Network:
         start_ms = _real(where, "start_ms", start_ms)
         if start_ms < 0:
             raise ValueError(f"{where}: start_ms = {start_ms}: must be >= 0")
-        runs = _contiguous_runs(gids)
         index = self._engine.record_state(
             variable, runs, int(round(steps)), math.floor(start_ms / self.dt_ms + 0.5)
         )
@@ -724,12 +722,19 @@ class Network:
             return
         if self._cells_total == 0:
             raise ValueError("the network has no cells: call create() before simulate()")
-        check_fits(self._rules, _core.comm_size(), _core)  # before drawing anything
+        # Before anything of the network's size is allocated or drawn.
+        check_fits(self._rules, _core.comm_size(), _core, cells=self._cells_by_model())
         start = time.perf_counter()
         self._engine.build()
         self._wall["build"] = time.perf_counter() - start
         self._wall["total"] += self._wall["build"]
         self._state = "built"
+
+    def _cells_by_model(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for population in self.populations:
+            counts[population.model] = counts.get(population.model, 0) + population.size
+        return counts
 
     def _initialise(self) -> None:
         self._build()
@@ -808,6 +813,15 @@ class Network:
                 f"{what}: the network is already built (by simulate() or connections()); "
                 "create, connect and record everything before that"
             )
+
+    def _gid_runs(self, where: str, cells) -> list[tuple[int, int]]:
+        """``cells`` (a Population or gids) as sorted runs (first gid, count) of distinct
+        gids; a Population is its own run, without an array of its gids (a network of
+        10^8 cells is checked against memory before anything of that size exists)."""
+        if isinstance(cells, Population):
+            self._gid_array(where, "cells", np.array([cells.first_gid, cells.stop_gid - 1]))
+            return [(cells.first_gid, cells.size)]
+        return list(_contiguous_runs(np.unique(self._gid_array(where, "cells", cells))))
 
     def _gid_array(self, where: str, name: str, values) -> np.ndarray:
         if isinstance(values, Population):

@@ -114,7 +114,8 @@ REGISTRY: tuple[Key, ...] = (
         "smaller initial burst) or original (normal(-58, 10) mV for all).",
         choices=("optimized", "original"),
     ),
-    Key("network.cells", "int", 8192, "Number of cells N.", minimum=1),
+    # gids are 32-bit (the last value is kept free as "no cell").
+    Key("network.cells", "int", 8192, "Number of cells N.", minimum=1, maximum=4_294_967_294),
     Key(
         "network.indegree",
         "int",

@@ -3,7 +3,7 @@ inside PyNN (docs/user/pynn.md, "Installing").
 
 * A one-cell presynaptic population with a map-based connector (``OneToOneConnector``,
   ``AllToAllConnector``, ``FromListConnector``, ...): PyNN's ``by_column`` simplifies a
-  column of one value to a 0-d array, and ``MapConnector._standard_connect`` calls
+  column of one value to a numpy scalar (0-d), and ``MapConnector._standard_connect`` calls
   ``.nonzero()`` on it, which numpy 2 refuses ("Calling nonzero on 0d arrays is not
   allowed"; pyNN.nest stops there too). Such a mask is handed on as a 1-d array of one
   value, which is what numpy 1 did.
@@ -26,7 +26,8 @@ def _one_dimensional_masks(generator):
     @functools.wraps(generator)
     def masks(*args):
         for mask in generator(*args):
-            yield np.atleast_1d(mask) if isinstance(mask, np.ndarray) and mask.ndim == 0 else mask
+            zero_d = isinstance(mask, np.generic) or (isinstance(mask, np.ndarray) and mask.ndim == 0)
+            yield np.atleast_1d(mask) if zero_d else mask
 
     return masks
 

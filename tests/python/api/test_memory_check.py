@@ -95,6 +95,65 @@ def test_a_network_too_big_for_the_machine_is_refused_before_it_is_built(tmp_pat
     assert done.returncode == 2, done.stderr
     line = done.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in line
-    assert "the network does not fit: its 1e+11 connections need at least 1.1 TiB" in line
+    assert "the network does not fit: its 1e+07 cells and 1e+11 connections need at least 1.1 TiB" in line
     assert f"per rank on {ranks} rank(s)), but rank 0" in line and "available" in line
     assert not (tmp_path / "out").exists()
+
+
+HUGE = """
+[simulation]
+tstop_ms = 10.0
+
+[network]
+cells = {cells}
+indegree = 1000
+weight = 0.0
+weight_spread = 0.1
+"""
+
+
+def limited_memory(megabytes: int):
+    """preexec_fn: the child may map at most `megabytes` of address space."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    return limit
+
+
+@pytest.mark.parametrize("cells", [10**8, 4_294_967_294])
+def test_a_huge_network_is_refused_from_its_description_alone(tmp_path, cells):
+    """Issue 52: 10^8 cells were refused only after 4.7 minutes and 7 GB (an array of every
+    gid for the spike recording). Within 2 GB of address space (a single array of 10^8
+    gids would take 800 MB, and the build far more), the refusal names cells and
+    connections."""
+    import subprocess
+
+    from conftest import SPIKEX
+    from spikex.launch.launcher import child_environment
+
+    config = write_config(tmp_path, HUGE.format(cells=cells))
+    done = subprocess.run(
+        [SPIKEX, "run", str(config), "-o", str(tmp_path / "out")], capture_output=True, text=True,
+        timeout=120, env=child_environment(), preexec_fn=limited_memory(2048),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and "Traceback" not in line, line
+    assert f"its {cells:.3g} cells and {cells * 1000:.3g} connections need at least" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_too_many_cells_for_32_bit_gids_is_a_config_error(tmp_path):
+    config = write_config(tmp_path, HUGE.format(cells=2**32))
+    done = run_cli(["run", str(config), "-o", str(tmp_path / "out")])
+    assert done.returncode == 2 and "network.cells" in done.stderr and "4294967294" in done.stderr, done.stderr
+
+
+def test_cells_count_towards_the_memory_needed(monkeypatch):
+    monkeypatch.setattr(memory_check, "memory_bytes", lambda: (64 << 30, 1 << 30))
+    check_fits([], 1, None, cells={"iaf_psc_alpha": 1000})
+    with pytest.raises(ValueError, match=r"its 1e\+09 cells and 0 connections"):
+        check_fits([], 1, None, cells={"iaf_psc_alpha": 10**9})
+    assert memory_check.bytes_per_cell("iaf_psc_alpha") > memory_check.GID_BYTES
