@@ -130,7 +130,9 @@ option_spec compress_option() {
             .kind = option_kind::choice,
             .default_value = std::string("auto"),
             .doc = "Spikes in the spike wire codec (docs/methods/wire_format.md): allgather about 1.5-2.5 bytes "
-                   "per spike, any cells per rank and interval, where false sends 8-byte (gid, step) entries "
+                   "per spike in busy blocks and at most ceil((1 + w + b) / 8) in any block (w, b: bit widths of "
+                   "cells per rank - 1 and steps per interval - 1; up to 4 bytes for sparse firing on more than "
+                   "2^23 / steps cells per rank), where false sends 8-byte (gid, step) entries "
                    "(auto: coded); routed buckets coded, packed at a fixed width per item within 3 bytes on a direct "
                    "grid, else as blocks, about 1.5-3 bytes per item, where false sends "
                    "each item as it is (3-5 bytes, no encode or decode at a hop: cheaper where bytes are cheap; "

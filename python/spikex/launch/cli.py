@@ -196,7 +196,13 @@ def run(
     return EXIT_OK
 
 
-run.help = run.help.rstrip() + " " + ", ".join(EXCHANGE_METHODS) + "."
+run.help = (
+    run.help.rstrip() + " " + ", ".join(EXCHANGE_METHODS) + ". Spikes travel in the spike wire "
+    "codec (docs/methods/wire_format.md): summary.json's exchange.wire_bytes_per_spike is at most "
+    "ceil((1 + w + b) / 8) for blocks (w, b: bit widths of cells per rank - 1 and steps per "
+    "interval - 1), so within 3 bytes while w + b <= 23 or blocks hold several spikes; sparse "
+    "firing on more cells per rank takes up to 4."
+)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import write_config
+from conftest import run_config, write_config
 from spikex.methods import EXCHANGE_METHODS
 from spikex.scaling.validation import measure_runs
 
@@ -200,3 +200,56 @@ def test_one_spike_messages_take_two_bytes_at_a_million_cells_per_rank(tmp_path)
     assert runs["routed"]["exchange"]["compressed"] == 1
     assert runs["routed"]["exchange"]["wire_bytes_per_spike"] <= TARGET
     assert runs["routed"]["spikes_sha256"] == runs["allgather"]["spikes_sha256"]
+
+
+SPARSE_CELLS_PER_RANK = 2**19
+SPARSE = f"""
+[simulation]
+tstop_ms = 100.0
+seed = 5
+
+[network]
+cells = {RANKS * SPARSE_CELLS_PER_RANK}
+indegree = 0
+indegree_spread = 0
+weight = 0.0
+
+[network.interval_fire]
+invl_low_ms = 1.0
+invl_high_ms = {float(SPARSE_CELLS_PER_RANK)}
+
+[exchange]
+method = "allgather"
+"""
+
+
+def one_spike_block_bytes(items: int, steps: int) -> int:
+    """A block of one spike (wire_format.md, "Which mode"): the 1-bit header, the item at
+    the item space's width and the offset, padded to whole bytes: ceil((1 + w + b) / 8), the
+    most any spike of any block costs."""
+    return math.ceil((1 + (items - 1).bit_length() + (steps - 1).bit_length()) / 8)
+
+
+@pytest.mark.mpi
+def test_sparse_blocks_take_at_most_the_one_spike_bound(tmp_path):
+    """Issue 52: 2^19 cells per rank, about one spike per rank and interval. One spike alone
+    needs w + b = 19 + 6 bits (no code can name one of I * M = 2^25 places in fewer), so
+    the 3-byte target cannot hold there: the docs state where it does, and every block
+    stays within ceil((1 + w + b) / 8) = 4 bytes a spike."""
+    config = write_config(tmp_path, SPARSE)
+    summary = run_config(config, tmp_path / "out", ranks=RANKS)
+    exchange = summary["exchange"]
+    assert exchange["steps_per_interval"] == STEPS_PER_INTERVAL
+    intervals = 100.0 / 1.0
+    assert 50 < exchange["wire_spikes"] < 4 * RANKS * intervals  # sparse: a few a block
+    bound = one_spike_block_bytes(SPARSE_CELLS_PER_RANK, STEPS_PER_INTERVAL)
+    assert bound == 4
+    assert TARGET < exchange["wire_bytes_per_spike"] <= bound
+
+
+def test_the_bound_is_stated_in_the_run_help():
+    from conftest import run_cli
+
+    done = run_cli(["run", "--help"])
+    text = " ".join(done.stdout.split())
+    assert "ceil((1 + w + b) / 8)" in text and "w + b <= 23" in text
