@@ -349,8 +349,9 @@ def _run_in_this_job(plan: RunPlan, report: bool, label: str, progress_every_s: 
         reporter = progress_reporter("lines", plan.tstop_ms, label, progress_every_s)
     try:
         return run_rank(
-            plan.config, plan.outdir.absolute(), workdir, reporter, plan.resume, plan.stop_at
-        )
+            plan.config, plan.outdir.absolute(), workdir, reporter, plan.resume, plan.stop_at,
+            own_launcher=False,
+        )  # fmt: skip
     except ValueError as error:
         _abort_job(size, 2, f"spikex: config error: {error}")
         raise UserInputError(str(error)) from None

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 from .failures import CONFIG_ERROR_FILE
-from .watchdog import STALL_EXIT_STATUS, stall_message
+from .watchdog import abort_stalled_job, stall_message
 
 PROGRESS_FILE = "progress"
 # The signal a user sent to `spikex run`, written there before it relays SIGUSR1 to the
@@ -98,6 +98,7 @@ def run_rank(
     reporter=None,
     resume: Path | None = None,
     stop_at: float | None = None,
+    own_launcher: bool = True,
 ) -> dict:
     """This rank's part of the run: build (or restore from the checkpoint `resume`),
     simulate with spikes streamed to OUTDIR/.spikes.log and checkpoints
@@ -105,7 +106,8 @@ def run_rank(
     same on every rank; ``summary["partial"]`` when a signal or the deadline `stop_at`
     (``time.time()``) stopped it). Errors propagate. `reporter` (progress.ProgressLines,
     launch mode b) is told the progress in this process; otherwise rank 0 writes it to a
-    file for the parent."""
+    file for the parent. `own_launcher`: spikex started the launcher (modes a, c) and ends
+    it when a rank stalls; otherwise (mode b) a stalled rank ends the job itself."""
     from .. import _core
     from ..api.network import Network
     from ..api.run_control import catch_stop_signals
@@ -134,7 +136,7 @@ def run_rank(
     result = network._simulate_to(
         network.config["simulation"]["tstop_ms"],
         progress=_progress_callback(rank, workdir, reporter),
-        on_stall=_stall_reporter(rank, workdir),
+        on_stall=_stall_reporter(rank, workdir, end_launcher=not own_launcher),
         control=control,
     )
     summary = result.summary
@@ -195,7 +197,7 @@ def _parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _stall_reporter(rank: int, workdir: Path):
+def _stall_reporter(rank: int, workdir: Path, end_launcher: bool):
     """What the watchdog does when this rank stops exchanging: say so, end the process."""
 
     def report(seconds: float) -> None:
@@ -206,7 +208,7 @@ def _stall_reporter(rank: int, workdir: Path):
             {"kind": "stall", "rank": rank, "host": host, "message": message},
         )
         print(f"spikex worker: rank {rank} on host {host}: {message}", file=sys.stderr, flush=True)
-        os._exit(STALL_EXIT_STATUS)  # the main thread is inside MPI: no clean exit exists
+        abort_stalled_job(end_launcher)  # the whole job, also under a launcher spikex does not own
 
     return report
 

@@ -47,9 +47,20 @@ class Cluster:
         return ["mpiexec", *self.mpiexec_options, "--hostfile", str(self.hostfile),
                 *self.hosts_option(hosts, ranks_per_host), "-np", str(ranks), *program]  # fmt: skip
 
+    def mpiexec_on_first_host(self, ranks: int, hosts: int, ranks_per_host: int, program: list[str]) -> list[str]:
+        """Mode (b) as on a cluster, where mpiexec runs in the batch script on the first
+        host and starts that host's ranks itself (its daemons start the others')."""
+        return ["ip", "netns", "exec", self.names[0], *self.mpiexec(ranks, hosts, ranks_per_host, program)]
+
     def launcher(self) -> str:
         """For `spikex run --launcher ... --hostfile HOSTFILE` (launch mode c)."""
         return shlex.join(["mpiexec", *self.mpiexec_options])
+
+    def pids(self, name: str) -> list[int]:
+        """Processes running inside host `name`'s network namespace."""
+        listing = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
+                                 check=False)  # fmt: skip
+        return [int(word) for word in listing.stdout.split()]
 
     def link(self, host: int, up: bool) -> None:
         """Take host `host`'s (1-based) link down or up."""

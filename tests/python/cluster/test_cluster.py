@@ -213,3 +213,77 @@ def _wait_for_progress(outdir: Path, process: subprocess.Popen) -> Path | None:
             return path
         time.sleep(0.2)
     return None
+
+
+# ---- faults under a bare mpiexec (launch mode b): spikex owns the ranks, not the launcher
+
+
+def assert_no_process_on_any_host(cluster, tmp_path: Path) -> None:
+    """Nothing of the job left in the root namespace or inside any emulated host."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        inside = [pid for name in cluster.names for pid in cluster.pids(name)]
+        if not inside and not leftover_processes(tmp_path):
+            return
+        time.sleep(0.2)
+    assert leftover_processes(tmp_path) == []
+    assert inside == [], f"processes left on the emulated hosts: {inside}"
+
+
+def start_bare_mpiexec(cluster, network: Path, outdir: Path, env: dict | None = None):
+    """`mpiexec --hostfile ... spikex run` (mode b): 4 ranks, 2 on each of the first two
+    hosts, a 3 s stall timeout."""
+    command = cluster.mpiexec_on_first_host(4, 2, 2, [SPIKEX, "run", str(network), "-o", str(outdir),
+                                                      "--set", "simulation.stall_timeout_s=3"])  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, env=child_environment(env))  # fmt: skip
+
+
+def _wait_for_simulation(outdir: Path, process: subprocess.Popen) -> bool:
+    """Whether the job's spike log appeared (the simulation started) before it ended."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if (outdir / ".spikes.log").exists():
+            time.sleep(1.0)  # well into the run
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_host_whose_link_goes_down_ends_a_bare_mpiexec_job(cluster, tmp_path):
+    """Issue 52: rank 0 reported the stall, but mpiexec waited for ever for the lost host's
+    daemon. A rank whose watchdog fires now aborts the job (MPI_Abort) after its report."""
+    outdir = tmp_path / "out"
+    process = start_bare_mpiexec(cluster, config(tmp_path, 20000), outdir)
+    try:
+        started = _wait_for_simulation(outdir, process)
+        cluster.link(2, up=False)
+        down_at = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        ended_after = time.monotonic() - down_at
+    finally:
+        cluster.link(2, up=True)
+        if process.poll() is None:
+            process.kill()
+    assert started, "the run never started simulating"
+    assert process.returncode != 0, stderr
+    assert ended_after < 3 + 20, f"mpiexec ended {ended_after:.1f} s after the link went down"
+    # (mpiexec's own host keeps this machine's name: `ip netns exec` shares its UTS namespace)
+    assert re.search(r"rank \d on host \S+: no spike exchange completed for [\d.]+ s", stderr), stderr
+    assert not (outdir / "summary.json").exists()
+    assert_no_process_on_any_host(cluster, tmp_path)
+
+
+def test_a_killed_rank_ends_a_bare_mpiexec_job(cluster, tmp_path):
+    outdir = tmp_path / "out"
+    env = {**os.environ, "SPIKEX_TEST_KILL_RANK": "2", "SPIKEX_TEST_KILL_AT_MS": "50",
+           "OMPI_MCA_mca_base_env_list": "SPIKEX_TEST_KILL_RANK;SPIKEX_TEST_KILL_AT_MS"}  # fmt: skip
+    process = start_bare_mpiexec(cluster, config(tmp_path, 2000), outdir, env)
+    try:
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0, stderr
+    assert not (outdir / "summary.json").exists()
+    assert_no_process_on_any_host(cluster, tmp_path)
