@@ -130,3 +130,40 @@ def test_a_rank_missing_from_a_collective_between_chunks_is_a_stall(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "in_run=False stalls=0" in done.stdout, done.stdout
     assert "in_run=True stalls=1" in done.stdout, done.stdout
+
+
+CHILD = (
+    "from spikex.launch.watchdog import end_launcher_parent; "
+    "print('ENDED', end_launcher_parent(), flush=True)"
+)
+
+
+@pytest.mark.parametrize("parent_name", ["mpiexec", "orted", "bash"])
+def test_a_stalled_rank_ends_only_a_launcher_parent(tmp_path, parent_name):
+    """Mode (b): the watchdog ends the process that started the rank when it is an MPI
+    launcher (SIGTERM, SIGKILL 2 s later); any other parent (a shell, slurmstepd) is left."""
+    import shutil
+    import subprocess
+    import sys
+
+    shell = tmp_path / parent_name  # /proc/PID/comm is the executable's name
+    shutil.copy("/bin/sh", shell)
+    parent = subprocess.Popen(
+        # The parent ignores SIGTERM, as mpiexec waiting for a lost daemon in effect does:
+        # the SIGKILL that follows must end it.
+        [str(shell), "-c", f'trap "" TERM; "{sys.executable}" -c "{CHILD}"; sleep 30'],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        line = parent.stdout.readline().split()
+        parent.wait(timeout=10 if parent_name != "bash" else 3)
+        ended = True
+    except subprocess.TimeoutExpired:
+        ended = False
+    finally:
+        parent.kill()
+        parent.wait()
+    if parent_name == "bash":
+        assert line == ["ENDED", "None"] and not ended
+    else:
+        assert line == ["ENDED", parent_name] and ended
