@@ -101,7 +101,7 @@ def child(spec: dict) -> dict | None:
     import spikex as sx
     from spikex import _core
     from spikex.api.checkpointing import resumed_config
-    from spikex.api.collective import float64_per_rank
+    from spikex.runtime.collective import float64_per_rank
     from spikex.io.checkpoint import open_checkpoint, read_rows, write_checkpoint
     from spikex.version import __version__
 

@@ -39,7 +39,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from spikex.launch.allocation import memory_bytes, size_text
+from spikex.runtime.allocation import memory_bytes, size_text
 from spikex.scaling.analytic import GARG_TABLE3, simulate_bucket_size
 from spikex_runs import machine, spikex_gups
 

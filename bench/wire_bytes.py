@@ -41,7 +41,7 @@ from pathlib import Path
 
 from readme_numbers import docs_from_results, write_block
 from spikex.compare.method_variants import parse_method_variant
-from spikex.launch.demo import DEMO_CONFIG
+from spikex.cli.demo import DEMO_CONFIG
 from spikex.methods import EXCHANGE_METHODS, all_variant_labels
 from spikex_runs import machine, result_header, spikex_run
 

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import spikex as sx
-from spikex.api.collective import float64_per_rank
+from spikex.runtime.collective import float64_per_rank
 
 
 def main() -> None:

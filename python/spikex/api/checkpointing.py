@@ -83,13 +83,13 @@ def restore_network(network, path: str | Path | Checkpoint) -> Checkpoint:
     return checkpoint
 
 
-def load_network(path: str | Path, overrides=None, checkpoint: Checkpoint | None = None):
-    """The configuration-built network of a checkpoint, on this job's ranks, restored."""
-    from .network import Network
-
+def load_network(network_class, path: str | Path, overrides=None, checkpoint: Checkpoint | None = None):
+    """The configuration-built network of a checkpoint, on this job's ranks, restored: an
+    instance of `network_class` (``Network``, which calls this; passed in so that this
+    module does not import the one that imports it)."""
     checkpoint = checkpoint or open_checkpoint(path, __version__)
     config = resumed_config(checkpoint, overrides or ())
-    network = Network.from_config(config)
+    network = network_class.from_config(config)
     restore_network(network, checkpoint)
     return network
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..launch.allocation import memory_bytes, size_text
+from ..runtime.allocation import memory_bytes, size_text
 
 INDEX_BYTES = 4  # local target index
 WEIGHT_BYTES = 8  # one double per connection, unless a projection's weights are equal

@@ -26,8 +26,6 @@ from ..config import KEYS, get, resolved_config
 from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
-from ..launch.launcher import thread_limit_problem
-from ..launch.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..models import (
     CONNECTION_RULES,
     MODEL_PARAMETERS,
@@ -36,8 +34,10 @@ from ..models import (
     hpc_benchmark,
     microcircuit,
 )
+from ..runtime.allocation import thread_limit_problem
+from ..runtime.collective import broadcast_text, gather_spikes
+from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..version import __version__
-from .collective import broadcast_text, gather_spikes
 from .distributions import Distribution
 from .memory_check import check_fits
 from .population import Population
@@ -86,7 +86,7 @@ class Network:
         during ``simulate`` (a lost host or link; never less than 20 times its longest gap
         between exchanges) ends itself with exit status 3 and one line naming its rank and
         host, so that the launcher ends the job instead of every rank waiting for ever
-        (``spikex.launch.watchdog``; ``simulation.stall_timeout_s``).
+        (``spikex.runtime.watchdog``; ``simulation.stall_timeout_s``).
     **exchange_options
         ``allgather_slots``, ``compress``, ``source_lookup``, ``measure_wait``, ... (see the
         ``[exchange]`` section of the configuration reference).
@@ -602,17 +602,19 @@ class Network:
             Every spike recorded since the start and the summary, on every rank.
         """
         t_ms = _check("simulate", "t_ms", "simulation.tstop_ms", t_ms)
-        return self._simulate_to(self._requested_ms + t_ms, progress, on_stall, control)
+        return self.simulate_until(self._requested_ms + t_ms, progress, on_stall, control)
 
-    def _simulate_to(
+    def simulate_until(
         self,
         total_ms: float,
         progress: ProgressCallback | None = None,
         on_stall: Callable[[float], None] | None = None,
         control: RunControl | None = None,
     ) -> Result:
-        """Simulate until ``total_ms`` since the start (``spikex run`` runs to tstop_ms
-        this way, so a resumed run ends at exactly the same step)."""
+        """Simulate until ``total_ms`` since the start, as ``simulate`` (the same arguments)
+        but to a time rather than for a time (PyNN's ``run_until``). ``spikex run`` runs to
+        tstop_ms this way, so a resumed run ends at exactly the same step. A time already
+        reached simulates nothing."""
         self._initialise()
         call_start = time.perf_counter()
         self._requested_ms = max(self._requested_ms, float(total_ms))
@@ -620,7 +622,7 @@ class Network:
         run_start = time.perf_counter()
         with self._watchdog(on_stall):
             if control is None:
-                for step in _chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
+                for step in chunk_ends(self._engine.step, target, self._engine.steps_per_interval):
                     self._engine.run_until(step)
                     self._drain_spikes()
                     if progress is not None:
@@ -688,7 +690,7 @@ class Network:
         distribution, ...); any key that defines the network is refused, naming it."""
         from .checkpointing import load_network
 
-        return load_network(path, overrides)
+        return load_network(cls, path, overrides)
 
     def stream_spikes(self, stream) -> None:
         """Send the recorded spikes to `stream` (rank 0; None on the others) chunk by chunk
@@ -729,6 +731,20 @@ class Network:
         self._wall["build"] = time.perf_counter() - start
         self._wall["total"] += self._wall["build"]
         self._state = "built"
+
+    def build(self) -> None:
+        """Build the network now (collective): cells, connections and the exchange's
+        set-up, as the first ``simulate`` would. After it nothing can be added; a network
+        that cannot be built (too large for memory, a bad parameter) raises here."""
+        self._initialise()
+
+    def dry_run_partition(self, ranks: int, sampled=()):
+        """The network partitioned for ``ranks`` virtual ranks without simulating or MPI
+        (``spikex model dryrun``): a ``_core.DryRunPartition`` holding the ranks listed in
+        ``sampled`` (all when empty)."""
+        from .. import _core
+
+        return _core.DryRunPartition(self._engine, ranks, list(sampled))
 
     def _cells_by_model(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -1058,7 +1074,7 @@ def _contiguous_runs(sorted_gids: np.ndarray) -> list[tuple[int, int]]:
     return [(int(run[0]), int(run.size)) for run in np.split(sorted_gids, breaks)]
 
 
-def _chunk_ends(current: int, target: int, steps_per_interval: int) -> list[int]:
+def chunk_ends(current: int, target: int, steps_per_interval: int) -> list[int]:
     """Steps to run to: whole multiples of the chunk size, then exactly ``target``.
 
     The chunk is a whole number of min-delay intervals, about 1/PROGRESS_CHUNKS of the

@@ -23,7 +23,7 @@ from typing import Self
 import numpy as np
 
 from .. import _core
-from .collective import int64_per_rank
+from ..runtime.collective import int64_per_rank
 
 # Signals that stop a run with a checkpoint (rank processes).
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)

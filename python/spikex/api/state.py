@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .collective import gather_int64
+from ..runtime.collective import gather_int64
 
 
 def gather_states(engine, recordings: list[dict], dt_ms: float) -> list[dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .collective import float64_per_rank, int64_per_rank, sum_int64
+from ..runtime.collective import float64_per_rank, int64_per_rank, sum_int64
 
 # Wall-clock phases measured in Python around the engine calls.
 WALL_PHASES = ("build", "init", "simulate", "total")

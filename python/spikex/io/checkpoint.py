@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..api.collective import broadcast_text, int64_per_rank
+from ..runtime.collective import broadcast_text, int64_per_rank
 from .output import write_json
 
 FORMAT = "spikex-checkpoint"

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..api.collective import float64_per_rank, int64_per_rank
+from ..runtime.collective import float64_per_rank, int64_per_rank
 from .output import temporary_name
 
 TIMELINE_FILE = "timeline.h5"

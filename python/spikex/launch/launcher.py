@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
-from .allocation import hostfile_slots, local_cores, slurm_allocation_tasks
+from ..runtime.allocation import hostfile_slots, local_cores, slurm_allocation_tasks
 
 # Environment variables set by a running MPI job for its own processes. A child job
 # started from inside one (e.g. a test run under mpiexec) must not inherit them, or it
@@ -359,19 +359,6 @@ def thread_wait_policy(ranks: int, threads: int) -> str:
     docs/user/cli.md (``--threads``).
     """
     return "active" if ranks * threads <= len(os.sched_getaffinity(0)) else "passive"
-
-
-def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = None) -> str | None:
-    """Why ``threads`` OpenMP threads per rank cannot start here, or None.
-
-    OMP_THREAD_LIMIT caps the team of every parallel region: a rank would get fewer
-    threads than it split its cells over (the core refuses to run then, exit 3). Checked
-    before a run so that the user gets a configuration error instead.
-    """
-    value = (os.environ if environment is None else environment).get("OMP_THREAD_LIMIT", "").strip()
-    if not value.isdigit() or int(value) < 1 or int(value) >= threads:
-        return None  # unset, or a value OpenMP ignores, or enough
-    return f"OMP_THREAD_LIMIT={value} in the environment allows at most {value} thread(s) per rank: unset it or use fewer threads"
 
 
 def child_environment(

@@ -39,9 +39,9 @@ from .launcher import (
     enclosing_job_size,
     mpiexec_command,
     require_connected_job,
-    thread_limit_problem,
     worker_command,
 )
+from ..runtime.allocation import thread_limit_problem
 from .progress import DEFAULT_LINE_SECONDS, ProgressSample, progress_reporter
 from .spike_output import SpikeOutput
 from .worker import PROGRESS_FILE, STOP_REQUEST_FILE

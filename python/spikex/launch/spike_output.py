@@ -98,7 +98,7 @@ class SpikeOutput:
 def _agree(error: str, kind) -> None:
     """Rank 0's error, raised on every rank."""
     from .. import _core
-    from ..api.collective import broadcast_text
+    from ..runtime.collective import broadcast_text
 
     if _core.comm_size() > 1:
         error = broadcast_text(error)

@@ -37,8 +37,8 @@ import sys
 import time
 from pathlib import Path
 
+from ..runtime.watchdog import abort_stalled_job, stall_message
 from .failures import CONFIG_ERROR_FILE
-from .watchdog import abort_stalled_job, stall_message
 
 PROGRESS_FILE = "progress"
 # The signal a user sent to `spikex run`, written there before it relays SIGUSR1 to the
@@ -130,10 +130,10 @@ def run_rank(
         restore_network(network, checkpoint)
         output.resume(checkpoint)
     else:
-        network._initialise()  # build first: a network that cannot be built leaves no OUTDIR
+        network.build()  # first: a network that cannot be built leaves no OUTDIR
         output.start()
     control = _run_control(network, output, stop_at)
-    result = network._simulate_to(
+    result = network.simulate_until(
         network.config["simulation"]["tstop_ms"],
         progress=_progress_callback(rank, workdir, reporter),
         on_stall=_stall_reporter(rank, workdir, end_launcher=not own_launcher),

@@ -12,9 +12,9 @@ Connection sets are made in NEST's order: E→E, E→I, I→(E ∪ I).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-from ..api.population import Population
 from ..errors import ConfigError
 
 TAU_SYN_MS = 0.32582722403722841
@@ -102,7 +102,9 @@ def build(network, config: dict, get) -> tuple:
     params["poisson_weight"] = je
     exc = network.create("iaf_psc_alpha", n_e, params=params, name="E")
     inh = network.create("iaf_psc_alpha", n_i, params=params, name="I")
-    everyone = Population(exc.first_gid, n_e + n_i, exc.model, "E+I")
+    # E and I are consecutive: one population of both (the network's own type, so that
+    # this builder needs nothing from the API layer above it).
+    everyone = dataclasses.replace(exc, size=n_e + n_i, name="E+I")
     delay = get(config, f"{section}.delay_ms")
     plastic = get(config, "network.plastic")
     stdp = {

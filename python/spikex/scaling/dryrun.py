@@ -147,7 +147,7 @@ def execute_dryrun(plan: DryRunPlan, train: tuple | None = None) -> dict:
     ``train``: a ``spike_train()`` result to reuse (sweeps over P of one network).
     """
     from .. import _core
-    from ..api.network import Network, _chunk_ends
+    from ..api.network import Network, chunk_ends
 
     gids, steps, train = train or spike_train(plan.config, plan.spikes_path)
     sampled = _core.dryrun_sample(plan.ranks, ranks_that_fit(plan))
@@ -163,12 +163,12 @@ def execute_dryrun(plan: DryRunPlan, train: tuple | None = None) -> dict:
             described = copy.deepcopy(config)
             described["exchange"] = {"method": config["exchange"]["method"]}
             net = Network.from_config(resolved_config(described))
-            partition = _core.DryRunPartition(net._engine, plan.ranks, sampled)
-            partitions[key] = (partition, int(net._engine.cells_total), time.perf_counter() - start)
+            partition = net.dry_run_partition(plan.ranks, sampled)
+            partitions[key] = (partition, net.cells, time.perf_counter() - start)
         partition, cells, partition_seconds = partitions[key]
         dt_ms = get(config, "simulation.dt_ms")
         target = int(np.floor(get(config, "simulation.tstop_ms") / dt_ms + 0.5))
-        stops = np.asarray(_chunk_ends(0, target, partition.steps_per_interval), dtype=np.int64)
+        stops = np.asarray(chunk_ends(0, target, partition.steps_per_interval), dtype=np.int64)
         options = {k: v for k, v in config["exchange"].items() if k != "method"}
         start = time.perf_counter()
         counts = partition.count(variant.method, options, gids, steps, stops)

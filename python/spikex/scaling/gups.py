@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, UserInputError
-from ..launch.allocation import memory_bytes, size_text
 from ..launch.failures import CONFIG_ERROR_FILE, WORKER_LOG, job_failure
 from ..launch.job import run_job
 from ..launch.launcher import (
@@ -40,18 +39,15 @@ from ..launch.launcher import (
     mpiexec_command,
     require_connected_job,
 )
+from ..runtime.allocation import memory_bytes, size_text
 from ..version import __version__
+from .routing_model import DEFAULT_LANES
 
 ALGORITHMS = ("baseline", "routed")
 DEFAULT_LOG2_TABLE = 20
 DEFAULT_BUDGET = 1024  # the benchmark's look-ahead rule
 MAX_LOG2_TABLE = 40
 MAX_LANES = 255  # route/router.hpp router_options::lanes
-# Two buckets per partner: one takes updates while the other waits for its receiver. With
-# shared-memory mailboxes at P = 2 (a core per rank) 0.29 GUPS against 0.24 with one; with
-# MPI messages the same within the spread at P = 2, and better with two ranks per core
-# (docs/user/gups.md, the lanes table of `make bench-memory`).
-DEFAULT_LANES = 2
 PASS_FRACTION = 0.01  # HPCC: at most 1% of the table may be wrong
 RESULT_FILE = "gups-result.json"
 RANK_ERROR_PATTERN = "error.rank{rank}.json"

@@ -23,12 +23,16 @@ Local memory costs are the same for every grid and left out.
 
 from __future__ import annotations
 
-from .gups import DEFAULT_LANES
 from .time_model import Profile
 
 BUDGET = 1024
 MESSAGE_BYTES = 4032  # route/router.hpp default_message_bytes
 ITEM_BYTES = 8  # one GUPS update
+# Two buckets per partner: one takes updates while the other waits for its receiver. With
+# shared-memory mailboxes at P = 2 (a core per rank) 0.29 GUPS against 0.24 with one; with
+# MPI messages the same within the spread at P = 2, and better with two ranks per core
+# (docs/user/gups.md, the lanes table of `make bench-memory`).
+DEFAULT_LANES = 2
 LANES = DEFAULT_LANES  # spikex gups' send buckets per partner
 GENERATE_BLOCK = 32  # gups/gups_routed.hpp largest_generate_block
 

@@ -227,7 +227,6 @@ def paper_sweeps(workdir: Path, profile, quick: bool = False) -> dict:
 
 def nest_figure1_measured(workdir: Path) -> list[dict]:
     """Fractions of (cell, rank) pairs with 0, 1, >1 targets on our real connectivity."""
-    from .. import _core
     from ..api.network import Network
 
     rows = []
@@ -235,7 +234,7 @@ def nest_figure1_measured(workdir: Path) -> list[dict]:
     config = {"network": {"cells": cells, "indegree": indegree, "indegree_spread": 0}}
     for ranks in (16, 64, 256, 1024, 4096):
         net = Network.from_config(config)
-        one, more, pairs = _core.DryRunPartition(net._engine, ranks, []).target_pairs()
+        one, more, pairs = net.dry_run_partition(ranks).target_pairs()
         closed = targets_on_rank([ranks], indegree)
         rows.append({
             "ranks": ranks, "one": one / pairs, "more": more / pairs, "zero": 1 - (one + more) / pairs,

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "networks"))
 import spikex as sx
 import users_network
 from spikex import _core
-from spikex.api.collective import gather_int64
+from spikex.runtime.collective import gather_int64
 
 INTERVAL_FIRE = {
     "simulation": {"tstop_ms": 300.0, "seed": 4},
@@ -77,11 +77,11 @@ def main() -> None:
             net.restore(rest)
         elif action == "save":
             until, _, directory = rest.partition(":")
-            net._simulate_to(float(until))
+            net.simulate_until(float(until))
             net.save(directory)
             if step == sys.argv[-1]:
                 return
-    result = net._simulate_to(float(total))
+    result = net.simulate_until(float(total))
     state = result.states[0]["values"] if result.states else np.zeros(0)
     state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
     weights = exact_weights_sha256(net)

@@ -9,16 +9,20 @@ import sys
 import numpy as np
 import pytest
 from conftest import write_config
-from spikex.api.network import _chunk_ends, _contiguous_runs
+from spikex.api.network import _contiguous_runs, chunk_ends
 from spikex.api.population import Population
-from spikex.launch.allocation import hostfile_slots, local_cores, slurm_allocation_tasks
 from spikex.launch.launcher import (
     Launcher,
     child_environment,
     launcher_from_options,
     mpiexec_command,
-    thread_limit_problem,
     thread_wait_policy,
+)
+from spikex.runtime.allocation import (
+    hostfile_slots,
+    local_cores,
+    slurm_allocation_tasks,
+    thread_limit_problem,
 )
 
 
@@ -200,7 +204,7 @@ def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
     [(0, 8000, 40), (0, 1332, 40), (1332, 4000, 40), (0, 7, 40), (0, 100, 1), (5, 5, 40)],
 )
 def test_simulation_chunks_are_whole_intervals_and_end_on_the_target(current, target, interval):
-    ends = _chunk_ends(current, target, interval)
+    ends = chunk_ends(current, target, interval)
     if target == current:
         assert ends == []
         return

@@ -1,4 +1,4 @@
-"""The stall watchdog (spikex.launch.watchdog) against a scripted heartbeat: it fires
+"""The stall watchdog (spikex.runtime.watchdog) against a scripted heartbeat: it fires
 once a running simulation stops exchanging for the timeout, never between runs, and
 stretches its timeout to 20 times the longest gap between exchanges seen so far."""
 
@@ -9,8 +9,8 @@ import time
 
 import pytest
 from conftest import run_spmd
-from spikex.launch import watchdog
-from spikex.launch.watchdog import StallWatchdog
+from spikex.runtime import watchdog
+from spikex.runtime.watchdog import StallWatchdog
 
 
 class Heartbeat:
@@ -104,8 +104,8 @@ COLLECTIVE_SCRIPT = """
     import time
     import spikex as sx
     from spikex import _core
-    from spikex.api.collective import int64_per_rank
-    from spikex.launch.watchdog import StallWatchdog
+    from spikex.runtime.collective import int64_per_rank
+    from spikex.runtime.watchdog import StallWatchdog
 
     sx.Network()  # MPI up
     rank = _core.comm_rank()
@@ -133,7 +133,7 @@ def test_a_rank_missing_from_a_collective_between_chunks_is_a_stall(tmp_path):
 
 
 CHILD = (
-    "from spikex.launch.watchdog import end_launcher_parent; "
+    "from spikex.runtime.watchdog import end_launcher_parent; "
     "print('ENDED', end_launcher_parent(), flush=True)"
 )
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 import spikex as sx
-from spikex.api.collective import gather_int64
+from spikex.runtime.collective import gather_int64
 from spikex import _core
 
 DT = 0.1

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_cli, write_config
-from spikex import _core
 from spikex.api.network import Network
 from spikex.errors import UserInputError
 from spikex.scaling.analytic import (
@@ -46,7 +45,7 @@ def test_nest_figure1_regimes_as_the_paper_describes_them():
 def test_nest_figure1_on_our_real_connectivity(ranks):
     cells, indegree = 2048, 200
     net = Network.from_config({"network": {"cells": cells, "indegree": indegree, "indegree_spread": 0}})
-    one, more, pairs = _core.DryRunPartition(net._engine, ranks, []).target_pairs()
+    one, more, pairs = net.dry_run_partition(ranks).target_pairs()
     measured_zero = 1 - (one + more) / pairs
     # targets are drawn per target cell: a cell's targets on one rank ~ Binomial(N/M, K/(N-1))
     finite = (1 - indegree / (cells - 1)) ** (cells / ranks)

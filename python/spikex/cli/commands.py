@@ -17,7 +17,7 @@ from .. import __version__
 from ..api.run_control import STOPPED_EXIT_STATUS
 from ..errors import ConfigError, RunError, UserInputError
 from ..methods import EXCHANGE_METHODS
-from .progress import DEFAULT_LINE_SECONDS, PROGRESS_MODES
+from ..launch.progress import DEFAULT_LINE_SECONDS, PROGRESS_MODES
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -57,7 +57,7 @@ def launcher_options(command):
 
 
 def _launcher(launcher, hostfile, launcher_args):
-    from .launcher import launcher_from_options
+    from ..launch.launcher import launcher_from_options
 
     return launcher_from_options(launcher, hostfile, launcher_args)
 
@@ -158,7 +158,7 @@ def run(
     Started by mpiexec or srun (mpiexec -n 64 spikex run CONFIG), it runs as that job's ranks
     and launches nothing (docs/user/cluster.md). Exchange methods:
     """
-    from .run import execute_run, plan_run
+    from ..launch.run import execute_run, plan_run
 
     if (config is None) == (resume is None):
         raise UserInputError("spikex run: give a CONFIG file or --resume CHECKPOINT (one of them)")
@@ -178,7 +178,7 @@ def run(
         return STOPPED_EXIT_STATUS if summary.get("partial") else EXIT_OK  # one answer per job
     click.echo(str(plan.outdir))  # stdout: only the output directory, for scripts
     if summary.get("partial"):
-        from . import job
+        from ..launch import job
 
         click.echo(
             f"spikex run: stopped by {job.clean_stop_requested_by or summary['stopped_by']} at {summary['simulated_ms']:g} ms "

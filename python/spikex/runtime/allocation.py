@@ -98,3 +98,16 @@ def size_text(size: float) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} PiB"
+
+
+def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = None) -> str | None:
+    """Why ``threads`` OpenMP threads per rank cannot start here, or None.
+
+    OMP_THREAD_LIMIT caps the team of every parallel region: a rank would get fewer
+    threads than it split its cells over (the core refuses to run then, exit 3). Checked
+    before a run so that the user gets a configuration error instead.
+    """
+    value = (os.environ if environment is None else environment).get("OMP_THREAD_LIMIT", "").strip()
+    if not value.isdigit() or int(value) < 1 or int(value) >= threads:
+        return None  # unset, or a value OpenMP ignores, or enough
+    return f"OMP_THREAD_LIMIT={value} in the environment allows at most {value} thread(s) per rank: unset it or use fewer threads"

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ..errors import ConfigError
 from ..io.output import SPIKES_FILE, read_sonata_spikes
-from .run import execute_run, plan_run
+from ..launch.run import execute_run, plan_run
 
 DEMO_CONFIG = Path("examples") / "hines2011_demo.toml"
 RASTER_FILE = "raster.png"
