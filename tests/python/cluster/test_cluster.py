@@ -186,23 +186,31 @@ def test_a_host_whose_link_goes_down_ends_the_job(cluster, tmp_path):
                                   extra=("--set", "simulation.stall_timeout_s=3"))  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL, env=child_environment())  # fmt: skip
-    try:
-        progress = _wait_for_progress(outdir, process)
-        cluster.link(2, up=False)
-        down_at = time.monotonic()
-        _, stderr = process.communicate(timeout=120)
-        ended_after = time.monotonic() - down_at
-    finally:
-        cluster.link(2, up=True)
-        if process.poll() is None:
-            process.kill()
-    assert progress is not None, "the run never started simulating"
+    started, stderr, ended_after = link_down_while_running(
+        cluster, process, lambda: _wait_for_progress(outdir, process) is not None
+    )
+    assert started, "the run never started simulating"
     assert process.returncode == 3, stderr
     assert ended_after < 3 + 20  # the stall timeout, then a few seconds
     stalled = re.search(r"ranks? [\d, ]+ on host (sxh1|sxh2)(; ranks? [\d, ]+ on host (sxh1|sxh2))?: "
                         r"no spike exchange completed for [\d.]+ s: a rank, host or network link", stderr)  # fmt: skip
     assert stalled, stderr
     assert_nothing_left(tmp_path, outdir)
+
+
+def link_down_while_running(cluster, process: subprocess.Popen, started) -> tuple[bool, str, float]:
+    """Once `started()` says the job simulates, take host 2's link down until the job ends:
+    (whether it started, its stderr, seconds from the link going down to the end)."""
+    try:
+        running = started()
+        cluster.link(2, up=False)
+        down_at = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        return running, stderr, time.monotonic() - down_at
+    finally:
+        cluster.link(2, up=True)
+        if process.poll() is None:
+            process.kill()
 
 
 def _wait_for_progress(outdir: Path, process: subprocess.Popen) -> Path | None:
@@ -252,19 +260,13 @@ def _wait_for_simulation(outdir: Path, process: subprocess.Popen) -> bool:
 
 def test_a_host_whose_link_goes_down_ends_a_bare_mpiexec_job(cluster, tmp_path):
     """Issue 52: rank 0 reported the stall, but mpiexec waited for ever for the lost host's
-    daemon. A rank whose watchdog fires now aborts the job (MPI_Abort) after its report."""
+    daemon (MPI_Abort did not change that). A rank whose watchdog fires now ends the
+    launcher process that started it, then aborts."""
     outdir = tmp_path / "out"
     process = start_bare_mpiexec(cluster, config(tmp_path, 20000), outdir)
-    try:
-        started = _wait_for_simulation(outdir, process)
-        cluster.link(2, up=False)
-        down_at = time.monotonic()
-        _, stderr = process.communicate(timeout=120)
-        ended_after = time.monotonic() - down_at
-    finally:
-        cluster.link(2, up=True)
-        if process.poll() is None:
-            process.kill()
+    started, stderr, ended_after = link_down_while_running(
+        cluster, process, lambda: _wait_for_simulation(outdir, process)
+    )
     assert started, "the run never started simulating"
     assert process.returncode != 0, stderr
     assert ended_after < 3 + 20, f"mpiexec ended {ended_after:.1f} s after the link went down"
