@@ -742,8 +742,6 @@ class Network:
         """The network partitioned for ``ranks`` virtual ranks without simulating or MPI
         (``spikex model dryrun``): a ``_core.DryRunPartition`` holding the ranks listed in
         ``sampled`` (all when empty)."""
-        from .. import _core
-
         return _core.DryRunPartition(self._engine, ranks, list(sampled))
 
     def _cells_by_model(self) -> dict[str, int]:
