@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 # iproute2 (ip, tc), util-linux (unshare, setpriv) and procps (ps): the emulated cluster
 # of `make test-cluster` (scripts/mini_cluster.sh) and the fault tests.
-APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123-dev libgtest-dev libfmt-dev python3-venv clang-format
+APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123-dev libgtest-dev libfmt-dev libboost-dev python3-venv clang-format
               iproute2 util-linux procps)
 # PyNN and what it needs run PyNN's own scenarios against spikex.pynn (`make test-pynn`);
 # scipy is needed by some of those scenarios (they skip without it); PyNN gathers recorded

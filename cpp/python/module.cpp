@@ -315,11 +315,23 @@ void check_connection_kinds(const network_spec& spec, const std::string& where, 
         throw user_error(spikex::format("{}: target population of model \"{}\" takes no input (only neuron models do)",
                                         where, target.model));
     }
-    if (source.model == "dc_generator" && !to.accepts_current) {
-        throw user_error(spikex::format("{}: \"dc_generator\" cannot drive \"{}\" (the model has no input current)",
-                                        where, target.model));
+    if (find_model(source.model).output == device_output::current && !to.accepts_current) {
+        throw user_error(spikex::format("{}: \"{}\" cannot drive \"{}\" (the model has no input current)", where,
+                                        source.model, target.model));
     }
     (void)spec;
+}
+
+nb::dict range_to_python(const value_range& r) {
+    nb::dict d;
+    d["low"] = r.low;
+    d["high"] = r.high;
+    d["low_open"] = r.low_open;
+    d["high_open"] = r.high_open;
+    d["choices"] = r.choices;
+    d["finite_only"] = r.finite_only;
+    d["integer"] = r.integer;
+    return d;
 }
 
 nb::list models_to_python() {
@@ -330,11 +342,41 @@ nb::list models_to_python() {
         d["kind"] = entry.kind == model_kind::neuron         ? "neuron"
                     : entry.kind == model_kind::spike_source ? "spike_source"
                                                              : "input_device";
+        d["output"] = entry.output == device_output::none          ? "none"
+                      : entry.output == device_output::spike_train ? "spike_train"
+                                                                   : "current";
         d["description"] = entry.description;
-        d["parameters"] = entry.parameters;
-        d["state_variables"] = entry.state_variables;
+        d["parameters"] = entry.parameter_names();
+        nb::list specs;
+        for (const auto& p: entry.parameters) {
+            nb::dict s;
+            s["name"] = p.name;
+            s["unit"] = p.unit;
+            s["default"] = p.default_value;
+            s["default_rule"] = p.default_rule;
+            s["range"] = range_to_python(p.range);
+            s["allowed"] = p.range.text(p.unit);
+            s["meaning"] = p.meaning;
+            s["shape"] = p.shape == parameter_shape::per_cell ? "per_cell" : "per_cell_list";
+            specs.append(s);
+        }
+        d["parameter_specs"] = specs;
+        d["state_variables"] = entry.state_names();
+        nb::list state;
+        for (const auto& v: entry.state) {
+            nb::dict s;
+            s["name"] = v.name;
+            s["unit"] = v.unit;
+            s["meaning"] = v.meaning;
+            state.append(s);
+        }
+        d["state_specs"] = state;
         d["accepts_current"] = entry.accepts_current;
         d["checkpoint_state"] = entry.checkpoint_state;
+        d["receptors"] = entry.receptors;
+        d["integration"] = entry.integration;
+        d["nest_model"] = entry.nest_model;
+        d["pynn_types"] = entry.pynn_types;
         d["docs_page"] = entry.docs_page;
         out.append(d);
     }
@@ -374,13 +416,14 @@ public:
         require_unbuilt("create");
         auto& spec = engine_->spec();
         const model_entry& entry = find_model(model);
-        population_spec pop{model, spec.cells(), n, {}, {}, {}};
+        population_spec pop{model, spec.cells(), n, {}, {}};
         for (auto [name_handle, value]: params) {
             const auto name = nb::cast<std::string>(name_handle);
-            if (std::find(entry.parameters.begin(), entry.parameters.end(), name) == entry.parameters.end() ||
-                name == "spike_times") {
+            const parameter_spec* spec_of_name = entry.parameter(name);
+            if (!spec_of_name || spec_of_name->shape != parameter_shape::per_cell) {
                 std::string allowed;
-                for (const auto& p: entry.parameters) allowed += (allowed.empty() ? "" : ", ") + p;
+                for (const auto& p: entry.parameters)
+                    if (p.shape == parameter_shape::per_cell) allowed += (allowed.empty() ? "" : ", ") + p.name;
                 throw user_error(spikex::format("create(\"{}\"): parameter \"{}\" is unknown: allowed are {}", model,
                                                 name, allowed.empty() ? "none" : allowed));
             }
@@ -541,20 +584,23 @@ public:
         engine_->spec().recorded.emplace_back(first, n);
     }
 
-    void set_spike_times(std::uint32_t first, const input1d<double>& times, const input1d<std::uint64_t>& offsets) {
-        require_unbuilt("spike_times");
+    // A list parameter (parameter_shape::per_cell_list) of the population starting at
+    // `first`: cell i's list is values[offsets[i] .. offsets[i + 1]).
+    void set_list_parameter(std::uint32_t first, const std::string& name, const input1d<double>& values,
+                            const input1d<std::uint64_t>& offsets) {
+        require_unbuilt(name.c_str());
         auto& spec = engine_->spec();
         for (auto& pop: spec.populations) {
             if (pop.first != first) continue;
-            if (pop.model != "spike_source_array" || offsets.shape(0) != pop.size + 1 ||
-                offsets.data()[pop.size] != times.shape(0)) {
-                throw internal_error("set_spike_times: not a spike_source_array population or bad offsets");
+            const parameter_spec* p = find_model(pop.model).parameter(name);
+            if (!p || p->shape != parameter_shape::per_cell_list || offsets.shape(0) != pop.size + 1 ||
+                offsets.data()[pop.size] != values.shape(0)) {
+                throw internal_error("set_list_parameter: not a list parameter of the model, or bad offsets");
             }
-            pop.spike_times_ms = to_vector(times);
-            pop.spike_offsets = to_vector(offsets);
+            pop.lists[name] = {to_vector(values), to_vector(offsets)};
             return;
         }
-        throw internal_error("set_spike_times: no population starts at this gid");
+        throw internal_error("set_list_parameter: no population starts at this gid");
     }
 
     // One recording of `variable` of the cells in the (first, count) runs, every
@@ -567,7 +613,7 @@ public:
         for (auto [first, count]: runs) {
             for (gid_type g = first; g < first + count;) {
                 const auto& pop = spec.population_of(g);
-                const auto& vars = find_model(pop.model).state_variables;
+                const auto vars = find_model(pop.model).state_names();
                 if (std::find(vars.begin(), vars.end(), variable) == vars.end()) {
                     std::string allowed;
                     for (const auto& v: vars) allowed += (allowed.empty() ? "" : ", ") + v;
@@ -853,7 +899,7 @@ NB_MODULE(_core, m) {
         .def("connect_rule", &py_engine::connect_rule)
         .def("connect_arrays", &py_engine::connect_arrays)
         .def("record", &py_engine::record)
-        .def("set_spike_times", &py_engine::set_spike_times)
+        .def("set_list_parameter", &py_engine::set_list_parameter)
         .def("record_state", &py_engine::record_state)
         .def("set_record_from", &py_engine::set_record_from)
         .def("state",

@@ -20,8 +20,8 @@ using namespace spikex;
 namespace {
 
 constexpr std::uint32_t per_model = 12;
-const std::vector<std::string> models = {"interval_fire", "iaf_psc_alpha",        "iaf_psc_exp",
-                                         "iaf_psc_delta", "spike_source_poisson", "spike_source_array"};
+const std::vector<std::string> models = {"interval_fire",        "iaf_psc_alpha",      "iaf_psc_exp", "iaf_psc_delta",
+                                         "spike_source_poisson", "spike_source_array", "iaf_cond_exp"};
 
 network_spec every_model() {
     network_spec spec;
@@ -34,15 +34,17 @@ network_spec every_model() {
         {"iaf_psc_delta", {{"refractory_input", 1.0}, {"I_e", 300.0}}},
         {"spike_source_poisson", {{"rate", 300.0}}},
         {"spike_source_array", {}},
+        {"iaf_cond_exp", {{"I_e", 500.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
-        population_spec pop{model, first, per_model, constant_parameter_map(params.at(model)), {}, {}};
+        population_spec pop{model, first, per_model, constant_parameter_map(params.at(model)), {}};
         if (model == "spike_source_array") {
-            pop.spike_offsets.push_back(0);
+            auto& times = pop.lists["spike_times"];
+            times.offsets.push_back(0);
             for (std::uint32_t i = 0; i < per_model; ++i) {
-                for (double t: {0.5 + i, 13.3 + i, 27.1 + 2 * i}) pop.spike_times_ms.push_back(t);
-                pop.spike_offsets.push_back(pop.spike_times_ms.size());
+                for (double t: {0.5 + i, 13.3 + i, 27.1 + 2 * i}) times.values.push_back(t);
+                times.offsets.push_back(times.values.size());
             }
         }
         spec.populations.push_back(pop);

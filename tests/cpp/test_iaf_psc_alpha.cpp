@@ -58,7 +58,7 @@ network_spec population(const param_map& params, std::uint32_t size = 1, double 
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"iaf_psc_alpha", 0, size, constant_parameter_map(params), {}, {}});
+    spec.populations.push_back({"iaf_psc_alpha", 0, size, constant_parameter_map(params), {}});
     return spec;
 }
 
@@ -180,7 +180,7 @@ TEST(iaf_psc_alpha, propagators_fall_back_to_the_limit_when_tau_syn_equals_tau_m
 }
 
 TEST(iaf_psc_alpha, propagators_use_nests_expressions) {
-    iaf::parameters p;
+    iaf::parameters p = iaf::parse_parameters({});
     p.tau_m = 10.0;
     p.C_m = 250.0;
     p.tau_syn_ex = 0.5;
@@ -681,7 +681,7 @@ TEST(iaf_psc_alpha, per_cell_parameters_do_not_depend_on_the_split_into_groups) 
     network_spec spec;
     spec.dt_ms = 0.1;
     spec.seed = 5;
-    spec.populations.push_back({"iaf_psc_alpha", 0, 24, params, {}, {}});
+    spec.populations.push_back({"iaf_psc_alpha", 0, 24, params, {}});
     std::vector<gid_type> all(24);
     for (gid_type i = 0; i < 24; ++i) all[i] = i;
     auto whole = iaf::make_group(spec, all);
@@ -707,7 +707,7 @@ TEST(iaf_psc_alpha, per_cell_parameters_do_not_depend_on_the_split_into_groups) 
     EXPECT_EQ(iaf::make_group(spec, all)->V_m(3), 2.25);
     // Uniform populations: one set (the hpc_benchmark's two populations share it).
     network_spec two = population(hpc, 10);
-    two.populations.push_back({"iaf_psc_alpha", 10, 5, constant_parameter_map(with(hpc, {{"V_m", 3.0}})), {}, {}});
+    two.populations.push_back({"iaf_psc_alpha", 10, 5, constant_parameter_map(with(hpc, {{"V_m", 3.0}})), {}});
     std::vector<gid_type> fifteen(15);
     for (gid_type i = 0; i < 15; ++i) fifteen[i] = i;
     EXPECT_EQ(iaf::make_group(two, fifteen)->parameter_sets(), 1u);
@@ -753,5 +753,5 @@ TEST(iaf_psc_alpha, state_variables_and_registry_entry) {
     }
     const model_entry e = iaf_psc_alpha_model();
     EXPECT_TRUE(e.accepts_current);
-    EXPECT_EQ(e.state_variables, (std::vector<std::string>{"V_m", "I_syn_ex", "I_syn_in"}));
+    EXPECT_EQ(e.state_names(), (std::vector<std::string>{"V_m", "I_syn_ex", "I_syn_in"}));
 }

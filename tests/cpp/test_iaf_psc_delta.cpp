@@ -42,7 +42,7 @@ network_spec population(const parameter_map& params, std::uint32_t size = 1, dou
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"iaf_psc_delta", 0, size, params, {}, {}});
+    spec.populations.push_back({"iaf_psc_delta", 0, size, params, {}});
     return spec;
 }
 network_spec population(const param_map& params, std::uint32_t size = 1, double dt = 0.1) {
@@ -90,7 +90,7 @@ std::vector<double> trace(delta::group& g, step_type stop, const std::vector<inp
 TEST(iaf_psc_delta, propagators_are_the_exact_solution) {
     for (double tau_m: {2.0, 10.0, 33.0}) {
         for (double C: {1.0, 250.0}) {
-            delta::parameters p;
+            delta::parameters p = delta::parse_parameters({});
             p.tau_m = tau_m, p.C_m = C;
             const auto q = delta::compute_propagators(p, 0.1);
             EXPECT_DOUBLE_EQ(q.P33, std::exp(-0.1 / tau_m));
@@ -287,10 +287,10 @@ TEST(iaf_psc_delta, registry_entry) {
     EXPECT_EQ(e.kind, model_kind::neuron);
     EXPECT_TRUE(e.accepts_current);
     EXPECT_EQ(e.docs_page, "docs/models/iaf_psc_delta.md");
-    EXPECT_EQ(e.state_variables, std::vector<std::string>{"V_m"});
+    EXPECT_EQ(e.state_names(), std::vector<std::string>{"V_m"});
     for (const char* name:
          {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "V_min", "I_e", "refractory_input", "V_m"})
-        EXPECT_NE(std::find(e.parameters.begin(), e.parameters.end(), name), e.parameters.end()) << name;
+        EXPECT_NE(e.parameter(name), nullptr) << name;
     auto g = e.make(population(param_map{}, 3), range(0, 3), 5);
     EXPECT_GE(g->bytes(), 3 * (2 * sizeof(double)));
 }

@@ -41,7 +41,7 @@ network_spec population(const parameter_map& params, std::uint32_t size = 1, dou
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"iaf_psc_exp", 0, size, params, {}, {}});
+    spec.populations.push_back({"iaf_psc_exp", 0, size, params, {}});
     return spec;
 }
 network_spec population(const param_map& params, std::uint32_t size = 1, double dt = 0.1) {
@@ -99,7 +99,7 @@ TEST(iaf_psc_exp, propagators_are_the_exact_solution) {
     const double C = 250.0, h = 0.1;
     for (double tau_m: {5.0, 10.0, 20.0}) {
         for (double tau_s: {0.5, 2.0, 8.0, 30.0}) {
-            exp_model::parameters p;
+            exp_model::parameters p = exp_model::parse_parameters({});
             p.tau_m = tau_m, p.tau_syn_ex = tau_s, p.tau_syn_in = tau_s, p.C_m = C;
             const auto q = exp_model::compute_propagators(p, h);
             EXPECT_NEAR(q.P21_ex, psp(1.0, h, tau_s, tau_m, C), 1e-12 * q.P21_ex) << tau_m << " " << tau_s;
@@ -302,7 +302,7 @@ TEST(iaf_psc_exp, cells_with_equal_dynamics_share_a_parameter_set) {
     EXPECT_EQ(exp_model::make_group(population({{"I_e", 1.0}}, 1000), range(0, 1000))->parameter_sets(), 1u);
     // Two populations with equal dynamics: one set.
     network_spec two = population({{"I_e", 5.0}}, 10);
-    two.populations.push_back({"iaf_psc_exp", 10, 10, constant_parameter_map({{"I_e", 5.0}, {"V_m", -60.0}}), {}, {}});
+    two.populations.push_back({"iaf_psc_exp", 10, 10, constant_parameter_map({{"I_e", 5.0}, {"V_m", -60.0}}), {}});
     auto g = exp_model::make_group(two, range(0, 20));
     EXPECT_EQ(g->parameter_sets(), 1u);
     EXPECT_EQ(g->V_m(3), -70.0);
@@ -362,7 +362,7 @@ TEST(iaf_psc_exp, every_invalid_parameter_is_a_user_error_naming_it_and_its_valu
     }
     // A bad uniform value is found even by a group that holds none of the population's cells.
     network_spec two = population(param_map{}, 2);
-    two.populations.push_back({"iaf_psc_exp", 2, 2, constant_parameter_map({{"C_m", -5.0}}), {}, {}});
+    two.populations.push_back({"iaf_psc_exp", 2, 2, constant_parameter_map({{"C_m", -5.0}}), {}});
     EXPECT_THROW(exp_model::make_group(two, {0}), user_error);
     EXPECT_NO_THROW(exp_model::make_group(population({{"t_ref", 0.0}, {"tau_syn_ex", 10.0}, {"I_e", -50.0}}), {0}));
 }
@@ -373,7 +373,7 @@ TEST(iaf_psc_exp, registry_entry) {
     EXPECT_EQ(e.kind, model_kind::neuron);
     EXPECT_TRUE(e.accepts_current);
     EXPECT_EQ(e.docs_page, "docs/models/iaf_psc_exp.md");
-    EXPECT_EQ(e.state_variables, (std::vector<std::string>{"V_m", "I_syn_ex", "I_syn_in"}));
+    EXPECT_EQ(e.state_names(), (std::vector<std::string>{"V_m", "I_syn_ex", "I_syn_in"}));
     EXPECT_EQ(e.parameters.size(), 11u);
     auto g = e.make(population({{"I_e", 1000.0}}, 2), range(0, 2), 0);
     recorder out;

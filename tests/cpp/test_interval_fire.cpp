@@ -38,7 +38,7 @@ network_spec one_population(std::uint32_t seed, std::uint32_t size, std::map<std
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = seed;
-    spec.populations.push_back({"interval_fire", 0, size, constant_parameter_map(params), {}, {}});
+    spec.populations.push_back({"interval_fire", 0, size, constant_parameter_map(params), {}});
     return spec;
 }
 
@@ -405,7 +405,6 @@ TEST(interval_fire, each_population_uses_its_own_parameters_and_burst_groups) {
                                                         {"burst_groups", 2},
                                                         {"burst_factor", 2.0},
                                                         {"burst_period_ms", 50.0}}),
-                                {},
                                 {}});
     auto group = make_cell_group(spec, {4, 1, 6});
     auto out = run(*group, 800);                          // 20 ms: inside the first burst window

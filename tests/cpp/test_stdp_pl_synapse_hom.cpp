@@ -60,7 +60,7 @@ TEST(stdp_pl_synapse_hom, depression_clips_at_zero) {
 }
 
 TEST(stdp_pl_synapse_hom, no_post_spikes_leaves_the_weight) {
-    stdp_pl_parameters p;
+    stdp_pl_parameters p = parse_stdp_pl_parameters({});
     const stdp_pl_rule rule(p, dt);
     post_history post;
     stdp_pre_state pre{3.0, 10};
@@ -75,7 +75,7 @@ TEST(stdp_pl_synapse_hom, no_post_spikes_leaves_the_weight) {
 TEST(stdp_pl_synapse_hom, history_is_trimmed_once_read) {
     post_history post;
     stdp_pre_state pre;
-    stdp_pl_parameters p;
+    stdp_pl_parameters p = parse_stdp_pl_parameters({});
     const stdp_pl_rule rule(p, dt);
     for (step_type t = 100; t <= 10000; t += 100) {
         post.record(t, dt, tau_minus, 1, max_delay);

@@ -16,7 +16,7 @@ constexpr double dt = 0.1, tau_minus = 20.0;
 constexpr step_type delay = 10, max_delay = 10;
 
 stdp_parameters parameters(double mu_plus, double mu_minus, double w_max = 10.0) {
-    stdp_parameters p;
+    stdp_parameters p = parse_stdp_parameters({});
     p.tau_plus = 16.0;
     p.lambda = 0.05;
     p.alpha = 1.2;

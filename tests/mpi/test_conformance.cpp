@@ -37,7 +37,7 @@ run_result run(const std::string& method, const option_values& exchange, bool fa
     spec.seed = 7;
     std::map<std::string, double> params;
     if (fast) params = {{"invl_low_ms", 0.3}, {"invl_high_ms", 0.9}};
-    spec.populations.push_back({"interval_fire", 0, 240, constant_parameter_map(params), {}, {}});
+    spec.populations.push_back({"interval_fire", 0, 240, constant_parameter_map(params), {}});
     connection_set set;
     set.rule.kind = connection_rule_kind::random;
     set.rule.source_size = set.rule.target_size = 240;

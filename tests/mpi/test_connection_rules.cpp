@@ -37,8 +37,8 @@ network_spec every_rule_network() {
     spec.dt_ms = 0.025;
     spec.seed = 11;
     const auto params = constant_parameter_map({{"invl_low_ms", 0.3}, {"invl_high_ms", 0.9}});
-    spec.populations.push_back({"interval_fire", 0, 150, params, {}, {}});
-    spec.populations.push_back({"interval_fire", 150, 90, params, {}, {}});
+    spec.populations.push_back({"interval_fire", 0, 150, params, {}});
+    spec.populations.push_back({"interval_fire", 150, 90, params, {}});
     auto in = rule_set(connection_rule_kind::fixed_indegree, 0, 150, 0, 240);
     in.rule.indegree = 10;
     in.rule.allow_multapses = false;

@@ -6,16 +6,9 @@
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
 #include "spikex/engine/device_inputs.hpp"
+#include "spikex/models/model_registry.hpp"
 
 namespace spikex {
-namespace {
-
-step_type steps_of(double ms, double dt) {
-    if (std::isinf(ms)) return std::numeric_limits<step_type>::max() / 4;
-    return static_cast<step_type>(std::llround(ms / dt));
-}
-
-} // namespace
 
 device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
                              const std::vector<std::vector<device_connection>>& by_thread):
@@ -26,17 +19,17 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
     auto source_index = [&](gid_type device) {
         auto it = source_of_device.find(device);
         if (it != source_of_device.end()) return it->second;
-        const input_device_parameters p = parse_input_device(spec.population_of(device), device, spec.seed);
-        const step_type s0 = steps_of(p.origin + p.start, h), s1 = steps_of(p.origin + p.stop, h);
-        source s{p.kind, p.amplitude, 0, 0, 0};
-        if (p.kind == input_device_kind::poisson_generator) {
-            s.first = s0 + 1, s.last = s1; // emission steps s0 < e <= s1
-            const double mean = p.rate_hz * h / 1000.0;
-            if (mean > iaf_psc_alpha::max_poisson_mean) {
+        const population_spec& pop = spec.population_of(device);
+        source s{find_model(pop.model).output == device_output::spike_train,
+                 input_device_schedule(pop, device, spec.seed, h), 0};
+        if (s.spikes) {
+            const double rate_hz = s.schedule.rate_hz;
+            const double mean = rate_hz * h / 1000.0;
+            if (mean > max_poisson_mean) {
                 throw user_error(spikex::format(
-                    "poisson_generator parameter rate = {} Hz: must be <= {} Hz at dt = {} ms (at most {} events "
-                    "per step on average)",
-                    p.rate_hz, iaf_psc_alpha::max_poisson_mean * 1000.0 / h, h, iaf_psc_alpha::max_poisson_mean));
+                    "{} parameter rate = {} Hz: must be <= {} Hz at dt = {} ms (at most {} events per step on "
+                    "average)",
+                    pop.model, rate_hz, max_poisson_mean * 1000.0 / h, h, max_poisson_mean));
             }
             auto t = table_of_mean.find(mean);
             if (t == table_of_mean.end()) {
@@ -44,8 +37,6 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
                 tables_.emplace_back(mean);
             }
             s.table = t->second;
-        } else {
-            s.first = s0 - 1, s.last = s1 - 2; // read at m with s0 - 1 <= m - d < s1 - 1
         }
         auto index = static_cast<std::uint32_t>(sources_.size());
         sources_.push_back(s);
@@ -75,9 +66,9 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     for (input& in: mine.inputs) {
         const source& s = sources_[in.source];
         const step_type e = n - static_cast<step_type>(in.delay);
-        if (e < s.first || e > s.last) continue;
-        if (s.kind == input_device_kind::dc_generator) {
-            cells.deliver_current(n, in.target, s.level * in.weight);
+        if (e < s.schedule.first || e > s.schedule.last) continue;
+        if (!s.spikes) {
+            cells.deliver_current(n, in.target, s.schedule.level(e) * in.weight);
             continue;
         }
         std::uint64_t bits;
@@ -105,6 +96,7 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
 
 std::size_t device_inputs::bytes() const {
     std::size_t b = gid_.capacity() * sizeof(gid_type) + sources_.capacity() * sizeof(source);
+    for (const auto& s: sources_) b += s.schedule.levels.capacity() * sizeof(s.schedule.levels[0]);
     for (const auto& t: tables_) b += t.cdf().capacity() * sizeof(double);
     for (const auto& t: threads_) {
         b += t.inputs.capacity() * sizeof(input) + t.batch_targets.capacity() * sizeof(local_index) +

@@ -1,5 +1,5 @@
 #pragma once
-// The inputs of input devices (poisson_generator, dc_generator; models/input_device.hpp)
+// The inputs of input devices (models/input_device.hpp: a spike train or a current)
 // to this rank's cells. A connection from a device is kept here, with its target, instead
 // of in the connection table: nothing of a device is exchanged between ranks.
 //
@@ -11,14 +11,15 @@
 //     for the emission step e = n - d from Philox block floor(e/2) of stream
 //     (seed, target gid, device_input, sub-stream k): words (x0, x1) for even e, (x2, x3)
 //     for odd e, as one 53-bit uniform, inverted through the Poisson CDF (poisson_table);
-//   dc_generator: amplitude * weight as a current (cell_group::deliver_current).
+//   current generators: the level of step e times the weight as a current
+//   (cell_group::deliver_current).
 // So a train depends only on (seed, target gid, k): never on P, T or the layout.
 #include <cstdint>
 #include <vector>
 
 #include "spikex/core/types.hpp"
 #include "spikex/models/cell_group.hpp"
-#include "spikex/models/iaf_psc_alpha.hpp" // poisson_table
+#include "spikex/models/poisson_table.hpp"
 #include "spikex/models/input_device.hpp"
 
 namespace spikex {
@@ -59,10 +60,9 @@ private:
     };
     // One device's timing and level, shared by its inputs.
     struct source {
-        input_device_kind kind;
-        double level;          // amplitude [pA] (dc)
-        step_type first, last; // active emission steps [first, last] (poisson) / read steps - d (dc)
-        std::uint32_t table;   // poisson: index into tables_
+        bool spikes;               // a spike train (else a current)
+        device_schedule schedule;  // active emission steps, levels (current)
+        std::uint32_t table;       // spike train: index into tables_
     };
     struct thread_inputs {
         std::vector<input> inputs;
@@ -73,7 +73,7 @@ private:
     std::uint32_t seed_ = 0;
     std::vector<gid_type> gid_; // of local cells
     std::vector<source> sources_;
-    std::vector<iaf_psc_alpha::poisson_table> tables_;
+    std::vector<poisson_table> tables_;
     std::vector<thread_inputs> threads_;
     std::size_t total_ = 0;
 };

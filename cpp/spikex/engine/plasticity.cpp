@@ -1,7 +1,12 @@
 #include "spikex/engine/plasticity.hpp"
+
+#include <cmath>
+#include <limits>
+
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/models/model_registry.hpp"
 
 namespace spikex {
 
@@ -17,13 +22,15 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
     pre_.assign(table.group_count(), {});
     post_.resize(local_gids.size());
     incoming_.assign(local_gids.size(), 0);
-    tau_minus_.assign(local_gids.size(), 20.0);
+    // tau_minus is a parameter of the postsynaptic neuron (NEST's ArchivingNode): its
+    // model's default unless given; NaN for a model without one (no STDP onto it).
+    tau_minus_.assign(local_gids.size(), std::numeric_limits<double>::quiet_NaN());
     for (local_index i = 0; i < local_gids.size(); ++i) {
-        for (const auto& pop: spec.populations) {
-            if (local_gids[i] < pop.first || local_gids[i] - pop.first >= pop.size) continue;
-            auto it = pop.params.find("tau_minus");
-            if (it != pop.params.end()) tau_minus_[i] = cell_parameters(pop, local_gids[i], spec.seed).at("tau_minus");
-        }
+        const population_spec& pop = spec.population_of(local_gids[i]);
+        const parameter_spec* tau_minus = find_model(pop.model).parameter("tau_minus");
+        if (!tau_minus) continue;
+        tau_minus_[i] = pop.params.count("tau_minus") ? cell_parameters(pop, local_gids[i], spec.seed).at("tau_minus")
+                                                      : tau_minus->default_value;
     }
     for (std::uint32_t g = 0; g < table.group_count(); ++g) {
         const std::uint16_t s = table.group(g).synapse;
@@ -36,7 +43,14 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
                                                 model_parameters::number(w), model_parameters::number(low),
                                                 model_parameters::number(high)));
             }
-            ++incoming_[table.targets()[c]];
+            const local_index target = table.targets()[c];
+            if (std::isnan(tau_minus_[target])) {
+                throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic "
+                                                "synapse needs the postsynaptic trace of a neuron)",
+                                                spec.synapses[s].name, local_gids[target],
+                                                spec.population_of(local_gids[target]).model));
+            }
+            ++incoming_[target];
         }
     }
 }

@@ -21,28 +21,38 @@ namespace spikex {
 namespace iaf_psc_alpha {
 namespace {
 
-const std::vector<std::string> names = {"E_L",     "C_m",        "tau_m",           "t_ref",         "V_th",
-                                        "V_reset", "tau_syn_ex", "tau_syn_in",      "I_e",           "V_m",
-                                        "V_m_sd",  "tau_minus",  "poisson_rate_hz", "poisson_weight"};
-
 const char* const model_name = "iaf_psc_alpha";
 
-const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parameters::E_L},
-                                                                 {"C_m", &parameters::C_m},
-                                                                 {"tau_m", &parameters::tau_m},
-                                                                 {"t_ref", &parameters::t_ref},
-                                                                 {"V_th", &parameters::V_th},
-                                                                 {"V_reset", &parameters::V_reset},
-                                                                 {"tau_syn_ex", &parameters::tau_syn_ex},
-                                                                 {"tau_syn_in", &parameters::tau_syn_in},
-                                                                 {"I_e", &parameters::I_e},
-                                                                 {"V_m", &parameters::V_m},
-                                                                 {"V_m_sd", &parameters::V_m_sd},
-                                                                 {"tau_minus", &parameters::tau_minus},
-                                                                 {"poisson_rate_hz", &parameters::poisson_rate_hz},
-                                                                 {"poisson_weight", &parameters::poisson_weight}};
+// The parameter table: NEST 3.10's defaults; the last three are spikex's.
+const std::vector<model_parameters::field<parameters>> table = {
+    {{"E_L", "mV", -70.0, "", ranges::any(), "resting membrane potential"}, &parameters::E_L},
+    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
+    {{"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}, &parameters::tau_m},
+    {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
+    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold"}, &parameters::V_th},
+    {{"V_reset", "mV", -70.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
+     &parameters::V_reset},
+    {{"tau_syn_ex", "ms", 2.0, "", ranges::positive(), "rise time of the excitatory alpha-shaped current"},
+     &parameters::tau_syn_ex},
+    {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "rise time of the inhibitory alpha-shaped current"},
+     &parameters::tau_syn_in},
+    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
+    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"V_m_sd", "mV", 0.0, "", ranges::non_negative(),
+      "standard deviation of a normally distributed initial membrane potential around V_m"},
+     &parameters::V_m_sd},
+    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
+      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
+     &parameters::tau_minus},
+    {{"poisson_rate_hz", "Hz", 0.0, "", ranges::non_negative(), "rate of the cell's own Poisson input"},
+     &parameters::poisson_rate_hz},
+    {{"poisson_weight", "pA", 0.0, "", ranges::any(), "weight of each event of the cell's own Poisson input"},
+     &parameters::poisson_weight},
+};
 
-const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"},
+                                             {"I_syn_ex", "pA", "excitatory synaptic current"},
+                                             {"I_syn_in", "pA", "inhibitory synaptic current"}};
 // Checkpoint values per cell (V relative to E_L, as held; stim_active: the group reads I_stim).
 const std::vector<std::string> checkpoint_names = {"V", "I_ex", "dI_ex", "I_in", "dI_in", "I_stim", "r", "stim_active"};
 
@@ -152,8 +162,7 @@ public:
         if (variable == "V_m") return V_m(cell);
         if (variable == "I_syn_ex") return I_syn_ex(cell);
         if (variable == "I_syn_in") return I_syn_in(cell);
-        throw user_error(spikex::format("{} has no state variable \"{}\": allowed are {}", model_name, variable,
-                                        model_parameters::joined(state_names)));
+        model_parameters::unknown_state(model_name, state_table, variable);
     }
 
     std::size_t bytes() const override {
@@ -284,24 +293,12 @@ private:
 
 } // namespace
 
-const std::vector<std::string>& parameter_names() { return names; }
-
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    parameters p;
-    const auto given = model_parameters::assign(model_name, p, fields, names, values);
+    std::set<std::string> given;
+    parameters p = model_parameters::parse(model_name, table, values, &given);
     if (!given.count("V_m")) p.V_m = p.E_L;
-    auto require = [](bool ok, const std::string& name, double value, const std::string& allowed) {
-        model_parameters::require(ok, model_name, name, value, allowed);
-    };
-    require(p.C_m > 0, "C_m", p.C_m, "must be > 0 pF");
-    require(p.tau_m > 0, "tau_m", p.tau_m, "must be > 0 ms");
-    require(p.tau_syn_ex > 0, "tau_syn_ex", p.tau_syn_ex, "must be > 0 ms");
-    require(p.tau_syn_in > 0, "tau_syn_in", p.tau_syn_in, "must be > 0 ms");
-    require(p.t_ref >= 0, "t_ref", p.t_ref, "must be >= 0 ms");
-    require(p.V_reset < p.V_th, "V_reset", p.V_reset, spikex::format("must be < V_th = {} mV", number(p.V_th)));
-    require(p.V_m_sd >= 0, "V_m_sd", p.V_m_sd, "must be >= 0 mV");
-    require(p.tau_minus > 0, "tau_minus", p.tau_minus, "must be > 0 ms");
-    require(p.poisson_rate_hz >= 0, "poisson_rate_hz", p.poisson_rate_hz, "must be >= 0 Hz");
+    model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
+                              spikex::format("must be < V_th = {} mV", number(p.V_th)));
     return p;
 }
 
@@ -320,8 +317,12 @@ model_entry iaf_psc_alpha_model() {
     e.kind = model_kind::neuron;
     e.description = "NEST's leaky integrate-and-fire neuron with alpha-shaped synaptic currents (exact "
                     "integration), weights in pA, optionally with its own Poisson input";
-    e.parameters = iaf_psc_alpha::parameter_names();
-    e.state_variables = iaf_psc_alpha::state_names;
+    e.parameters = model_parameters::specs_of(iaf_psc_alpha::table);
+    e.state = iaf_psc_alpha::state_table;
+    e.receptors = "spikes: weight > 0 excitatory, <= 0 inhibitory (pA); currents (pA)";
+    e.integration = "exact (NEST's propagators)";
+    e.nest_model = "iaf_psc_alpha";
+    e.pynn_types = {"IF_curr_alpha"};
     e.accepts_current = true;
     e.checkpoint_state = iaf_psc_alpha::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_alpha.md";
@@ -336,7 +337,5 @@ std::unique_ptr<cell_group> make_iaf_psc_alpha_group(const network_spec& spec, c
                                                      local_index first_local) {
     return iaf_psc_alpha::make_group(spec, local_gids, first_local);
 }
-
-const std::vector<std::string>& iaf_psc_alpha_parameter_names() { return iaf_psc_alpha::parameter_names(); }
 
 } // namespace spikex

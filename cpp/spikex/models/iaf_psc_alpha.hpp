@@ -43,32 +43,23 @@
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/iaf_propagators.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/models/poisson_table.hpp"
 #include "spikex/network/network_spec.hpp"
 
 namespace spikex::iaf_psc_alpha {
 
 // NEST's names, units and defaults (mV, pF, ms, pA), plus ours: V_m_sd, poisson_*.
 struct parameters {
-    double E_L = -70.0;           // resting potential [mV]
-    double C_m = 250.0;           // membrane capacitance [pF]
-    double tau_m = 10.0;          // membrane time constant [ms]
-    double t_ref = 2.0;           // absolute refractory period [ms]
-    double V_th = -55.0;          // threshold [mV]
-    double V_reset = -70.0;       // reset potential [mV]
-    double tau_syn_ex = 2.0;      // rise time of the excitatory alpha current [ms]
-    double tau_syn_in = 2.0;      // rise time of the inhibitory alpha current [ms]
-    double I_e = 0.0;             // constant input current [pA]
-    double V_m = -70.0;           // initial membrane potential [mV] (= E_L when not given)
-    double V_m_sd = 0.0;          // sd of the initial membrane potential [mV]
-    double tau_minus = 20.0;      // STDP depression time constant [ms] (used by synapses)
-    double poisson_rate_hz = 0.0; // rate of the cell's own Poisson input [Hz]
-    double poisson_weight = 0.0;  // weight of each of its events [pA]
+    double E_L, C_m, tau_m, t_ref, V_th, V_reset, tau_syn_ex, tau_syn_in, I_e;
+    double V_m;             // initial membrane potential (= E_L when not given)
+    double V_m_sd;          // sd of the initial membrane potential
+    double tau_minus;       // STDP depression time constant (read by the synapses)
+    double poisson_rate_hz; // rate of the cell's own Poisson input
+    double poisson_weight;  // weight of each of its events
 };
 
-// Largest mean number of Poisson events per step accepted (rate * h / 1000).
-inline constexpr double max_poisson_mean = 500.0;
+using ::spikex::max_poisson_mean;
 
-const std::vector<std::string>& parameter_names();
 
 // One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
 // when not given), every value validated: user_error naming the parameter, its value and
@@ -117,31 +108,7 @@ inline propagators compute_propagators(const parameters& p, double h) {
     return q;
 }
 
-// Poisson(mean) by inversion of one uniform u in [0, 1): cdf[j] = P(K <= j), tabulated by
-// p_0 = exp(-mean), p_k = p_{k-1}*mean/k up to the first k > mean with p_k < 2^-64 (the
-// tail beyond is below the 2^-53 resolution of u); k = number of entries <= u (so a u
-// beyond the last entry, probability < 1e-15, gives the last k + 1).
-class poisson_table {
-public:
-    poisson_table() = default;
-    explicit poisson_table(double mean) {
-        if (!(mean > 0)) return;
-        double p = std::exp(-mean), sum = 0.0;
-        for (std::uint32_t k = 0;; ++k) {
-            if (k > 0) p *= mean / k;
-            sum += p;
-            cdf_.push_back(sum);
-            if (k > mean && p < 0x1.0p-64) break;
-        }
-    }
-    std::uint32_t sample(double u) const {
-        return static_cast<std::uint32_t>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
-    }
-    const std::vector<double>& cdf() const { return cdf_; }
-
-private:
-    std::vector<double> cdf_;
-};
+using ::spikex::poisson_table; // the tests name it here
 
 // Words of the Poisson draw of step n of cell gid (see the block comment above).
 inline std::uint64_t poisson_bits_from_block(const random_words& w, step_type n) {

@@ -18,10 +18,29 @@ namespace {
 
 const char* const model_name = "iaf_psc_delta";
 
-const std::vector<std::string> names = {
-    "E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "V_min", "I_e", "refractory_input", "V_m", "tau_minus"};
+// The parameter table: NEST 3.10's defaults.
+const std::vector<model_parameters::field<parameters>> table = {
+    {{"E_L", "mV", -70.0, "", ranges::any(), "resting membrane potential"}, &parameters::E_L},
+    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
+    {{"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}, &parameters::tau_m},
+    {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
+    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold"}, &parameters::V_th},
+    {{"V_reset", "mV", -70.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
+     &parameters::V_reset},
+    {{"V_min", "mV", std::numeric_limits<double>::lowest(), "", ranges::any(),
+      "lower bound of the membrane potential (NEST's default: the lowest double, no bound)"},
+     &parameters::V_min},
+    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
+    {{"refractory_input", "1", 0.0, "", ranges::flag(),
+      "1: input arriving while refractory is held and added when the period ends (NEST's refractory_input)"},
+     &parameters::refractory_input},
+    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
+      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
+     &parameters::tau_minus},
+};
 
-const std::vector<std::string> state_names = {"V_m"};
+const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"}};
 // held: input held back while refractory (refractory_input; 0 without it).
 const std::vector<std::string> checkpoint_names = {"V", "held", "I_stim", "r", "stim_active"};
 
@@ -125,8 +144,7 @@ public:
 
     double state(local_index cell, const std::string& variable) const override {
         if (variable == "V_m") return V_m(cell);
-        throw user_error(spikex::format("{} has no state variable \"{}\": allowed are {}", model_name, variable,
-                                        model_parameters::joined(state_names)));
+        model_parameters::unknown_state(model_name, state_table, variable);
     }
 
     std::size_t bytes() const override {
@@ -189,35 +207,14 @@ private:
     std::vector<std::int32_t> refractory_count_; // r: refractory steps left
 };
 
-const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parameters::E_L},
-                                                                 {"C_m", &parameters::C_m},
-                                                                 {"tau_m", &parameters::tau_m},
-                                                                 {"t_ref", &parameters::t_ref},
-                                                                 {"V_th", &parameters::V_th},
-                                                                 {"V_reset", &parameters::V_reset},
-                                                                 {"V_min", &parameters::V_min},
-                                                                 {"I_e", &parameters::I_e},
-                                                                 {"refractory_input", &parameters::refractory_input},
-                                                                 {"V_m", &parameters::V_m},
-                                                                 {"tau_minus", &parameters::tau_minus}};
-
 } // namespace
 
-const std::vector<std::string>& parameter_names() { return names; }
-
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    using model_parameters::require;
-    parameters p;
-    const auto given = model_parameters::assign(model_name, p, fields, names, values);
+    std::set<std::string> given;
+    parameters p = model_parameters::parse(model_name, table, values, &given);
     if (!given.count("V_m")) p.V_m = p.E_L;
-    require(p.C_m > 0, model_name, "C_m", p.C_m, "must be > 0 pF");
-    require(p.tau_m > 0, model_name, "tau_m", p.tau_m, "must be > 0 ms");
-    require(p.t_ref >= 0, model_name, "t_ref", p.t_ref, "must be >= 0 ms");
-    require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
-            spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
-    require(p.refractory_input == 0.0 || p.refractory_input == 1.0, model_name, "refractory_input", p.refractory_input,
-            "must be 0 or 1 (false or true)");
-    require(p.tau_minus > 0, model_name, "tau_minus", p.tau_minus, "must be > 0 ms");
+    model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
+                              spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
     return p;
 }
 
@@ -238,8 +235,12 @@ model_entry iaf_psc_delta_model() {
     e.kind = model_kind::neuron;
     e.description = "NEST's leaky integrate-and-fire neuron whose inputs make the membrane potential jump "
                     "(exact integration), weights in mV";
-    e.parameters = iaf_psc_delta::parameter_names();
-    e.state_variables = iaf_psc_delta::state_names;
+    e.parameters = model_parameters::specs_of(iaf_psc_delta::table);
+    e.state = iaf_psc_delta::state_table;
+    e.receptors = "spikes: a jump of the membrane potential by the weight (mV); currents (pA)";
+    e.integration = "exact (NEST's propagators)";
+    e.nest_model = "iaf_psc_delta";
+    e.pynn_types = {"IF_curr_delta"};
     e.accepts_current = true;
     e.checkpoint_state = iaf_psc_delta::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_delta.md";

@@ -18,10 +18,29 @@ namespace {
 
 const char* const model_name = "iaf_psc_exp";
 
-const std::vector<std::string> names = {"E_L",        "C_m",        "tau_m", "t_ref", "V_th",     "V_reset",
-                                        "tau_syn_ex", "tau_syn_in", "I_e",   "V_m",   "tau_minus"};
+// The parameter table: NEST 3.10's defaults.
+const std::vector<model_parameters::field<parameters>> table = {
+    {{"E_L", "mV", -70.0, "", ranges::any(), "resting membrane potential"}, &parameters::E_L},
+    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
+    {{"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}, &parameters::tau_m},
+    {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
+    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold"}, &parameters::V_th},
+    {{"V_reset", "mV", -70.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
+     &parameters::V_reset},
+    {{"tau_syn_ex", "ms", 2.0, "", ranges::positive(), "decay time of the excitatory synaptic current"},
+     &parameters::tau_syn_ex},
+    {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "decay time of the inhibitory synaptic current"},
+     &parameters::tau_syn_in},
+    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
+    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
+      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
+     &parameters::tau_minus},
+};
 
-const std::vector<std::string> state_names = {"V_m", "I_syn_ex", "I_syn_in"};
+const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"},
+                                             {"I_syn_ex", "pA", "excitatory synaptic current"},
+                                             {"I_syn_in", "pA", "inhibitory synaptic current"}};
 const std::vector<std::string> checkpoint_names = {"V", "I_ex", "I_in", "I_stim", "r", "stim_active"};
 
 // Everything end_step needs of one parameter set.
@@ -113,8 +132,7 @@ public:
         if (variable == "V_m") return V_m(cell);
         if (variable == "I_syn_ex") return I_syn_ex(cell);
         if (variable == "I_syn_in") return I_syn_in(cell);
-        throw user_error(spikex::format("{} has no state variable \"{}\": allowed are {}", model_name, variable,
-                                        model_parameters::joined(state_names)));
+        model_parameters::unknown_state(model_name, state_table, variable);
     }
 
     std::size_t bytes() const override {
@@ -179,35 +197,14 @@ private:
     std::vector<std::int32_t> refractory_count_; // r: refractory steps left
 };
 
-const std::vector<model_parameters::field<parameters>> fields = {{"E_L", &parameters::E_L},
-                                                                 {"C_m", &parameters::C_m},
-                                                                 {"tau_m", &parameters::tau_m},
-                                                                 {"t_ref", &parameters::t_ref},
-                                                                 {"V_th", &parameters::V_th},
-                                                                 {"V_reset", &parameters::V_reset},
-                                                                 {"tau_syn_ex", &parameters::tau_syn_ex},
-                                                                 {"tau_syn_in", &parameters::tau_syn_in},
-                                                                 {"I_e", &parameters::I_e},
-                                                                 {"V_m", &parameters::V_m},
-                                                                 {"tau_minus", &parameters::tau_minus}};
-
 } // namespace
 
-const std::vector<std::string>& parameter_names() { return names; }
-
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    using model_parameters::require;
-    parameters p;
-    const auto given = model_parameters::assign(model_name, p, fields, names, values);
+    std::set<std::string> given;
+    parameters p = model_parameters::parse(model_name, table, values, &given);
     if (!given.count("V_m")) p.V_m = p.E_L;
-    require(p.C_m > 0, model_name, "C_m", p.C_m, "must be > 0 pF");
-    require(p.tau_m > 0, model_name, "tau_m", p.tau_m, "must be > 0 ms");
-    require(p.tau_syn_ex > 0, model_name, "tau_syn_ex", p.tau_syn_ex, "must be > 0 ms");
-    require(p.tau_syn_in > 0, model_name, "tau_syn_in", p.tau_syn_in, "must be > 0 ms");
-    require(p.t_ref >= 0, model_name, "t_ref", p.t_ref, "must be >= 0 ms");
-    require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
-            spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
-    require(p.tau_minus > 0, model_name, "tau_minus", p.tau_minus, "must be > 0 ms");
+    model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
+                              spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
     return p;
 }
 
@@ -228,8 +225,12 @@ model_entry iaf_psc_exp_model() {
     e.kind = model_kind::neuron;
     e.description = "NEST's leaky integrate-and-fire neuron with exponentially decaying synaptic currents "
                     "(exact integration, also for tau_syn == tau_m), weights in pA";
-    e.parameters = iaf_psc_exp::parameter_names();
-    e.state_variables = iaf_psc_exp::state_names;
+    e.parameters = model_parameters::specs_of(iaf_psc_exp::table);
+    e.state = iaf_psc_exp::state_table;
+    e.receptors = "spikes: weight > 0 excitatory, <= 0 inhibitory (pA); currents (pA)";
+    e.integration = "exact (NEST's propagators)";
+    e.nest_model = "iaf_psc_exp";
+    e.pynn_types = {"IF_curr_exp"};
     e.accepts_current = true;
     e.checkpoint_state = iaf_psc_exp::checkpoint_names;
     e.docs_page = "docs/models/iaf_psc_exp.md";

@@ -30,22 +30,13 @@
 namespace spikex {
 namespace iaf_psc_exp {
 
-// NEST's names, units and defaults (mV, pF, ms, pA).
+// NEST's names and units (mV, pF, ms, pA); defaults, ranges and meanings are in the
+// model's parameter table (iaf_psc_exp.cpp, docs/models/iaf_psc_exp.md).
 struct parameters {
-    double E_L = -70.0;      // resting potential [mV]
-    double C_m = 250.0;      // membrane capacitance [pF]
-    double tau_m = 10.0;     // membrane time constant [ms]
-    double t_ref = 2.0;      // absolute refractory period [ms]
-    double V_th = -55.0;     // threshold [mV]
-    double V_reset = -70.0;  // reset potential [mV]
-    double tau_syn_ex = 2.0; // decay time of the excitatory current [ms]
-    double tau_syn_in = 2.0; // decay time of the inhibitory current [ms]
-    double I_e = 0.0;        // constant input current [pA]
-    double V_m = -70.0;      // initial membrane potential [mV] (= E_L when not given)
-    double tau_minus = 20.0; // STDP depression time constant [ms] (read by the synapses)
+    double E_L, C_m, tau_m, t_ref, V_th, V_reset, tau_syn_ex, tau_syn_in, I_e;
+    double V_m;       // initial membrane potential (= E_L when not given)
+    double tau_minus; // STDP depression time constant (read by the synapses)
 };
-
-const std::vector<std::string>& parameter_names();
 
 // One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
 // when not given), every value validated: user_error naming the parameter, its value and

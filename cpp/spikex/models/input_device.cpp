@@ -1,6 +1,8 @@
-// The input devices' registry entries and parameters; their inputs are computed on the
+// The input devices' registry entries and schedules; their inputs are computed on the
 // targets' ranks (engine/device_inputs.cpp), so their own cells do nothing.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -25,51 +27,169 @@ std::unique_ptr<cell_group> make_idle(const network_spec&, const std::vector<gid
     return std::make_unique<idle_group>();
 }
 
+step_type steps_of(double ms, double h) {
+    if (std::isinf(ms)) return std::numeric_limits<step_type>::max() / 4;
+    return static_cast<step_type>(std::llround(ms / h));
+}
+
+// NEST's device timing parameters, shared by every input device.
+struct timing {
+    double level, start, stop, origin;
+};
+
+parameter_spec start_spec() {
+    return {"start", "ms", 0.0, "", ranges::non_negative(), "the device acts after origin + start"};
+}
+parameter_spec stop_spec() {
+    return {"stop",          "ms", std::numeric_limits<double>::infinity(), "", ranges::any_or_inf(),
+            "the device acts until origin + stop (must be >= start)"};
+}
+parameter_spec origin_spec() {
+    return {"origin", "ms", 0.0, "", ranges::non_negative(), "time that start and stop are counted from"};
+}
+
+std::vector<model_parameters::field<timing>> timing_table(parameter_spec level) {
+    return {{std::move(level), &timing::level},
+            {start_spec(), &timing::start},
+            {stop_spec(), &timing::stop},
+            {origin_spec(), &timing::origin}};
+}
+
+const std::vector<model_parameters::field<timing>>& poisson_table() {
+    static const auto table =
+        timing_table({"rate", "Hz", 0.0, "", ranges::non_negative(), "mean rate of each target's train"});
+    return table;
+}
+const std::vector<model_parameters::field<timing>>& dc_table() {
+    static const auto table = timing_table({"amplitude", "pA", 0.0, "", ranges::any(), "the current"});
+    return table;
+}
+const std::vector<model_parameters::field<timing>>& step_table() {
+    // amplitude_times and amplitude_values are list parameters (population_spec::lists),
+    // the rest numbers: the table holds the numbers only.
+    static const std::vector<model_parameters::field<timing>> table = {
+        {{"allow_offgrid_times", "1", 0.0, "", ranges::flag(),
+          "1: amplitude times off the grid move to the end of their step (NEST's option)"},
+         &timing::level},
+        {start_spec(), &timing::start},
+        {stop_spec(), &timing::stop},
+        {origin_spec(), &timing::origin}};
+    return table;
+}
+
+const std::vector<parameter_spec> step_list_specs = {
+    {"amplitude_times", "ms", 0.0, "", ranges::positive(),
+     "times at which the current changes, strictly increasing, on the grid (default: none)",
+     parameter_shape::per_cell_list},
+    {"amplitude_values", "pA", 0.0, "", ranges::any(), "the current from each of amplitude_times on",
+     parameter_shape::per_cell_list},
+};
+
+timing parse_timing(const std::string& model, const std::vector<model_parameters::field<timing>>& table,
+                    const population_spec& pop, gid_type gid, std::uint32_t seed) {
+    const timing t = model_parameters::parse(model, table, cell_parameters(pop, gid, seed));
+    if (t.stop < t.start) {
+        throw user_error(
+            spikex::format("{} parameter stop = {}: must be >= start = {} ms", model, number(t.stop), number(t.start)));
+    }
+    return t;
+}
+
+// The emission steps of a current generator (header comment).
+device_schedule current_window(const timing& t, double h) {
+    device_schedule s;
+    s.first = steps_of(t.origin + t.start, h) - 1;
+    s.last = steps_of(t.origin + t.stop, h) - 2;
+    return s;
+}
+
+device_schedule poisson_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    const timing t = parse_timing(pop.model, poisson_table(), pop, gid, seed);
+    device_schedule s;
+    s.first = steps_of(t.origin + t.start, h) + 1;
+    s.last = steps_of(t.origin + t.stop, h);
+    s.rate_hz = t.level;
+    return s;
+}
+
+device_schedule dc_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    const timing t = parse_timing(pop.model, dc_table(), pop, gid, seed);
+    device_schedule s = current_window(t, h);
+    s.levels = {{std::numeric_limits<step_type>::min(), t.level}};
+    return s;
+}
+
+device_schedule step_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    const timing t = parse_timing(pop.model, step_table(), pop, gid, seed);
+    const bool offgrid = t.level != 0.0;
+    const std::vector<double> times = pop.list_of("amplitude_times", gid);
+    const std::vector<double> values = pop.list_of("amplitude_values", gid);
+    const std::string model = pop.model;
+    if (times.size() != values.size()) {
+        throw user_error(spikex::format("{} (cell {}): {} amplitude_times and {} amplitude_values: give one value "
+                                        "per time",
+                                        model, gid, times.size(), values.size()));
+    }
+    device_schedule s = current_window(t, h);
+    step_type previous = 0;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+        const double x = times[k] / h;
+        double stamp = std::round(x);
+        if (!std::isfinite(times[k]) || !(times[k] > 0)) {
+            throw user_error(spikex::format("{} parameter amplitude_times = {} (cell {}): must be > 0 ms", model,
+                                            number(times[k]), gid));
+        }
+        if (std::abs(x - stamp) > 1e-6) {
+            if (!offgrid) {
+                throw user_error(spikex::format("{} parameter amplitude_times = {} (cell {}): must be a multiple of "
+                                                "dt = {} ms (or set allow_offgrid_times = 1)",
+                                                model, number(times[k]), gid, number(h)));
+            }
+            stamp = std::ceil(x); // the end of the step it lies in (NEST's ms_stamp)
+        }
+        if (!std::isfinite(values[k])) {
+            throw user_error(spikex::format("{} parameter amplitude_values = {} (cell {}): must be a finite number",
+                                            model, number(values[k]), gid));
+        }
+        const auto step = static_cast<step_type>(stamp);
+        if (step <= previous) {
+            throw user_error(spikex::format("{} parameter amplitude_times = {} (cell {}): must be strictly "
+                                            "increasing, on distinct steps",
+                                            model, number(times[k]), gid));
+        }
+        previous = step;
+        s.levels.emplace_back(step - 1, values[k]); // NEST changes the amplitude one step ahead
+    }
+    return s;
+}
+
 } // namespace
 
-bool is_input_device(const std::string& model) { return model == "poisson_generator" || model == "dc_generator"; }
+double device_schedule::level(step_type e) const {
+    auto it = std::upper_bound(levels.begin(), levels.end(), e,
+                               [](step_type x, const std::pair<step_type, double>& c) { return x < c.first; });
+    return it == levels.begin() ? 0.0 : std::prev(it)->second;
+}
 
-input_device_parameters parse_input_device(const population_spec& pop, gid_type gid, std::uint32_t seed) {
-    input_device_parameters p;
-    p.kind = pop.model == "dc_generator" ? input_device_kind::dc_generator : input_device_kind::poisson_generator;
-    const std::string level = p.kind == input_device_kind::dc_generator ? "amplitude" : "rate";
-    for (const auto& [name, value]: cell_parameters(pop, gid, seed)) {
-        auto fail = [&](const std::string& allowed) {
-            throw user_error(spikex::format("{} parameter {} = {}: {}", pop.model, name, number(value), allowed));
-        };
-        if (std::isnan(value) || (name != "stop" && !std::isfinite(value))) fail("must be a finite number");
-        if (name == level && level == "rate") {
-            if (value < 0) fail("must be >= 0 Hz");
-            p.rate_hz = value;
-        } else if (name == level) {
-            p.amplitude = value;
-        } else if (name == "start") {
-            if (value < 0) fail("must be >= 0 ms");
-            p.start = value;
-        } else if (name == "stop") {
-            p.stop = value;
-        } else if (name == "origin") {
-            if (value < 0) fail("must be >= 0 ms");
-            p.origin = value;
-        } else {
-            throw user_error(spikex::format("{} parameter \"{}\" is unknown: allowed are {}, start, stop, origin",
-                                            pop.model, name, level));
-        }
-    }
-    if (p.stop < p.start) {
-        throw user_error(spikex::format("{} parameter stop = {}: must be >= start = {} ms", pop.model, number(p.stop),
-                                        number(p.start)));
-    }
-    return p;
+bool is_input_device(const std::string& model) { return find_model(model).kind == model_kind::input_device; }
+
+device_schedule input_device_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    const model_entry& entry = find_model(pop.model);
+    if (!entry.schedule) throw internal_error(pop.model + " is not an input device");
+    return entry.schedule(pop, gid, seed, h);
 }
 
 model_entry poisson_generator_model() {
     return {.name = "poisson_generator",
             .kind = model_kind::input_device,
             .description = "NEST's poisson_generator: an independent Poisson train of the given rate to each target",
-            .parameters = {"rate", "start", "stop", "origin"},
+            .parameters = model_parameters::specs_of(poisson_table()),
+            .output = device_output::spike_train,
+            .integration = "none (a device)",
+            .nest_model = "poisson_generator",
             .docs_page = "docs/models/devices.md",
-            .make = make_idle};
+            .make = make_idle,
+            .schedule = poisson_schedule};
 }
 
 model_entry dc_generator_model() {
@@ -77,9 +197,31 @@ model_entry dc_generator_model() {
             .kind = model_kind::input_device,
             .description = "NEST's dc_generator: a constant current (amplitude times the connection weight) "
                            "between start and stop",
-            .parameters = {"amplitude", "start", "stop", "origin"},
+            .parameters = model_parameters::specs_of(dc_table()),
+            .output = device_output::current,
+            .integration = "none (a device)",
+            .nest_model = "dc_generator",
+            .pynn_types = {"DCSource"},
             .docs_page = "docs/models/devices.md",
-            .make = make_idle};
+            .make = make_idle,
+            .schedule = dc_schedule};
+}
+
+model_entry step_current_generator_model() {
+    std::vector<parameter_spec> specs = step_list_specs;
+    for (const auto& p: model_parameters::specs_of(step_table())) specs.push_back(p);
+    return {.name = "step_current_generator",
+            .kind = model_kind::input_device,
+            .description = "NEST's step_current_generator: a piecewise constant current (each amplitude times the "
+                           "connection weight) changing at given times, between start and stop",
+            .parameters = specs,
+            .output = device_output::current,
+            .integration = "none (a device)",
+            .nest_model = "step_current_generator",
+            .pynn_types = {"StepCurrentSource"},
+            .docs_page = "docs/models/step_current_generator.md",
+            .make = make_idle,
+            .schedule = step_schedule};
 }
 
 } // namespace spikex

@@ -7,6 +7,7 @@
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/interval_fire.hpp"
+#include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 
 namespace spikex {
@@ -14,42 +15,32 @@ namespace {
 
 using interval_fire::parameters;
 
-const std::vector<std::string> parameter_names = {"tau_ms",       "invl_low_ms",  "invl_high_ms",
-                                                  "burst_groups", "burst_factor", "burst_period_ms"};
+// The parameter table (read into doubles, then into interval_fire::parameters).
+struct table_values {
+    double tau_ms, invl_low_ms, invl_high_ms, burst_groups, burst_factor, burst_period_ms;
+};
+const std::vector<model_parameters::field<table_values>> table = {
+    {{"tau_ms", "ms", 5.0, "", ranges::positive(), "time constant of the cell's state relaxing to its target"},
+     &table_values::tau_ms},
+    {{"invl_low_ms", "ms", 20.0, "", ranges::positive(), "shortest interval between spikes without input"},
+     &table_values::invl_low_ms},
+    {{"invl_high_ms", "ms", 40.0, "", ranges::positive(),
+      "longest interval between spikes without input (intervals are drawn uniformly in between)"},
+     &table_values::invl_high_ms},
+    {{"burst_groups", "1", 0.0, "", ranges::count(), "number of groups that burst in turn (0: no bursts)"},
+     &table_values::burst_groups},
+    {{"burst_factor", "1", 5.0, "", ranges::positive(), "how much shorter a bursting group's intervals are"},
+     &table_values::burst_factor},
+    {{"burst_period_ms", "ms", 50.0, "", ranges::positive(), "time each group bursts before the next one"},
+     &table_values::burst_period_ms},
+};
 
 parameters parse_parameters(const population_spec& pop) {
-    parameters p;
-    for (const auto& [name, value]: constant_parameters(pop)) {
-        if (name == "tau_ms")
-            p.tau_ms = value;
-        else if (name == "invl_low_ms")
-            p.invl_low_ms = value;
-        else if (name == "invl_high_ms")
-            p.invl_high_ms = value;
-        else if (name == "burst_groups")
-            p.burst_groups = static_cast<int>(value);
-        else if (name == "burst_factor")
-            p.burst_factor = value;
-        else if (name == "burst_period_ms")
-            p.burst_period_ms = value;
-        else {
-            throw user_error(
-                spikex::format("interval_fire parameter \"{}\" is unknown: allowed are tau_ms, invl_low_ms, "
-                               "invl_high_ms, burst_groups, burst_factor, burst_period_ms",
-                               name));
-        }
-    }
-    auto require = [](bool ok, const std::string& what) {
-        if (!ok) throw user_error(spikex::format("interval_fire parameter {}", what));
-    };
-    require(p.tau_ms > 0, spikex::format("tau_ms = {:.6f}: must be > 0", p.tau_ms));
-    require(p.invl_low_ms > 0, spikex::format("invl_low_ms = {:.6f}: must be > 0", p.invl_low_ms));
-    require(p.invl_high_ms >= p.invl_low_ms,
-            spikex::format("invl_high_ms = {:.6f}: must be >= invl_low_ms", p.invl_high_ms));
-    require(p.burst_groups >= 0, spikex::format("burst_groups = {}: must be >= 0", p.burst_groups));
-    require(p.burst_factor > 0, spikex::format("burst_factor = {:.6f}: must be > 0", p.burst_factor));
-    require(p.burst_period_ms > 0, spikex::format("burst_period_ms = {:.6f}: must be > 0", p.burst_period_ms));
-    return p;
+    const table_values v = model_parameters::parse("interval_fire", table, constant_parameters(pop));
+    model_parameters::require(v.invl_high_ms >= v.invl_low_ms, "interval_fire", "invl_high_ms", v.invl_high_ms,
+                              spikex::format("must be >= invl_low_ms = {} ms", model_parameters::number(v.invl_low_ms)));
+    return {v.tau_ms, v.invl_low_ms, v.invl_high_ms, static_cast<int>(v.burst_groups), v.burst_factor,
+            v.burst_period_ms};
 }
 
 class interval_fire_group final: public cell_group {
@@ -185,17 +176,16 @@ std::unique_ptr<cell_group> make_interval_fire_group(const network_spec& spec, c
     return std::make_unique<interval_fire_group>(spec, local_gids, first_local);
 }
 
-const std::vector<std::string>& interval_fire_parameter_names() { return parameter_names; }
-
 model_entry interval_fire_model() {
     return {.name = "interval_fire",
             .kind = model_kind::neuron,
             .description = "the artificial cell of Hines, Kumar & Schürmann 2011: fires after a random interval, "
                            "inputs move its next firing time",
-            .parameters = parameter_names,
-            .state_variables = {},
+            .parameters = model_parameters::specs_of(table),
             .accepts_current = false,
             .checkpoint_state = {"m", "t0", "minf", "draws", "next_event", "log_minf_excess"},
+            .receptors = "spikes: a weight moves the state towards (> 0) or away from (< 0) firing",
+            .integration = "event-driven (closed form between events)",
             .docs_page = "docs/models/interval_fire.md",
             .make = make_interval_fire_group};
 }

@@ -22,12 +22,13 @@
 namespace spikex::interval_fire {
 
 struct parameters {
-    double tau_ms = 5.0;
-    double invl_low_ms = 20.0;
-    double invl_high_ms = 40.0;
-    int burst_groups = 0;
-    double burst_factor = 5.0;
-    double burst_period_ms = 50.0;
+    // defaults, ranges and meanings: the parameter table (interval_fire.cpp)
+    double tau_ms;
+    double invl_low_ms;
+    double invl_high_ms;
+    int burst_groups;
+    double burst_factor;
+    double burst_period_ms;
 };
 
 inline double steady_state(double invl, double tau) { return 1.0 / (1.0 - std::exp(-invl / tau)); }

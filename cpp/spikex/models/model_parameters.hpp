@@ -1,6 +1,7 @@
 #pragma once
-// Reading a model's parameters from name -> number maps, with the one wording of the
-// errors: "<model> parameter <name> = <value>: <what is allowed>" and
+// Reading a model's parameters from name -> number maps through its parameter table
+// (parameter_spec.hpp), with the one wording of the errors:
+// "<model> parameter <name> = <value>: <what is allowed>" and
 // "<model> parameter "<name>" is unknown: allowed are <names>".
 #include <cmath>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/models/parameter_spec.hpp"
 
 namespace spikex::model_parameters {
 
@@ -22,43 +24,76 @@ inline std::string number(double x) {
     return s.str();
 }
 
-template <class P>
-struct field {
-    const char* name;
-    double P::*member;
-};
-
 inline std::string joined(const std::vector<std::string>& names) {
     std::string s;
     for (const auto& n: names) s += (s.empty() ? "" : ", ") + n;
     return s;
 }
 
-// Stores every value in its field: user_error for an unknown name (listing `allowed`, the
-// model's names) or a value that is not finite. Returns the names given.
+// One line of a model's parameter table: the spec and where the value goes. The struct's
+// members need no initialisers: parse() starts from the specs' defaults.
 template <class P>
-std::set<std::string> assign(const std::string& model, P& p, const std::vector<field<P>>& fields,
-                             const std::vector<std::string>& allowed, const std::map<std::string, double>& values) {
-    std::set<std::string> given;
-    for (const auto& [name, value]: values) {
-        const field<P>* f = nullptr;
-        for (const auto& candidate: fields)
-            if (name == candidate.name) f = &candidate;
-        if (!f) {
-            throw user_error(
-                spikex::format("{} parameter \"{}\" is unknown: allowed are {}", model, name, joined(allowed)));
-        }
-        if (!std::isfinite(value)) {
-            throw user_error(
-                spikex::format("{} parameter {} = {}: must be a finite number", model, name, number(value)));
-        }
-        p.*(f->member) = value;
-        given.insert(name);
-    }
-    return given;
+struct field {
+    parameter_spec spec;
+    double P::*member;
+};
+
+template <class P>
+std::vector<parameter_spec> specs_of(const std::vector<field<P>>& table) {
+    std::vector<parameter_spec> out;
+    for (const auto& f: table) out.push_back(f.spec);
+    return out;
 }
 
-// user_error "<model> parameter <name> = <value>: <allowed>" unless ok.
+// user_error "<model> parameter <name> = <value>: <allowed>" unless `spec` allows value.
+inline void check(const std::string& model, const parameter_spec& spec, double value) {
+    if (spec.range.contains(value)) return;
+    const std::string allowed = spec.range.text(spec.unit);
+    throw user_error(spikex::format("{} parameter {} = {}: {}", model, spec.name, number(value),
+                                    allowed.empty() ? "must be a finite number" : allowed));
+}
+
+// user_error naming the model's parameters when `name` is none of them.
+inline const parameter_spec& find(const std::string& model, const std::vector<parameter_spec>& specs,
+                                  const std::string& name) {
+    for (const auto& s: specs)
+        if (s.name == name) return s;
+    std::vector<std::string> allowed;
+    for (const auto& s: specs) allowed.push_back(s.name);
+    throw user_error(spikex::format("{} parameter \"{}\" is unknown: allowed are {}", model, name, joined(allowed)));
+}
+
+// Parameters from a name -> number map: every default from the table, then every given
+// value, each checked against its range. `given` receives the names given (a model whose
+// default follows another value, V_m = E_L, reads it).
+template <class P>
+P parse(const std::string& model, const std::vector<field<P>>& table, const std::map<std::string, double>& values,
+        std::set<std::string>* given = nullptr) {
+    P p{};
+    for (const auto& f: table) p.*(f.member) = f.spec.default_value;
+    for (const auto& [name, value]: values) {
+        const field<P>* f = nullptr;
+        for (const auto& candidate: table)
+            if (name == candidate.spec.name) f = &candidate;
+        if (!f) find(model, specs_of(table), name); // throws
+        check(model, f->spec, value);
+        p.*(f->member) = value;
+        if (given) given->insert(name);
+    }
+    return p;
+}
+
+// user_error for a state variable the model does not record.
+[[noreturn]] inline void unknown_state(const std::string& model, const std::vector<state_spec>& state,
+                                       const std::string& variable) {
+    std::vector<std::string> allowed;
+    for (const auto& v: state) allowed.push_back(v.name);
+    throw user_error(
+        spikex::format("{} has no state variable \"{}\": allowed are {}", model, variable, joined(allowed)));
+}
+
+// user_error "<model> parameter <name> = <value>: <allowed>" unless ok (relations between
+// parameters, which a range cannot say).
 inline void require(bool ok, const std::string& model, const std::string& name, double value,
                     const std::string& allowed) {
     if (!ok) throw user_error(spikex::format("{} parameter {} = {}: {}", model, name, number(value), allowed));

@@ -10,10 +10,12 @@
     X(iaf_psc_alpha)        \
     X(iaf_psc_exp)          \
     X(iaf_psc_delta)        \
+    X(iaf_cond_exp)         \
     X(spike_source_array)   \
     X(spike_source_poisson) \
     X(poisson_generator)    \
-    X(dc_generator)
+    X(dc_generator)         \
+    X(step_current_generator)
 
 namespace spikex {
 
@@ -37,7 +39,25 @@ const model_entry& find_model(const std::string& name) {
     throw user_error(spikex::format("model \"{}\" is unknown: allowed are {}", name, allowed));
 }
 
-std::vector<std::string> model_parameter_names(const std::string& model) { return find_model(model).parameters; }
+std::vector<std::string> model_entry::parameter_names() const {
+    std::vector<std::string> out;
+    for (const auto& p: parameters) out.push_back(p.name);
+    return out;
+}
+
+std::vector<std::string> model_entry::state_names() const {
+    std::vector<std::string> out;
+    for (const auto& v: state) out.push_back(v.name);
+    return out;
+}
+
+const parameter_spec* model_entry::parameter(const std::string& parameter_name) const {
+    for (const auto& p: parameters)
+        if (p.name == parameter_name) return &p;
+    return nullptr;
+}
+
+std::vector<std::string> model_parameter_names(const std::string& model) { return find_model(model).parameter_names(); }
 
 double cell_group::state(local_index, const std::string& variable) const {
     throw user_error(spikex::format("state variable \"{}\" cannot be recorded from this model", variable));

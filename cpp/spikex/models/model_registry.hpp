@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "spikex/models/cell_group.hpp"
+#include "spikex/models/input_device.hpp"
+#include "spikex/models/parameter_spec.hpp"
 
 namespace spikex {
 
@@ -21,18 +23,36 @@ enum class model_kind {
     input_device  // drives its targets directly on their rank (poisson_generator, dc_generator)
 };
 
+// What an input device gives its targets (engine/device_inputs.hpp).
+enum class device_output {
+    none,        // not an input device
+    spike_train, // an independent Poisson train per target (poisson_generator)
+    current      // a current, amplitude times the connection weight (dc_generator, step_current_generator)
+};
+
 struct model_entry {
     std::string name;
     model_kind kind = model_kind::neuron;
-    std::string description;                   // one sentence
-    std::vector<std::string> parameters;       // accepted parameter names
-    std::vector<std::string> state_variables;  // recordable with record_state
-    bool accepts_current = false;              // dc_generator targets allowed
+    std::string description;               // one sentence
+    std::vector<parameter_spec> parameters; // accepted parameters, each with its spec
+    std::vector<state_spec> state;          // recordable with record_state
+    bool accepts_current = false;           // current inputs (device_output::current) allowed
+    device_output output = device_output::none;
     std::vector<std::string> checkpoint_state; // what cell_group::save_cell writes per cell
-    std::string docs_page;                     // docs/models/<name>.md
+    std::string receptors;   // the inputs a neuron takes, one sentence ("" for devices)
+    std::string integration; // how its dynamics are integrated, one phrase
+    std::string nest_model;  // NEST 3.10's model it matches ("" if none): defaults checked against it
+    std::vector<std::string> pynn_types; // PyNN standard types spikex.pynn maps onto it
+    std::string docs_page;               // docs/models/<name>.md
     std::function<std::unique_ptr<cell_group>(const network_spec&, const std::vector<gid_type>& local_gids,
                                               local_index first_local)>
         make;
+    // Input devices: what device `gid` of a population gives its targets at step h.
+    std::function<device_schedule(const population_spec&, gid_type gid, std::uint32_t seed, double h)> schedule;
+
+    std::vector<std::string> parameter_names() const;
+    std::vector<std::string> state_names() const;
+    const parameter_spec* parameter(const std::string& parameter_name) const; // nullptr if none
 };
 
 const std::vector<model_entry>& model_registry();

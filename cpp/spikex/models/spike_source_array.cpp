@@ -1,5 +1,5 @@
 // spike_source_array: cells that emit given spike times (NEST's spike_generator, PyNN's
-// SpikeSourceArray). Each cell has its own list (population_spec::spike_times_ms).
+// SpikeSourceArray). Each cell has its own list (population_spec::list_of).
 //
 // A spike time t (ms) must lie on the grid (within 1e-6 step) and be >= dt: NEST stamps it
 // t and delivers it at t + delay; in spikex's step convention (docs/models/iaf_psc_alpha.md,
@@ -25,12 +25,8 @@ public:
         // (step, rank-local cell) of every spike, in step order.
         for (local_index i = 0; i < gids.size(); ++i) {
             const population_spec& pop = spec.population_of(gids[i]);
-            const std::size_t k = gids[i] - pop.first;
-            if (pop.spike_offsets.empty()) continue; // no times given: silent
             std::vector<step_type> steps;
-            for (auto j = pop.spike_offsets[k]; j < pop.spike_offsets[k + 1]; ++j) {
-                steps.push_back(emission_step(pop.spike_times_ms[j], spec.dt_ms, gids[i]));
-            }
+            for (double t: pop.list_of("spike_times", gids[i])) steps.push_back(emission_step(t, spec.dt_ms, gids[i]));
             std::sort(steps.begin(), steps.end());
             if (std::adjacent_find(steps.begin(), steps.end()) != steps.end()) {
                 throw user_error(spikex::format("spike_source_array spike_times of cell {}: a time is given twice "
@@ -74,7 +70,9 @@ model_entry spike_source_array_model() {
     return {.name = "spike_source_array",
             .kind = model_kind::spike_source,
             .description = "cells that spike at given times (NEST's spike_generator, PyNN's SpikeSourceArray)",
-            .parameters = {"spike_times"},
+            .parameters = {{"spike_times", "ms", 0.0, "", ranges::positive(),
+                            "the cell's spike times, each a multiple of dt and >= dt (default: none)",
+                            parameter_shape::per_cell_list}},
             .docs_page = "docs/models/devices.md",
             .make = [](const network_spec& spec, const std::vector<gid_type>& gids, local_index first) {
                 return std::unique_ptr<cell_group>(std::make_unique<spike_source_array_group>(spec, gids, first));

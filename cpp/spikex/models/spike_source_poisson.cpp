@@ -26,32 +26,20 @@ namespace {
 using model_parameters::number;
 
 struct train_parameters {
-    double rate_hz = 0.0;
-    double start = 0.0;
-    double stop = std::numeric_limits<double>::infinity();
+    double rate_hz, start, stop;
+};
+
+const std::vector<model_parameters::field<train_parameters>> table = {
+    {{"rate", "Hz", 0.0, "", ranges::non_negative(), "mean rate of the cell's train"}, &train_parameters::rate_hz},
+    {{"start", "ms", 0.0, "", ranges::non_negative(), "the train's events lie after this time"},
+     &train_parameters::start},
+    {{"stop", "ms", std::numeric_limits<double>::infinity(), "", ranges::any_or_inf(),
+      "the train's events lie before this time"},
+     &train_parameters::stop},
 };
 
 train_parameters parse(const population_spec& pop, gid_type gid, std::uint32_t seed) {
-    train_parameters p;
-    for (const auto& [name, value]: cell_parameters(pop, gid, seed)) {
-        auto fail = [&](const std::string& allowed) {
-            throw user_error(
-                spikex::format("spike_source_poisson parameter {} = {}: {}", name, number(value), allowed));
-        };
-        if (std::isnan(value) || (name != "stop" && !std::isfinite(value))) fail("must be a finite number");
-        if (name == "rate") {
-            if (value < 0) fail("must be >= 0 Hz");
-            p.rate_hz = value;
-        } else if (name == "start") {
-            if (value < 0) fail("must be >= 0 ms");
-            p.start = value;
-        } else if (name == "stop") {
-            p.stop = value;
-        } else {
-            throw user_error(spikex::format(
-                "spike_source_poisson parameter \"{}\" is unknown: allowed are rate, start, stop", name));
-        }
-    }
+    const train_parameters p = model_parameters::parse("spike_source_poisson", table, cell_parameters(pop, gid, seed));
     if (p.stop < p.start) {
         throw user_error(spikex::format("spike_source_poisson parameter stop = {}: must be >= start = {} ms",
                                         number(p.stop), number(p.start)));
@@ -152,7 +140,7 @@ model_entry spike_source_poisson_model() {
             .kind = model_kind::spike_source,
             .description = "cells that each emit one Poisson train, the same to every target (PyNN's "
                            "SpikeSourcePoisson, NEST's poisson_generator into a parrot_neuron)",
-            .parameters = {"rate", "start", "stop"},
+            .parameters = model_parameters::specs_of(table),
             .checkpoint_state = {"t", "stream_words", "due"},
             .docs_page = "docs/models/devices.md",
             .make = [](const network_spec& spec, const std::vector<gid_type>& gids, local_index first) {

@@ -17,12 +17,23 @@ struct population_spec {
     gid_type first = 0;
     std::uint32_t size = 0;
     parameter_map params;
-    // spike_source_array: the spike times of cell i are
-    // spike_times_ms[spike_offsets[i] .. spike_offsets[i + 1]) (empty otherwise).
-    std::vector<double> spike_times_ms;
-    std::vector<std::uint64_t> spike_offsets;
+    // List parameters (parameter_shape::per_cell_list: spike_times, amplitude_times, ...):
+    // the list of cell i is values[offsets[i] .. offsets[i + 1]).
+    struct cell_lists {
+        std::vector<double> values;
+        std::vector<std::uint64_t> offsets;
+    };
+    std::map<std::string, cell_lists> lists;
 
     bool contains(gid_type gid) const { return gid >= first && gid - first < size; }
+    // The list `name` of cell `gid` (empty when not given).
+    std::vector<double> list_of(const std::string& name, gid_type gid) const {
+        auto it = lists.find(name);
+        if (it == lists.end() || it->second.offsets.empty()) return {};
+        const std::size_t k = gid - first;
+        return {it->second.values.begin() + std::ptrdiff_t(it->second.offsets[k]),
+                it->second.values.begin() + std::ptrdiff_t(it->second.offsets[k + 1])};
+    }
 };
 
 // Parameters of cell `gid` of `pop`, every value resolved (constant, array entry, or the

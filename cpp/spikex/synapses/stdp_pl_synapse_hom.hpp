@@ -22,10 +22,10 @@
 namespace spikex {
 
 struct stdp_pl_parameters {
-    double alpha = 1.0;     // depression / facilitation ratio
-    double lambda = 0.1;    // learning rate
-    double mu = 0.4;        // power-law exponent of facilitation
-    double tau_plus = 20.0; // ms, presynaptic trace
+    double alpha;     // depression / facilitation ratio
+    double lambda;    // learning rate
+    double mu;        // power-law exponent of facilitation
+    double tau_plus; // ms, presynaptic trace
 };
 const std::vector<model_parameters::field<stdp_pl_parameters>>& stdp_pl_fields();
 

@@ -4,25 +4,28 @@ namespace spikex {
 
 const std::vector<model_parameters::field<stdp_parameters>>& stdp_fields() {
     using P = stdp_parameters;
-    static const std::vector<model_parameters::field<P>> fields = {{"tau_plus", &P::tau_plus}, {"lambda", &P::lambda},
-                                                                   {"alpha", &P::alpha},       {"mu_plus", &P::mu_plus},
-                                                                   {"mu_minus", &P::mu_minus}, {"Wmax", &P::Wmax}};
+    static const std::vector<model_parameters::field<P>> fields = {
+        {{"tau_plus", "ms", 20.0, "", ranges::positive(), "time constant of the presynaptic trace"}, &P::tau_plus},
+        {{"lambda", "1", 0.01, "", ranges::non_negative(), "learning rate (PyNN's A_plus)"}, &P::lambda},
+        {{"alpha", "1", 1.0, "", ranges::non_negative(),
+          "ratio of depression to facilitation (PyNN's A_minus / A_plus)"},
+         &P::alpha},
+        {{"mu_plus", "1", 1.0, "", ranges::non_negative(),
+          "weight dependence of facilitation: 0 additive, 1 multiplicative"},
+         &P::mu_plus},
+        {{"mu_minus", "1", 1.0, "", ranges::non_negative(),
+          "weight dependence of depression: 0 additive, 1 multiplicative"},
+         &P::mu_minus},
+        {{"Wmax", "pA", 100.0, "", ranges::any(), "largest weight; its sign is the weights' sign (must not be 0)"},
+         &P::Wmax},
+    };
     return fields;
 }
 
 stdp_parameters parse_stdp_parameters(const std::map<std::string, double>& params) {
-    namespace mp = model_parameters;
-    const std::string name = "stdp_synapse";
-    stdp_parameters p;
-    std::vector<std::string> allowed;
-    for (const auto& f: stdp_fields()) allowed.push_back(f.name);
-    mp::assign(name, p, stdp_fields(), allowed, params);
-    mp::require(p.tau_plus > 0, name, "tau_plus", p.tau_plus, "must be > 0 ms");
-    mp::require(p.lambda >= 0, name, "lambda", p.lambda, "must be >= 0");
-    mp::require(p.alpha >= 0, name, "alpha", p.alpha, "must be >= 0");
-    mp::require(p.mu_plus >= 0, name, "mu_plus", p.mu_plus, "must be >= 0");
-    mp::require(p.mu_minus >= 0, name, "mu_minus", p.mu_minus, "must be >= 0");
-    mp::require(p.Wmax != 0, name, "Wmax", p.Wmax, "must not be 0 (its sign is the weights' sign)");
+    const stdp_parameters p = model_parameters::parse("stdp_synapse", stdp_fields(), params);
+    model_parameters::require(p.Wmax != 0, "stdp_synapse", "Wmax", p.Wmax,
+                              "must not be 0 (its sign is the weights' sign)");
     return p;
 }
 

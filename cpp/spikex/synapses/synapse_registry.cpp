@@ -11,9 +11,8 @@ namespace {
 
 template <class P>
 std::map<std::string, double> defaults_of(const std::vector<model_parameters::field<P>>& fields) {
-    const P p{};
     std::map<std::string, double> out;
-    for (const auto& f: fields) out[f.name] = p.*(f.member);
+    for (const auto& f: fields) out[f.spec.name] = f.spec.default_value;
     return out;
 }
 

@@ -28,6 +28,7 @@ from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..models import (
     CONNECTION_RULES,
+    LIST_PARAMETERS,
     MODEL_PARAMETERS,
     MODELS,
     SYNAPSES,
@@ -235,9 +236,7 @@ class Network:
         Parameters
         ----------
         model : str
-            A neuron model or device of ``spikex.models.MODELS``: ``"interval_fire"``,
-            ``"iaf_psc_alpha"``, ``"iaf_psc_exp"``, ``"iaf_psc_delta"``,
-            ``"spike_source_array"``, ``"poisson_generator"``, ``"dc_generator"``
+            A neuron model or device of ``spikex.models.MODELS``: MODEL_NAMES
             (docs/models/).
         n : int
             Number of cells (>= 1).
@@ -245,8 +244,9 @@ class Network:
             Model parameters (NEST's names and units); missing ones take their defaults.
             Each value is a number, an array of ``n`` numbers (one per cell) or a
             distribution (``sx.normal(...)``, ...) drawn per cell from the stream keyed by
-            (seed, gid, parameter name). ``spike_source_array`` takes ``spike_times``: one
-            array of times (ms) for every cell, or a list of ``n`` arrays.
+            (seed, gid, parameter name). A list parameter (``spike_times`` of
+            ``spike_source_array``, ``amplitude_times`` and ``amplitude_values`` of
+            ``step_current_generator``) is one list for every cell, or a list of ``n`` lists.
         name : str, optional
             Population name (default: the model name, numbered from the second
             population of that model on: ``iaf_psc_exp_2``, ...).
@@ -262,16 +262,16 @@ class Network:
             raise ValueError(f"create: model = {format_value(model)}: must be one of {allowed}")
         n = _check(where, "n", "network.cells", n)
         params = dict(params or {})
-        spike_times = params.pop("spike_times", None) if model == "spike_source_array" else None
+        lists = {key: params.pop(key) for key in list(params) if key in LIST_PARAMETERS[model]}
         if model in MODEL_PARAMETERS and all(_is_number(v) for v in params.values()):
             core_params = _model_params(where, model, params)
         else:
             core_params = {key: _parameter_to_core(where, key, value, n) for key, value in params.items()}
         name = self._population_name(where, model, name)
         first_gid = int(self._engine.add_population(model, n, core_params))
-        if spike_times is not None:
-            times, offsets = _spike_times(where, spike_times, n)
-            self._engine.set_spike_times(first_gid, times, offsets)
+        for key, value in lists.items():
+            values, offsets = _cell_lists(where, key, value, n)
+            self._engine.set_list_parameter(first_gid, key, values, offsets)
         population = Population(first_gid=first_gid, size=n, model=model, name=name)
         self.populations.append(population)
         self._cells_total = population.stop_gid
@@ -965,15 +965,14 @@ def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
     return np.ascontiguousarray(array)
 
 
-def _spike_times(where: str, spike_times: object, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Flat times and offsets (n + 1) from one array for all cells or n arrays (a list of
-    n one-dimensional sequences, also for n = 1: ``[[5.0, 7.0]]`` is one cell's times)."""
-    if isinstance(spike_times, (list, tuple)) and len(spike_times) == n and all(
-        np.ndim(t) == 1 for t in spike_times
-    ):
-        per_cell = [_float_array(where, "spike_times", t) for t in spike_times]
+def _cell_lists(where: str, name: str, value: object, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat values and offsets (n + 1) of a list parameter from one list for all cells or
+    n lists (a list of n one-dimensional sequences, also for n = 1: ``[[5.0, 7.0]]`` is one
+    cell's list)."""
+    if isinstance(value, (list, tuple)) and len(value) == n and all(np.ndim(t) == 1 for t in value):
+        per_cell = [_float_array(where, name, t) for t in value]
     else:
-        per_cell = [_float_array(where, "spike_times", spike_times)] * n
+        per_cell = [_float_array(where, name, value)] * n
     lengths = np.array([t.size for t in per_cell], dtype=np.uint64)
     offsets = np.zeros(n + 1, dtype=np.uint64)
     np.cumsum(lengths, out=offsets[1:])
@@ -1084,3 +1083,10 @@ def chunk_ends(current: int, target: int, steps_per_interval: int) -> list[int]:
     chunk = interval * max(1, -(-(target - current) // (interval * PROGRESS_CHUNKS)))
     ends = list(range((current // chunk + 1) * chunk, target, chunk))
     return [*ends, target]
+
+
+# The model list of create()'s docstring, from the registry.
+if Network.create.__doc__:
+    Network.create.__doc__ = Network.create.__doc__.replace(
+        "MODEL_NAMES", ", ".join(f"``{name!r}``" for name in MODELS).replace("'", '"')
+    )

@@ -12,8 +12,17 @@ from __future__ import annotations
 from .. import _core
 
 # Every neuron model and device of the C++ registry (cpp/spikex/models/model_registry.cpp):
-# name -> {kind, description, parameters, state_variables, accepts_current, docs_page}.
+# name -> {kind, output, description, parameters, parameter_specs, state_variables,
+# state_specs, accepts_current, checkpoint_state, receptors, integration, nest_model,
+# pynn_types, docs_page}; each parameter spec: name, unit, default, default_rule, range,
+# allowed (the range in words), meaning, shape ("per_cell" or "per_cell_list").
 MODELS: dict[str, dict] = {entry["name"]: entry for entry in _core.model_registry()}
+
+# Each model's list parameters (a list of numbers per cell: spike_times, amplitude_times).
+LIST_PARAMETERS: dict[str, frozenset[str]] = {
+    name: frozenset(p["name"] for p in entry["parameter_specs"] if p["shape"] == "per_cell_list")
+    for name, entry in MODELS.items()
+}
 
 MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     "interval_fire": {
