@@ -59,7 +59,7 @@ test-sanitize: setup
 # never fails: without NEST the NEST tests skip and say why. Under CI=true a missing NEST
 # fails (here and in the tests).
 setup-nest:
-	bash scripts/setup_nest.sh
+	bash scripts/setup_pynn_nest.sh
 
 test-python: setup-nest
 	$(PY) -m pytest -q -m "not cluster" tests/python

@@ -43,7 +43,7 @@ def connections() -> list[tuple[str, int, float, float]]:
         ("step", 1, 1.0, 0.1),
         ("dc", 4, 1.0, 0.5),
         ("exc", 2, 1.5, 1.0),
-        ("inh", 2, -4.0, 1.5),
+        ("inh", 2, -1.0, 1.5),
         ("exc", 3, 0.8, 0.3),
         ("inh", 4, -2.0, 0.1),
     ]

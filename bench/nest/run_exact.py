@@ -78,11 +78,19 @@ def nest_environment() -> dict:
     return env
 
 
-def run_nest_script(script: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_nest_script(script: Path, timeout: float = 300, args: list[str] | None = None) -> subprocess.CompletedProcess:
     """Run one of bench/nest's NEST-side scripts with NEST's interpreter (in bench/nest,
     output captured); the caller checks the status and reads its JSON."""
     return subprocess.run(
-        [str(NEST_PYTHON), str(script)], capture_output=True, text=True, env=nest_environment(),
+        [str(NEST_PYTHON), str(script), *(args or [])], capture_output=True, text=True, env=nest_environment(),
+        cwd=HERE, stdin=subprocess.DEVNULL, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def run_nest_script_code(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run a line of Python with NEST's interpreter (probes: is PyNN there?)."""
+    return subprocess.run(
+        [str(NEST_PYTHON), "-c", code], capture_output=True, text=True, env=nest_environment(),
         cwd=HERE, stdin=subprocess.DEVNULL, timeout=timeout, check=False,
     )  # fmt: skip
 

@@ -1,7 +1,8 @@
 """spikex as a PyNN 0.13 backend: ``import spikex.pynn as sim`` (docs/user/pynn.md).
 
 Built on PyNN's common base classes like PyNN's own backends. Supported: IF_curr_alpha,
-IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, SpikeSourceArray, DCSource,
+IF_curr_exp, IF_curr_delta, IF_cond_exp, SpikeSourcePoisson, SpikeSourceArray, DCSource,
+StepCurrentSource,
 StaticSynapse, STDPMechanism with SpikePairRule and the additive, multiplicative, mixed
 and Guetig weight dependences, PyNN's connectors. Every other standard model PyNN defines is refused
 with PyNN's NotImplementedError naming it.
@@ -51,11 +52,13 @@ from .standardmodels import (  # noqa: F401
     IF_curr_alpha,
     IF_curr_delta,
     IF_curr_exp,
+    IF_cond_exp,
     MultiplicativeWeightDependence,
     SpikePairRule,
     SpikeSourceArray,
     SpikeSourcePoisson,
     StaticSynapse,
+    StepCurrentSource,
     STDPMechanism,
 )
 

@@ -78,6 +78,10 @@ class Projection(common.Projection):
         # Connectors hand over translated weights (x 1000: nA -> pA); IF_curr_delta's are
         # mV, so its weight_scale undoes that. native = PyNN weight x _weight_factor.
         self._weight_scale = getattr(post_type, "weight_scale", 1.0)
+        if getattr(post_type, "conductance_based", False) and self.receptor_type == "inhibitory":
+            # PyNN's conductance weights are positive; spikex's conductance models take
+            # the inhibitory ones negative (NEST's convention, as pyNN.nest does)
+            self._weight_scale = -self._weight_scale
         self._weight_factor = 1000.0 * self._weight_scale
         self._synapse, self._synapse_params, self._rule_native, self.tau_minus = (
             "static",

@@ -1,7 +1,7 @@
 """PyNN's standard cell types, synapse types and current sources on spikex's models.
 
 Translations are PyNN's units to NEST's (spikex's models take NEST's names and units):
-nF -> pF and nA -> pA (x 1000). ``spikex_model`` names the spikex model; ``variable_map``
+nF -> pF, nA -> pA and uS -> nS (x 1000), and pyNN.nest's derived g_L = cm / tau_m. ``spikex_model`` names the spikex model; ``variable_map``
 the spikex state variable of a PyNN recordable. Anything PyNN defines that is not here is
 refused by name (``__init__.py``), never replaced by something else.
 """
@@ -49,6 +49,28 @@ class IF_curr_delta(cells.IF_curr_delta):
     scale_factors = {"v": 1.0}
     spikex_model = "iaf_psc_delta"
     weight_scale = 1e-3  # weights are jumps of V in mV: undo the synapse's nA -> pA
+
+
+class IF_cond_exp(cells.IF_cond_exp):
+    __doc__ = cells.IF_cond_exp.__doc__
+    # pyNN.nest's translations: g_L = cm / tau_m (nS from nF / ms), conductances in nS.
+    translations = build_translations(
+        ("v_rest", "E_L"),
+        ("v_reset", "V_reset"),
+        ("cm", "C_m", 1000.0),
+        ("tau_m", "g_L", "cm/tau_m*1000.0", "C_m/g_L"),
+        ("tau_refrac", "t_ref"),
+        ("tau_syn_E", "tau_syn_ex"),
+        ("tau_syn_I", "tau_syn_in"),
+        ("v_thresh", "V_th"),
+        ("i_offset", "I_e", 1000.0),
+        ("e_rev_E", "E_ex"),
+        ("e_rev_I", "E_in"),
+    )
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001}
+    spikex_model = "iaf_cond_exp"
+    weight_scale = 1.0  # uS -> nS by the synapse translation; inhibitory: projections.py
 
 
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
@@ -212,16 +234,14 @@ WEIGHT_DEPENDENCES = (
 STDP_RULE_PARAMETERS = ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax")
 
 
-class DCSource(electrodes.DCSource):
-    """A constant current from ``start`` to ``stop`` (nA, ms) into the cells it is injected
-    into: a spikex ``dc_generator`` with NEST's timing (PyNN's pyNN.nest does the same)."""
+class _CurrentSource:
+    """What spikex's current sources share: native parameters kept here, targets
+    remembered at inject_into, and at build a spikex device with its inputs to the local
+    targets. NEST's timing as in pyNN.nest: the current reaches the cells one step after
+    the device (the connection's delay is dt), so the device's times move one step
+    earlier (``_device_params``)."""
 
-    __doc__ = electrodes.DCSource.__doc__
-    translations = build_translations(
-        ("amplitude", "amplitude", 1000.0),
-        ("start", "start"),
-        ("stop", "stop"),
-    )
+    spikex_model = ""
 
     def __init__(self, **parameters):
         object.__setattr__(self, "_native", {})
@@ -230,14 +250,14 @@ class DCSource(electrodes.DCSource):
         native = self.translate(self.parameter_space)
         native.shape = (1,)
         native.evaluate(simplify=True)
-        object.__setattr__(self, "_native", {k: float(v) for k, v in native.items()})
+        object.__setattr__(self, "_native", {k: _native_value(v) for k, v in native.items()})
         simulator.state.current_sources.append(self)
 
     def set_native_parameters(self, parameters):
         parameters.shape = (1,)
         parameters.evaluate(simplify=True)
         simulator.state.changed("changing a current source")
-        self._native.update({k: float(v) for k, v in parameters.items()})
+        self._native.update({k: _native_value(v) for k, v in parameters.items()})
 
     def get_native_parameters(self):
         from pyNN.parameters import ParameterSpace
@@ -253,29 +273,84 @@ class DCSource(electrodes.DCSource):
         self._targets.extend(targets)
 
     def _create_in(self, net) -> None:
-        """A dc_generator cell and its inputs to the local targets. NEST's timing as in
-        pyNN.nest: the current reaches the cells one step after the generator, so the
-        generator's window moves one step earlier."""
         if not self._targets:
             return
         dt = simulator.state.dt
-        start = max(0.0, self._native["start"] - dt)
-        stop = max(start, self._native["stop"] - dt)
-        generator = net.create(
-            "dc_generator",
-            1,
-            params={"amplitude": self._native["amplitude"], "start": start, "stop": stop},
-        )
+        generator = net.create(self.spikex_model, 1, params=self._device_params(dt))
         local = set(net.local_gids().tolist())
         targets = [t for t in self._targets if t in local]
         if targets:
             net.connect(generator.first_gid, targets, weight=1.0, delay_ms=dt, local=True)
 
 
+def _native_value(value):
+    """A native parameter as a float, or a list of floats (PyNN's Sequence)."""
+    from pyNN.parameters import Sequence
+
+    if isinstance(value, Sequence):
+        return [float(x) for x in value.value]
+    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0:
+        return [float(x) for x in value]
+    return float(value)
+
+
+class DCSource(_CurrentSource, electrodes.DCSource):
+    """A constant current from ``start`` to ``stop`` (nA, ms) into the cells it is injected
+    into: a spikex ``dc_generator`` with NEST's timing (PyNN's pyNN.nest does the same)."""
+
+    __doc__ = electrodes.DCSource.__doc__
+    translations = build_translations(
+        ("amplitude", "amplitude", 1000.0),
+        ("start", "start"),
+        ("stop", "stop"),
+    )
+    spikex_model = "dc_generator"
+
+    def _device_params(self, dt: float) -> dict:
+        start = max(0.0, self._native["start"] - dt)
+        stop = max(start, self._native["stop"] - dt)
+        return {"amplitude": self._native["amplitude"], "start": start, "stop": stop}
+
+
+class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
+    """A piecewise constant current (nA) changing at ``times`` (ms): a spikex
+    ``step_current_generator`` with pyNN.nest's timing (times one step earlier, times
+    before dt moved to dt, rounded to the grid, the last amplitude of a repeated step)."""
+
+    __doc__ = electrodes.StepCurrentSource.__doc__
+    translations = build_translations(
+        ("amplitudes", "amplitude_values", 1000.0),
+        ("times", "amplitude_times"),
+    )
+    spikex_model = "step_current_generator"
+
+    def _device_params(self, dt: float) -> dict:
+        import numpy as np
+
+        times = np.asarray(self._native["amplitude_times"], dtype=float)
+        amplitudes = np.asarray(self._native["amplitude_values"], dtype=float)
+        if times.size and np.min(times) < 0:
+            raise ValueError("Step current cannot accept negative timestamps.")
+        if times.size > 1 and np.min(np.diff(times)) <= 0:
+            raise ValueError("Step current timestamps should be monotonically increasing.")
+        times = np.maximum(times - dt, 0.0)
+        last_early = np.searchsorted(times, dt, side="right") - 1
+        if last_early >= 0:  # the latest change at or before dt applies from dt on
+            times[last_early] = dt
+            times, amplitudes = times[last_early:], amplitudes[last_early:]
+        steps = np.rint(times / dt).astype(np.int64)
+        keep = np.append(steps[1:] != steps[:-1], True) if steps.size else steps.astype(bool)
+        return {
+            "amplitude_times": (steps[keep] * dt).tolist(),
+            "amplitude_values": amplitudes[keep].tolist(),
+        }
+
+
 STANDARD_CELL_TYPES = (
     IF_curr_alpha,
     IF_curr_exp,
     IF_curr_delta,
+    IF_cond_exp,
     SpikeSourcePoisson,
     SpikeSourceArray,
 )

@@ -1,0 +1,94 @@
+"""Each model's reference tables from the model registry: its parameters (name, unit,
+default, allowed values, meaning) and its recordable state. The model pages under
+docs/models/ hold them between markers, and a test keeps them current::
+
+    <!-- parameters: iaf_cond_exp -->
+    ... (generated) ...
+    <!-- end parameters -->
+
+``python -m spikex.models.reference`` rewrites every page's tables from the registry.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+from . import MODELS
+
+BLOCK = re.compile(r"(<!-- parameters: (\w+) -->\n)(.*?)(<!-- end parameters -->)", re.S)
+
+
+def _number(x: float) -> str:
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if abs(x) > 1e300:
+        return "lowest double" if x < 0 else "largest double"
+    text = repr(float(x))
+    text = text[:-2] if text.endswith(".0") else text
+    return text.replace("-", "−")
+
+
+def _default(spec: dict) -> str:
+    if spec["shape"] == "per_cell_list":
+        return "none"
+    if spec["default_rule"]:
+        return spec["default_rule"]
+    return _number(spec["default"])
+
+
+def _allowed(spec: dict) -> str:
+    text = spec["allowed"].removeprefix("must be ")
+    return text or "any"
+
+
+def _kind(spec: dict) -> str:
+    return "a list per cell" if spec["shape"] == "per_cell_list" else "per cell"
+
+
+def parameter_table(model: str) -> str:
+    """The Markdown tables of `model`: parameters, then recordable state (if any)."""
+    entry = MODELS[model]
+    unit = lambda u: "" if u == "1" else u  # noqa: E731
+    lines = [
+        "| parameter | unit | default | allowed | varies | meaning |",
+        "|---|---|---|---|---|---|",
+    ]
+    for spec in entry["parameter_specs"]:
+        lines.append(
+            f"| `{spec['name']}` | {unit(spec['unit'])} | {_default(spec)} | {_allowed(spec)} | "
+            f"{_kind(spec)} | {spec['meaning']} |"
+        )
+    if entry["state_specs"]:
+        lines += ["", "| recordable | unit | meaning |", "|---|---|---|"]
+        for v in entry["state_specs"]:
+            lines.append(f"| `{v['name']}` | {unit(v['unit'])} | {v['meaning']} |")
+    return "\n".join(lines) + "\n"
+
+
+def refreshed(text: str) -> str:
+    """`text` with every marked table regenerated."""
+    return BLOCK.sub(lambda m: m.group(1) + parameter_table(m.group(2)) + m.group(4), text)
+
+
+def marked_models(text: str) -> list[str]:
+    return [m.group(2) for m in BLOCK.finditer(text)]
+
+
+def main(root: Path) -> int:
+    changed = []
+    for page in sorted({entry["docs_page"] for entry in MODELS.values()}):
+        path = root / page
+        text = path.read_text()
+        new = refreshed(text)
+        if new != text:
+            path.write_text(new)
+            changed.append(page)
+    print("rewrote " + (", ".join(changed) if changed else "nothing"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()))
