@@ -19,8 +19,8 @@
 
 #include "spikex/core/types.hpp"
 #include "spikex/models/cell_group.hpp"
-#include "spikex/models/poisson_table.hpp"
 #include "spikex/models/input_device.hpp"
+#include "spikex/models/poisson_table.hpp"
 
 namespace spikex {
 
@@ -60,9 +60,9 @@ private:
     };
     // One device's timing and level, shared by its inputs.
     struct source {
-        bool spikes;               // a spike train (else a current)
-        device_schedule schedule;  // active emission steps, levels (current)
-        std::uint32_t table;       // spike train: index into tables_
+        bool spikes;              // a spike train (else a current)
+        device_schedule schedule; // active emission steps, levels (current)
+        std::uint32_t table;      // spike train: index into tables_
     };
     struct thread_inputs {
         std::vector<input> inputs;

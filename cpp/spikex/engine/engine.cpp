@@ -136,7 +136,11 @@ void engine::build_connections() {
     // Connections from input devices become device inputs (device_inputs.hpp), not synapses.
     std::vector<std::pair<gid_type, gid_type>> device_ranges; // [first, end) gids
     for (const auto& pop: spec_.populations) {
-        if (is_input_device(pop.model)) device_ranges.push_back({pop.first, pop.first + pop.size});
+        if (!is_input_device(pop.model)) continue;
+        device_ranges.push_back({pop.first, pop.first + pop.size});
+        // Every rank checks every device's parameters, connected or not (as NEST at Create).
+        for (gid_type g = pop.first; g < pop.first + pop.size; ++g)
+            input_device_schedule(pop, g, spec_.seed, spec_.dt_ms);
     }
     auto is_device = [&](gid_type g) {
         for (auto [first, end]: device_ranges)

@@ -35,18 +35,15 @@ const std::vector<model_parameters::field<parameters>> table = {
     {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
     {{"g_L", "nS", 16.6667, "", ranges::any(), "leak conductance"}, &parameters::g_L},
     {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
-    {{"E_ex", "mV", 0.0, "", ranges::any(), "reversal potential of the excitatory conductance"},
-     &parameters::E_ex},
-    {{"E_in", "mV", -85.0, "", ranges::any(), "reversal potential of the inhibitory conductance"},
-     &parameters::E_in},
+    {{"E_ex", "mV", 0.0, "", ranges::any(), "reversal potential of the excitatory conductance"}, &parameters::E_ex},
+    {{"E_in", "mV", -85.0, "", ranges::any(), "reversal potential of the inhibitory conductance"}, &parameters::E_in},
     {{"E_L", "mV", -70.0, "", ranges::any(), "leak reversal potential"}, &parameters::E_L},
     {{"tau_syn_ex", "ms", 0.2, "", ranges::positive(), "decay time of the excitatory conductance"},
      &parameters::tau_syn_ex},
     {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "decay time of the inhibitory conductance"},
      &parameters::tau_syn_in},
     {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
-    {{"V_m", "mV", -70.0, "", ranges::any(), "initial membrane potential (not E_L: NEST's rule)"},
-     &parameters::V_m},
+    {{"V_m", "mV", -70.0, "", ranges::any(), "initial membrane potential (not E_L: NEST's rule)"}, &parameters::V_m},
     {{"tau_minus", "ms", 20.0, "", ranges::positive(),
       "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
      &parameters::tau_minus},
@@ -83,7 +80,10 @@ public:
         y_.resize(n);
         auto resolved = resolve_cell_parameters<parameters>(
             spec, model_name, gids, [](const population_spec&, const auto& values) { return parse_parameters(values); },
-            dynamics_key, [&](local_index i, const parameters& p, std::uint32_t) { y_[i] = {p.V_m, 0.0, 0.0}; });
+            dynamics_key,
+            [&](local_index i, const parameters& p, std::uint32_t) {
+                y_[i] = {p.V_m, 0.0, 0.0};
+            });
         runs_ = std::move(resolved.runs);
         for (const auto& p: resolved.sets) sets_.push_back(make_set(p, h_));
         substep_.assign(n, h_);
@@ -165,10 +165,11 @@ public:
 private:
     static parameter_set make_set(const parameters& p, double h) {
         if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
-            model_parameters::require(false, model_name, "t_ref", p.t_ref,
-                                      spikex::format("must be at most {} ms at dt = {} ms",
-                                                     model_parameters::number(std::numeric_limits<std::int32_t>::max() * h),
-                                                     model_parameters::number(h)));
+            model_parameters::require(
+                false, model_name, "t_ref", p.t_ref,
+                spikex::format("must be at most {} ms at dt = {} ms",
+                               model_parameters::number(std::numeric_limits<std::int32_t>::max() * h),
+                               model_parameters::number(h)));
         }
         return {p, static_cast<std::int32_t>(iaf_integration::refractory_steps(p.t_ref, h))};
     }

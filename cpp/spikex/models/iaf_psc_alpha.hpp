@@ -60,7 +60,6 @@ struct parameters {
 
 using ::spikex::max_poisson_mean;
 
-
 // One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
 // when not given), every value validated: user_error naming the parameter, its value and
 // what is allowed.

@@ -43,7 +43,6 @@ struct parameters {
     double tau_minus;        // STDP depression time constant (read by the synapses)
 };
 
-
 // One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
 // when not given), every value validated: user_error naming the parameter, its value and
 // what is allowed.

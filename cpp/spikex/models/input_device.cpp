@@ -41,7 +41,11 @@ parameter_spec start_spec() {
     return {"start", "ms", 0.0, "", ranges::non_negative(), "the device acts after origin + start"};
 }
 parameter_spec stop_spec() {
-    return {"stop",          "ms", std::numeric_limits<double>::infinity(), "", ranges::any_or_inf(),
+    return {"stop",
+            "ms",
+            std::numeric_limits<double>::infinity(),
+            "",
+            ranges::any_or_inf(),
             "the device acts until origin + stop (must be >= start)"};
 }
 parameter_spec origin_spec() {

@@ -37,10 +37,11 @@ const std::vector<model_parameters::field<table_values>> table = {
 
 parameters parse_parameters(const population_spec& pop) {
     const table_values v = model_parameters::parse("interval_fire", table, constant_parameters(pop));
-    model_parameters::require(v.invl_high_ms >= v.invl_low_ms, "interval_fire", "invl_high_ms", v.invl_high_ms,
-                              spikex::format("must be >= invl_low_ms = {} ms", model_parameters::number(v.invl_low_ms)));
-    return {v.tau_ms, v.invl_low_ms, v.invl_high_ms, static_cast<int>(v.burst_groups), v.burst_factor,
-            v.burst_period_ms};
+    model_parameters::require(
+        v.invl_high_ms >= v.invl_low_ms, "interval_fire", "invl_high_ms", v.invl_high_ms,
+        spikex::format("must be >= invl_low_ms = {} ms", model_parameters::number(v.invl_low_ms)));
+    return {v.tau_ms,       v.invl_low_ms,    v.invl_high_ms, static_cast<int>(v.burst_groups),
+            v.burst_factor, v.burst_period_ms};
 }
 
 class interval_fire_group final: public cell_group {

@@ -33,17 +33,17 @@ enum class device_output {
 struct model_entry {
     std::string name;
     model_kind kind = model_kind::neuron;
-    std::string description;               // one sentence
+    std::string description;                // one sentence
     std::vector<parameter_spec> parameters; // accepted parameters, each with its spec
     std::vector<state_spec> state;          // recordable with record_state
     bool accepts_current = false;           // current inputs (device_output::current) allowed
     device_output output = device_output::none;
     std::vector<std::string> checkpoint_state; // what cell_group::save_cell writes per cell
-    std::string receptors;   // the inputs a neuron takes, one sentence ("" for devices)
-    std::string integration; // how its dynamics are integrated, one phrase
-    std::string nest_model;  // NEST 3.10's model it matches ("" if none): defaults checked against it
-    std::vector<std::string> pynn_types; // PyNN standard types spikex.pynn maps onto it
-    std::string docs_page;               // docs/models/<name>.md
+    std::string receptors;                     // the inputs a neuron takes, one sentence ("" for devices)
+    std::string integration;                   // how its dynamics are integrated, one phrase
+    std::string nest_model;                    // NEST 3.10's model it matches ("" if none): defaults checked against it
+    std::vector<std::string> pynn_types;       // PyNN standard types spikex.pynn maps onto it
+    std::string docs_page;                     // docs/models/<name>.md
     std::function<std::unique_ptr<cell_group>(const network_spec&, const std::vector<gid_type>& local_gids,
                                               local_index first_local)>
         make;

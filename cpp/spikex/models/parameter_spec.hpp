@@ -18,7 +18,7 @@ struct value_range {
     bool low_open = false, high_open = false;
     std::vector<double> choices;
     bool finite_only = true; // infinity refused (stop = inf is the one exception)
-    bool integer = false;     // whole numbers only (counts)
+    bool integer = false;    // whole numbers only (counts)
 
     bool contains(double x) const;
     // "must be > 0 ms", "must be in [0, 1]", "must be 0 or 1", "" when anything finite goes.

@@ -22,9 +22,9 @@
 namespace spikex {
 
 struct stdp_pl_parameters {
-    double alpha;     // depression / facilitation ratio
-    double lambda;    // learning rate
-    double mu;        // power-law exponent of facilitation
+    double alpha;    // depression / facilitation ratio
+    double lambda;   // learning rate
+    double mu;       // power-law exponent of facilitation
     double tau_plus; // ms, presynaptic trace
 };
 const std::vector<model_parameters::field<stdp_pl_parameters>>& stdp_pl_fields();

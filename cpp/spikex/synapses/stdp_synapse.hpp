@@ -22,13 +22,13 @@
 
 namespace spikex {
 
-struct stdp_parameters {    // defaults: the parameter table (NEST's)
-    double tau_plus; // ms, presynaptic trace
-    double lambda;   // learning rate (PyNN's A_plus)
-    double alpha;     // depression / facilitation ratio (PyNN's A_minus / A_plus)
-    double mu_plus;   // weight dependence of facilitation: 0 additive, 1 multiplicative
-    double mu_minus;  // weight dependence of depression
-    double Wmax;    // largest weight (pA; its sign is the weights' sign)
+struct stdp_parameters { // defaults: the parameter table (NEST's)
+    double tau_plus;     // ms, presynaptic trace
+    double lambda;       // learning rate (PyNN's A_plus)
+    double alpha;        // depression / facilitation ratio (PyNN's A_minus / A_plus)
+    double mu_plus;      // weight dependence of facilitation: 0 additive, 1 multiplicative
+    double mu_minus;     // weight dependence of depression
+    double Wmax;         // largest weight (pA; its sign is the weights' sign)
 };
 const std::vector<model_parameters::field<stdp_parameters>>& stdp_fields();
 

@@ -82,3 +82,59 @@ NETWORK_MODELS: dict[str, str] = {
         "populations, 77,169 neurons and 3e8 synapses at full scale"
     ),
 }
+
+
+def entry_problems(entry: dict, root=None) -> list[str]:
+    """What a model registry entry lacks (the model conformance suite runs this over every
+    entry; a model registered at run time must pass it too): a description, a docs page
+    (existing under `root` when given), and for each parameter a unit, a finite default
+    (or a default rule), a meaning and a range the default lies in; for each recordable
+    variable a unit and a meaning; a neuron's receptors and integration scheme."""
+    import math
+    from pathlib import Path
+
+    name = entry.get("name") or "(unnamed)"
+    problems = []
+    if not entry.get("description"):
+        problems.append(f"{name}: no description")
+    page = entry.get("docs_page") or ""
+    if not page:
+        problems.append(f"{name}: no docs page")
+    elif root is not None and not (Path(root) / page).is_file():
+        problems.append(f"{name}: docs page {page} does not exist")
+    if entry.get("kind") == "neuron":
+        for key in ("receptors", "integration"):
+            if not entry.get(key):
+                problems.append(f"{name}: no {key}")
+    for spec in entry.get("parameter_specs", []):
+        where = f"{name} parameter {spec.get('name') or '(unnamed)'}"
+        if not spec.get("unit"):
+            problems.append(f"{where}: no unit")
+        if not spec.get("meaning"):
+            problems.append(f"{where}: no meaning")
+        default = spec.get("default")
+        if spec.get("shape") == "per_cell" and not spec.get("default_rule"):
+            if default is None or math.isnan(default):
+                problems.append(f"{where}: no default")
+            elif not _in_range(default, spec.get("range") or {}):
+                problems.append(f"{where}: default {default} outside its range ({spec.get('allowed')})")
+    for variable in entry.get("state_specs", []):
+        where = f"{name} state {variable.get('name') or '(unnamed)'}"
+        if not variable.get("unit"):
+            problems.append(f"{where}: no unit")
+        if not variable.get("meaning"):
+            problems.append(f"{where}: no meaning")
+    return problems
+
+
+def _in_range(x: float, r: dict) -> bool:
+    import math
+
+    if r.get("choices"):
+        return x in r["choices"]
+    if r.get("finite_only", True) and not math.isfinite(x):
+        return False
+    low, high = r.get("low", -math.inf), r.get("high", math.inf)
+    above = x > low if r.get("low_open") else x >= low
+    below = x < high if r.get("high_open") else x <= high
+    return above and below and (not r.get("integer") or x == int(x))

@@ -58,9 +58,20 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     rng = np.random.default_rng(3)
     src, tgt = rng.integers(exp.first_gid, exp.stop_gid, 300), rng.integers(inh.first_gid, inh.stop_gid, 300)
     net.connect(src, tgt, weight=rng.uniform(0.1, 0.5, 300), delay_ms=rng.choice([0.1, 0.2, 1.3], 300))
-    for pop in (exp, inh, alpha, array, trains):
+    # Conductance-based cells (the ODE layer) with a step current, input from and output
+    # to the others, and STDP onto them.
+    cond = net.create("iaf_cond_exp", 25, params={"V_m": sx.uniform(-70.0, -56.0), "I_e": sx.uniform(250.0, 400.0)}, name="cond")
+    step = net.create("step_current_generator", 1, params={"amplitude_times": [30.0, 90.0, 150.0], "amplitude_values": [200.0, -50.0, 120.0]}, name="step")
+    net.connect_rule("fixed_indegree", exp, cond, indegree=8, weight=sx.uniform(1.0, 4.0), delay_ms=d_e)
+    net.connect_rule("fixed_indegree", inh, cond, indegree=4, weight=-3.0, delay_ms=0.4)
+    net.connect_rule("all_to_all", step, cond, weight=1.0, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", cond, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_indegree", trains, cond, indegree=2, weight=sx.uniform(1.0, 3.0), delay_ms=0.5,
+                     synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 6.0})  # fmt: skip
+    for pop in (exp, inh, alpha, array, trains, cond):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
+    net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
     return net
 
 
@@ -106,8 +117,8 @@ def main() -> None:
                 net = (microcircuit if network == "microcircuit" else build)(method, t, distribution)
                 connections = connections_sha256(net)
                 result = net.simulate(200.0 if network == "users" else 100.0)
-                state = result.states[0]["values"]
-                state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
+                states = np.concatenate([s["values"].ravel() for s in result.states])
+                state_sha = hashlib.sha256(np.ascontiguousarray(states).tobytes()).hexdigest()
                 final_weights = connections_sha256(net)  # plastic weights as the run left them
                 if _core.comm_rank() == 0:
                     pops = result.summary["populations"]

@@ -37,8 +37,7 @@ public:
 // are never read.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-    explicit adaptive_integrator(tolerances t = {}):
-        controller_(error_checker(t.absolute, t.relative, 1.0, 0.0)) {}
+    explicit adaptive_integrator(tolerances t = {}): controller_(error_checker(t.absolute, t.relative, 1.0, 0.0)) {}
 #pragma GCC diagnostic pop
 
     // Advances y from 0 to h; `substep` is the cell's sub-step size (start: h), updated.

@@ -1,0 +1,126 @@
+"""The model conformance suite: every entry of the model registry (spikex.models.MODELS,
+listing nothing by hand) is complete, documented with its generated tables, refuses each
+bad parameter value by name, and (with NEST 3.10) has NEST's defaults. Layout and
+checkpoint determinism of every model: tests/python/networks/test_network_determinism.py
+and tests/cpp/test_checkpoint_state.cpp run them over the same models."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import sys
+
+import pytest
+from conftest import REPO, require_nest
+
+import spikex as sx
+from spikex.models import MODELS, entry_problems
+from spikex.models.reference import marked_models, parameter_table, refreshed
+
+sys.path.insert(0, str(REPO / "bench" / "nest"))
+import run_exact
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_entry_is_complete(model):
+    assert entry_problems(MODELS[model], root=REPO) == []
+
+
+def test_an_incomplete_entry_is_reported_item_by_item():
+    entry = copy.deepcopy(MODELS["iaf_cond_exp"])
+    entry["docs_page"] = ""
+    entry["integration"] = ""
+    spec = {s["name"]: s for s in entry["parameter_specs"]}
+    spec["V_th"]["unit"] = ""
+    spec["C_m"]["default"] = math.nan
+    spec["E_L"]["meaning"] = ""
+    spec["t_ref"]["default"] = -1.0  # outside >= 0
+    entry["state_specs"][0]["meaning"] = ""
+    problems = entry_problems(entry, root=REPO)
+    expected = [
+        "iaf_cond_exp: no docs page",
+        "iaf_cond_exp: no integration",
+        "iaf_cond_exp parameter V_th: no unit",
+        "iaf_cond_exp parameter C_m: no default",
+        "iaf_cond_exp parameter E_L: no meaning",
+        "iaf_cond_exp parameter t_ref: default -1.0 outside its range (must be >= 0 ms)",
+        "iaf_cond_exp state V_m: no meaning",
+    ]
+    assert sorted(problems) == sorted(expected)
+    missing_page = dict(MODELS["iaf_cond_exp"], docs_page="docs/models/no_such_page.md")
+    assert entry_problems(missing_page, root=REPO) == [
+        "iaf_cond_exp: docs page docs/models/no_such_page.md does not exist"
+    ]
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_docs_page_holds_the_generated_tables(model):
+    page = REPO / MODELS[model]["docs_page"]
+    text = page.read_text()
+    assert model in marked_models(text), f"{page.name} has no '<!-- parameters: {model} -->' block"
+    assert refreshed(text) == text, f"{page.name} is stale: run `python -m spikex.models.reference`"
+    assert parameter_table(model) in text
+
+
+def _outside(spec: dict) -> float | None:
+    """A value the spec refuses, or None when every finite number is allowed."""
+    r = spec["range"]
+    if r["choices"]:
+        return 0.5
+    if math.isfinite(r["low"]):
+        return r["low"] - 1.0 if not r["low_open"] else r["low"]
+    if math.isfinite(r["high"]):
+        return r["high"] + 1.0
+    return None
+
+
+def _bad_values():
+    for model, entry in sorted(MODELS.items()):
+        for spec in entry["parameter_specs"]:
+            if spec["shape"] == "per_cell" and _outside(spec) is not None:
+                yield pytest.param(model, spec, id=f"{model}-{spec['name']}")
+
+
+@pytest.mark.parametrize(("model", "spec"), list(_bad_values()))
+def test_a_bad_value_is_refused_naming_model_key_value_and_range(model, spec):
+    bad = _outside(spec)
+    net = sx.Network(dt_ms=0.1)
+    with pytest.raises(ValueError) as error:  # at create (Python's checks) or at build (the core's)
+        net.create(model, 1, params={spec["name"]: bad})
+        net.simulate(0.2)
+    message = str(error.value)
+    assert model in message and spec["name"] in message, message
+    assert "\n" not in message and "must be" in message, message
+    bound = spec["allowed"].split()[-2] if spec["unit"] not in ("", "1") else spec["allowed"].split()[-1]
+    assert bound.rstrip("]").lstrip("[") in message or spec["allowed"] in message, message
+
+
+@pytest.fixture(scope="module")
+def nest_defaults():
+    require_nest(run_exact.nest_unavailable_reason())
+    names = sorted({e["nest_model"] for e in MODELS.values() if e["nest_model"]})
+    code = (
+        "import json, nest; nest.set_verbosity('M_ERROR');"
+        f"print(json.dumps({{m: {{k: v for k, v in nest.GetDefaults(m).items() if isinstance(v, (int, float))}}"
+        f" for m in {names!r}}}))"
+    )
+    done = run_exact.run_nest_script_code(code)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("model", sorted(m for m, e in MODELS.items() if e["nest_model"]))
+def test_defaults_are_nests(nest_defaults, model):
+    entry = MODELS[model]
+    theirs = nest_defaults[entry["nest_model"]]
+    compared = 0
+    for spec in entry["parameter_specs"]:
+        if spec["shape"] != "per_cell" or spec["name"] not in theirs:
+            continue
+        nest_value = float(theirs[spec["name"]])
+        if nest_value == sys.float_info.max:  # NEST's "no end" (stop)
+            nest_value = math.inf
+        assert spec["default"] == pytest.approx(nest_value, rel=1e-12, abs=1e-300), spec["name"]
+        compared += 1
+    assert compared >= 3
