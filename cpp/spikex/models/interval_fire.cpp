@@ -20,18 +20,19 @@ struct table_values {
     double tau_ms, invl_low_ms, invl_high_ms, burst_groups, burst_factor, burst_period_ms;
 };
 const std::vector<model_parameters::field<table_values>> table = {
-    {{"tau_ms", "ms", 5.0, "", ranges::positive(), "time constant of the cell's state relaxing to its target"},
-     &table_values::tau_ms},
-    {{"invl_low_ms", "ms", 20.0, "", ranges::positive(), "shortest interval between spikes without input"},
+    {{"tau_ms", "ms", 5.0, "", ranges::positive(), "time constant of the cell state m"}, &table_values::tau_ms},
+    {{"invl_low_ms", "ms", 20.0, "", ranges::positive(), "shortest intrinsic inter-spike interval"},
      &table_values::invl_low_ms},
     {{"invl_high_ms", "ms", 40.0, "", ranges::positive(),
-      "longest interval between spikes without input (intervals are drawn uniformly in between)"},
+      "longest intrinsic inter-spike interval (>= invl_low_ms; intervals are uniform in between)"},
      &table_values::invl_high_ms},
-    {{"burst_groups", "1", 0.0, "", ranges::count(), "number of groups that burst in turn (0: no bursts)"},
+    {{"burst_groups", "1", 0.0, "", ranges::count(),
+      "number of burst groups of contiguous gids (paper Figure 9); 0 means no bursts"},
      &table_values::burst_groups},
-    {{"burst_factor", "1", 5.0, "", ranges::positive(), "how much shorter a bursting group's intervals are"},
+    {{"burst_factor", "1", 5.0, "", ranges::positive(), "a bursting group draws its intervals divided by this factor"},
      &table_values::burst_factor},
-    {{"burst_period_ms", "ms", 50.0, "", ranges::positive(), "time each group bursts before the next one"},
+    {{"burst_period_ms", "ms", 50.0, "", ranges::positive(),
+      "group g bursts during [g*period, (g+1)*period) modulo groups*period"},
      &table_values::burst_period_ms},
 };
 

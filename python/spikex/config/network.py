@@ -11,6 +11,7 @@ from collections.abc import Callable
 from ..errors import ConfigError
 from ..models import CONNECTION_RULES, MODEL_PARAMETERS, NETWORK_MODELS, microcircuit
 from .key import Key, format_number, get, require_at_least
+from .model_keys import model_keys
 
 SECTION_DOCS: dict[str, str] = {
     "network": "The network: cell model, size and connectivity.",
@@ -164,153 +165,10 @@ REGISTRY: tuple[Key, ...] = (
         "Weights are uniform in weight +- weight_spread/2.",
         minimum=0.0,
     ),
-    # [network.burst]
-    Key(
-        "network.burst.groups",
-        "int",
-        0,
-        "Number of burst groups Ng of contiguous gids; 0 means no bursts.",
-        minimum=0,
-    ),
-    Key(
-        "network.burst.factor",
-        "float",
-        5.0,
-        "A bursting group draws intervals divided by this factor.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.burst.period_ms",
-        "float",
-        50.0,
-        "Group g bursts during [g*period, (g+1)*period) modulo Ng*period.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    # [network.interval_fire]
-    Key(
-        "network.interval_fire.tau_ms",
-        "float",
-        5.0,
-        "Time constant of the cell state m in ms.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.interval_fire.invl_low_ms",
-        "float",
-        20.0,
-        "Shortest intrinsic inter-spike interval in ms.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.interval_fire.invl_high_ms",
-        "float",
-        40.0,
-        "Longest intrinsic inter-spike interval in ms (>= invl_low_ms).",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    # [network.iaf_psc_alpha]
-    Key(
-        "network.iaf_psc_alpha.E_L",
-        "float",
-        -70.0,
-        "Resting membrane potential in mV.",
-    ),
-    Key(
-        "network.iaf_psc_alpha.C_m",
-        "float",
-        250.0,
-        "Membrane capacitance in pF.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.iaf_psc_alpha.tau_m",
-        "float",
-        10.0,
-        "Membrane time constant in ms.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.iaf_psc_alpha.t_ref",
-        "float",
-        2.0,
-        "Absolute refractory period in ms (rounded up to whole steps; V is clamped at V_reset).",
-        minimum=0.0,
-    ),
-    Key(
-        "network.iaf_psc_alpha.V_th",
-        "float",
-        -55.0,
-        "Spike threshold in mV (> V_reset).",
-    ),
-    Key(
-        "network.iaf_psc_alpha.V_reset",
-        "float",
-        -70.0,
-        "Membrane potential after a spike in mV (< V_th).",
-    ),
-    Key(
-        "network.iaf_psc_alpha.tau_syn_ex",
-        "float",
-        2.0,
-        "Rise time of the excitatory alpha-shaped synaptic current in ms.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.iaf_psc_alpha.tau_syn_in",
-        "float",
-        2.0,
-        "Rise time of the inhibitory alpha-shaped synaptic current in ms.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.iaf_psc_alpha.I_e",
-        "float",
-        0.0,
-        "Constant input current in pA.",
-    ),
-    Key(
-        "network.iaf_psc_alpha.V_m",
-        "float",
-        -70.0,
-        "Initial membrane potential in mV (NEST's default; like NEST it does not follow E_L).",
-    ),
-    Key(
-        "network.iaf_psc_alpha.V_m_sd",
-        "float",
-        0.0,
-        "If > 0, each neuron's initial potential is normal(V_m, V_m_sd) in mV from its own random stream.",
-        minimum=0.0,
-    ),
-    Key(
-        "network.iaf_psc_alpha.tau_minus",
-        "float",
-        20.0,
-        "Time constant in ms of the postsynaptic trace that STDP synapses onto the neuron use.",
-        minimum=0.0,
-        exclusive_minimum=True,
-    ),
-    Key(
-        "network.iaf_psc_alpha.poisson_rate_hz",
-        "float",
-        0.0,
-        "Rate in Hz of each neuron's own independent Poisson input (0: none; at most 500 events per step on average).",
-        minimum=0.0,
-    ),
-    Key(
-        "network.iaf_psc_alpha.poisson_weight",
-        "float",
-        0.0,
-        "Weight in pA of each event of the own Poisson input (> 0 excitatory, else inhibitory).",
-    ),
+    # [network.burst], [network.interval_fire], [network.iaf_psc_alpha]: from the model
+    # registry (model_keys.py)
+    *model_keys("interval_fire"),
+    *model_keys("iaf_psc_alpha"),
     # [network.hpc_benchmark]
     Key(
         "network.hpc_benchmark.psp_mV",
