@@ -27,6 +27,7 @@
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/network/connection_rule_registry.hpp"
 #include "spikex/network/rule_check.hpp"
 #include "spikex/route/router.hpp"
 #include "spikex/synapses/synapse_registry.hpp"
@@ -383,6 +384,34 @@ nb::list models_to_python() {
     return out;
 }
 
+nb::list connection_rules_to_python() {
+    nb::list out;
+    for (const auto& entry: connection_rule_registry()) {
+        nb::dict d;
+        d["name"] = entry.name;
+        d["description"] = entry.description;
+        nb::list specs;
+        for (const auto& p: entry.parameters) {
+            nb::dict s;
+            s["name"] = p.name;
+            s["unit"] = p.unit;
+            s["range"] = range_to_python(p.range);
+            s["allowed"] = p.range.text(p.unit);
+            s["meaning"] = p.meaning;
+            specs.append(s);
+        }
+        d["parameter_specs"] = specs;
+        d["takes_indegree_spread"] = entry.takes_indegree_spread;
+        d["takes_weight_spread"] = entry.takes_weight_spread;
+        d["self_connection_flags"] = entry.self_connection_flags;
+        d["allow_autapses"] = entry.allow_autapses;
+        d["allow_multapses"] = entry.allow_multapses;
+        d["origin"] = entry.origin;
+        out.append(d);
+    }
+    return out;
+}
+
 nb::list synapses_to_python() {
     nb::list out;
     for (const auto& entry: synapse_registry()) {
@@ -441,22 +470,8 @@ public:
     void connect_rule(const std::string& rule, std::uint32_t source_first, std::uint32_t source_n,
                       std::uint32_t target_first, std::uint32_t target_n, const nb::dict& options) {
         require_unbuilt("connect");
-        static const std::vector<std::pair<std::string, connection_rule_kind>> kinds = {
-            {"random", connection_rule_kind::random},
-            {"adjacent", connection_rule_kind::adjacent},
-            {"fixed_indegree", connection_rule_kind::fixed_indegree},
-            {"fixed_outdegree", connection_rule_kind::fixed_outdegree},
-            {"fixed_total_number", connection_rule_kind::fixed_total_number},
-            {"pairwise_bernoulli", connection_rule_kind::pairwise_bernoulli},
-            {"one_to_one", connection_rule_kind::one_to_one},
-            {"all_to_all", connection_rule_kind::all_to_all}};
+        const connection_rule_entry& entry = find_connection_rule(rule);
         connection_set set;
-        auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == rule; });
-        if (kind == kinds.end()) {
-            std::string allowed;
-            for (const auto& k: kinds) allowed += (allowed.empty() ? "\"" : ", \"") + k.first + "\"";
-            throw user_error(spikex::format("connect: rule \"{}\" is unknown: allowed are {}", rule, allowed));
-        }
         const auto& spec = engine_->spec();
         std::uint64_t cells = spec.cells();
         if (std::uint64_t(source_first) + source_n > cells || std::uint64_t(target_first) + target_n > cells ||
@@ -464,15 +479,13 @@ public:
             throw user_error(spikex::format("connect: source or target range outside the network's {} cells", cells));
         }
         auto& r = set.rule;
-        r.kind = kind->second;
+        r.kind = entry.kind;
         r.source_first = source_first;
         r.source_size = source_n;
         r.target_first = target_first;
         r.target_size = target_n;
-        // Hines et al.'s rules never connect a cell to itself; NEST's allow both by default.
-        const bool legacy = r.kind == connection_rule_kind::random || r.kind == connection_rule_kind::adjacent;
-        r.allow_autapses = !legacy;
-        r.allow_multapses = r.kind != connection_rule_kind::random;
+        r.allow_autapses = entry.allow_autapses;
+        r.allow_multapses = entry.allow_multapses;
         std::string synapse = "static";
         std::map<std::string, double> synapse_params;
         const std::string where = spikex::format("connect(rule=\"{}\")", rule);
@@ -883,6 +896,7 @@ NB_MODULE(_core, m) {
         nb::arg("delays_ms"), nb::arg("dt_ms"));
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("model_registry", &models_to_python);
+    m.def("connection_rule_registry", &connection_rules_to_python);
     m.def("synapse_registry", &synapses_to_python);
     m.def("local_gids", [](const std::string& scheme, std::uint32_t cells, std::uint32_t seed) {
         distribution d(parse_distribution_scheme(scheme), cells, comm().size(), seed);

@@ -44,6 +44,7 @@ def exchange_registry() -> list[dict]:
     "minimum", "maximum", "exclusive_minimum", "choices", "variant"}. spikex.methods reads it."""
 def common_exchange_options() -> list[dict]: ...  # options every method has (measure_wait)
 def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts
+def connection_rule_registry() -> list[dict]: ...
 def model_registry() -> list[dict]:
     # every model and device: name, kind ("neuron" | "spike_source" | "input_device"),
     # description, parameters, state_variables, accepts_current, docs_page

@@ -3,6 +3,7 @@
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/network/connection_rule_registry.hpp"
 #include "spikex/network/rule_check.hpp"
 #include "spikex/network/total_number_plan.hpp"
 
@@ -26,27 +27,7 @@ std::string distribution_text(const random_distribution& d) {
 
 } // namespace
 
-std::string rule_name(connection_rule_kind kind) {
-    switch (kind) {
-    case connection_rule_kind::random:
-        return "random";
-    case connection_rule_kind::adjacent:
-        return "adjacent";
-    case connection_rule_kind::fixed_indegree:
-        return "fixed_indegree";
-    case connection_rule_kind::fixed_outdegree:
-        return "fixed_outdegree";
-    case connection_rule_kind::fixed_total_number:
-        return "fixed_total_number";
-    case connection_rule_kind::pairwise_bernoulli:
-        return "pairwise_bernoulli";
-    case connection_rule_kind::one_to_one:
-        return "one_to_one";
-    case connection_rule_kind::all_to_all:
-        return "all_to_all";
-    }
-    return "?";
-}
+std::string rule_name(connection_rule_kind kind) { return find_connection_rule(kind).name; }
 
 void check_rule(const connection_rule& r, double dt_ms, const std::string& where) {
     auto fail = [&](const std::string& key, const std::string& value, const std::string& allowed) {

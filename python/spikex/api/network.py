@@ -27,6 +27,7 @@ from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
 from ..models import (
+    CONNECTION_RULE_TYPES,
     CONNECTION_RULES,
     LIST_PARAMETERS,
     MODEL_PARAMETERS,
@@ -390,14 +391,8 @@ class Network:
         self._check_population(where, "sources", sources)
         self._check_population(where, "targets", targets)
         options: dict[str, object] = {}
-        needs = {
-            "random": "indegree",
-            "adjacent": "indegree",
-            "fixed_indegree": "indegree",
-            "fixed_outdegree": "outdegree",
-            "fixed_total_number": "total_number",
-            "pairwise_bernoulli": "probability",
-        }
+        entry = CONNECTION_RULE_TYPES[rule]
+        needed = entry["parameter_specs"][0]["name"] if entry["parameter_specs"] else None
         given = {
             "indegree": indegree,
             "outdegree": outdegree,
@@ -407,9 +402,8 @@ class Network:
         for key, value in given.items():
             if value is None:
                 continue
-            if needs.get(rule) != key:
+            if needed != key:
                 raise ValueError(f"{where}: {key} does not apply to this rule")
-        needed = needs.get(rule)
         if needed is not None and given[needed] is None:
             raise ValueError(f"{where}: {needed} is required")
         if needed == "probability":
@@ -419,19 +413,19 @@ class Network:
             options["probability"] = p
         elif needed is not None:
             options[needed] = _count(where, needed, given[needed])
-        if rule in ("random", "adjacent", "fixed_indegree"):
+        if entry["takes_indegree_spread"]:
             options["indegree_spread"] = _check(where, "indegree_spread", "network.indegree_spread", indegree_spread)
         elif indegree_spread:
             raise ValueError(f"{where}: indegree_spread does not apply to this rule")
         for flag, value in (("allow_autapses", allow_autapses), ("allow_multapses", allow_multapses)):
             if value is None:
                 continue
-            if rule in ("random", "adjacent"):
+            if not entry["self_connection_flags"]:
                 raise ValueError(f"{where}: {flag} does not apply to this rule (it never connects a cell to itself)")
             options[flag] = bool(value)
         options["weight"] = _value_to_core(where, "weight", weight)
         weight_spread = _real(where, "weight_spread", weight_spread)
-        if weight_spread and (isinstance(weight, Distribution) or rule not in ("random", "adjacent", "fixed_indegree")):
+        if weight_spread and (isinstance(weight, Distribution) or not entry["takes_weight_spread"]):
             raise ValueError(f"{where}: weight_spread needs a number as weight and rule random, adjacent or fixed_indegree; use a distribution as weight")
         if weight_spread < 0:
             raise ValueError(f"{where}: weight_spread = {weight_spread}: must be >= 0")

@@ -62,17 +62,12 @@ SYNAPSE_TYPES: dict[str, dict] = {entry["name"]: entry for entry in _core.synaps
 SYNAPSES: dict[str, dict[str, float]] = {name: dict(entry["defaults"]) for name, entry in SYNAPSE_TYPES.items()}
 
 # Connection rules accepted by Network.connect_rule (network.connectivity takes the first
-# three): Hines et al.'s and NEST's (docs/user/connection_rules.md).
-CONNECTION_RULES: tuple[str, ...] = (
-    "random",
-    "adjacent",
-    "fixed_indegree",
-    "fixed_outdegree",
-    "fixed_total_number",
-    "pairwise_bernoulli",
-    "one_to_one",
-    "all_to_all",
-)
+# three), from the C++ registry (cpp/spikex/network/connection_rule_registry.cpp): name ->
+# {description, parameter_specs (the rule's count or probability, required),
+# takes_indegree_spread, takes_weight_spread, self_connection_flags, allow_autapses,
+# allow_multapses, origin} (docs/user/connection_rules.md).
+CONNECTION_RULE_TYPES: dict[str, dict] = {entry["name"]: entry for entry in _core.connection_rule_registry()}
+CONNECTION_RULES: tuple[str, ...] = tuple(CONNECTION_RULE_TYPES)
 
 # Whole networks that network.model can name besides a neuron model.
 NETWORK_MODELS: dict[str, str] = {

@@ -1,5 +1,6 @@
 """Each model's reference tables from the model registry: its parameters (name, unit,
-default, allowed values, meaning) and its recordable state. The model pages under
+default, allowed values, meaning) and its recordable state; and the connection rules'
+table from the connection-rule registry (docs/user/connection_rules.md). The model pages under
 docs/models/ hold them between markers, and a test keeps them current::
 
     <!-- parameters: iaf_cond_exp -->
@@ -16,9 +17,11 @@ import re
 import sys
 from pathlib import Path
 
-from . import MODELS
+from . import CONNECTION_RULE_TYPES, MODELS
 
 BLOCK = re.compile(r"(<!-- parameters: (\w+) -->\n)(.*?)(<!-- end parameters -->)", re.S)
+RULES_BLOCK = re.compile(r"(<!-- connection rules -->\n)(.*?)(<!-- end connection rules -->)", re.S)
+RULES_PAGE = "docs/user/connection_rules.md"
 
 
 def _number(x: float) -> str:
@@ -68,9 +71,33 @@ def parameter_table(model: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def connection_rule_table() -> str:
+    """The Markdown table of the connection rules of the registry."""
+    lines = [
+        "| rule | parameter | allowed | allow_autapses | allow_multapses | what it draws | from |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, entry in CONNECTION_RULE_TYPES.items():
+        specs = entry["parameter_specs"]
+        parameter = ", ".join(f"`{p['name']}`" for p in specs) or "—"
+        allowed = ", ".join(_allowed(p) for p in specs) or "—"
+        if entry["takes_indegree_spread"]:
+            parameter += ", `indegree_spread`"
+        flags = [
+            str(entry[f]).lower() if entry["self_connection_flags"] else f"{str(entry[f]).lower()} (fixed)"
+            for f in ("allow_autapses", "allow_multapses")
+        ]
+        lines.append(
+            f"| `{name}` | {parameter} | {allowed} | {flags[0]} | {flags[1]} | {entry['description']} | "
+            f"{entry['origin']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def refreshed(text: str) -> str:
     """`text` with every marked table regenerated."""
-    return BLOCK.sub(lambda m: m.group(1) + parameter_table(m.group(2)) + m.group(4), text)
+    text = BLOCK.sub(lambda m: m.group(1) + parameter_table(m.group(2)) + m.group(4), text)
+    return RULES_BLOCK.sub(lambda m: m.group(1) + connection_rule_table() + m.group(3), text)
 
 
 def marked_models(text: str) -> list[str]:
@@ -79,7 +106,7 @@ def marked_models(text: str) -> list[str]:
 
 def main(root: Path) -> int:
     changed = []
-    for page in sorted({entry["docs_page"] for entry in MODELS.values()}):
+    for page in sorted({entry["docs_page"] for entry in MODELS.values()} | {RULES_PAGE}):
         path = root / page
         text = path.read_text()
         new = refreshed(text)

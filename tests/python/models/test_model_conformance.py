@@ -63,6 +63,15 @@ def test_docs_page_holds_the_generated_tables(model):
     assert parameter_table(model) in text
 
 
+def test_connection_rules_page_holds_the_generated_table():
+    from spikex.models.reference import RULES_PAGE, connection_rule_table
+
+    text = (REPO / RULES_PAGE).read_text()
+    assert connection_rule_table() in text and refreshed(text) == text, (
+        f"{RULES_PAGE} is stale: run `python -m spikex.models.reference`"
+    )
+
+
 def _outside(spec: dict) -> float | None:
     """A value the spec refuses, or None when every finite number is allowed."""
     r = spec["range"]
