@@ -192,3 +192,5 @@ bench-cpp: setup
 	mkdir -p bench/results
 	build/bench/cpp/bench_source_lookup > bench/results/source_lookup.json
 	build/bench/cpp/bench_input_buffers > bench/results/input_buffers.json
+	build/bench/cpp/bench_model_step_cost > bench/results/model_step_cost.json
+	$(PY) bench/ode_cost_table.py
