@@ -35,8 +35,8 @@ struct measured {
     std::uint64_t spikes;
 };
 
-measured run(const std::string& model, const std::map<std::string, double>& params, double weight,
-             std::uint32_t cells, step_type steps) {
+measured run(const std::string& model, const std::map<std::string, double>& params, double weight, std::uint32_t cells,
+             step_type steps) {
     network_spec spec;
     spec.dt_ms = 0.1;
     spec.seed = 1;

@@ -10,7 +10,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
+
+#include "spikex/models/model_parameters.hpp"
 
 namespace spikex::iaf_integration {
 
@@ -75,6 +78,18 @@ inline double if_not_refractory(std::int32_t r, double updated, double kept) {
     const std::uint64_t not_refractory = std::uint64_t(0) - std::uint64_t(r == 0);
     return std::bit_cast<double>((std::bit_cast<std::uint64_t>(updated) & not_refractory) |
                                  (std::bit_cast<std::uint64_t>(kept) & ~not_refractory));
+}
+
+// refractory_steps as the int32 counter the models keep: user_error naming `model` when
+// t_ref is too long for it at step h.
+inline std::int32_t checked_refractory_steps(const char* model, double t_ref, double h) {
+    constexpr auto largest = std::numeric_limits<std::int32_t>::max();
+    if (t_ref / h > double(largest - 1)) {
+        model_parameters::require(false, model, "t_ref", t_ref,
+                                  "must be at most " + model_parameters::number(largest * h) +
+                                      " ms at dt = " + model_parameters::number(h) + " ms");
+    }
+    return static_cast<std::int32_t>(refractory_steps(t_ref, h));
 }
 
 } // namespace spikex::iaf_integration

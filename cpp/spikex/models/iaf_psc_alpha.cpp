@@ -213,11 +213,7 @@ public:
 private:
     static parameter_set make_set(const parameters& p, double h) {
         parameter_set s{p, compute_propagators(p, h), p.V_th - p.E_L, p.V_reset - p.E_L, false, {}};
-        if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
-            throw user_error(
-                spikex::format("iaf_psc_alpha parameter t_ref = {} ms: must be at most {} ms at dt = {} ms",
-                               number(p.t_ref), number(std::numeric_limits<std::int32_t>::max() * h), number(h)));
-        }
+        iaf_integration::checked_refractory_steps(model_name, p.t_ref, h);
         const double mean = p.poisson_rate_hz * h / 1000.0;
         if (mean > max_poisson_mean) {
             throw user_error(spikex::format(

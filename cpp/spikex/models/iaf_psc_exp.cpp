@@ -168,13 +168,7 @@ public:
 
 private:
     static parameter_set make_set(const parameters& p, double h) {
-        if (p.t_ref / h > double(std::numeric_limits<std::int32_t>::max() - 1)) {
-            model_parameters::require(
-                false, model_name, "t_ref", p.t_ref,
-                spikex::format("must be at most {} ms at dt = {} ms",
-                               model_parameters::number(std::numeric_limits<std::int32_t>::max() * h),
-                               model_parameters::number(h)));
-        }
+        iaf_integration::checked_refractory_steps(model_name, p.t_ref, h);
         return {compute_propagators(p, h), p.I_e, p.E_L, p.V_th - p.E_L, p.V_reset - p.E_L};
     }
 

@@ -58,10 +58,7 @@ const std::vector<connection_rule_entry>& connection_rule_registry() {
          .description = "each (source, target) pair is connected with the given probability",
          .parameters = {{"probability", "1", 0.0, "", {.low = 0.0, .high = 1.0}, "probability of each pair"}},
          .origin = "NEST"},
-        {.name = "one_to_one",
-         .kind = k::one_to_one,
-         .description = "source i to target i",
-         .origin = "NEST"},
+        {.name = "one_to_one", .kind = k::one_to_one, .description = "source i to target i", .origin = "NEST"},
         {.name = "all_to_all", .kind = k::all_to_all, .description = "every source to every target", .origin = "NEST"},
     };
     return entries;
