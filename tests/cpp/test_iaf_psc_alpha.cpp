@@ -30,6 +30,7 @@ using param_map = std::map<std::string, double>;
 // hpc_benchmark's neuron (Jordan et al. 2018).
 constexpr double hpc_tau_syn = 0.32582722403722841;
 const param_map hpc = {{"E_L", 0.0},
+                       {"V_m", 0.0}, // at rest (NEST's default V_m is -70 mV whatever E_L is)
                        {"C_m", 250.0},
                        {"tau_m", 10.0},
                        {"t_ref", 0.5},
@@ -171,7 +172,8 @@ TEST(iaf_psc_alpha, propagators_fall_back_to_the_limit_when_tau_syn_equals_tau_m
     EXPECT_NEAR(r31, P31, 1e-4 * P31);
     EXPECT_NEAR(r32, P32, 1e-4 * P32);
     // And the model integrates through it: the PSP of the limit kernel.
-    auto g = make(population({{"tau_syn_ex", tau}, {"E_L", 0.0}, {"V_reset", -10.0}, {"V_th", 1e3}}), {0});
+    auto g =
+        make(population({{"tau_syn_ex", tau}, {"E_L", 0.0}, {"V_m", 0.0}, {"V_reset", -10.0}, {"V_th", 1e3}}), {0});
     recorder out;
     auto v = trace(*g, 60, {{0, 0, 100.0}}, out);
     for (step_type k = 1; k < 60; ++k) {
@@ -597,14 +599,15 @@ TEST(iaf_psc_alpha, initial_membrane_potential_is_normal_per_gid) {
     EXPECT_EQ(part->V_m(10), 5.7 + 7.2 * z);
 }
 
-TEST(iaf_psc_alpha, initial_membrane_potential_defaults_to_e_l) {
-    auto g = make(population({{"E_L", -65.0}, {"V_reset", -65.0}}), {0});
-    EXPECT_EQ(g->V_m(0), -65.0);
+TEST(iaf_psc_alpha, initial_membrane_potential_is_nests_default_whatever_e_l_is) {
+    auto e = make(population({{"E_L", -65.0}, {"V_reset", -65.0}}), {0});
+    EXPECT_EQ(e->V_m(0), -70.0); // NEST's rule: V_m does not follow E_L
     auto h = make(population({{"E_L", -65.0}, {"V_m", -60.0}}), {0});
     EXPECT_EQ(h->V_m(0), -60.0);
     auto d = make(population({}), {0});
     EXPECT_EQ(d->V_m(0), -70.0);
     // A neuron at rest stays at rest (exactly).
+    auto g = make(population({{"E_L", -65.0}, {"V_m", -65.0}, {"V_reset", -65.0}}), {0});
     recorder out;
     for (step_type n = 0; n < 100; ++n) step(*g, n, {}, out);
     EXPECT_EQ(g->V_m(0), -65.0);

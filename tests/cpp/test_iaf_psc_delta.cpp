@@ -102,7 +102,7 @@ TEST(iaf_psc_delta, propagators_are_the_exact_solution) {
 }
 
 TEST(iaf_psc_delta, an_input_moves_v_by_its_weight_at_its_arrival_step_then_decays) {
-    auto g = delta::make_group(population({{"E_L", -65.0}, {"V_th", -50.0}, {"V_reset", -65.0}}), {0});
+    auto g = delta::make_group(population({{"E_L", -65.0}, {"V_m", -65.0}, {"V_th", -50.0}, {"V_reset", -65.0}}), {0});
     recorder out;
     const auto v = trace(*g, 100, {{10, 0, 0.75}, {10, 0, 0.5}, {30, 0, -2.0}}, out);
     for (step_type n = 0; n < 100; ++n) {

@@ -128,7 +128,7 @@ TEST(iaf_psc_exp, propagator_at_tau_syn_equal_tau_m_is_the_limit) {
 
 TEST(iaf_psc_exp, psp_matches_the_closed_form_at_every_step) {
     for (double tau_s: {2.0, 10.0}) { // 10 = tau_m: the singular case
-        auto g = exp_model::make_group(population({{"tau_syn_ex", tau_s}, {"E_L", -65.0}}), {0});
+        auto g = exp_model::make_group(population({{"tau_syn_ex", tau_s}, {"E_L", -65.0}, {"V_m", -65.0}}), {0});
         recorder out;
         const double w = 100.0;
         const auto v = trace(*g, 200, {{5, 0, w}}, out);
@@ -205,7 +205,8 @@ TEST(iaf_psc_exp, threshold_is_inclusive) {
     // E_L = V_th (no decay) the cell fires at once.
     trace(*g, 3, {}, out);
     EXPECT_TRUE(out.spikes.empty());
-    auto at = exp_model::make_group(population({{"E_L", -55.0}, {"V_th", -55.0}, {"V_reset", -60.0}}), {0});
+    auto at =
+        exp_model::make_group(population({{"E_L", -55.0}, {"V_m", -55.0}, {"V_th", -55.0}, {"V_reset", -60.0}}), {0});
     trace(*at, 1, {}, out);
     EXPECT_EQ(out.steps_of(0), std::vector<step_type>{0});
 }

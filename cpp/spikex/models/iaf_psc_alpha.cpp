@@ -39,7 +39,9 @@ const std::vector<model_parameters::field<parameters>> table = {
     {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "rise time of the inhibitory alpha-shaped current"},
      &parameters::tau_syn_in},
     {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
-    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"V_m", "mV", -70.0, "", ranges::any(),
+      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
+     &parameters::V_m},
     {{"V_m_sd", "mV", 0.0, "", ranges::non_negative(),
       "if > 0, each cell's initial potential is normal(V_m, V_m_sd) from its own random stream"},
      &parameters::V_m_sd},
@@ -294,9 +296,7 @@ private:
 } // namespace
 
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    std::set<std::string> given;
-    parameters p = model_parameters::parse(model_name, table, values, &given);
-    if (!given.count("V_m")) p.V_m = p.E_L;
+    const parameters p = model_parameters::parse(model_name, table, values);
     model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
                               spikex::format("must be < V_th = {} mV", number(p.V_th)));
     return p;

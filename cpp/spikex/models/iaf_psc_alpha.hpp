@@ -51,7 +51,7 @@ namespace spikex::iaf_psc_alpha {
 // NEST's names, units and defaults (mV, pF, ms, pA), plus ours: V_m_sd, poisson_*.
 struct parameters {
     double E_L, C_m, tau_m, t_ref, V_th, V_reset, tau_syn_ex, tau_syn_in, I_e;
-    double V_m;             // initial membrane potential (= E_L when not given)
+    double V_m;             // initial membrane potential (NEST's default unless given, whatever E_L is)
     double V_m_sd;          // sd of the initial membrane potential
     double tau_minus;       // STDP depression time constant (read by the synapses)
     double poisson_rate_hz; // rate of the cell's own Poisson input
@@ -60,9 +60,8 @@ struct parameters {
 
 using ::spikex::max_poisson_mean;
 
-// One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
-// when not given), every value validated: user_error naming the parameter, its value and
-// what is allowed.
+// One cell's parameters from its values (cell_parameters), defaults filled in, every value validated: user_error naming
+// the parameter, its value and what is allowed.
 parameters parse_parameters(const std::map<std::string, double>& values);
 
 // The parameters that change the dynamics (V_m, V_m_sd only set the initial state;

@@ -34,7 +34,9 @@ const std::vector<model_parameters::field<parameters>> table = {
     {{"refractory_input", "1", 0.0, "", ranges::flag(),
       "1: input arriving while refractory is held and added when the period ends (NEST's refractory_input)"},
      &parameters::refractory_input},
-    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"V_m", "mV", -70.0, "", ranges::any(),
+      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
+     &parameters::V_m},
     {{"tau_minus", "ms", 20.0, "", ranges::positive(),
       "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
      &parameters::tau_minus},
@@ -204,9 +206,7 @@ private:
 } // namespace
 
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    std::set<std::string> given;
-    parameters p = model_parameters::parse(model_name, table, values, &given);
-    if (!given.count("V_m")) p.V_m = p.E_L;
+    const parameters p = model_parameters::parse(model_name, table, values);
     model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
                               spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
     return p;

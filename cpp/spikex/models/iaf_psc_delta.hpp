@@ -39,13 +39,12 @@ namespace iaf_psc_delta {
 struct parameters {
     double E_L, C_m, tau_m, t_ref, V_th, V_reset, V_min, I_e;
     double refractory_input; // 1: keep input arriving while refractory
-    double V_m;              // initial membrane potential (= E_L when not given)
+    double V_m;              // initial membrane potential (NEST's default unless given, whatever E_L is)
     double tau_minus;        // STDP depression time constant (read by the synapses)
 };
 
-// One cell's parameters from its values (cell_parameters), defaults filled in (V_m = E_L
-// when not given), every value validated: user_error naming the parameter, its value and
-// what is allowed.
+// One cell's parameters from its values (cell_parameters), defaults filled in, every value validated: user_error naming
+// the parameter, its value and what is allowed.
 parameters parse_parameters(const std::map<std::string, double>& values);
 
 // The parameters that change the dynamics (not V_m, not tau_minus).

@@ -32,7 +32,9 @@ const std::vector<model_parameters::field<parameters>> table = {
     {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "decay time of the inhibitory synaptic current"},
      &parameters::tau_syn_in},
     {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
-    {{"V_m", "mV", -70.0, "E_L", ranges::any(), "initial membrane potential"}, &parameters::V_m},
+    {{"V_m", "mV", -70.0, "", ranges::any(),
+      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
+     &parameters::V_m},
     {{"tau_minus", "ms", 20.0, "", ranges::positive(),
       "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
      &parameters::tau_minus},
@@ -194,9 +196,7 @@ private:
 } // namespace
 
 parameters parse_parameters(const std::map<std::string, double>& values) {
-    std::set<std::string> given;
-    parameters p = model_parameters::parse(model_name, table, values, &given);
-    if (!given.count("V_m")) p.V_m = p.E_L;
+    const parameters p = model_parameters::parse(model_name, table, values);
     model_parameters::require(p.V_reset < p.V_th, model_name, "V_reset", p.V_reset,
                               spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
     return p;

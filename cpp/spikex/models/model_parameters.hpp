@@ -64,8 +64,8 @@ inline const parameter_spec& find(const std::string& model, const std::vector<pa
 }
 
 // Parameters from a name -> number map: every default from the table, then every given
-// value, each checked against its range. `given` receives the names given (a model whose
-// default follows another value, V_m = E_L, reads it).
+// value, each checked against its range. `given` receives the names given (for a model
+// whose default follows another value).
 template <class P>
 P parse(const std::string& model, const std::vector<field<P>>& table, const std::map<std::string, double>& values,
         std::set<std::string>* given = nullptr) {

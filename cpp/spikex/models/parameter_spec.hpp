@@ -45,8 +45,9 @@ struct parameter_spec {
     std::string name;
     std::string unit; // "mV", "pF", "ms", "pA", "nS", "Hz", "1" (dimensionless)
     double default_value = 0.0;
-    // When the default follows another value, what it is ("E_L": V_m = E_L unless given);
-    // empty: default_value. A list parameter's default is the empty list.
+    // When the default follows another value, what it is; empty: default_value (every
+    // model today: NEST's initial V_m does not follow E_L). A list parameter's default is
+    // the empty list.
     std::string default_rule;
     value_range range;
     std::string meaning; // one sentence
