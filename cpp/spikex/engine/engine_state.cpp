@@ -77,7 +77,7 @@ std::uint64_t pre_key(gid_type source, std::uint32_t delay, std::uint16_t synaps
 }
 
 std::string model_of(const network_spec& spec, gid_type gid) {
-    return spec.populations.empty() ? "interval_fire" : spec.population_of(gid).model;
+    return spec.populations.empty() ? model_without_populations : spec.population_of(gid).model;
 }
 
 const std::vector<std::int64_t>& column(const engine_state& rows, const std::string& name) {

@@ -82,7 +82,7 @@ private:
 std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                             local_index first_local) {
     for (const auto& pop: spec.populations) find_model(pop.model); // unknown names fail on every rank
-    if (spec.populations.empty()) return find_model("interval_fire").make(spec, local_gids, first_local);
+    if (spec.populations.empty()) return find_model(model_without_populations).make(spec, local_gids, first_local);
     // Blocks of consecutive local cells whose populations share a model.
     std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> spans; // model, [begin, end)
     std::size_t i = 0;

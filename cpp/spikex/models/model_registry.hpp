@@ -56,6 +56,9 @@ struct model_entry {
 };
 
 const std::vector<model_entry>& model_registry();
+// The model of every cell of a network_spec without populations (the C++ tests' networks
+// of Hines et al.'s cells).
+inline constexpr const char* model_without_populations = "interval_fire";
 // user_error naming the model and the allowed names when unknown.
 const model_entry& find_model(const std::string& name);
 
