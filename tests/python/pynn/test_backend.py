@@ -83,8 +83,8 @@ def test_changes_after_run_are_refused_by_name():
 
 def test_unsupported_models_are_refused_by_name():
     sim.setup()
-    with pytest.raises(NotImplementedError, match="IF_cond_exp is not supported"):
-        sim.IF_cond_exp()
+    with pytest.raises(NotImplementedError, match="IF_cond_alpha is not supported"):
+        sim.IF_cond_alpha()
     sim.end()
 
 
