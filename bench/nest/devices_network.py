@@ -14,11 +14,12 @@ NEURONS = [
     {"I_e": 0.0, "V_th": -60.0, "t_ref": 1.5},
 ]
 DC = {"amplitude": 380.0, "start": 5.0, "stop": 25.3}
+DC_FROM_START = {"amplitude": 150.0}  # start = 0: NEST's first update (step 0) sends first
 SOURCE_TIMES = [2.0, 3.1, 7.5, 12.0, 12.1, 30.0, 41.7]
 
 
 def connections() -> list[tuple[str, int, float, float]]:
-    """(device, target neuron, weight, delay ms) in creation order."""
+    """(device, target neuron, weight, delay ms) in creation order (dc0: DC_FROM_START)."""
     return [
         ("dc", 0, 1.5, 0.3),
         ("dc", 2, 1.0, 1.1),
@@ -27,4 +28,6 @@ def connections() -> list[tuple[str, int, float, float]]:
         ("source", 2, -300.0, 0.2),
         ("source", 3, 900.0, 2.0),
         ("source", 0, 1500.0, 1.3),
+        ("dc0", 1, 1.0, 0.4),
+        ("dc0", 3, 2.0, 0.1),
     ]

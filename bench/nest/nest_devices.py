@@ -9,7 +9,7 @@ import json
 
 import nest
 
-from devices_network import DC, DT, NEURONS, SOURCE_TIMES, T_SIM, connections
+from devices_network import DC, DC_FROM_START, DT, NEURONS, SOURCE_TIMES, T_SIM, connections
 
 
 def main() -> None:
@@ -20,9 +20,10 @@ def main() -> None:
     for neuron, params in zip(neurons, NEURONS):
         neuron.set(params)
     dc = nest.Create("dc_generator", params=DC)
+    dc0 = nest.Create("dc_generator", params=DC_FROM_START)
     source = nest.Create("spike_generator", params={"spike_times": SOURCE_TIMES})
     for kind, target, weight, delay in connections():
-        pre = dc if kind == "dc" else source
+        pre = {"dc": dc, "dc0": dc0, "source": source}[kind]
         nest.Connect(pre, neurons[target], syn_spec={"weight": weight, "delay": delay})
     meter = nest.Create("multimeter", params={"record_from": ["V_m"], "interval": DT})
     nest.Connect(meter, neurons)

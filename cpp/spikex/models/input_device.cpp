@@ -99,10 +99,11 @@ timing parse_timing(const std::string& model, const std::vector<model_parameters
     return t;
 }
 
-// The emission steps of a current generator (header comment).
+// The emission steps of a current generator (header comment); none before step 0, the
+// first a device is updated in (NEST: a dc_generator starting at 0 first sends at step 0).
 device_schedule current_window(const timing& t, double h) {
     device_schedule s;
-    s.first = steps_of(t.origin + t.start, h) - 1;
+    s.first = std::max<step_type>(steps_of(t.origin + t.start, h) - 1, 0);
     s.last = steps_of(t.origin + t.stop, h) - 2;
     return s;
 }

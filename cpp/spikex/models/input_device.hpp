@@ -12,8 +12,9 @@
 //  poisson_generator: trains drawn for emission steps s0 < e <= s1, each reaching the
 //    target at step e + d (an event of step e is NEST's stamp e + 1);
 //  current generators: level * weight is the target's current read at step m = e + d for
-//    s0 - 1 <= e <= s1 - 2, so it acts on V in the update steps k with s0 <= k - d < s1
-//    (NEST: a current generator is active at T if t_min < T + 2 <= t_max).
+//    max(s0 - 1, 0) <= e <= s1 - 2, so it acts on V in the update steps k with
+//    s0 <= k - d < s1 (NEST: a current generator is active at T if t_min < T + 2 <= t_max;
+//    its first update is step 0, so with start = 0 it acts from step d + 1 on).
 //  step_current_generator: the amplitude of time t_k (a grid time > 0, NEST's
 //    amplitude_times) is its level from emission step round(t_k/h) - 1 on (NEST changes it
 //    one step ahead), 0 before the first.

@@ -250,19 +250,25 @@ class _CurrentSource:
         native = self.translate(self.parameter_space)
         native.shape = (1,)
         native.evaluate(simplify=True)
-        object.__setattr__(self, "_native", {k: _native_value(v) for k, v in native.items()})
+        object.__setattr__(self, "_native", self._accepted({k: _native_value(v) for k, v in native.items()}))
         simulator.state.current_sources.append(self)
 
     def set_native_parameters(self, parameters):
         parameters.shape = (1,)
         parameters.evaluate(simplify=True)
         simulator.state.changed("changing a current source")
-        self._native.update({k: _native_value(v) for k, v in parameters.items()})
+        self._native.update(self._accepted({k: _native_value(v) for k, v in parameters.items()}))
+
+    def _accepted(self, native: dict) -> dict:
+        """Native values as this source keeps them (checked; a subclass may normalise)."""
+        return native
 
     def get_native_parameters(self):
+        import numpy as np
         from pyNN.parameters import ParameterSpace
 
-        return ParameterSpace(dict(self._native), self.get_schema(), (1,))
+        # lists as arrays (as NEST's GetStatus gives them): PyNN reads source.times[0]
+        return ParameterSpace({k: np.asarray(v) if isinstance(v, list) else v for k, v in self._native.items()})
 
     def inject_into(self, cells):
         targets = [int(c) for c in cells]
@@ -324,17 +330,34 @@ class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
     )
     spikex_model = "step_current_generator"
 
+    def _accepted(self, native: dict) -> dict:
+        """Times checked (not negative, increasing: ValueError as PyNN's backends), rounded
+        to the grid, and of several times on one step the last kept, as PyNN's backends
+        report them (``source.times``)."""
+        import numpy as np
+
+        if "amplitude_times" not in native:
+            return native
+        times = np.asarray(native["amplitude_times"], dtype=float)
+        amplitudes = np.asarray(native.get("amplitude_values", self._native.get("amplitude_values", [])), dtype=float)
+        if times.size != amplitudes.size:
+            raise ValueError("StepCurrentSource: times and amplitudes must have the same length")
+        if times.size and np.min(times) < 0:
+            raise ValueError("Step current cannot accept negative timestamps.")
+        if times.size > 1 and np.min(np.diff(times)) <= 0:
+            raise ValueError("Step current timestamps should be monotonically increasing.")
+        dt = simulator.state.dt
+        steps = np.rint(times / dt).astype(np.int64)
+        last = np.append(steps[1:] != steps[:-1], True) if steps.size else steps.astype(bool)
+        return {**native, "amplitude_times": (steps[last] * dt).tolist(), "amplitude_values": amplitudes[last].tolist()}
+
     def _device_params(self, dt: float) -> dict:
         import numpy as np
 
         times = np.asarray(self._native["amplitude_times"], dtype=float)
         amplitudes = np.asarray(self._native["amplitude_values"], dtype=float)
-        if times.size and np.min(times) < 0:
-            raise ValueError("Step current cannot accept negative timestamps.")
-        if times.size > 1 and np.min(np.diff(times)) <= 0:
-            raise ValueError("Step current timestamps should be monotonically increasing.")
         times = np.maximum(times - dt, 0.0)
-        last_early = np.searchsorted(times, dt, side="right") - 1
+        last_early = np.searchsorted(times, dt + 1e-9 * dt, side="right") - 1
         if last_early >= 0:  # the latest change at or before dt applies from dt on
             times[last_early] = dt
             times, amplitudes = times[last_early:], amplitudes[last_early:]

@@ -1,7 +1,8 @@
 """dc_generator and spike_source_array against NEST 3.10 (dc_generator, spike_generator):
 the same membrane potential at every step (record_state against NEST's multimeter, to
-1e-12 mV: a few ulps of rounding) and the same spikes, for start/stop windows, several
-delays and weights.
+1e-12 mV: a few ulps of rounding) and the same spikes, for start/stop windows (start = 0
+included: the first current arrives one step after the delay), several delays and
+weights.
 
 NEST's multimeter reports V_m at the end of a step ((n + 1)·dt); spikex's record_state
 the state after the update of step n. Without NEST the test skips (fails under CI)."""
@@ -17,7 +18,7 @@ from conftest import REPO, require_nest
 
 sys.path.insert(0, str(REPO / "bench" / "nest"))
 import run_exact
-from devices_network import DC, DT, NEURONS, SOURCE_TIMES, T_SIM, connections
+from devices_network import DC, DC_FROM_START, DT, NEURONS, SOURCE_TIMES, T_SIM, connections
 
 import spikex as sx
 
@@ -37,9 +38,11 @@ def spikex_run():
     net = sx.Network(dt_ms=DT, seed=1)
     neurons = [net.create("iaf_psc_exp", 1, params=p, name=f"n{k}") for k, p in enumerate(NEURONS)]
     dc = net.create("dc_generator", 1, params=DC)
+    dc0 = net.create("dc_generator", 1, params=DC_FROM_START)
     source = net.create("spike_source_array", 1, params={"spike_times": SOURCE_TIMES})
     for kind, target, weight, delay in connections():
-        net.connect((dc if kind == "dc" else source)[0], neurons[target][0], weight=weight, delay_ms=delay)
+        device = {"dc": dc, "dc0": dc0, "source": source}[kind]
+        net.connect(device[0], neurons[target][0], weight=weight, delay_ms=delay)
     first = neurons[0].first_gid
     cells = sx.Population(first, len(NEURONS), "iaf_psc_exp")
     net.record_state(cells, "V_m")
