@@ -77,7 +77,7 @@ if _core.comm_size() > 1:
     _install_abort_on_uncaught_exception()
 
 from .errors import ConfigError
-from .api.distributions import (
+from .distributions import (
     Distribution,
     exponential,
     lognormal,

@@ -40,7 +40,7 @@ from ..runtime.allocation import thread_limit_problem
 from ..runtime.collective import broadcast_text, gather_spikes
 from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..version import __version__
-from .distributions import Distribution
+from ..distributions import Distribution
 from .memory_check import check_fits
 from .population import Population
 from .result import Result

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..distributions import normal, normal_clipped
 from ..errors import ConfigError
 
 POPULATIONS: tuple[str, ...] = ("L23E", "L23I", "L4E", "L4I", "L5E", "L5I", "L6E", "L6I")
@@ -364,12 +365,12 @@ def thalamic_spike_times(thalamus: Thalamus, dt_ms: float, seed: int) -> list[np
 # ---- building ------------------------------------------------------------------------
 
 
-def _signed_weight(sx, mean: float, rel_std: float):
+def _signed_weight(mean: float, rel_std: float):
     """normal_clipped keeping the sign of ``mean`` (NEST's math.redraw at 0)."""
     std = abs(mean) * rel_std
     if mean < 0:
-        return sx.normal_clipped(mean, std, high=0.0)
-    return sx.normal_clipped(mean, std, low=0.0)
+        return normal_clipped(mean, std, high=0.0)
+    return normal_clipped(mean, std, low=0.0)
 
 
 def build(network, config: dict, get: Getter) -> list:
@@ -379,13 +380,11 @@ def build(network, config: dict, get: Getter) -> list:
     the DC stimulus generators. Connections: recurrent (target-major, as NEST), Poisson,
     thalamic, DC stimulus.
     """
-    import spikex as sx
-
     mc = derive(config, get)
     populations = []
     for index, name in enumerate(POPULATIONS):
         params = mc.neuron_params(index)
-        params["V_m"] = sx.normal(float(mc.v0_mean[index]), float(mc.v0_std[index]))
+        params["V_m"] = normal(float(mc.v0_mean[index]), float(mc.v0_std[index]))
         populations.append(
             network.create("iaf_psc_exp", int(mc.sizes[index]), params=params, name=name)
         )
@@ -436,8 +435,8 @@ def build(network, config: dict, get: Getter) -> list:
                 source,
                 target,
                 total_number=total,
-                weight=_signed_weight(sx, float(mc.weights_pA[i, j]), mc.weight_rel_std),
-                delay_ms=sx.normal_clipped(
+                weight=_signed_weight(float(mc.weights_pA[i, j]), mc.weight_rel_std),
+                delay_ms=normal_clipped(
                     mean_delay, mean_delay * mc.delay_rel_std, low=mc.delay_low_ms
                 ),
                 allow_autapses=True,
@@ -459,8 +458,8 @@ def build(network, config: dict, get: Getter) -> list:
                 thalamic,
                 target,
                 total_number=int(th.synapses[i]),
-                weight=_signed_weight(sx, th.weight_pA, th.weight_rel_std),
-                delay_ms=sx.normal_clipped(
+                weight=_signed_weight(th.weight_pA, th.weight_rel_std),
+                delay_ms=normal_clipped(
                     th.delay_ms, th.delay_ms * th.delay_rel_std, low=mc.delay_low_ms
                 ),
                 allow_autapses=True,

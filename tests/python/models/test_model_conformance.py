@@ -11,6 +11,7 @@ import json
 import math
 import sys
 
+import numpy as np
 import pytest
 from conftest import REPO, require_nest
 
@@ -133,3 +134,24 @@ def test_defaults_are_nests(nest_defaults, model):
         assert spec["default"] == pytest.approx(nest_value, rel=1e-12, abs=1e-300), spec["name"]
         compared += 1
     assert compared >= 3
+
+
+def _recordables():
+    for model, entry in sorted(MODELS.items()):
+        for variable in entry["state_variables"]:
+            yield pytest.param(model, variable, id=f"{model}-{variable}")
+
+
+@pytest.mark.parametrize(("model", "variable"), list(_recordables()))
+def test_every_recordable_variable_records(model, variable):
+    """Each recordable of each model records, every step, and moves under input."""
+    net = sx.Network(dt_ms=0.1, seed=3)
+    cells = net.create(model, 2, params={"I_e": 300.0} if MODELS[model]["parameter_specs"] else None)
+    source = net.create("spike_source_array", 1, params={"spike_times": [1.0, 2.0, 3.0, 4.0]})
+    net.connect(source[0], cells[0], weight=50.0 if "g_" not in variable else 5.0, delay_ms=0.5)
+    net.connect(source[0], cells[1], weight=-50.0 if "g_" not in variable else -5.0, delay_ms=0.5)
+    net.record_state(cells, variable)
+    values = net.simulate(10.0).states[0]["values"]
+    assert values.shape == (100, 2)
+    assert np.all(np.isfinite(values))
+    assert np.ptp(values) > 0, f"{model}.{variable} never changes"
