@@ -35,6 +35,7 @@ step_type steps_of(double ms, double h) {
 // NEST's device timing parameters, shared by every input device.
 struct timing {
     double level, start, stop, origin;
+    double allow_offgrid_times; // step_current_generator: 1 moves off-grid times to their step's end
 };
 
 parameter_spec start_spec() {
@@ -74,7 +75,7 @@ const std::vector<model_parameters::field<timing>>& step_table() {
     static const std::vector<model_parameters::field<timing>> table = {
         {{"allow_offgrid_times", "1", 0.0, "", ranges::flag(),
           "1: amplitude times off the grid move to the end of their step (NEST's option)"},
-         &timing::level},
+         &timing::allow_offgrid_times},
         {start_spec(), &timing::start},
         {stop_spec(), &timing::stop},
         {origin_spec(), &timing::origin}};
@@ -126,7 +127,7 @@ device_schedule dc_schedule(const population_spec& pop, gid_type gid, std::uint3
 
 device_schedule step_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
     const timing t = parse_timing(pop.model, step_table(), pop, gid, seed);
-    const bool offgrid = t.level != 0.0;
+    const bool offgrid = t.allow_offgrid_times != 0.0;
     const std::vector<double> times = pop.list_of("amplitude_times", gid);
     const std::vector<double> values = pop.list_of("amplitude_values", gid);
     const std::string model = pop.model;
