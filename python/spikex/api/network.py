@@ -426,7 +426,8 @@ class Network:
         options["weight"] = _value_to_core(where, "weight", weight)
         weight_spread = _real(where, "weight_spread", weight_spread)
         if weight_spread and (isinstance(weight, Distribution) or not entry["takes_weight_spread"]):
-            raise ValueError(f"{where}: weight_spread needs a number as weight and rule random, adjacent or fixed_indegree; use a distribution as weight")
+            spread_rules = ", ".join(name for name, e in CONNECTION_RULE_TYPES.items() if e["takes_weight_spread"])
+            raise ValueError(f"{where}: weight_spread needs a number as weight and one of the rules {spread_rules}; use a distribution as weight")
         if weight_spread < 0:
             raise ValueError(f"{where}: weight_spread = {weight_spread}: must be >= 0")
         options["weight_spread"] = weight_spread
