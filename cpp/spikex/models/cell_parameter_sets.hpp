@@ -8,6 +8,7 @@
 // (the model's key) share one parameter set, and the cells of a group form runs of
 // consecutive cells with one set: a uniform population costs one set and one run, and the
 // vectorised updates loop over runs.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -24,6 +25,17 @@ struct cell_run {
     local_index begin, end; // group-local indices [begin, end)
     std::uint32_t set;
 };
+
+// The set of group-local cell i among `runs` (internal_error naming `model` when no run
+// holds it).
+inline std::uint32_t set_index_of(const std::vector<cell_run>& runs, local_index i, const char* model) {
+    auto run =
+        std::upper_bound(runs.begin(), runs.end(), i, [](local_index x, const cell_run& r) { return x < r.end; });
+    if (run == runs.end() || i < run->begin) {
+        throw internal_error(spikex::format("{}: cell {} is not in this group", model, i));
+    }
+    return run->set;
+}
 
 template <class Parameters>
 struct cell_parameter_sets {

@@ -211,10 +211,7 @@ private:
 
 std::unique_ptr<cell_group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                        local_index first_local) {
-    if (!(spec.dt_ms > 0)) {
-        throw user_error(
-            spikex::format("{}: dt = {} ms: must be > 0", model_name, model_parameters::number(spec.dt_ms)));
-    }
+    model_parameters::require_positive_dt(model_name, spec.dt_ms);
     return std::make_unique<iaf_cond_exp_group>(spec, local_gids, first_local);
 }
 

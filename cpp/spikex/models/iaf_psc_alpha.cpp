@@ -269,14 +269,7 @@ private:
     }
 
     local_index at(local_index cell) const { return cell - first_; }
-    const parameter_set& set_of(local_index i) const {
-        auto run =
-            std::upper_bound(runs_.begin(), runs_.end(), i, [](local_index x, const cell_run& r) { return x < r.end; });
-        if (run == runs_.end() || i < run->begin) {
-            throw internal_error(spikex::format("{}: cell {} is not in this group", model_name, i));
-        }
-        return sets_[run->set];
-    }
+    const parameter_set& set_of(local_index i) const { return sets_[set_index_of(runs_, i, model_name)]; }
 
     std::uint32_t seed_;
     local_index first_; // rank-local index of cell 0 of this group
@@ -304,8 +297,7 @@ parameters parse_parameters(const std::map<std::string, double>& values) {
 
 std::unique_ptr<group> make_group(const network_spec& spec, const std::vector<gid_type>& local_gids,
                                   local_index first_local) {
-    if (!(spec.dt_ms > 0))
-        throw user_error(spikex::format("iaf_psc_alpha: dt = {} ms: must be > 0", number(spec.dt_ms)));
+    model_parameters::require_positive_dt(model_name, spec.dt_ms);
     return std::make_unique<iaf_psc_alpha_group>(spec, local_gids, first_local);
 }
 

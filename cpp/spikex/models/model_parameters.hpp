@@ -83,6 +83,11 @@ P parse(const std::string& model, const std::vector<field<P>>& table, const std:
     return p;
 }
 
+// user_error unless the step is positive (a model's propagators need h > 0).
+inline void require_positive_dt(const std::string& model, double dt_ms) {
+    if (!(dt_ms > 0)) throw user_error(spikex::format("{}: dt = {} ms: must be > 0", model, number(dt_ms)));
+}
+
 // user_error for a state variable the model does not record.
 [[noreturn]] inline void unknown_state(const std::string& model, const std::vector<state_spec>& state,
                                        const std::string& variable) {
