@@ -120,6 +120,7 @@ def nest_defaults():
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # NEST in a subprocess
 @pytest.mark.parametrize("model", sorted(m for m, e in MODELS.items() if e["nest_model"]))
 def test_defaults_are_nests(nest_defaults, model):
     entry = MODELS[model]

@@ -23,6 +23,7 @@ from cond_exp_network import DC, DT, NEURONS, STEP_CURRENT, T_SIM, connections, 
 
 import spikex as sx
 
+pytestmark = pytest.mark.slow  # NEST runs in a subprocess
 _REASON = run_exact.nest_unavailable_reason()
 VARIABLES = ("V_m", "g_ex", "g_in")
 TOLERANCE = {"V_m": 1e-4, "g_ex": 1e-3, "g_in": 1e-3}

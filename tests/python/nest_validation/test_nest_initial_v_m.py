@@ -39,6 +39,7 @@ def _run(model: str, params: dict):
     return net.simulate(T_SIM)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
 def test_only_e_l_changed_starts_and_runs_as_in_nest(nest_run, model):
     theirs = nest_run[model]

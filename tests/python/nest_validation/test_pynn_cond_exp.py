@@ -17,6 +17,7 @@ from conftest import REPO, require_nest
 sys.path.insert(0, str(REPO / "bench" / "nest"))
 import run_exact
 
+pytestmark = pytest.mark.slow  # NEST runs in a subprocess
 SCRIPT = REPO / "bench" / "nest" / "pynn_cond_exp.py"
 
 
