@@ -335,6 +335,19 @@ nb::dict range_to_python(const value_range& r) {
     return d;
 }
 
+nb::dict spec_to_python(const parameter_spec& p) {
+    nb::dict d;
+    d["name"] = p.name;
+    d["unit"] = p.unit;
+    d["default"] = p.default_value;
+    d["default_rule"] = p.default_rule;
+    d["range"] = range_to_python(p.range);
+    d["allowed"] = p.range.text(p.unit);
+    d["meaning"] = p.meaning;
+    d["shape"] = p.shape == parameter_shape::per_cell ? "per_cell" : "per_cell_list";
+    return d;
+}
+
 nb::list models_to_python() {
     nb::list out;
     for (const auto& entry: model_registry()) {
@@ -349,18 +362,7 @@ nb::list models_to_python() {
         d["description"] = entry.description;
         d["parameters"] = entry.parameter_names();
         nb::list specs;
-        for (const auto& p: entry.parameters) {
-            nb::dict s;
-            s["name"] = p.name;
-            s["unit"] = p.unit;
-            s["default"] = p.default_value;
-            s["default_rule"] = p.default_rule;
-            s["range"] = range_to_python(p.range);
-            s["allowed"] = p.range.text(p.unit);
-            s["meaning"] = p.meaning;
-            s["shape"] = p.shape == parameter_shape::per_cell ? "per_cell" : "per_cell_list";
-            specs.append(s);
-        }
+        for (const auto& p: entry.parameters) specs.append(spec_to_python(p));
         d["parameter_specs"] = specs;
         d["state_variables"] = entry.state_names();
         nb::list state;
@@ -391,15 +393,7 @@ nb::list connection_rules_to_python() {
         d["name"] = entry.name;
         d["description"] = entry.description;
         nb::list specs;
-        for (const auto& p: entry.parameters) {
-            nb::dict s;
-            s["name"] = p.name;
-            s["unit"] = p.unit;
-            s["range"] = range_to_python(p.range);
-            s["allowed"] = p.range.text(p.unit);
-            s["meaning"] = p.meaning;
-            specs.append(s);
-        }
+        for (const auto& p: entry.parameters) specs.append(spec_to_python(p));
         d["parameter_specs"] = specs;
         d["takes_indegree_spread"] = entry.takes_indegree_spread;
         d["takes_weight_spread"] = entry.takes_weight_spread;
@@ -419,6 +413,9 @@ nb::list synapses_to_python() {
         d["name"] = entry.name;
         d["description"] = entry.description;
         d["defaults"] = entry.defaults;
+        nb::list specs;
+        for (const auto& p: entry.parameters) specs.append(spec_to_python(p));
+        d["parameter_specs"] = specs;
         d["plastic"] = bool(entry.make_rule);
         d["docs_page"] = entry.docs_page;
         out.append(d);

@@ -25,6 +25,7 @@ const std::vector<synapse_entry>& synapse_registry() {
         {"static",
          "a fixed weight",
          {},
+         {},
          "",
          [](const std::map<std::string, double>& params) {
              if (!params.empty()) {
@@ -38,7 +39,7 @@ const std::vector<synapse_entry>& synapse_registry() {
          {}},
         {"stdp_pl_synapse_hom",
          "power-law STDP (Morrison et al. 2007), NEST's stdp_pl_synapse_hom: the hpc_benchmark's E->E synapse",
-         defaults_of(stdp_pl_fields()), "stdp_pl_synapse_hom.md",
+         defaults_of(stdp_pl_fields()), model_parameters::specs_of(stdp_pl_fields()), "stdp_pl_synapse_hom.md",
          [](const auto& params) { parse_stdp_pl_parameters(params); },
          [](const auto&) {
              return std::pair{0.0, infinity};
@@ -49,7 +50,8 @@ const std::vector<synapse_entry>& synapse_registry() {
         {"stdp_synapse",
          "spike-pair STDP with additive to multiplicative weight dependence (Guetig et al. 2003), NEST's "
          "stdp_synapse: PyNN's STDPMechanism with SpikePairRule",
-         defaults_of(stdp_fields()), "stdp_synapse.md", [](const auto& params) { parse_stdp_parameters(params); },
+         defaults_of(stdp_fields()), model_parameters::specs_of(stdp_fields()), "stdp_synapse.md",
+         [](const auto& params) { parse_stdp_parameters(params); },
          [](const auto& params) {
              const double w_max = parse_stdp_parameters(params).Wmax;
              return w_max > 0 ? std::pair{0.0, w_max} : std::pair{w_max, 0.0};

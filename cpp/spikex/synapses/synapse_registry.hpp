@@ -21,6 +21,7 @@ struct synapse_entry {
     std::string name;
     std::string description;                // one sentence
     std::map<std::string, double> defaults; // every parameter with its default (NEST's)
+    std::vector<parameter_spec> parameters; // the same parameters' specs (unit, range, sentence)
     std::string docs_page;                  // docs/models/<name>.md ("" for static)
     // user_error naming the parameter for unknown names or values out of range.
     std::function<void(const std::map<std::string, double>&)> check;

@@ -1,6 +1,6 @@
 """Each model's reference tables from the model registry: its parameters (name, unit,
-default, allowed values, meaning) and its recordable state; and the connection rules'
-table from the connection-rule registry (docs/user/connection_rules.md). The model pages under
+default, allowed values, meaning) and its recordable state (synapse types alike); and
+the connection rules' table from the connection-rule registry (docs/user/connection_rules.md). The model pages under
 docs/models/ hold them between markers, and a test keeps them current::
 
     <!-- parameters: iaf_cond_exp -->
@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import CONNECTION_RULE_TYPES, MODELS
+from . import CONNECTION_RULE_TYPES, MODELS, SYNAPSE_TYPES
 
 BLOCK = re.compile(r"(<!-- parameters: (\w+) -->\n)(.*?)(<!-- end parameters -->)", re.S)
 RULES_BLOCK = re.compile(r"(<!-- connection rules -->\n)(.*?)(<!-- end connection rules -->)", re.S)
@@ -51,9 +51,16 @@ def _kind(spec: dict) -> str:
     return "a list per cell" if spec["shape"] == "per_cell_list" else "per cell"
 
 
+def synapse_pages() -> set[str]:
+    """The docs pages of the synapse types that have one."""
+    return {f"docs/models/{e['docs_page']}" for e in SYNAPSE_TYPES.values() if e["docs_page"]}
+
+
 def parameter_table(model: str) -> str:
-    """The Markdown tables of `model`: parameters, then recordable state (if any)."""
-    entry = MODELS[model]
+    """The Markdown tables of `model` (a model or a synapse type): parameters, then
+    recordable state (if any)."""
+    entry = MODELS.get(model) or SYNAPSE_TYPES[model]
+    varies = _kind if model in MODELS else (lambda spec: "per connect call")
     unit = lambda u: "" if u == "1" else u  # noqa: E731
     lines = [
         "| parameter | unit | default | allowed | varies | meaning |",
@@ -62,9 +69,9 @@ def parameter_table(model: str) -> str:
     for spec in entry["parameter_specs"]:
         lines.append(
             f"| `{spec['name']}` | {unit(spec['unit'])} | {_default(spec)} | {_allowed(spec)} | "
-            f"{_kind(spec)} | {spec['meaning']} |"
+            f"{varies(spec)} | {spec['meaning']} |"
         )
-    if entry["state_specs"]:
+    if entry.get("state_specs"):
         lines += ["", "| recordable | unit | meaning |", "|---|---|---|"]
         for v in entry["state_specs"]:
             lines.append(f"| `{v['name']}` | {unit(v['unit'])} | {v['meaning']} |")
@@ -106,7 +113,7 @@ def marked_models(text: str) -> list[str]:
 
 def main(root: Path) -> int:
     changed = []
-    for page in sorted({entry["docs_page"] for entry in MODELS.values()} | {RULES_PAGE}):
+    for page in sorted({entry["docs_page"] for entry in MODELS.values()} | {RULES_PAGE} | synapse_pages()):
         path = root / page
         text = path.read_text()
         new = refreshed(text)

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, require_nest
 
 import spikex as sx
-from spikex.models import MODELS, entry_problems
+from spikex.models import MODELS, SYNAPSE_TYPES, entry_problems
 from spikex.models.reference import marked_models, parameter_table, refreshed
 
 sys.path.insert(0, str(REPO / "bench" / "nest"))
@@ -62,6 +62,15 @@ def test_docs_page_holds_the_generated_tables(model):
     assert model in marked_models(text), f"{page.name} has no '<!-- parameters: {model} -->' block"
     assert refreshed(text) == text, f"{page.name} is stale: run `python -m spikex.models.reference`"
     assert parameter_table(model) in text
+
+
+@pytest.mark.parametrize("synapse", sorted(n for n, e in SYNAPSE_TYPES.items() if e["docs_page"]))
+def test_synapse_types_are_complete_and_their_pages_current(synapse):
+    entry = dict(SYNAPSE_TYPES[synapse], docs_page=f"docs/models/{SYNAPSE_TYPES[synapse]['docs_page']}")
+    assert entry_problems(entry, root=REPO) == []
+    assert {s["name"]: s["default"] for s in entry["parameter_specs"]} == entry["defaults"]
+    text = (REPO / entry["docs_page"]).read_text()
+    assert synapse in marked_models(text) and refreshed(text) == text
 
 
 def test_connection_rules_page_holds_the_generated_table():
