@@ -12,11 +12,14 @@
 #include "spikex/models/iaf_propagators.hpp"
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/models/neuron_parameters.hpp"
 #include "spikex/models/ode/adaptive_integrator.hpp"
 
 namespace spikex {
 namespace iaf_cond_exp {
 namespace {
+
+namespace np = neuron_parameters;
 
 const char* const model_name = "iaf_cond_exp";
 
@@ -29,26 +32,19 @@ struct parameters {
 // The parameter table: NEST 3.10's defaults. V_m starts at -70 mV unless given, whatever
 // E_L is (NEST's rule).
 const std::vector<model_parameters::field<parameters>> table = {
-    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold"}, &parameters::V_th},
-    {{"V_reset", "mV", -60.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
-     &parameters::V_reset},
-    {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
+    {np::V_th(), &parameters::V_th},
+    {np::V_reset(-60.0), &parameters::V_reset},
+    {np::t_ref(), &parameters::t_ref},
     {{"g_L", "nS", 16.6667, "", ranges::any(), "leak conductance"}, &parameters::g_L},
-    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
+    {np::C_m(), &parameters::C_m},
     {{"E_ex", "mV", 0.0, "", ranges::any(), "reversal potential of the excitatory conductance"}, &parameters::E_ex},
     {{"E_in", "mV", -85.0, "", ranges::any(), "reversal potential of the inhibitory conductance"}, &parameters::E_in},
-    {{"E_L", "mV", -70.0, "", ranges::any(), "leak reversal potential"}, &parameters::E_L},
-    {{"tau_syn_ex", "ms", 0.2, "", ranges::positive(), "decay time of the excitatory conductance"},
-     &parameters::tau_syn_ex},
-    {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "decay time of the inhibitory conductance"},
-     &parameters::tau_syn_in},
-    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
-    {{"V_m", "mV", -70.0, "", ranges::any(),
-      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
-     &parameters::V_m},
-    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
-      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
-     &parameters::tau_minus},
+    {np::E_L("leak reversal potential"), &parameters::E_L},
+    {np::tau_syn("tau_syn_ex", 0.2, "decay time of the excitatory conductance"), &parameters::tau_syn_ex},
+    {np::tau_syn("tau_syn_in", 2.0, "decay time of the inhibitory conductance"), &parameters::tau_syn_in},
+    {np::I_e(), &parameters::I_e},
+    {np::V_m(), &parameters::V_m},
+    {np::tau_minus(), &parameters::tau_minus},
 };
 
 const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"},

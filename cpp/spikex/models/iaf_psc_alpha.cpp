@@ -16,38 +16,32 @@
 #include "spikex/models/iaf_psc_alpha.hpp"
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/models/neuron_parameters.hpp"
 
 namespace spikex {
 namespace iaf_psc_alpha {
 namespace {
 
+namespace np = neuron_parameters;
+
 const char* const model_name = "iaf_psc_alpha";
 
 // The parameter table: NEST 3.10's defaults; the last three are spikex's.
 const std::vector<model_parameters::field<parameters>> table = {
-    {{"E_L", "mV", -70.0, "", ranges::any(), "resting membrane potential"}, &parameters::E_L},
-    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
-    {{"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}, &parameters::tau_m},
-    {{"t_ref", "ms", 2.0, "", ranges::non_negative(),
-      "absolute refractory period (rounded up to whole steps; V is clamped at V_reset)"},
-     &parameters::t_ref},
-    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold (> V_reset)"}, &parameters::V_th},
-    {{"V_reset", "mV", -70.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
-     &parameters::V_reset},
-    {{"tau_syn_ex", "ms", 2.0, "", ranges::positive(), "rise time of the excitatory alpha-shaped current"},
-     &parameters::tau_syn_ex},
-    {{"tau_syn_in", "ms", 2.0, "", ranges::positive(), "rise time of the inhibitory alpha-shaped current"},
-     &parameters::tau_syn_in},
-    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
-    {{"V_m", "mV", -70.0, "", ranges::any(),
-      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
-     &parameters::V_m},
+    {np::E_L(), &parameters::E_L},
+    {np::C_m(), &parameters::C_m},
+    {np::tau_m(), &parameters::tau_m},
+    {np::t_ref(), &parameters::t_ref},
+    {np::V_th(), &parameters::V_th},
+    {np::V_reset(), &parameters::V_reset},
+    {np::tau_syn("tau_syn_ex", 2.0, "rise time of the excitatory alpha-shaped current"), &parameters::tau_syn_ex},
+    {np::tau_syn("tau_syn_in", 2.0, "rise time of the inhibitory alpha-shaped current"), &parameters::tau_syn_in},
+    {np::I_e(), &parameters::I_e},
+    {np::V_m(), &parameters::V_m},
     {{"V_m_sd", "mV", 0.0, "", ranges::non_negative(),
       "if > 0, each cell's initial potential is normal(V_m, V_m_sd) from its own random stream"},
      &parameters::V_m_sd},
-    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
-      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
-     &parameters::tau_minus},
+    {np::tau_minus(), &parameters::tau_minus},
     {{"poisson_rate_hz", "Hz", 0.0, "", ranges::non_negative(),
       "rate of each cell's own independent Poisson input (0: none; at most 500 events per step on average)"},
      &parameters::poisson_rate_hz},

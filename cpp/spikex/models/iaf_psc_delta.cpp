@@ -11,35 +11,33 @@
 #include "spikex/models/iaf_psc_delta.hpp"
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/models/neuron_parameters.hpp"
 
 namespace spikex {
 namespace iaf_psc_delta {
 namespace {
 
+namespace np = neuron_parameters;
+
 const char* const model_name = "iaf_psc_delta";
 
 // The parameter table: NEST 3.10's defaults.
 const std::vector<model_parameters::field<parameters>> table = {
-    {{"E_L", "mV", -70.0, "", ranges::any(), "resting membrane potential"}, &parameters::E_L},
-    {{"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}, &parameters::C_m},
-    {{"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}, &parameters::tau_m},
-    {{"t_ref", "ms", 2.0, "", ranges::non_negative(), "absolute refractory period"}, &parameters::t_ref},
-    {{"V_th", "mV", -55.0, "", ranges::any(), "spike threshold"}, &parameters::V_th},
-    {{"V_reset", "mV", -70.0, "", ranges::any(), "membrane potential after a spike (must be < V_th)"},
-     &parameters::V_reset},
+    {np::E_L(), &parameters::E_L},
+    {np::C_m(), &parameters::C_m},
+    {np::tau_m(), &parameters::tau_m},
+    {np::t_ref(), &parameters::t_ref},
+    {np::V_th(), &parameters::V_th},
+    {np::V_reset(), &parameters::V_reset},
     {{"V_min", "mV", std::numeric_limits<double>::lowest(), "", ranges::any(),
       "lower bound of the membrane potential (NEST's default: the lowest double, no bound)"},
      &parameters::V_min},
-    {{"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}, &parameters::I_e},
+    {np::I_e(), &parameters::I_e},
     {{"refractory_input", "1", 0.0, "", ranges::flag(),
       "1: input arriving while refractory is held and added when the period ends (NEST's refractory_input)"},
      &parameters::refractory_input},
-    {{"V_m", "mV", -70.0, "", ranges::any(),
-      "initial membrane potential (-70 mV unless given, whatever E_L is: NEST's rule)"},
-     &parameters::V_m},
-    {{"tau_minus", "ms", 20.0, "", ranges::positive(),
-      "time constant of the postsynaptic trace that STDP synapses onto the cell read"},
-     &parameters::tau_minus},
+    {np::V_m(), &parameters::V_m},
+    {np::tau_minus(), &parameters::tau_minus},
 };
 
 const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"}};
