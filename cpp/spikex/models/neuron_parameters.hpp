@@ -11,7 +11,11 @@ inline parameter_spec E_L(const char* meaning = "resting membrane potential") {
 inline parameter_spec C_m() { return {"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}; }
 inline parameter_spec tau_m() { return {"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}; }
 inline parameter_spec t_ref() {
-    return {"t_ref", "ms", 2.0, "", ranges::non_negative(),
+    return {"t_ref",
+            "ms",
+            2.0,
+            "",
+            ranges::non_negative(),
             "absolute refractory period (rounded up to whole steps; V is clamped at V_reset)"};
 }
 inline parameter_spec V_th() { return {"V_th", "mV", -55.0, "", ranges::any(), "spike threshold (> V_reset)"}; }
@@ -21,12 +25,17 @@ inline parameter_spec V_reset(double default_mV = -70.0) {
 inline parameter_spec I_e() { return {"I_e", "pA", 0.0, "", ranges::any(), "constant input current"}; }
 // NEST's rule: the initial V_m is the model's default unless given, whatever E_L is.
 inline parameter_spec V_m(double default_mV = -70.0) {
-    return {"V_m", "mV", default_mV, "", ranges::any(),
-            "initial membrane potential (the default unless given, whatever E_L is: NEST's rule)"};
+    return {"V_m",         "mV",
+            default_mV,    "",
+            ranges::any(), "initial membrane potential (the default unless given, whatever E_L is: NEST's rule)"};
 }
 // A parameter of every neuron (NEST's ArchivingNode): what STDP synapses onto it read.
 inline parameter_spec tau_minus() {
-    return {"tau_minus", "ms", 20.0, "", ranges::positive(),
+    return {"tau_minus",
+            "ms",
+            20.0,
+            "",
+            ranges::positive(),
             "time constant of the postsynaptic trace that STDP synapses onto the cell read"};
 }
 inline parameter_spec tau_syn(const char* name, double default_ms, const char* meaning) {
