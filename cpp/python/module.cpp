@@ -829,6 +829,7 @@ private:
 NB_MODULE(_core, m) {
     m.doc() = "spikex C++ core";
     nb::exception<user_error>(m, "UserError", PyExc_ValueError);
+    nb::exception<simulation_error>(m, "SimulationError", PyExc_RuntimeError);
 
     m.def("comm_init", [] { comm(); });
     m.def("comm_backend", [] { return comm().backend(); });

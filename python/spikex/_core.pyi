@@ -10,6 +10,9 @@ from numpy.typing import NDArray
 class UserError(ValueError):
     """Raised by the core for invalid input (maps to exit status 2)."""
 
+class SimulationError(RuntimeError):
+    """Raised when a cell's dynamics diverge during a run (maps to exit status 3)."""
+
 # ---- communication (the process-wide context) --------------------------------
 def comm_init() -> None:
     """Initialise communication once per process: MPI when launched by mpiexec

@@ -97,14 +97,14 @@ TEST(iaf_cond_exp, the_sub_step_is_kept_per_cell_in_checkpoints) {
     EXPECT_LE(b[6], 5 * 0.1);
 }
 
-TEST(iaf_cond_exp, an_integration_that_fails_names_the_cell) {
+TEST(iaf_cond_exp, an_integration_that_fails_names_the_cell_and_the_time) {
     auto g = group({{"C_m", 1e-9}, {"g_L", 1e6}, {"I_e", 1e9}});
     recorder out;
     try {
         for (step_type n = 0; n < 10; ++n) g->end_step(n, out);
         FAIL() << "no error";
-    } catch (const user_error& e) {
-        EXPECT_NE(std::string(e.what()).find("iaf_cond_exp cell 0"), std::string::npos) << e.what();
+    } catch (const simulation_error& e) {
+        EXPECT_NE(std::string(e.what()).find("iaf_cond_exp cell 0 at t = 0.1 ms"), std::string::npos) << e.what();
     }
 }
 

@@ -9,6 +9,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/models/cell_parameter_sets.hpp"
+#include "spikex/models/dynamics_failure.hpp"
 #include "spikex/models/iaf_propagators.hpp"
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
@@ -113,7 +114,7 @@ public:
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
             for (local_index i = run.begin; i < run.end; ++i) {
-                update(s, i, stim ? stim[i] : 0.0);
+                update(s, i, n, stim ? stim[i] : 0.0);
                 if (refractory_count_[i] > 0) {
                     --refractory_count_[i];
                     y_[i][V_M] = s.p.V_reset;
@@ -166,7 +167,7 @@ private:
     }
 
     // Steps 1 and 2 of the header's update for cell i.
-    void update(const parameter_set& s, std::size_t i, double I_stim) {
+    void update(const parameter_set& s, std::size_t i, step_type n, double I_stim) {
         const parameters& p = s.p;
         const bool refractory = refractory_count_[i] > 0;
         const double drive = p.I_e + I_stim;
@@ -179,11 +180,8 @@ private:
             f[G_EX] = -y[G_EX] / p.tau_syn_ex;
             f[G_IN] = -y[G_IN] / p.tau_syn_in;
         };
-        if (!integrator_.advance(derivative, y_[i], h_, substep_[i]) || !std::isfinite(y_[i][V_M])) {
-            throw user_error(spikex::format("{} cell {}: the numerical integration failed (V_m = {} mV): the "
-                                            "parameters or inputs make the dynamics unstable",
-                                            model_name, gids_[i], model_parameters::number(y_[i][V_M])));
-        }
+        const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
+        check_membrane(model_name, gids_[i], n, h_, integrated, y_[i][V_M]);
         y_[i][G_EX] += ex_sum_[i];
         y_[i][G_IN] += in_sum_[i];
         ex_sum_[i] = 0.0;
