@@ -1,10 +1,12 @@
-"""NEST 3.10 side of the iaf_cond_exp / step_current_generator check (cond_exp_network.py):
-prints JSON with every neuron's V_m, g_ex and g_in at every step (multimeter, interval =
-resolution) and the spikes. Run with NEST's interpreter."""
+"""NEST 3.10 side of the iaf_cond_exp / iaf_cond_alpha / step_current_generator check
+(cond_exp_network.py): prints JSON with every neuron's V_m, g_ex and g_in at every step
+(multimeter, interval = resolution) and the spikes. Run with NEST's interpreter:
+``nest_cond_exp.py [MODEL]`` (iaf_cond_exp unless given)."""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import nest
 
@@ -15,7 +17,8 @@ def main() -> None:
     nest.verbosity = nest.VerbosityLevel.ERROR
     nest.ResetKernel()
     nest.resolution = DT
-    neurons = nest.Create("iaf_cond_exp", len(NEURONS))
+    model = sys.argv[1] if len(sys.argv) > 1 else "iaf_cond_exp"
+    neurons = nest.Create(model, len(NEURONS))
     for neuron, params in zip(neurons, NEURONS):
         neuron.set(params)
     trains = input_trains()

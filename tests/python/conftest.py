@@ -170,7 +170,7 @@ def several_ranks(ranks: int) -> bool:
 
 # Marked here, by file: the NEST exact-match tests run NEST 3.10 and spikex on the same
 # network (about 10 s where NEST is installed; they skip where it is not).
-SLOW_FILES = ("test_nest_exact_match.py",)
+SLOW_FILES = ("test_nest_exact_match.py", "test_nest_exact_models.py")
 
 
 def pytest_collection_modifyitems(items) -> None:

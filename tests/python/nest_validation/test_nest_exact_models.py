@@ -1,4 +1,4 @@
-"""spikex's iaf_psc_exp and iaf_psc_delta reproduce NEST 3.10 spike for spike.
+"""spikex's iaf_psc_exp, iaf_psc_delta and izhikevich reproduce NEST 3.10 spike for spike.
 
 The networks of bench/nest/exact_models.py: 120 neurons driven by per-neuron I_e (arrays),
 heterogeneous delays 0.1..2 ms, connectivity exported from NEST; iaf_psc_exp with a third
@@ -26,7 +26,7 @@ def _nest_available():
 
 
 @pytest.mark.parametrize("threads", [1, 2], ids=["1-thread", "2-threads"])
-@pytest.mark.parametrize("model", ["iaf_psc_exp", "iaf_psc_delta"])
+@pytest.mark.parametrize("model", ["iaf_psc_exp", "iaf_psc_delta", "izhikevich"])
 def test_spike_trains_identical_to_nest(tmp_path, model, threads):
     report = run_exact.exact_match_model(model, workdir=tmp_path, threads=threads)
     assert report["nest_spikes"] > 300, f"too few spikes to mean anything: {report}"

@@ -1,4 +1,4 @@
-"""iaf_cond_exp and step_current_generator against NEST 3.10 (bench/nest/cond_exp_network.py):
+"""iaf_cond_exp, iaf_cond_alpha and step_current_generator against NEST 3.10 (bench/nest/cond_exp_network.py):
 single neurons under a constant current, a step_current_generator, a dc_generator and
 trains of excitatory and inhibitory conductance input, one with only E_L changed.
 
@@ -29,18 +29,23 @@ VARIABLES = ("V_m", "g_ex", "g_in")
 TOLERANCE = {"V_m": 1e-4, "g_ex": 1e-3, "g_in": 1e-3}
 
 
+@pytest.fixture(scope="module", params=["iaf_cond_exp", "iaf_cond_alpha"])
+def model(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def nest_run():
+def nest_run(model):
     require_nest(_REASON)
-    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "nest_cond_exp.py")
+    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "nest_cond_exp.py", args=[model])
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
-def spikex_run():
+def spikex_run(model):
     net = sx.Network(dt_ms=DT, seed=1)
-    neurons = [net.create("iaf_cond_exp", 1, params=p, name=f"n{k}") for k, p in enumerate(NEURONS)]
+    neurons = [net.create(model, 1, params=p, name=f"n{k}") for k, p in enumerate(NEURONS)]
     trains = input_trains()
     sources = {
         "step": net.create("step_current_generator", 1, params=STEP_CURRENT),
@@ -50,7 +55,7 @@ def spikex_run():
     }
     for kind, target, weight, delay in connections():
         net.connect(sources[kind][0], neurons[target][0], weight=weight, delay_ms=delay)
-    cells = sx.Population(neurons[0].first_gid, len(NEURONS), "iaf_cond_exp")
+    cells = sx.Population(neurons[0].first_gid, len(NEURONS), model)
     for variable in VARIABLES:
         net.record_state(cells, variable)
     net.record_spikes(cells)
@@ -87,5 +92,5 @@ def test_spikes_identical_to_nest(nest_run, spikex_run):
     stamps = (np.rint(np.asarray(nest_run["spikes"]["times"]) / DT) - 1).astype(int)
     theirs = sorted(zip(nest_run["spikes"]["cells"], stamps.tolist()))
     assert len(theirs) >= 100
-    assert {cell for cell, _ in theirs} == set(range(len(NEURONS)))
+    assert len({cell for cell, _ in theirs}) >= len(NEURONS) - 1  # iaf_cond_alpha: neuron 4 stays silent
     assert mine == theirs

@@ -1,0 +1,240 @@
+#pragma once
+// The cell group of NEST's conductance-based leaky integrate-and-fire neurons
+// (iaf_cond_exp, iaf_cond_alpha): the same parameters, membrane equation and update; only
+// the shape of the synaptic conductances differs, given by a Shape policy.
+//
+//  State per cell: y = (V_m [mV], the conductances' variables), the refractory counter r,
+//  I_stim (the current input read at the previous step) and the integrator's sub-step.
+//   dV/dt = (-g_L (V - E_L) - g_ex (V - E_ex) - g_in (V - E_in) + I_e + I_stim) / C_m
+//  with V in the currents bounded by V_th, and while refractory V = V_reset, dV/dt = 0.
+//  end_step(n), per cell (NEST's order):
+//   1. y advanced over h by the ODE layer (ode/adaptive_integrator.hpp)
+//   2. the step's inputs: w > 0 into the excitatory conductance, -w of the others into
+//      the inhibitory one (nS), as the Shape says
+//   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, spike at n
+//   4. I_stim = the currents delivered for step n
+//  (NEST's iaf_cond_alpha does 3 before 2; neither touches what the other reads.)
+//  A spike at step n is NEST's spike at time (n+1)*h.
+//
+// A Shape has: `size` (the ODE state's length, V_m first), `name`, `state_table`,
+// `checkpoint_state` (the ODE state's names), `input(y, p, ex, in)` adding a step's input
+// and `synapses(y, f, p)` writing the conductances' derivatives; `g_ex`/`g_in` index y.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spikex/core/format.hpp"
+#include "spikex/models/cell_parameter_sets.hpp"
+#include "spikex/models/dynamics_failure.hpp"
+#include "spikex/models/iaf_propagators.hpp"
+#include "spikex/models/iaf_step.hpp"
+#include "spikex/models/model_parameters.hpp"
+#include "spikex/models/model_registry.hpp"
+#include "spikex/models/neuron_parameters.hpp"
+#include "spikex/models/ode/adaptive_integrator.hpp"
+
+namespace spikex::iaf_cond {
+
+struct parameters {
+    double V_th, V_reset, t_ref, g_L, C_m, E_ex, E_in, E_L, tau_syn_ex, tau_syn_in, I_e;
+    double V_m;       // initial membrane potential
+    double tau_minus; // STDP depression time constant (read by the synapses)
+};
+
+// The parameter table: NEST 3.10's defaults (the same for both shapes). V_m starts at
+// -70 mV unless given, whatever E_L is (NEST's rule).
+inline const std::vector<model_parameters::field<parameters>>& table() {
+    namespace np = neuron_parameters;
+    static const std::vector<model_parameters::field<parameters>> fields = {
+        {np::V_th(), &parameters::V_th},
+        {np::V_reset(-60.0), &parameters::V_reset},
+        {np::t_ref(), &parameters::t_ref},
+        {{"g_L", "nS", 16.6667, "", ranges::any(), "leak conductance"}, &parameters::g_L},
+        {np::C_m(), &parameters::C_m},
+        {{"E_ex", "mV", 0.0, "", ranges::any(), "reversal potential of the excitatory conductance"}, &parameters::E_ex},
+        {{"E_in", "mV", -85.0, "", ranges::any(), "reversal potential of the inhibitory conductance"},
+         &parameters::E_in},
+        {np::E_L("leak reversal potential"), &parameters::E_L},
+        {np::tau_syn("tau_syn_ex", 0.2, "time constant of the excitatory conductance"), &parameters::tau_syn_ex},
+        {np::tau_syn("tau_syn_in", 2.0, "time constant of the inhibitory conductance"), &parameters::tau_syn_in},
+        {np::I_e(), &parameters::I_e},
+        {np::V_m(), &parameters::V_m},
+        {np::tau_minus(), &parameters::tau_minus},
+    };
+    return fields;
+}
+
+template <class Shape>
+class group final: public cell_group {
+public:
+    using ode_state = typename ode::adaptive_integrator<Shape::size>::state;
+    static constexpr std::size_t V_M = 0;
+
+    group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
+        h_(spec.dt_ms), first_(first_local), gids_(gids) {
+        model_parameters::require_positive_dt(Shape::name, spec.dt_ms);
+        const std::size_t n = gids.size();
+        y_.resize(n);
+        auto resolved = resolve_cell_parameters<parameters>(
+            spec, Shape::name, gids, [](const population_spec&, const auto& values) { return parse(values); },
+            dynamics_key,
+            [&](local_index i, const parameters& p, std::uint32_t) {
+                y_[i].fill(0.0);
+                y_[i][V_M] = p.V_m;
+            });
+        runs_ = std::move(resolved.runs);
+        for (const auto& p: resolved.sets)
+            sets_.push_back({p, iaf_integration::checked_refractory_steps(Shape::name, p.t_ref, h_)});
+        substep_.assign(n, h_);
+        ex_sum_.assign(n, 0.0);
+        in_sum_.assign(n, 0.0);
+        refractory_count_.assign(n, 0);
+    }
+
+    static parameters parse(const std::map<std::string, double>& values) {
+        const parameters p = model_parameters::parse(Shape::name, table(), values);
+        model_parameters::require(p.V_reset < p.V_th, Shape::name, "V_reset", p.V_reset,
+                                  spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
+        return p;
+    }
+
+    void begin_step(step_type, spike_output&) override {}
+
+    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output&) override {
+        for (std::uint32_t c = begin; c < end; ++c) {
+            const local_index i = targets[c] - first_;
+            const double w = weights[c];
+            if (w > 0.0)
+                ex_sum_[i] += w;
+            else
+                in_sum_[i] -= w; // NEST: the inhibitory conductance grows by -w
+        }
+    }
+
+    void deliver_current(step_type, local_index cell, double current) override {
+        stim_.add(y_.size(), cell - first_, current);
+    }
+
+    void end_step(step_type n, spike_output& out) override {
+        const double* stim = stim_.now();
+        for (const auto& run: runs_) {
+            const parameter_set& s = sets_[run.set];
+            for (local_index i = run.begin; i < run.end; ++i) {
+                integrate(s.p, i, n, stim ? stim[i] : 0.0);
+                Shape::input(y_[i], s.p, ex_sum_[i], in_sum_[i]);
+                ex_sum_[i] = 0.0;
+                in_sum_[i] = 0.0;
+                if (refractory_count_[i] > 0) {
+                    --refractory_count_[i];
+                    y_[i][V_M] = s.p.V_reset;
+                } else if (y_[i][V_M] >= s.p.V_th) {
+                    refractory_count_[i] = s.refractory_steps;
+                    y_[i][V_M] = s.p.V_reset;
+                    out.emit(first_ + i, n);
+                }
+            }
+        }
+        stim_.advance();
+    }
+
+    double state(local_index cell, const std::string& variable) const override {
+        const std::size_t i = cell - first_;
+        if (variable == "V_m") return y_[i][V_M];
+        if (variable == "g_ex") return y_[i][Shape::g_ex];
+        if (variable == "g_in") return y_[i][Shape::g_in];
+        model_parameters::unknown_state(Shape::name, Shape::state_table(), variable);
+    }
+
+    std::size_t bytes() const override {
+        return y_.capacity() * sizeof(y_[0]) +
+               (substep_.capacity() + ex_sum_.capacity() + in_sum_.capacity()) * sizeof(double) +
+               refractory_count_.capacity() * sizeof(std::int32_t) + runs_.capacity() * sizeof(cell_run) +
+               sets_.capacity() * sizeof(parameter_set) + stim_.bytes() + gids_.capacity() * sizeof(gid_type);
+    }
+
+    // The ODE state, then I_stim, r, stim_active, substep (checkpoint_state()).
+    void save_cell(local_index cell, double* v) const override {
+        const std::size_t i = cell - first_;
+        std::copy(y_[i].begin(), y_[i].end(), v);
+        v[Shape::size] = stim_.stim(i);
+        v[Shape::size + 1] = refractory_count_[i];
+        v[Shape::size + 2] = stim_.active() ? 1.0 : 0.0;
+        v[Shape::size + 3] = substep_[i];
+    }
+    void load_cell(local_index cell, const double* v) override {
+        const std::size_t i = cell - first_;
+        std::copy(v, v + Shape::size, y_[i].begin());
+        refractory_count_[i] = static_cast<std::int32_t>(v[Shape::size + 1]);
+        if (v[Shape::size + 2] != 0) stim_.restore(y_.size(), i, v[Shape::size]);
+        substep_[i] = v[Shape::size + 3];
+    }
+
+    static std::vector<std::string> checkpoint_state() {
+        std::vector<std::string> names = Shape::ode_state_names();
+        for (const char* name: {"I_stim", "r", "stim_active", "substep"}) names.push_back(name);
+        return names;
+    }
+
+private:
+    struct parameter_set {
+        parameters p;
+        std::int32_t refractory_steps;
+    };
+
+    static std::array<double, 11> dynamics_key(const parameters& p) {
+        return {p.V_th, p.V_reset, p.t_ref, p.g_L, p.C_m, p.E_ex, p.E_in, p.E_L, p.tau_syn_ex, p.tau_syn_in, p.I_e};
+    }
+
+    // Step 1 of the header's update for cell i.
+    void integrate(const parameters& p, std::size_t i, step_type n, double I_stim) {
+        const bool refractory = refractory_count_[i] > 0;
+        const double drive = p.I_e + I_stim;
+        auto derivative = [&](const ode_state& y, ode_state& f) {
+            const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_th);
+            const double I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
+            const double I_syn_in = y[Shape::g_in] * (V - p.E_in);
+            const double I_L = p.g_L * (V - p.E_L);
+            f[V_M] = refractory ? 0.0 : (-I_L + drive - I_syn_ex - I_syn_in) / p.C_m;
+            Shape::synapses(y, f, p);
+        };
+        const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
+        check_membrane(Shape::name, gids_[i], n, h_, integrated, y_[i][V_M]);
+    }
+
+    double h_;
+    local_index first_;
+    std::vector<gid_type> gids_; // for error messages
+    std::vector<parameter_set> sets_;
+    std::vector<cell_run> runs_;
+    std::vector<ode_state> y_;
+    std::vector<double> substep_;                // the integrator's sub-step per cell [ms]
+    iaf_step::current_buffer stim_;              // current inputs (I_stim) [pA]
+    std::vector<double> ex_sum_, in_sum_;        // conductance input of the current step [nS]
+    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
+    ode::adaptive_integrator<Shape::size> integrator_;
+};
+
+// The registry entry's fields both shapes share.
+template <class Shape>
+model_entry entry() {
+    model_entry e;
+    e.name = Shape::name;
+    e.kind = model_kind::neuron;
+    e.parameters = model_parameters::specs_of(table());
+    e.state = Shape::state_table();
+    e.accepts_current = true;
+    e.checkpoint_state = group<Shape>::checkpoint_state();
+    e.receptors = "spikes: weight > 0 excitatory conductance, <= 0 inhibitory (nS, the magnitude); currents (pA)";
+    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), absolute error 1e-3 per sub-step)";
+    e.nest_model = Shape::name;
+    e.docs_page = std::string("docs/models/") + Shape::name + ".md";
+    e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids, local_index first_local) {
+        return std::unique_ptr<cell_group>(std::make_unique<group<Shape>>(spec, local_gids, first_local));
+    };
+    return e;
+}
+
+} // namespace spikex::iaf_cond
