@@ -1,11 +1,13 @@
 // spike_source_array: cells that emit given spike times (NEST's spike_generator, PyNN's
 // SpikeSourceArray). Each cell has its own list (population_spec::list_of).
 //
-// A spike time t (ms) must lie on the grid (within 1e-6 step) and be >= dt: NEST stamps it
-// t and delivers it at t + delay; in spikex's step convention (docs/models/iaf_psc_alpha.md,
-// a spike of step n is NEST's stamp n + 1) it is emitted at step round(t/dt) - 1, so it
-// reaches targets exactly when NEST's does and is reported at t - dt. A cell emits at most
-// once per step: a time given twice is an error.
+// A spike time t > 0 (ms) is emitted at the end of the step that contains it, as NEST's
+// spike_generator does under pyNN.nest (precise_times, through a parrot neuron): NEST
+// stamps it ceil(t/dt)·dt (a time within 1e-6 step of a grid point counts as that point)
+// and delivers it at stamp + delay. In spikex's step convention (a spike of step n is
+// NEST's stamp n + 1) it is emitted at step ceil(t/dt) - 1, so it reaches targets when
+// NEST's does. A cell emits at most once per step: times that fall in one step are one
+// spike (NEST sends each; the Python API warns, naming the population and cell).
 #include <algorithm>
 #include <cmath>
 
@@ -28,11 +30,7 @@ public:
             std::vector<step_type> steps;
             for (double t: pop.list_of("spike_times", gids[i])) steps.push_back(emission_step(t, spec.dt_ms, gids[i]));
             std::sort(steps.begin(), steps.end());
-            if (std::adjacent_find(steps.begin(), steps.end()) != steps.end()) {
-                throw user_error(spikex::format("spike_source_array spike_times of cell {}: a time is given twice "
-                                                "(a cell spikes at most once per step)",
-                                                gids[i]));
-            }
+            steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
             for (auto s: steps) spikes_.push_back({s, first_local + i});
         }
         std::stable_sort(spikes_.begin(), spikes_.end(),
@@ -52,12 +50,13 @@ private:
     static step_type emission_step(double t, double dt, gid_type gid) {
         const double steps = t / dt;
         const double rounded = std::round(steps);
-        if (!std::isfinite(t) || std::abs(steps - rounded) > 1e-6 || rounded < 1) {
-            throw user_error(spikex::format("spike_source_array spike_times of cell {}: {} ms: must be a multiple of "
-                                            "dt = {} ms and >= dt",
-                                            gid, number(t), number(dt)));
+        const double stamp = std::abs(steps - rounded) <= 1e-6 ? rounded : std::ceil(steps);
+        if (!std::isfinite(t) || !(t > 0.0) || stamp < 1) {
+            throw user_error(spikex::format("spike_source_array spike_times of cell {}: {} ms: must be a finite time "
+                                            "> 0 ms",
+                                            gid, number(t)));
         }
-        return static_cast<step_type>(rounded) - 1;
+        return static_cast<step_type>(stamp) - 1;
     }
 
     std::vector<std::pair<step_type, local_index>> spikes_;
@@ -70,9 +69,10 @@ model_entry spike_source_array_model() {
     return {.name = "spike_source_array",
             .kind = model_kind::spike_source,
             .description = "cells that spike at given times (NEST's spike_generator, PyNN's SpikeSourceArray)",
-            .parameters = {{"spike_times", "ms", 0.0, "", ranges::positive(),
-                            "the cell's spike times, each a multiple of dt and >= dt (default: none)",
-                            parameter_shape::per_cell_list}},
+            .parameters =
+                {{"spike_times", "ms", 0.0, "", ranges::positive(),
+                  "the cell's spike times, each > 0: emitted at the end of the step containing it (default: none)",
+                  parameter_shape::per_cell_list}},
             .docs_page = "docs/models/devices.md",
             .make = [](const network_spec& spec, const std::vector<gid_type>& gids, local_index first) {
                 return std::unique_ptr<cell_group>(std::make_unique<spike_source_array_group>(spec, gids, first));

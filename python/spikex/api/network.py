@@ -41,6 +41,7 @@ from ..runtime.collective import broadcast_text, gather_spikes
 from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..version import __version__
 from ..distributions import Distribution
+from . import spike_times
 from .memory_check import check_fits
 from .population import Population
 from .result import Result
@@ -272,6 +273,8 @@ class Network:
         first_gid = int(self._engine.add_population(model, n, core_params))
         for key, value in lists.items():
             values, offsets = _cell_lists(where, key, value, n)
+            if key == "spike_times":
+                spike_times.check(name, values, offsets, self.dt_ms)
             self._engine.set_list_parameter(first_gid, key, values, offsets)
         population = Population(first_gid=first_gid, size=n, model=model, name=name)
         self.populations.append(population)

@@ -73,6 +73,26 @@ class IF_cond_exp(cells.IF_cond_exp):
     weight_scale = 1.0  # uS -> nS by the synapse translation; inhibitory: projections.py
 
 
+class IF_cond_alpha(cells.IF_cond_alpha):
+    __doc__ = cells.IF_cond_alpha.__doc__
+    translations = IF_cond_exp.translations  # pyNN.nest's, the same as IF_cond_exp's
+    variable_map = IF_cond_exp.variable_map
+    scale_factors = IF_cond_exp.scale_factors
+    spikex_model = "iaf_cond_alpha"
+    weight_scale = 1.0
+
+
+class Izhikevich(cells.Izhikevich):
+    __doc__ = cells.Izhikevich.__doc__
+    translations = build_translations(
+        ("a", "a"), ("b", "b"), ("c", "c"), ("d", "d"), ("i_offset", "I_e", 1000.0)
+    )
+    variable_map = {"v": "V_m", "u": "U_m"}
+    scale_factors = {"v": 1.0, "u": 1.0}
+    spikex_model = "izhikevich"
+    weight_scale = 1e-3  # weights are jumps of V in mV (pyNN.nest's receptor_scale)
+
+
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
     __doc__ = cells.SpikeSourcePoisson.__doc__
     translations = build_translations(
@@ -374,6 +394,8 @@ STANDARD_CELL_TYPES = (
     IF_curr_exp,
     IF_curr_delta,
     IF_cond_exp,
+    IF_cond_alpha,
+    Izhikevich,
     SpikeSourcePoisson,
     SpikeSourceArray,
 )

@@ -38,15 +38,25 @@ def test_spike_source_array_emits_one_step_before_the_given_time_and_reaches_tar
     assert result.summary["populations"]["src"]["spikes"] == 3
 
 
-@pytest.mark.parametrize(
-    "times, message",
-    [([0.05], "multiple of dt"), ([0.0], ">= dt"), ([1.0, 1.0], "given twice")],
-)
-def test_spike_source_array_refuses_bad_times(times, message):
+@pytest.mark.parametrize("bad", [0.0, -1.0, 1e-12])
+def test_spike_source_array_refuses_bad_times_naming_population_and_cell(bad):
     net = sx.Network(dt_ms=0.1)
-    net.create("spike_source_array", 1, params={"spike_times": times})
-    with pytest.raises(ValueError, match=message):
-        net.simulate(1.0)
+    message = rf"population 'inputs' cell 1: spike_times contains {bad!r} ms: each time must be a finite number > 0"
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        net.create("spike_source_array", 2, params={"spike_times": [[1.0], [2.0, bad]]}, name="inputs")
+
+
+def test_spike_source_array_emits_off_grid_times_at_the_end_of_their_step():
+    """NEST's rule under pyNN.nest: the stamp is ceil(t/dt) (within 1e-6 step of a grid
+    point counts as on it); times sharing a step are one spike, with a warning."""
+    net = sx.Network(dt_ms=0.1)
+    with pytest.warns(UserWarning, match="cell 1: spike times 0.51 and 0.55 ms fall in one step"):
+        source = net.create("spike_source_array", 2, params={"spike_times": [[0.01, 0.96, 2.0000001], [0.51, 0.55]]})
+    net.record_spikes(source)
+    result = net.simulate(3.0)
+    gids, steps = result.spikes[0], result.spike_steps
+    assert steps[gids == source[0]].tolist() == [0, 9, 19]
+    assert steps[gids == source[1]].tolist() == [5]  # stamp 6: the step (0.5, 0.6]
 
 
 def test_poisson_generator_is_active_for_emission_steps_after_start_up_to_stop():
