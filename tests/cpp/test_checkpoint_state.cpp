@@ -20,9 +20,10 @@ using namespace spikex;
 namespace {
 
 constexpr std::uint32_t per_model = 12;
-const std::vector<std::string> models = {"interval_fire", "iaf_psc_alpha",        "iaf_psc_exp",
-                                         "iaf_psc_delta", "spike_source_poisson", "spike_source_array",
-                                         "iaf_cond_exp",  "iaf_cond_alpha",       "izhikevich"};
+const std::vector<std::string> models = {"interval_fire",       "iaf_psc_alpha",        "iaf_psc_exp",
+                                         "iaf_psc_delta",       "spike_source_poisson", "spike_source_array",
+                                         "iaf_cond_exp",        "iaf_cond_alpha",       "izhikevich",
+                                         "iaf_cond_exp_sfa_rr", "gif_cond_exp"};
 
 network_spec every_model() {
     network_spec spec;
@@ -38,6 +39,8 @@ network_spec every_model() {
         {"iaf_cond_exp", {{"I_e", 500.0}}},
         {"iaf_cond_alpha", {{"I_e", 450.0}}},
         {"izhikevich", {{"I_e", 10.0}}},
+        {"iaf_cond_exp_sfa_rr", {{"I_e", 900.0}}},
+        {"gif_cond_exp", {{"I_e", 300.0}, {"lambda_0", 5.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
@@ -48,6 +51,19 @@ network_spec every_model() {
             for (std::uint32_t i = 0; i < per_model; ++i) {
                 for (double t: {0.5 + i, 13.3 + i, 27.1 + 2 * i}) times.values.push_back(t);
                 times.offsets.push_back(times.values.size());
+            }
+        }
+        if (model == "gif_cond_exp") { // kernels of one, two or three terms per cell
+            for (const char* name: {"tau_stc", "q_stc", "tau_sfa", "q_sfa"}) {
+                auto& list = pop.lists[name];
+                list.offsets.push_back(0);
+                for (std::uint32_t i = 0; i < per_model; ++i) {
+                    for (std::uint32_t k = 0; k <= i % 3; ++k)
+                        list.values.push_back(name[0] == 't'                 ? 5.0 + 20.0 * k + i
+                                              : std::string(name) == "q_stc" ? 8.0 / (k + 1)
+                                                                             : 2.0 / (k + 1));
+                    list.offsets.push_back(list.values.size());
+                }
             }
         }
         spec.populations.push_back(pop);

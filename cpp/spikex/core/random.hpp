@@ -12,6 +12,8 @@
 //    unbiased; words are consumed in order x0, x1, x2, x3, then the next block.
 //  * random_block(key, purpose, index) gives random access to block `index`: the
 //    interval draws of a cell use block k for its k-th interval (words x0, x1).
+//  * step_uniform(key, purpose, n): one uniform per step n, from block n mod 2^32 of
+//    sub-stream n / 2^32 (words x0, x1): draws keyed by the step need no stream state.
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -35,6 +37,7 @@ enum class purpose : std::uint32_t {
     device_input = 10,  // input devices' trains to the cell (sub-stream: its device input)
     rule_plan = 11,     // per-rule draws shared by all ranks (key: (seed, rule index))
     source_train = 12,  // a spike_source_poisson cell's own train
+    escape_noise = 13,  // a stochastic neuron's spike decision in each step (block: the step)
 };
 
 using random_words = std::array<std::uint32_t, 4>;
@@ -51,6 +54,14 @@ inline random_words random_block(std::uint32_t seed, gid_type gid, purpose p, st
 inline double uniform_from_words(std::uint32_t a, std::uint32_t b) {
     std::uint64_t bits = ((static_cast<std::uint64_t>(a) << 32) | b) >> 11;
     return static_cast<double>(bits) * 0x1.0p-53;
+}
+
+// The uniform of step n of one (cell, purpose) (random access: see the header).
+inline double step_uniform(std::uint32_t seed, gid_type gid, purpose p, step_type n) {
+    const auto s = static_cast<std::uint64_t>(n);
+    const random_words w =
+        random_block(seed, gid, p, static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(s >> 32));
+    return uniform_from_words(w[0], w[1]);
 }
 
 // Sequential stream of one (cell, purpose, sub-stream).

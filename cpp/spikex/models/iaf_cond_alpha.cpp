@@ -13,6 +13,8 @@ struct alpha_shape {
     static constexpr const char* name = "iaf_cond_alpha";
     static constexpr std::size_t size = 5;
     enum : std::size_t { dg_ex = 1, g_ex = 2, dg_in = 3, g_in = 4 }; // NEST's order
+    using parameters = iaf_cond::parameters;
+    static const auto& table() { return iaf_cond::table(); }
     static std::vector<std::string> ode_state_names() { return {"V_m", "dg_ex", "g_ex", "dg_in", "g_in"}; }
     static const std::vector<state_spec>& state_table() {
         static const std::vector<state_spec> specs = {{"V_m", "mV", "membrane potential"},
@@ -20,6 +22,7 @@ struct alpha_shape {
                                                       {"g_in", "nS", "inhibitory synaptic conductance"}};
         return specs;
     }
+    static constexpr std::size_t state_index[] = {0, g_ex, g_in}; // where each of state_table is in y
     template <class State>
     static void synapses(const State& y, State& f, const iaf_cond::parameters& p) {
         f[dg_ex] = -y[dg_ex] / p.tau_syn_ex;

@@ -11,6 +11,8 @@ struct exponential_shape {
     static constexpr const char* name = "iaf_cond_exp";
     static constexpr std::size_t size = 3;
     enum : std::size_t { g_ex = 1, g_in = 2 };
+    using parameters = iaf_cond::parameters;
+    static const auto& table() { return iaf_cond::table(); }
     static std::vector<std::string> ode_state_names() { return {"V_m", "g_ex", "g_in"}; }
     static const std::vector<state_spec>& state_table() {
         static const std::vector<state_spec> specs = {{"V_m", "mV", "membrane potential"},
@@ -18,6 +20,7 @@ struct exponential_shape {
                                                       {"g_in", "nS", "inhibitory synaptic conductance"}};
         return specs;
     }
+    static constexpr std::size_t state_index[] = {0, g_ex, g_in}; // where each of state_table is in y
     template <class State>
     static void synapses(const State& y, State& f, const iaf_cond::parameters& p) {
         f[g_ex] = -y[g_ex] / p.tau_syn_ex;

@@ -1,26 +1,33 @@
 #pragma once
 // The cell group of NEST's conductance-based leaky integrate-and-fire neurons
-// (iaf_cond_exp, iaf_cond_alpha): the same parameters, membrane equation and update; only
-// the shape of the synaptic conductances differs, given by a Shape policy.
+// (iaf_cond_exp, iaf_cond_alpha, iaf_cond_exp_sfa_rr): the same membrane equation and
+// update; the shape of the synaptic conductances, and any conductances a spike opens, are
+// given by a Shape policy.
 //
-//  State per cell: y = (V_m [mV], the conductances' variables), the refractory counter r,
+//  State per cell: y = (V_m [mV], the Shape's conductances), the refractory counter r,
 //  I_stim (the current input read at the previous step) and the integrator's sub-step.
-//   dV/dt = (-g_L (V - E_L) - g_ex (V - E_ex) - g_in (V - E_in) + I_e + I_stim) / C_m
+//   dV/dt = (-g_L (V - E_L) - g_ex (V - E_ex) - g_in (V - E_in) [- the Shape's currents]
+//            + I_e + I_stim) / C_m
 //  with V in the currents bounded by V_th, and while refractory V = V_reset, dV/dt = 0.
 //  end_step(n), per cell (NEST's order):
 //   1. y advanced over h by the ODE layer (ode/adaptive_integrator.hpp)
 //   2. the step's inputs: w > 0 into the excitatory conductance, -w of the others into
 //      the inhibitory one (nS), as the Shape says
-//   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, spike at n
+//   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, the
+//      Shape's spike-triggered jumps, spike at n
 //   4. I_stim = the currents delivered for step n
 //  (NEST's iaf_cond_alpha does 3 before 2; neither touches what the other reads.)
 //  A spike at step n is NEST's spike at time (n+1)*h.
 //
-// A Shape has: `size` (the ODE state's length, V_m first), `name`, `state_table`,
-// `checkpoint_state` (the ODE state's names), `input(y, p, ex, in)` adding a step's input
-// and `synapses(y, f, p)` writing the conductances' derivatives; `g_ex`/`g_in` index y.
+// A Shape has: `parameters` and `table()` (the family's, or a struct derived from it with
+// its own table: derived_table), `size` (the ODE state's length, V_m first), `name`,
+// `state_table` with `state_index` (where each recordable is in y), `ode_state_names`,
+// `input(y, p, ex, in)` adding a step's input and `synapses(y, f, p)` writing the
+// conductances' derivatives; `g_ex`/`g_in` index y. Optional: `currents(y, p, V, I)`
+// subtracting further membrane currents from I, and `spike(y, p)`, the jumps at a spike.
 #include <algorithm>
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,9 +73,26 @@ inline const std::vector<model_parameters::field<parameters>>& table() {
     return fields;
 }
 
+// The family's table for a model whose parameters P extend `parameters`: the same
+// parameters with the model's own defaults (NEST's per model), and the model's own fields
+// `extra` before V_m and tau_minus.
+template <class P>
+std::vector<model_parameters::field<P>> derived_table(const std::map<std::string, double>& defaults,
+                                                      const std::vector<model_parameters::field<P>>& extra) {
+    std::vector<model_parameters::field<P>> fields;
+    for (const auto& f: table()) {
+        if (f.spec.name == "V_m") fields.insert(fields.end(), extra.begin(), extra.end());
+        model_parameters::field<P> g{f.spec, f.member};
+        if (auto it = defaults.find(f.spec.name); it != defaults.end()) g.spec.default_value = it->second;
+        fields.push_back(g);
+    }
+    return fields;
+}
+
 template <class Shape>
 class group final: public cell_group {
 public:
+    using parameters = typename Shape::parameters;
     using ode_state = typename ode::adaptive_integrator<Shape::size>::state;
     static constexpr std::size_t V_M = 0;
 
@@ -94,7 +118,7 @@ public:
     }
 
     static parameters parse(const std::map<std::string, double>& values) {
-        const parameters p = model_parameters::parse(Shape::name, table(), values);
+        const parameters p = model_parameters::parse(Shape::name, Shape::table(), values);
         model_parameters::require(p.V_reset < p.V_th, Shape::name, "V_reset", p.V_reset,
                                   spikex::format("must be < V_th = {} mV", model_parameters::number(p.V_th)));
         return p;
@@ -133,6 +157,7 @@ public:
                 } else if (y_[i][V_M] >= s.p.V_th) {
                     refractory_count_[i] = s.refractory_steps;
                     y_[i][V_M] = s.p.V_reset;
+                    if constexpr (requires(ode_state & y) { Shape::spike(y, s.p); }) Shape::spike(y_[i], s.p);
                     out.emit(first_ + i, n);
                 }
             }
@@ -142,9 +167,9 @@ public:
 
     double state(local_index cell, const std::string& variable) const override {
         const std::size_t i = cell - first_;
-        if (variable == "V_m") return y_[i][V_M];
-        if (variable == "g_ex") return y_[i][Shape::g_ex];
-        if (variable == "g_in") return y_[i][Shape::g_in];
+        const auto& names = Shape::state_table();
+        for (std::size_t k = 0; k < names.size(); ++k)
+            if (variable == names[k].name) return y_[i][Shape::state_index[k]];
         model_parameters::unknown_state(Shape::name, Shape::state_table(), variable);
     }
 
@@ -184,8 +209,12 @@ private:
         std::int32_t refractory_steps;
     };
 
-    static std::array<double, 11> dynamics_key(const parameters& p) {
-        return {p.V_th, p.V_reset, p.t_ref, p.g_L, p.C_m, p.E_ex, p.E_in, p.E_L, p.tau_syn_ex, p.tau_syn_in, p.I_e};
+    // Every parameter but the initial V_m and tau_minus (which the synapses read).
+    static std::vector<double> dynamics_key(const parameters& p) {
+        std::vector<double> key;
+        for (const auto& f: Shape::table())
+            if (f.spec.name != "V_m" && f.spec.name != "tau_minus") key.push_back(p.*(f.member));
+        return key;
     }
 
     // Step 1 of the header's update for cell i.
@@ -197,7 +226,9 @@ private:
             const double I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
             const double I_syn_in = y[Shape::g_in] * (V - p.E_in);
             const double I_L = p.g_L * (V - p.E_L);
-            f[V_M] = refractory ? 0.0 : (-I_L + drive - I_syn_ex - I_syn_in) / p.C_m;
+            double I = -I_L + drive - I_syn_ex - I_syn_in;
+            if constexpr (requires { Shape::currents(y, p, V, I); }) Shape::currents(y, p, V, I);
+            f[V_M] = refractory ? 0.0 : I / p.C_m;
             Shape::synapses(y, f, p);
         };
         const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
@@ -223,7 +254,7 @@ model_entry entry() {
     model_entry e;
     e.name = Shape::name;
     e.kind = model_kind::neuron;
-    e.parameters = model_parameters::specs_of(table());
+    e.parameters = model_parameters::specs_of(Shape::table());
     e.state = Shape::state_table();
     e.accepts_current = true;
     e.checkpoint_state = group<Shape>::checkpoint_state();

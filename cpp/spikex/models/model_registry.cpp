@@ -12,6 +12,8 @@
     X(iaf_psc_delta)        \
     X(iaf_cond_exp)         \
     X(iaf_cond_alpha)       \
+    X(iaf_cond_exp_sfa_rr)  \
+    X(gif_cond_exp)         \
     X(izhikevich)           \
     X(spike_source_array)   \
     X(spike_source_poisson) \

@@ -146,6 +146,21 @@ def test_defaults_are_nests(nest_defaults, model):
     assert compared >= 3
 
 
+# Models whose recordables move only when the cell fires (adaptation): parameters that make
+# it fire within the test's 10 ms (the others take I_e = 300 pA).
+_FIRING = {
+    "iaf_cond_exp_sfa_rr": {"I_e": 1000.0},
+    "gif_cond_exp": {
+        "I_e": 300.0,
+        "V_T_star": -60.0,
+        "tau_stc": [5.0],
+        "q_stc": [10.0],
+        "tau_sfa": [5.0],
+        "q_sfa": [2.0],
+    },
+}
+
+
 def _recordables():
     for model, entry in sorted(MODELS.items()):
         for variable in entry["state_variables"]:
@@ -156,7 +171,8 @@ def _recordables():
 def test_every_recordable_variable_records(model, variable):
     """Each recordable of each model records, every step, and moves under input."""
     net = sx.Network(dt_ms=0.1, seed=3)
-    cells = net.create(model, 2, params={"I_e": 300.0} if MODELS[model]["parameter_specs"] else None)
+    params = _FIRING.get(model, {"I_e": 300.0}) if MODELS[model]["parameter_specs"] else None
+    cells = net.create(model, 2, params=params)
     source = net.create("spike_source_array", 1, params={"spike_times": [1.0, 2.0, 3.0, 4.0]})
     net.connect(source[0], cells[0], weight=50.0 if "g_" not in variable else 5.0, delay_ms=0.5)
     net.connect(source[0], cells[1], weight=-50.0 if "g_" not in variable else -5.0, delay_ms=0.5)
