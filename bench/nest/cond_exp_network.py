@@ -1,9 +1,9 @@
-"""The single-neuron checks of iaf_cond_exp and step_current_generator that both
-simulators run (NEST: nest_cond_exp.py; spikex: tests/python/nest_validation/
-test_nest_iaf_cond_exp.py): independent iaf_cond_exp neurons under a constant current,
-a step_current_generator, a dc_generator, and trains of excitatory and inhibitory input
-(spike_generator / spike_source_array: the same spikes in both), one with E_L changed
-only (NEST starts it at its default V_m)."""
+"""The single-neuron checks of iaf_cond_exp (iaf_cond_alpha, iaf_cond_exp_sfa_rr) and
+step_current_generator that both simulators run (NEST: nest_cond_exp.py; spikex:
+tests/python/nest_validation/test_nest_iaf_cond_exp.py): independent neurons under a
+constant current, a step_current_generator, a dc_generator, and trains of excitatory and
+inhibitory input (spike_generator / spike_source_array: the same spikes in both), one with
+E_L changed only (NEST starts it at its default V_m)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,10 @@ def connections() -> list[tuple[str, int, float, float]]:
         ("exc", 3, 0.8, 0.3),
         ("inh", 4, -2.0, 0.1),
     ]
+
+
+def recordables(model: str) -> tuple[str, ...]:
+    """The variables compared: the family's, and the adaptation conductances of
+    iaf_cond_exp_sfa_rr."""
+    extra = ("g_sfa", "g_rr") if model == "iaf_cond_exp_sfa_rr" else ()
+    return ("V_m", "g_ex", "g_in", *extra)

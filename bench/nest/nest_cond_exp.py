@@ -1,7 +1,8 @@
-"""NEST 3.10 side of the iaf_cond_exp / iaf_cond_alpha / step_current_generator check
-(cond_exp_network.py): prints JSON with every neuron's V_m, g_ex and g_in at every step
-(multimeter, interval = resolution) and the spikes. Run with NEST's interpreter:
-``nest_cond_exp.py [MODEL]`` (iaf_cond_exp unless given)."""
+"""NEST 3.10 side of the iaf_cond_exp / iaf_cond_alpha / iaf_cond_exp_sfa_rr /
+step_current_generator check (cond_exp_network.py): prints JSON with every neuron's
+conductance-family recordables (V_m, g_ex, g_in; iaf_cond_exp_sfa_rr also g_sfa, g_rr) at
+every step (multimeter, interval = resolution) and the spikes. Run with NEST's
+interpreter: ``nest_cond_exp.py [MODEL]`` (iaf_cond_exp unless given)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 
 import nest
 
-from cond_exp_network import DC, DT, NEURONS, STEP_CURRENT, T_SIM, connections, input_trains
+from cond_exp_network import DC, DT, NEURONS, STEP_CURRENT, T_SIM, connections, input_trains, recordables
 
 
 def main() -> None:
@@ -30,7 +31,8 @@ def main() -> None:
     }
     for kind, target, weight, delay in connections():
         nest.Connect(sources[kind], neurons[target], syn_spec={"weight": weight, "delay": delay})
-    meter = nest.Create("multimeter", params={"record_from": ["V_m", "g_ex", "g_in"], "interval": DT})
+    variables = recordables(model)
+    meter = nest.Create("multimeter", params={"record_from": list(variables), "interval": DT})
     nest.Connect(meter, neurons)
     recorder = nest.Create("spike_recorder")
     nest.Connect(neurons, recorder)
@@ -44,7 +46,7 @@ def main() -> None:
                 "trace": {
                     "times": [float(t) for t in events["times"]],
                     "cells": [int(s) - first for s in events["senders"]],
-                    **{k: [float(v) for v in events[k]] for k in ("V_m", "g_ex", "g_in")},
+                    **{k: [float(v) for v in events[k]] for k in variables},
                 },
                 "spikes": {
                     "times": [float(t) for t in spikes["times"]],
