@@ -136,20 +136,28 @@ TEST(gif_cond_exp, the_escape_noise_has_nests_probability_per_step) {
 TEST(gif_cond_exp, the_noise_is_each_cells_own_and_follows_the_seed) {
     const std::map<std::string, double> params = {{"I_e", 160.0}, {"lambda_0", 50.0}};
     const lists kernels = {{"tau_stc", {20.0}}, {"q_stc", {10.0}}};
-    auto run = [&](std::vector<std::pair<gid_type, gid_type>> parts, std::uint32_t seed) {
-        const network_spec spec = population(params, 6, kernels, seed);
-        std::vector<std::unique_ptr<cell_group>> groups;
-        for (auto [first, end]: parts) groups.push_back(gif_cond_exp::make_group(spec, gids(first, end), first));
-        recorder out;
-        for (step_type n = 0; n < 3000; ++n)
-            for (auto& g: groups) g->end_step(n, out);
-        std::sort(out.spikes.begin(), out.spikes.end());
-        return out.spikes;
+    // Groups of the cells [first, end) with local indices from `local` (not the gids, as
+    // on a rank); the spikes as (gid, step).
+    struct part {
+        gid_type first, end;
+        local_index local;
     };
-    const auto whole = run({{0, 6}}, 1);
+    auto run = [&](std::vector<part> parts, std::uint32_t seed) {
+        const network_spec spec = population(params, 6, kernels, seed);
+        std::vector<std::pair<gid_type, step_type>> spikes;
+        for (const part& p: parts) {
+            auto g = gif_cond_exp::make_group(spec, gids(p.first, p.end), p.local);
+            recorder out;
+            for (step_type n = 0; n < 3000; ++n) g->end_step(n, out);
+            for (auto [cell, n]: out.spikes) spikes.push_back({cell - p.local + p.first, n});
+        }
+        std::sort(spikes.begin(), spikes.end());
+        return spikes;
+    };
+    const auto whole = run({{0, 6, 0}}, 1);
     EXPECT_GT(whole.size(), 30u);
-    EXPECT_EQ(whole, run({{0, 1}, {1, 4}, {4, 6}}, 1));
-    EXPECT_NE(whole, run({{0, 6}}, 2));
+    EXPECT_EQ(whole, run({{0, 1, 5}, {1, 4, 0}, {4, 6, 3}}, 1));
+    EXPECT_NE(whole, run({{0, 6, 0}}, 2));
 }
 
 TEST(gif_cond_exp, bad_parameters_are_refused_by_name) {

@@ -68,10 +68,21 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", cond, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_indegree", trains, cond, indegree=2, weight=sx.uniform(1.0, 3.0), delay_ms=0.5,
                      synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 6.0})  # fmt: skip
-    for pop in (exp, inh, alpha, array, trains, cond):
+    # Adaptation and escape noise: gif_cond_exp (kernel lists, one per cell for q_sfa; each
+    # cell's own noise stream) and iaf_cond_exp_sfa_rr, in the loop with the others.
+    gif = net.create("gif_cond_exp", 20, params={"I_e": sx.uniform(140.0, 190.0), "tau_stc": [10.0, 80.0], "q_stc": [15.0, 3.0],
+                                                 "tau_sfa": [30.0], "q_sfa": [[2.0 + 0.2 * k] for k in range(20)]}, name="gif")  # fmt: skip
+    sfa = net.create("iaf_cond_exp_sfa_rr", 10, params={"I_e": sx.uniform(600.0, 900.0)}, name="sfa")
+    net.connect_rule("fixed_indegree", exp, gif, indegree=6, weight=sx.uniform(0.5, 2.0), delay_ms=d_e)
+    net.connect_rule("fixed_indegree", inh, gif, indegree=3, weight=-2.0, delay_ms=0.3)
+    net.connect_rule("fixed_outdegree", gif, exp, outdegree=4, weight=25.0, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_indegree", gif, sfa, indegree=4, weight=2.0, delay_ms=0.4)
+    net.connect_rule("one_to_one", poisson[1:2], sfa[0:1], weight=1.0, delay_ms=0.2)
+    for pop in (exp, inh, alpha, array, trains, cond, gif, sfa):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
+    net.record_state(gif[0:3], "E_sfa", interval_ms=1.0)
     return net
 
 
