@@ -148,6 +148,18 @@ public:
         model_parameters::unknown_state(Shape::name, Shape::state_table(), variable);
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        const std::size_t i = cell - first_;
+        if (variable == "V_m")
+            y_[i][V_M] = value;
+        else if (variable == "g_ex")
+            y_[i][Shape::g_ex] = value;
+        else if (variable == "g_in")
+            y_[i][Shape::g_in] = value;
+        else
+            cell_group::set_state(cell, variable, value);
+    }
+
     std::size_t bytes() const override {
         return y_.capacity() * sizeof(y_[0]) +
                (substep_.capacity() + ex_sum_.capacity() + in_sum_.capacity()) * sizeof(double) +

@@ -158,6 +158,11 @@ public:
         stim_.advance();
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        if (variable != "V_m") cell_group::set_state(cell, variable, value);
+        V_[at(cell)] = value - set_of(at(cell)).p.E_L;
+    }
+
     double state(local_index cell, const std::string& variable) const override {
         if (variable == "V_m") return V_m(cell);
         if (variable == "I_syn_ex") return I_syn_ex(cell);

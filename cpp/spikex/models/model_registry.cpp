@@ -65,4 +65,8 @@ double cell_group::state(local_index, const std::string& variable) const {
     throw user_error(spikex::format("state variable \"{}\" cannot be recorded from this model", variable));
 }
 
+void cell_group::set_state(local_index, const std::string& variable, double) {
+    throw user_error(spikex::format("state variable \"{}\" cannot be set in this model", variable));
+}
+
 } // namespace spikex

@@ -75,6 +75,34 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     return net
 
 
+# Changes between runs (Network.set) at CHANGE_AT_MS: parameters, state variables, device
+# settings and spike lists of several models, so that the determinism and resume tests
+# cover them.
+CHANGE_AT_MS = 100.0
+
+
+def apply_changes(net: sx.Network) -> None:
+    pops = {p.name: p for p in net.populations}
+    net.set(pops["exp"][0:10], I_e=550.0)
+    net.set(pops["exp"][10:14], V_m=[-54.0, -58.0, -60.0, -62.0])
+    net.set(pops["cond"][0:5], V_m=-55.0, g_ex=2.0)
+    net.set(pops["cond"][5:10], g_L=20.0, E_L=-65.0)
+    net.set(pops["delta"][0:6], V_th=-56.0)
+    net.set(pops["bg"], rate=[5000.0, 1000.0])
+    net.set(pops["dc"], amplitude=-100.0)
+    net.set(pops["array"][1:3], spike_times=[[101.3, 150.0], [120.0, 130.0, 190.5]])
+    net.set(pops["trains"], rate=300.0)
+    net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
+
+
+def simulate_until(net: sx.Network, t_ms: float, changes: bool):
+    """net.simulate_until(t_ms), with apply_changes at CHANGE_AT_MS when it is crossed."""
+    if changes and net.dt_ms * net._engine.step < CHANGE_AT_MS <= t_ms:
+        net.simulate_until(CHANGE_AT_MS)
+        apply_changes(net)
+    return net.simulate_until(t_ms)
+
+
 def connections_sha256(net: sx.Network) -> str:
     """Hash of every rank's connections, sorted: the network itself, whatever P is."""
     c = net.connections()
@@ -116,7 +144,7 @@ def main() -> None:
             for distribution in distributions:
                 net = (microcircuit if network == "microcircuit" else build)(method, t, distribution)
                 connections = connections_sha256(net)
-                result = net.simulate(200.0 if network == "users" else 100.0)
+                result = simulate_until(net, 200.0 if network == "users" else 100.0, network == "users")
                 states = np.concatenate([s["values"].ravel() for s in result.states])
                 state_sha = hashlib.sha256(np.ascontiguousarray(states).tobytes()).hexdigest()
                 final_weights = connections_sha256(net)  # plastic weights as the run left them
