@@ -9,6 +9,11 @@ description, with the same seed: time 0, initial state, the same draws. A change
 time 0 that a built network cannot take (new cells, connections, recordings or parameter
 values) raises ``NotImplementedError`` naming it (docs/user/pynn.md).
 
+Changes of parameter values, initial values (the state now) and current sources after a
+run go into the running network (``Network.set``): NEST's ``SetStatus`` between
+``Simulate`` calls, which pyNN.nest does; PyNN's ``run(..., callbacks=...)`` makes them at
+the callbacks' times.
+
 PyNN ids are spikex gids: populations take consecutive gids in creation order; current
 sources become ``dc_generator`` cells after all of them. Cells are distributed round robin
 (gid % ranks), which is what ``Population._mask_local`` says.
@@ -75,11 +80,20 @@ class State(common.control.BaseState):
         if self.network is not None and self.t > 0:
             raise NotImplementedError(
                 f"spikex.pynn: {what} after run(): a spikex network cannot change while it "
-                "runs; call reset() first, then change it"
+                "runs; call reset() first, then change it (parameter values, initial values and current sources may change)"
             )
         self.generation += 1
         self.network = None
         self.result = None
+
+    def change_running(self, cells, values: dict) -> bool:
+        """A change of `cells` after a run: into the running network (``Network.set``),
+        True; before any run the network is built again from the description, False."""
+        if self.network is None or self.t <= 0:
+            self.changed("changing parameters")
+            return False
+        self.network.set(np.asarray(cells, dtype=np.int64), **values)
+        return True
 
     # ---- building and running --------------------------------------------------------
 
