@@ -20,8 +20,9 @@ using namespace spikex;
 namespace {
 
 constexpr std::uint32_t per_model = 12;
-const std::vector<std::string> models = {"interval_fire",        "iaf_psc_alpha",      "iaf_psc_exp", "iaf_psc_delta",
-                                         "spike_source_poisson", "spike_source_array", "iaf_cond_exp"};
+const std::vector<std::string> models = {"interval_fire", "iaf_psc_alpha",        "iaf_psc_exp",
+                                         "iaf_psc_delta", "spike_source_poisson", "spike_source_array",
+                                         "iaf_cond_exp",  "hh_cond_exp_traub",    "hh_psc_alpha"};
 
 network_spec every_model() {
     network_spec spec;
@@ -35,6 +36,8 @@ network_spec every_model() {
         {"spike_source_poisson", {{"rate", 300.0}}},
         {"spike_source_array", {}},
         {"iaf_cond_exp", {{"I_e", 500.0}}},
+        {"hh_cond_exp_traub", {{"I_e", 500.0}}},
+        {"hh_psc_alpha", {{"I_e", 1000.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
