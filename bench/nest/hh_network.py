@@ -4,7 +4,8 @@ model, independent neurons over 2 s under constant currents of several amplitude
 step_current_generator, a dc_generator, and trains of excitatory and inhibitory input
 (spike_generator / spike_source_array: the same spike times in both), one without
 refractory period (every falling step above threshold is a spike: NEST's rule shows), one
-started from given V_m and gating variables (PyNN's HH_cond_exp start: m = n = 0, h = 1)."""
+with a t_ref of a fraction of steps (rounded up), one started from given V_m and gating
+variables (PyNN's HH_cond_exp start: m = n = 0, h = 1)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ NEURONS = {
             "Act_n": 0.0,
             "tau_syn_ex": 2.0,
         },  # + dc
+        {"t_ref": 0.25, "I_e": 1500.0},  # t_ref of 2.5 steps: 3 (NEST rounds up)
     ],
     "hh_psc_alpha": [
         {},  # no input: rest
@@ -42,6 +44,7 @@ NEURONS = {
         {"I_e": 300.0},  # the current trains
         {"t_ref": 0.0, "I_e": 1500.0},  # no refractory period
         {"V_m": -70.0, "Act_m": 0.0, "Inact_h": 1.0, "Act_n": 0.0, "tau_syn_ex": 1.0},  # + dc
+        {"t_ref": 0.35, "I_e": 1500.0},  # t_ref of 3.5 steps: 4 (NEST rounds up)
     ],
 }
 RECORDABLES = {

@@ -1,7 +1,8 @@
 """hh_cond_exp_traub and hh_psc_alpha against NEST 3.10 (bench/nest/hh_network.py): for each
-model eight single neurons over 2 s under constant currents of several amplitudes, a
+model nine single neurons over 2 s under constant currents of several amplitudes, a
 step_current_generator, a dc_generator, excitatory and inhibitory spike trains with fixed
-times, one without refractory period and one started from given gating variables.
+times, one without refractory period, one with a t_ref of a fraction of steps and one
+started from given gating variables.
 
 spikex integrates these models as NEST does: Fehlberg's RKF45 pair under GSL's standard
 step-size control with NEST's bound (absolute 1e-3 per sub-step), and NEST's right-hand
