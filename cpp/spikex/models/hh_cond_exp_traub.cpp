@@ -43,7 +43,8 @@ rates rates_at(double u) {
 // NEST's initial gating variables: alpha / (alpha + beta) of the rates evaluated at the
 // default V_m = -60 mV itself (not at V_m - V_T as in the dynamics), whatever the
 // parameters are. They are not the steady state of the dynamics at -60 mV: a cell left
-// alone relaxes from them to its rest in the first milliseconds, as in NEST.
+// alone relaxes from them to its rest within a few hundred ms (or, with NEST's defaults,
+// fires on its own), as in NEST.
 constexpr double default_V_m = -60.0;
 double nest_initial_gating(int which) {
     const rates r = rates_at(default_V_m);
@@ -78,9 +79,12 @@ const std::vector<model_parameters::field<parameters>> table = {
      &parameters::t_ref},
     {np::I_e(), &parameters::I_e},
     {np::V_m(default_V_m), &parameters::V_m},
-    {gating("Act_m", 0, "initial sodium activation m (NEST's default whatever V_m is)"), &parameters::Act_m},
-    {gating("Inact_h", 1, "initial sodium inactivation h (NEST's default whatever V_m is)"), &parameters::Inact_h},
-    {gating("Act_n", 2, "initial potassium activation n (NEST's default whatever V_m is)"), &parameters::Act_n},
+    {gating("Act_m", 0, "initial sodium activation m (NEST's start value; it does not follow V_m)"),
+     &parameters::Act_m},
+    {gating("Inact_h", 1, "initial sodium inactivation h (NEST's start value; it does not follow V_m)"),
+     &parameters::Inact_h},
+    {gating("Act_n", 2, "initial potassium activation n (NEST's start value; it does not follow V_m)"),
+     &parameters::Act_n},
     {np::tau_minus(), &parameters::tau_minus},
 };
 

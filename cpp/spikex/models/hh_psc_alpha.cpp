@@ -75,9 +75,12 @@ const std::vector<model_parameters::field<parameters>> table = {
     {np::tau_syn("tau_syn_in", 2.0, "rise time of the inhibitory alpha current (its peak)"), &parameters::tau_syn_in},
     {np::I_e(), &parameters::I_e},
     {np::V_m(default_V_m), &parameters::V_m},
-    {gating("Act_m", 0, "initial sodium activation m (NEST's default whatever V_m is)"), &parameters::Act_m},
-    {gating("Inact_h", 1, "initial sodium inactivation h (NEST's default whatever V_m is)"), &parameters::Inact_h},
-    {gating("Act_n", 2, "initial potassium activation n (NEST's default whatever V_m is)"), &parameters::Act_n},
+    {gating("Act_m", 0, "initial sodium activation m (NEST's start value; it does not follow V_m)"),
+     &parameters::Act_m},
+    {gating("Inact_h", 1, "initial sodium inactivation h (NEST's start value; it does not follow V_m)"),
+     &parameters::Inact_h},
+    {gating("Act_n", 2, "initial potassium activation n (NEST's start value; it does not follow V_m)"),
+     &parameters::Act_n},
     {np::tau_minus(), &parameters::tau_minus},
 };
 
