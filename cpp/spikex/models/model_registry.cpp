@@ -13,6 +13,8 @@
     X(iaf_cond_exp)         \
     X(iaf_cond_alpha)       \
     X(izhikevich)           \
+    X(hh_cond_exp_traub)    \
+    X(hh_psc_alpha)         \
     X(spike_source_array)   \
     X(spike_source_poisson) \
     X(poisson_generator)    \

@@ -68,10 +68,20 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", cond, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_indegree", trains, cond, indegree=2, weight=sx.uniform(1.0, 3.0), delay_ms=0.5,
                      synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 6.0})  # fmt: skip
-    for pop in (exp, inh, alpha, array, trains, cond):
+    # Hodgkin-Huxley cells (the ODE layer's RKF45): driven by the others, a current, and
+    # output to them.
+    traub = net.create("hh_cond_exp_traub", 12, params={"E_L": -70.0, "I_e": sx.uniform(100.0, 900.0)}, name="traub")
+    hh = net.create("hh_psc_alpha", 10, params={"V_m": sx.uniform(-70.0, -60.0), "I_e": sx.uniform(500.0, 1500.0)}, name="hh")
+    net.connect_rule("fixed_indegree", exp, traub, indegree=6, weight=sx.uniform(1.0, 4.0), delay_ms=d_e)
+    net.connect_rule("fixed_indegree", inh, hh, indegree=4, weight=-40.0, delay_ms=0.4)
+    net.connect_rule("all_to_all", step, hh, weight=1.0, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", traub, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_outdegree", hh, exp, outdegree=4, weight=20.0, delay_ms=0.6)
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
+    net.record_state(hh[0:3], "Act_n", interval_ms=1.0)
     return net
 
 
