@@ -371,6 +371,7 @@ nb::list models_to_python() {
             s["name"] = v.name;
             s["unit"] = v.unit;
             s["meaning"] = v.meaning;
+            s["settable"] = v.settable;
             state.append(s);
         }
         d["state_specs"] = state;
@@ -925,6 +926,10 @@ NB_MODULE(_core, m) {
         .def("record", &py_engine::record)
         .def("set_list_parameter", &py_engine::set_list_parameter)
         .def("change_values", &py_engine::change_values)
+        .def("read_state",
+             [](py_engine& e, const std::string& variable, const std::vector<std::uint32_t>& gids) {
+                 return e.get().read_state(variable, std::vector<gid_type>(gids.begin(), gids.end()));
+             })
         .def("change_lists", &py_engine::change_lists)
         .def("record_state", &py_engine::record_state)
         .def("set_record_from", &py_engine::set_record_from)

@@ -88,6 +88,8 @@ public:
     // a device's inputs use it from emission step from_step on. Collective (every rank
     // calls it with the same values; a user_error stops all of them), between run_until
     // calls.
+    // A recordable state variable of each of `gids` now (NaN for cells of other ranks).
+    std::vector<double> read_state(const std::string& variable, const std::vector<gid_type>& gids) const;
     void change_values(gid_type first, std::uint32_t count, const std::string& name, const std::vector<double>& values,
                        step_type from_step);
     // Several list parameters at once (amplitude_times and amplitude_values must agree).

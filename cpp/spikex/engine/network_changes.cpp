@@ -147,6 +147,19 @@ void engine::change_lists(gid_type first, std::uint32_t count, const std::vector
     agree_on_error(error);
 }
 
+std::vector<double> engine::read_state(const std::string& variable, const std::vector<gid_type>& gids) const {
+    std::vector<double> out(gids.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 0; k < gids.size(); ++k) {
+        if (gids[k] >= spec_.cells()) throw user_error(spikex::format("get {}: no cell {}", variable, gids[k]));
+        if (cells_->rank_of(gids[k]) != comm_.rank()) continue;
+        const local_index i = cells_->local_of(gids[k]);
+        unsigned t = 0;
+        while (i >= parts_[t].end) ++t;
+        out[k] = parts_[t].cells->state(i, variable);
+    }
+    return out;
+}
+
 void engine::rebuild_population(const population_spec& pop, step_type from_step) {
     const model_entry& entry = find_model(pop.model);
     if (entry.kind == model_kind::input_device) {

@@ -174,6 +174,17 @@ public:
         model_parameters::unknown_state(model_name, state_table, variable);
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        const std::size_t i = cell - first_;
+        for (std::size_t k = 0; k < state_table.size(); ++k) {
+            if (variable == state_table[k].name) {
+                y_[i][k] = value;
+                return;
+            }
+        }
+        cell_group::set_state(cell, variable, value);
+    }
+
     std::size_t bytes() const override {
         return y_.capacity() * sizeof(y_[0]) +
                (substep_.capacity() + ex_sum_.capacity() + in_sum_.capacity()) * sizeof(double) +

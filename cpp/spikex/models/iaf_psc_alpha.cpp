@@ -51,8 +51,8 @@ const std::vector<model_parameters::field<parameters>> table = {
 };
 
 const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"},
-                                             {"I_syn_ex", "pA", "excitatory synaptic current"},
-                                             {"I_syn_in", "pA", "inhibitory synaptic current"}};
+                                             {"I_syn_ex", "pA", "excitatory synaptic current", false},
+                                             {"I_syn_in", "pA", "inhibitory synaptic current", false}};
 // Checkpoint values per cell (V relative to E_L, as held; stim_active: the group reads I_stim).
 const std::vector<std::string> checkpoint_names = {"V", "I_ex", "dI_ex", "I_in", "dI_in", "I_stim", "r", "stim_active"};
 

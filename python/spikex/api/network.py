@@ -686,6 +686,18 @@ class Network:
 
         self._changes += change(self, cells, values)
 
+    def get(self, cells, variable: str) -> np.ndarray:
+        """A recordable state variable of ``cells`` now (collective; NEST's ``GetStatus``):
+        one value per cell, in the order of ``cells``, on every rank. Builds the network
+        if it is not yet built."""
+        from ..runtime.collective import float64_per_rank
+
+        self._initialise()
+        gids = self._gid_array(f"get({variable})", "cells", np.atleast_1d(cells) if not isinstance(cells, Population) else cells)
+        local = np.asarray(self._engine.read_state(variable, gids.tolist()), dtype=float)
+        rows = float64_per_rank(local)
+        return np.nanmax(rows, axis=0) if rows.shape[0] > 1 else rows[0]
+
     def save(self, path: str | Path, keep: int = 2) -> Path:
         """Write a checkpoint of the network's state now (collective, between simulate
         calls) into the directory ``path``; ``Network.load`` / ``restore`` go on from it

@@ -47,6 +47,7 @@ from .standardmodels import (  # noqa: F401
     AdditiveWeightDependence,
     DCSource,
     GutigWeightDependence,
+    HH_cond_exp,
     IF_curr_alpha,
     IF_curr_delta,
     IF_curr_exp,

@@ -97,6 +97,30 @@ class Izhikevich(cells.Izhikevich):
     weight_scale = 1e-3  # weights are jumps of V in mV (pyNN.nest's receptor_scale)
 
 
+class HH_cond_exp(cells.HH_cond_exp):
+    __doc__ = cells.HH_cond_exp.__doc__
+    differences = "the same spikes and traces as NEST's (`hh_cond_exp_traub` is bit-identical to NEST 3.10's)"
+    translations = build_translations(  # pyNN.nest's
+        ("gbar_Na", "g_Na", 1000.0),
+        ("gbar_K", "g_K", 1000.0),
+        ("g_leak", "g_L", 1000.0),
+        ("cm", "C_m", 1000.0),
+        ("v_offset", "V_T"),
+        ("e_rev_Na", "E_Na"),
+        ("e_rev_K", "E_K"),
+        ("e_rev_leak", "E_L"),
+        ("e_rev_E", "E_ex"),
+        ("e_rev_I", "E_in"),
+        ("tau_syn_E", "tau_syn_ex"),
+        ("tau_syn_I", "tau_syn_in"),
+        ("i_offset", "I_e", 1000.0),
+    )
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in", "m": "Act_m", "n": "Act_n", "h": "Inact_h"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001, "m": 1.0, "n": 1.0, "h": 1.0}
+    spikex_model = "hh_cond_exp_traub"
+    weight_scale = 1.0
+
+
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
     __doc__ = cells.SpikeSourcePoisson.__doc__
     differences = "feeding one target each and not recorded: `poisson_generator` (every event passed); otherwise events sharing a step merge, with a warning above 0.5 %"
@@ -423,6 +447,7 @@ STANDARD_CELL_TYPES = (
     IF_cond_exp,
     IF_cond_alpha,
     Izhikevich,
+    HH_cond_exp,
     SpikeSourcePoisson,
     SpikeSourceArray,
 )
