@@ -41,13 +41,26 @@ class State(common.control.BaseState):
         self.mpi_rank = _core.comm_rank()
         self.num_processes = _core.comm_size()
         self.dt = 0.1
-        self.min_delay = 0.1
+        self._min_delay = 0.1
+        self.min_delay_auto = False
         self.max_delay = 10.0
         self.seed = 1
         self.spikex_options: dict = {}
         self.segment_counter = -1
         self.generation = 0  # counts changes of the description (what a built network depends on)
         self.clear()
+
+    @property
+    def min_delay(self) -> float:
+        """setup's min_delay; with min_delay="auto", once built, the smallest delay of
+        the network's connections (the exchange interval, as NEST's kernel computes it)."""
+        if self.min_delay_auto and self.network is not None and self.network._state == "initialised":
+            return float(self.network._engine.steps_per_interval) * self.dt
+        return self._min_delay
+
+    @min_delay.setter
+    def min_delay(self, value: float) -> None:
+        self._min_delay = float(value)
 
     # ---- the description -------------------------------------------------------------
 
