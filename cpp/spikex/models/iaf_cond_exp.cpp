@@ -18,6 +18,10 @@ struct exponential_shape {
                                                       {"g_in", "nS", "inhibitory synaptic conductance"}};
         return specs;
     }
+    // C_m dV/dt, NEST's terms in NEST's order
+    static double membrane_current(double I_L, double I_stim, double I_e, double I_ex, double I_in) {
+        return -I_L + I_stim + I_e - I_ex - I_in;
+    }
     template <class State>
     static void synapses(const State& y, State& f, const iaf_cond::parameters& p) {
         f[g_ex] = -y[g_ex] / p.tau_syn_ex;

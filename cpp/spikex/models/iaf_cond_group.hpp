@@ -8,7 +8,9 @@
 //   dV/dt = (-g_L (V - E_L) - g_ex (V - E_ex) - g_in (V - E_in) + I_e + I_stim) / C_m
 //  with V in the currents bounded by V_th, and while refractory V = V_reset, dV/dt = 0.
 //  end_step(n), per cell (NEST's order):
-//   1. y advanced over h by the ODE layer (ode/adaptive_integrator.hpp)
+//   1. y advanced over h by the ODE layer with NEST's own scheme (ode/rkf45_integrator.hpp),
+//      the right-hand side in NEST's order of operations (Shape::membrane_current), so the
+//      traces are NEST's to rounding
 //   2. the step's inputs: w > 0 into the excitatory conductance, -w of the others into
 //      the inhibitory one (nS), as the Shape says
 //   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, spike at n
@@ -17,8 +19,9 @@
 //  A spike at step n is NEST's spike at time (n+1)*h.
 //
 // A Shape has: `size` (the ODE state's length, V_m first), `name`, `state_table`,
-// `checkpoint_state` (the ODE state's names), `input(y, p, ex, in)` adding a step's input
-// and `synapses(y, f, p)` writing the conductances' derivatives; `g_ex`/`g_in` index y.
+// `checkpoint_state` (the ODE state's names), `input(y, p, ex, in)` adding a step's input,
+// `synapses(y, f, p)` writing the conductances' derivatives and `membrane_current` (C_m
+// dV/dt from its terms, summed in NEST's order for that model); `g_ex`/`g_in` index y.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -33,7 +36,7 @@
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 #include "spikex/models/neuron_parameters.hpp"
-#include "spikex/models/ode/adaptive_integrator.hpp"
+#include "spikex/models/ode/rkf45_integrator.hpp"
 
 namespace spikex::iaf_cond {
 
@@ -69,7 +72,7 @@ inline const std::vector<model_parameters::field<parameters>>& table() {
 template <class Shape>
 class group final: public cell_group {
 public:
-    using ode_state = typename ode::adaptive_integrator<Shape::size>::state;
+    using ode_state = typename ode::rkf45_integrator<Shape::size>::state;
     static constexpr std::size_t V_M = 0;
 
     group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
@@ -203,13 +206,12 @@ private:
     // Step 1 of the header's update for cell i.
     void integrate(const parameters& p, std::size_t i, step_type n, double I_stim) {
         const bool refractory = refractory_count_[i] > 0;
-        const double drive = p.I_e + I_stim;
         auto derivative = [&](const ode_state& y, ode_state& f) {
             const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_th);
             const double I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
             const double I_syn_in = y[Shape::g_in] * (V - p.E_in);
             const double I_L = p.g_L * (V - p.E_L);
-            f[V_M] = refractory ? 0.0 : (-I_L + drive - I_syn_ex - I_syn_in) / p.C_m;
+            f[V_M] = refractory ? 0.0 : Shape::membrane_current(I_L, I_stim, p.I_e, I_syn_ex, I_syn_in) / p.C_m;
             Shape::synapses(y, f, p);
         };
         const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
@@ -222,11 +224,11 @@ private:
     std::vector<parameter_set> sets_;
     std::vector<cell_run> runs_;
     std::vector<ode_state> y_;
-    std::vector<double> substep_;                // the integrator's sub-step per cell [ms]
-    iaf_step::current_buffer stim_;              // current inputs (I_stim) [pA]
-    std::vector<double> ex_sum_, in_sum_;        // conductance input of the current step [nS]
-    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
-    ode::adaptive_integrator<Shape::size> integrator_;
+    std::vector<double> substep_;                   // the integrator's sub-step per cell [ms]
+    iaf_step::current_buffer stim_;                 // current inputs (I_stim) [pA]
+    std::vector<double> ex_sum_, in_sum_;           // conductance input of the current step [nS]
+    std::vector<std::int32_t> refractory_count_;    // r: refractory steps left
+    ode::rkf45_integrator<Shape::size> integrator_; // NEST's scheme: NEST's sub-steps, NEST's spikes
 };
 
 // The registry entry's fields both shapes share.
@@ -240,7 +242,7 @@ model_entry entry() {
     e.accepts_current = true;
     e.checkpoint_state = group<Shape>::checkpoint_state();
     e.receptors = "spikes: weight > 0 excitatory conductance, <= 0 inhibitory (nS, the magnitude); currents (pA)";
-    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), absolute error 1e-3 per sub-step)";
+    e.integration = "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's standard step control (absolute error 1e-3)";
     e.nest_model = Shape::name;
     e.docs_page = std::string("docs/models/") + Shape::name + ".md";
     e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids, local_index first_local) {

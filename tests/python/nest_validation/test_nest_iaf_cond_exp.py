@@ -2,11 +2,10 @@
 single neurons under a constant current, a step_current_generator, a dc_generator and
 trains of excitatory and inhibitory conductance input, one with only E_L changed.
 
-spikex integrates with Boost.Odeint's Cash-Karp 5(4) pair, NEST with GSL's RKF45, both
-with an absolute error bound of 1e-3 per sub-step: the traces cannot agree bit for bit,
-only to far below that bound (here 1e-4 mV and 1e-3 nS), and the spikes are the same.
-Neurons without conductance input integrate only V: there the traces agree to rounding.
-Without NEST the test skips (fails under CI)."""
+spikex integrates with NEST's own scheme (ode/rkf45_integrator.hpp: Runge-Kutta-Fehlberg
+4(5) with GSL's standard step control, NEST's error bound) and NEST's right-hand side in
+NEST's order of operations: the traces are bit-identical at every step, the spikes the
+same. Without NEST the test skips (fails under CI)."""
 
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ import spikex as sx
 pytestmark = pytest.mark.slow  # NEST runs in a subprocess
 _REASON = run_exact.nest_unavailable_reason()
 VARIABLES = ("V_m", "g_ex", "g_in")
-TOLERANCE = {"V_m": 1e-4, "g_ex": 1e-3, "g_in": 1e-3}
+TOLERANCE = {"V_m": 0.0, "g_ex": 0.0, "g_in": 0.0}
 
 
 @pytest.fixture(scope="module", params=["iaf_cond_exp", "iaf_cond_alpha"])
