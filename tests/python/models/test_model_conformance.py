@@ -187,3 +187,22 @@ def test_every_recordable_variable_can_be_set_between_runs(model, variable):
     now = net.get(cells, variable)
     assert now[1] == pytest.approx(target[1], rel=1e-12), f"{model}.{variable} not set"
     assert now[0] == before[0]
+
+
+def _neurons_with_current():
+    return sorted(m for m, e in MODELS.items() if e["kind"] == "neuron" and e["accepts_current"])
+
+
+@pytest.mark.parametrize("model", _neurons_with_current())
+def test_stdp_onto_every_neuron_model(model):
+    """stdp_synapse onto each neuron model: the postsynaptic spikes reach the rule through
+    the model interface (the cell's tau_minus), and the weight moves."""
+    net = sx.Network(dt_ms=0.1, seed=3)
+    source = net.create("spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))})
+    cell = net.create(model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None)
+    net.connect(source[0], cell[0], weight=1.0, delay_ms=1.0, synapse="stdp_synapse",
+                synapse_params={"Wmax": 100.0, "lambda": 0.1})  # fmt: skip
+    net.record_spikes(cell)
+    result = net.simulate(100.0)
+    assert result.summary["spikes_total"] > 3, f"{model} does not fire"
+    assert net.connections()["weight"][0] != 1.0
