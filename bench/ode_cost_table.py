@@ -20,7 +20,7 @@ def table(result: dict) -> str:
     exact = result["models"]["iaf_psc_exp"]["ns_per_cell_step"]
     lines = ["| model | integration | ns per cell and step | × iaf_psc_exp |", "|---|---|---|---|"]
     for name, m in result["models"].items():
-        kind = "exact propagators" if name == "iaf_psc_exp" else "ODE layer (Cash-Karp 5(4))"
+        kind = m.get("integration") or ("exact propagators" if name == "iaf_psc_exp" else "ODE layer")
         lines.append(f"| `{name}` | {kind} | {m['ns_per_cell_step']:.1f} | {m['ns_per_cell_step'] / exact:.0f} |")
     lines.append("")
     lines.append(

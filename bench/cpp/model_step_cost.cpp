@@ -1,12 +1,11 @@
-// Question: what does a step of one cell cost with the ODE layer (iaf_cond_exp: adaptive
-// Cash-Karp 5(4) per cell) against the exact propagators (iaf_psc_exp), under comparable
+// Question: what does a step of one cell cost for each neuron model (the ODE layer's
+// conductance-based and Hodgkin-Huxley models, Euler, exact propagators), under comparable
 // drive? Each model's group of N cells runs S steps at dt = 0.1 ms with a constant current
 // that makes every cell fire at a few tens of Hz and one input every fourth step to each
 // cell (about 2.5 kHz of input per cell, half excitatory, half inhibitory). Only the
 // group's own work is timed (deliver + end_step); the fastest of --repeats runs is
-// reported, as ns per cell and step, with the spike count and, for the ODE model, the
-// sub-steps taken per cell and step (read from its checkpoint state: the sub-step size).
-// Prints one JSON object (docs/dev/ode.md).
+// reported, as ns per cell and step, with the spike count and the model's integration
+// (its registry entry). Prints one JSON object (docs/dev/ode.md).
 //
 //   bench_model_step_cost [--cells N] [--steps S] [--repeats R]
 #include <algorithm>
@@ -82,7 +81,11 @@ int main(int argc, char** argv) {
     };
     const std::vector<model_case> cases = {
         {"iaf_psc_exp", {{"I_e", 400.0}}, 20.0},
+        {"izhikevich", {{"I_e", 5.0}}, 0.5},
         {"iaf_cond_exp", {{"I_e", 400.0}}, 1.0},
+        {"iaf_cond_alpha", {{"I_e", 400.0}}, 1.0},
+        {"hh_cond_exp_traub", {{"I_e", 400.0}}, 1.0},
+        {"hh_psc_alpha", {{"I_e", 400.0}}, 20.0},
     };
     double load = -1.0; // the machine's 1-minute load average before the runs
     if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
@@ -97,8 +100,9 @@ int main(int argc, char** argv) {
             const measured m = run(cases[k].name, cases[k].params, cases[k].weight, cells, steps);
             if (m.ns_per_cell_step < best.ns_per_cell_step) best = m;
         }
-        std::printf("%s\"%s\": {\"ns_per_cell_step\": %.2f, \"spikes\": %llu}", k ? ", " : "", cases[k].name,
-                    best.ns_per_cell_step, (unsigned long long)best.spikes);
+        std::printf("%s\"%s\": {\"ns_per_cell_step\": %.2f, \"spikes\": %llu, \"integration\": \"%s\"}",
+                    k ? ", " : "", cases[k].name, best.ns_per_cell_step, (unsigned long long)best.spikes,
+                    find_model(cases[k].name).integration.c_str());
     }
     std::printf("}}\n");
     return 0;

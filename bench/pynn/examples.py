@@ -2,7 +2,8 @@
 spikex.pynn (issue 54): which run, which are refused and why, and how their results
 compare.
 
-Each case runs ``as_backend.py SIMULATOR SCRIPT [ARGS] --plot-figure`` in a fresh
+Each case runs ``as_backend.py SIMULATOR SCRIPT [ARGS] [--plot-figure]`` (where the
+script takes that option) in a fresh
 directory (matplotlib's Agg backend, one thread, a 10-minute limit). A case *runs* when the
 script exits with status 0. Its results are the Neo files it writes (``Results/*.pkl``,
 ``*.h5``, ...): the number of spike trains and spikes in each, and its mean rate, side by
@@ -39,7 +40,7 @@ RESULTS = REPO / "bench" / "results" / "pynn_examples.json"
 PAGE = REPO / "docs" / "validation" / "pynn_examples.md"
 TIMEOUT_S = 600
 # Extra arguments of the scripts that need them (VAbenchmarks: both of its benchmarks).
-CASES = {"VAbenchmarks.py": [["CUBA"], ["COBA"]]}
+CASES = {"VAbenchmarks.py": [["CUBA"], ["COBA"]], "connections.py": [["--plot-figure=connections"]]}
 SIMULATORS = ("nest", "spikex")
 
 
@@ -99,7 +100,9 @@ def run_case(script: str, arguments: list[str], simulator: str) -> dict:
         env = run_exact.nest_environment() if simulator == "nest" else dict(os.environ)
         env.update(OMP_NUM_THREADS="1", MPLBACKEND="Agg")
         interpreter = str(run_exact.NEST_PYTHON) if simulator == "nest" else sys.executable
-        command = [interpreter, str(HERE / "as_backend.py"), simulator, script, *arguments, "--plot-figure"]
+        takes_plot = '"--plot-figure"' in (work / script).read_text()
+        plot = ["--plot-figure"] if takes_plot and not any(a.startswith("--plot-figure") for a in arguments) else []
+        command = [interpreter, str(HERE / "as_backend.py"), simulator, script, *arguments, *plot]
         start = time.perf_counter()
         try:
             done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True,
@@ -136,7 +139,8 @@ def report(results: dict) -> str:
         f"pyNN.nest (NEST 3.10) runs {ran['nest']}, spikex.pynn {ran['spikex']}; of the {len(both)} that run "
         f"on pyNN.nest, spikex.pynn runs {len(ours)}.",
         "",
-        "A case runs when the script exits with status 0 (`--plot-figure`, so its plotting code runs too). "
+        "A case runs when the script exits with status 0 (with `--plot-figure` where the script takes it, so "
+        "its plotting code runs too). "
         "Results: the spikes in the Neo files the script writes (total over its files, and the mean rate); "
         "the networks are the same description, not the same random draws, so totals agree in law only.",
         "",

@@ -48,6 +48,7 @@ TARGET = 0.3  # spikex.pynn simulate / pyNN.nest simulate at equal cores
 # name -> (example script, its arguments after the simulator, Neo files it writes, edits)
 BENCHMARKS = {
     "va_cuba": ("VAbenchmarks.py", ["CUBA"], "Results/VAbenchmarks_CUBA_*.pkl", []),
+    "va_coba": ("VAbenchmarks.py", ["COBA"], "Results/VAbenchmarks_COBA_*.pkl", []),
     "brunel": ("brunel.py", [], "Results/brunel_*.pkl", []),
     # The same script for 1 s and 500 recorded neurons per population: its own 100 ms
     # and 50 neurons are mostly the start-up transient, too little for the statistics.

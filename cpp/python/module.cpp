@@ -371,6 +371,7 @@ nb::list models_to_python() {
             s["name"] = v.name;
             s["unit"] = v.unit;
             s["meaning"] = v.meaning;
+            s["settable"] = v.settable;
             state.append(s);
         }
         d["state_specs"] = state;
@@ -611,6 +612,18 @@ public:
             return;
         }
         throw internal_error("set_list_parameter: no population starts at this gid");
+    }
+
+    // A change of cells [first, first + count) of one population (engine::change_values),
+    // before or between runs: values per cell, from the engine's current step on.
+    void change_values(std::uint32_t first, std::uint32_t count, const std::string& name, const input1d<double>& values,
+                       std::int64_t from_step) {
+        engine_->change_values(first, count, name, to_vector(values), from_step < 0 ? engine_->step() : from_step);
+    }
+    void change_lists(std::uint32_t first, std::uint32_t count, const std::vector<std::string>& names,
+                      const std::vector<std::vector<double>>& values,
+                      const std::vector<std::vector<std::uint64_t>>& offsets, std::int64_t from_step) {
+        engine_->change_lists(first, count, names, values, offsets, from_step < 0 ? engine_->step() : from_step);
     }
 
     // One recording of `variable` of the cells in the (first, count) runs, every
@@ -912,6 +925,12 @@ NB_MODULE(_core, m) {
         .def("connect_arrays", &py_engine::connect_arrays)
         .def("record", &py_engine::record)
         .def("set_list_parameter", &py_engine::set_list_parameter)
+        .def("change_values", &py_engine::change_values)
+        .def("read_state",
+             [](py_engine& e, const std::string& variable, const std::vector<std::uint32_t>& gids) {
+                 return e.get().read_state(variable, std::vector<gid_type>(gids.begin(), gids.end()));
+             })
+        .def("change_lists", &py_engine::change_lists)
         .def("record_state", &py_engine::record_state)
         .def("set_record_from", &py_engine::set_record_from)
         .def("state",

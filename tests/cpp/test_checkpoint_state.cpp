@@ -20,10 +20,10 @@ using namespace spikex;
 namespace {
 
 constexpr std::uint32_t per_model = 12;
-const std::vector<std::string> models = {"interval_fire",       "iaf_psc_alpha",        "iaf_psc_exp",
-                                         "iaf_psc_delta",       "spike_source_poisson", "spike_source_array",
-                                         "iaf_cond_exp",        "iaf_cond_alpha",       "izhikevich",
-                                         "iaf_cond_exp_sfa_rr", "gif_cond_exp"};
+const std::vector<std::string> models = {
+    "interval_fire",      "iaf_psc_alpha",       "iaf_psc_exp",    "iaf_psc_delta", "spike_source_poisson",
+    "spike_source_array", "iaf_cond_exp",        "iaf_cond_alpha", "izhikevich",    "hh_cond_exp_traub",
+    "hh_psc_alpha",       "iaf_cond_exp_sfa_rr", "gif_cond_exp"};
 
 network_spec every_model() {
     network_spec spec;
@@ -39,6 +39,8 @@ network_spec every_model() {
         {"iaf_cond_exp", {{"I_e", 500.0}}},
         {"iaf_cond_alpha", {{"I_e", 450.0}}},
         {"izhikevich", {{"I_e", 10.0}}},
+        {"hh_cond_exp_traub", {{"I_e", 500.0}}},
+        {"hh_psc_alpha", {{"I_e", 1000.0}}},
         {"iaf_cond_exp_sfa_rr", {{"I_e", 900.0}}},
         {"gif_cond_exp", {{"I_e", 300.0}, {"lambda_0", 5.0}}},
     };

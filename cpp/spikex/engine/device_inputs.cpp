@@ -13,34 +13,12 @@ namespace spikex {
 device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
                              const std::vector<std::vector<device_connection>>& by_thread):
     seed_(spec.seed), gid_(local_gids) {
-    std::map<gid_type, std::uint32_t> source_of_device;
-    std::map<double, std::uint32_t> table_of_mean;
-    const double h = spec.dt_ms;
     auto source_index = [&](gid_type device) {
-        auto it = source_of_device.find(device);
-        if (it != source_of_device.end()) return it->second;
-        const population_spec& pop = spec.population_of(device);
-        source s{find_model(pop.model).output == device_output::spike_train,
-                 input_device_schedule(pop, device, spec.seed, h), 0};
-        if (s.spikes) {
-            const double rate_hz = s.schedule.rate_hz;
-            const double mean = rate_hz * h / 1000.0;
-            if (mean > max_poisson_mean) {
-                throw user_error(spikex::format(
-                    "{} parameter rate = {} Hz: must be <= {} Hz at dt = {} ms (at most {} events per step on "
-                    "average)",
-                    pop.model, rate_hz, max_poisson_mean * 1000.0 / h, h, max_poisson_mean));
-            }
-            auto t = table_of_mean.find(mean);
-            if (t == table_of_mean.end()) {
-                t = table_of_mean.emplace(mean, static_cast<std::uint32_t>(tables_.size())).first;
-                tables_.emplace_back(mean);
-            }
-            s.table = t->second;
-        }
+        auto it = source_of_device_.find(device);
+        if (it != source_of_device_.end()) return it->second;
         auto index = static_cast<std::uint32_t>(sources_.size());
-        sources_.push_back(s);
-        source_of_device.emplace(device, index);
+        sources_.push_back(make_source(spec, device));
+        source_of_device_.emplace(device, index);
         return index;
     };
     threads_.resize(by_thread.size());
@@ -57,6 +35,43 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
     }
 }
 
+device_inputs::source device_inputs::make_source(const network_spec& spec, gid_type device) {
+    const double h = spec.dt_ms;
+    const population_spec& pop = spec.population_of(device);
+    source s{find_model(pop.model).output == device_output::spike_train,
+             input_device_schedule(pop, device, spec.seed, h), 0};
+    if (s.spikes) {
+        const double rate_hz = s.schedule.rate_hz;
+        const double mean = rate_hz * h / 1000.0;
+        if (mean > max_poisson_mean) {
+            throw user_error(spikex::format(
+                "{} parameter rate = {} Hz: must be <= {} Hz at dt = {} ms (at most {} events per step on "
+                "average)",
+                pop.model, rate_hz, max_poisson_mean * 1000.0 / h, h, max_poisson_mean));
+        }
+        auto t = table_of_mean_.find(mean);
+        if (t == table_of_mean_.end()) {
+            t = table_of_mean_.emplace(mean, static_cast<std::uint32_t>(tables_.size())).first;
+            tables_.emplace_back(mean);
+        }
+        s.table = t->second;
+    }
+    return s;
+}
+
+void device_inputs::respecify(gid_type device, const network_spec& spec, step_type from) {
+    auto it = source_of_device_.find(device);
+    if (it == source_of_device_.end()) return; // no input of it on this rank
+    source fresh = make_source(spec, device);
+    std::uint32_t last = it->second;
+    while (sources_[last].until != std::numeric_limits<step_type>::max() && sources_[last].until <= from)
+        last = sources_[last].next;
+    // Eras after `from` (a replayed change) are replaced by the new one.
+    sources_[last].until = from;
+    sources_[last].next = static_cast<std::uint32_t>(sources_.size());
+    sources_.push_back(std::move(fresh));
+}
+
 void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike_output& out) {
     if (thread >= threads_.size()) return;
     auto& mine = threads_[thread];
@@ -64,8 +79,10 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     mine.batch_targets.clear();
     mine.batch_weights.clear();
     for (input& in: mine.inputs) {
-        const source& s = sources_[in.source];
         const step_type e = n - static_cast<step_type>(in.delay);
+        const source* era = &sources_[in.source];
+        while (e >= era->until) era = &sources_[era->next];
+        const source& s = *era;
         if (e < s.schedule.first || e > s.schedule.last) continue;
         if (!s.spikes) {
             cells.deliver_current(n, in.target, s.schedule.level(e) * in.weight);

@@ -14,7 +14,13 @@
 //   current generators: the level of step e times the weight as a current
 //   (cell_group::deliver_current).
 // So a train depends only on (seed, target gid, k): never on P, T or the layout.
+//
+// A device changed between runs (respecify) gets a new era: its emission steps from the
+// change on use the new parameters, those before it (inputs still in flight) the old ones,
+// as in NEST, where a generator's events already sent keep their values.
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <vector>
 
 #include "spikex/core/types.hpp"
@@ -41,6 +47,10 @@ public:
     bool empty() const { return total_ == 0; }
     std::size_t size() const { return total_; }
 
+    // Emission steps >= from of `device` use its parameters in spec now (its population's
+    // parameters changed between runs). user_error for a bad value.
+    void respecify(gid_type device, const network_spec& spec, step_type from);
+
     // The inputs of thread t's cells for step n (see above).
     void apply(unsigned thread, step_type n, cell_group& cells, spike_output& out);
 
@@ -63,7 +73,11 @@ private:
         bool spikes;              // a spike train (else a current)
         device_schedule schedule; // active emission steps, levels (current)
         std::uint32_t table;      // spike train: index into tables_
+        // Eras: emission steps >= until belong to sources_[next] (the device changed then).
+        step_type until = std::numeric_limits<step_type>::max();
+        std::uint32_t next = 0;
     };
+    source make_source(const network_spec& spec, gid_type device);
     struct thread_inputs {
         std::vector<input> inputs;
         std::vector<local_index> batch_targets;
@@ -73,6 +87,8 @@ private:
     std::uint32_t seed_ = 0;
     std::vector<gid_type> gid_; // of local cells
     std::vector<source> sources_;
+    std::map<gid_type, std::uint32_t> source_of_device_; // a device's first era
+    std::map<double, std::uint32_t> table_of_mean_;
     std::vector<poisson_table> tables_;
     std::vector<thread_inputs> threads_;
     std::size_t total_ = 0;

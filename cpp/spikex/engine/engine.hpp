@@ -78,6 +78,24 @@ public:
     // user_error (on every rank) when they do not match the network.
     engine_state export_state() const;
     void import_state(const engine_state& rows);
+
+    // Changes between runs (network_changes.cpp; NEST's SetStatus between Simulate calls,
+    // PyNN's set() after run()). Cells [first, first + count) of one population: `name`
+    // takes values[i] for cell first + i (a list parameter: the lists of `values` cut at
+    // `offsets`). A recordable state variable of a built network is set now; a parameter
+    // goes into the spec, and the thread groups holding those cells are built again from
+    // it with their state carried over (V_m kept, as NEST keeps it when E_L changes);
+    // a device's inputs use it from emission step from_step on. Collective (every rank
+    // calls it with the same values; a user_error stops all of them), between run_until
+    // calls.
+    // A recordable state variable of each of `gids` now (NaN for cells of other ranks).
+    std::vector<double> read_state(const std::string& variable, const std::vector<gid_type>& gids) const;
+    void change_values(gid_type first, std::uint32_t count, const std::string& name, const std::vector<double>& values,
+                       step_type from_step);
+    // Several list parameters at once (amplitude_times and amplitude_values must agree).
+    void change_lists(gid_type first, std::uint32_t count, const std::vector<std::string>& names,
+                      const std::vector<std::vector<double>>& values,
+                      const std::vector<std::vector<std::uint64_t>>& offsets, step_type from_step);
     bool owns(gid_type gid) const { return cells_->rank_of(gid) == comm_.rank(); }
     // The longest delay of any connection of any rank, in steps (after init).
     step_type max_delay_global() const { return max_delay_global_; }
@@ -129,6 +147,9 @@ public:
 
 private:
     void build_local();
+    // network_changes.cpp: the groups of the thread parts holding cells of population
+    // `pop`, built again from the spec, state carried over; then its devices' inputs.
+    void rebuild_population(const population_spec& pop, step_type from_step);
     // Collective: every rank throws user_error with the first failing rank's message, or
     // none does (`error` empty on the ranks that did not fail).
     void agree_on_error(const std::string& error);

@@ -52,6 +52,11 @@ public:
     // model's state_variables in its registry entry. user_error for an unknown name.
     virtual double state(local_index cell, const std::string& variable) const;
 
+    // Sets a state variable of a cell between two steps (a change between runs, NEST's
+    // SetStatus): one of the recordable names the model allows setting. user_error
+    // otherwise.
+    virtual void set_state(local_index cell, const std::string& variable, double value);
+
     virtual std::size_t bytes() const = 0;
 
     // Checkpoints: the state of one cell between two steps, as the values its model's

@@ -4,6 +4,7 @@
 // one model share one); random_shuffle mixes them into more, shorter blocks. A network of
 // one model is one block and gets that model's group itself, with no indirection.
 #include <algorithm>
+#include <utility>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -52,6 +53,10 @@ public:
         return block_of(cell).cells->state(cell, variable);
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        block_of(cell).cells->set_state(cell, variable, value);
+    }
+
     void save_cell(local_index cell, double* values) const override { block_of(cell).cells->save_cell(cell, values); }
     void load_cell(local_index cell, const double* values) override { block_of(cell).cells->load_cell(cell, values); }
     void after_load() override {
@@ -65,6 +70,7 @@ public:
     }
 
 private:
+    block& block_of(local_index cell) { return const_cast<block&>(std::as_const(*this).block_of(cell)); }
     const block& block_of(local_index cell) const {
         auto it = std::upper_bound(blocks_.begin(), blocks_.end(), cell,
                                    [](local_index c, const block& b) { return c < b.begin; });

@@ -1,6 +1,7 @@
-// The gif_cond_exp cell group (gif_cond_exp.hpp): NEST's update with the ODE layer for
-// (V, g_ex, g_in), the kernels of each cell in flat arrays, and the escape noise drawn per
-// step from the cell's own stream (core/random.hpp, purpose::escape_noise).
+// The gif_cond_exp cell group (gif_cond_exp.hpp): NEST's update with NEST's own scheme for
+// (V, g_ex, g_in) (ode/rkf45_integrator.hpp, NEST's right-hand side in NEST's order of
+// operations), the kernels of each cell in flat arrays, and the escape noise drawn per step
+// from the cell's own stream (core/random.hpp, purpose::escape_noise).
 //
 // Parameters: the numbers resolve to parameter sets shared by runs of cells
 // (cell_parameter_sets.hpp); the kernel lists are read per cell and cells with equal
@@ -22,7 +23,7 @@
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/neuron_parameters.hpp"
-#include "spikex/models/ode/adaptive_integrator.hpp"
+#include "spikex/models/ode/rkf45_integrator.hpp"
 
 namespace spikex {
 namespace gif_cond_exp {
@@ -100,8 +101,8 @@ const std::vector<parameter_spec>& list_specs() {
 
 const std::vector<state_spec> state_table = {
     {"V_m", "mV", "membrane potential"},
-    {"E_sfa", "mV", "firing threshold V_T: V_T_star plus the sfa kernels, as the last step used it"},
-    {"I_stc", "pA", "spike-triggered current: the sum of the stc kernels, as the last step used it"},
+    {"E_sfa", "mV", "firing threshold V_T: V_T_star plus the sfa kernels, as the last step used it", false},
+    {"I_stc", "pA", "spike-triggered current: the sum of the stc kernels, as the last step used it", false},
     {"g_ex", "nS", "excitatory synaptic conductance"},
     {"g_in", "nS", "inhibitory synaptic conductance"},
 };
@@ -123,7 +124,7 @@ struct kernel_set {
 
 class gif_group final: public cell_group {
 public:
-    using integrator = ode::adaptive_integrator<3>;
+    using integrator = ode::rkf45_integrator<3>;
     using ode_state = integrator::state;
     enum : std::size_t { V_M = 0, G_EX = 1, G_IN = 2 };
     static constexpr std::size_t fixed_state = 9; // checkpoint values before the kernels
@@ -246,6 +247,24 @@ public:
         if (variable == "g_ex") return y_[i][G_EX];
         if (variable == "g_in") return y_[i][G_IN];
         model_parameters::unknown_state(model_name, state_table, variable);
+    }
+
+    // What NEST's SetStatus sets: V_m, g_ex, g_in (E_sfa and I_stc follow the kernels).
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        const std::size_t i = cell - first_;
+        if (variable == "V_m")
+            y_[i][V_M] = value;
+        else if (variable == "g_ex")
+            y_[i][G_EX] = value;
+        else if (variable == "g_in")
+            y_[i][G_IN] = value;
+        else if (variable == "E_sfa" || variable == "I_stc")
+            throw user_error(spikex::format("{} state {} cannot be set: it follows the kernels (tau_{}, q_{}), as in "
+                                            "NEST",
+                                            model_name, variable, variable == "E_sfa" ? "sfa" : "stc",
+                                            variable == "E_sfa" ? "sfa" : "stc"));
+        else
+            cell_group::set_state(cell, variable, value);
     }
 
     std::size_t bytes() const override {
@@ -413,8 +432,8 @@ model_entry gif_cond_exp_model() {
     e.accepts_current = true;
     e.checkpoint_state = gif_cond_exp::gif_group::checkpoint_state();
     e.receptors = "spikes: weight >= 0 excitatory conductance, < 0 inhibitory (nS, the magnitude); currents (pA)";
-    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), absolute error gsl_error_tol per sub-step); escape noise "
-                    "from the cell's own counter-based stream per step";
+    e.integration = "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's standard step control (absolute error "
+                    "gsl_error_tol); escape noise from the cell's own counter-based stream per step";
     e.nest_model = "gif_cond_exp";
     e.pynn_types = {"GIF_cond_exp"};
     e.docs_page = "docs/models/gif_cond_exp.md";

@@ -23,6 +23,10 @@ struct alpha_shape {
         return specs;
     }
     static constexpr std::size_t state_index[] = {0, g_ex, g_in}; // where each of state_table is in y
+    // C_m dV/dt, NEST's terms in NEST's order
+    static double membrane_current(double I_L, double I_stim, double I_e, double I_ex, double I_in) {
+        return -I_L - I_ex - I_in + I_stim + I_e;
+    }
     template <class State>
     static void synapses(const State& y, State& f, const iaf_cond::parameters& p) {
         f[dg_ex] = -y[dg_ex] / p.tau_syn_ex;

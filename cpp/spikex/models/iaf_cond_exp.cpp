@@ -21,6 +21,10 @@ struct exponential_shape {
         return specs;
     }
     static constexpr std::size_t state_index[] = {0, g_ex, g_in}; // where each of state_table is in y
+    // C_m dV/dt, NEST's terms in NEST's order
+    static double membrane_current(double I_L, double I_stim, double I_e, double I_ex, double I_in) {
+        return -I_L + I_stim + I_e - I_ex - I_in;
+    }
     template <class State>
     static void synapses(const State& y, State& f, const iaf_cond::parameters& p) {
         f[g_ex] = -y[g_ex] / p.tau_syn_ex;

@@ -63,8 +63,12 @@ struct adapting_shape {
         f[g_sfa] = -y[g_sfa] / p.tau_sfa;
         f[g_rr] = -y[g_rr] / p.tau_rr;
     }
-    // The adaptation currents, with V as in the synaptic currents (bounded by V_th,
-    // V_reset while refractory).
+    // C_m dV/dt without the adaptation currents, NEST's terms in NEST's order
+    static double membrane_current(double I_L, double I_stim, double I_e, double I_ex, double I_in) {
+        return -I_L + I_stim + I_e - I_ex - I_in;
+    }
+    // The adaptation currents, subtracted last (NEST's order), with V as in the synaptic
+    // currents (bounded by V_th, V_reset while refractory).
     template <class State>
     static void currents(const State& y, const parameters& p, double V, double& I) {
         I -= y[g_sfa] * (V - p.E_sfa);

@@ -10,7 +10,9 @@
 //            + I_e + I_stim) / C_m
 //  with V in the currents bounded by V_th, and while refractory V = V_reset, dV/dt = 0.
 //  end_step(n), per cell (NEST's order):
-//   1. y advanced over h by the ODE layer (ode/adaptive_integrator.hpp)
+//   1. y advanced over h by the ODE layer with NEST's own scheme (ode/rkf45_integrator.hpp),
+//      the right-hand side in NEST's order of operations (Shape::membrane_current), so the
+//      traces are NEST's to rounding
 //   2. the step's inputs: w > 0 into the excitatory conductance, -w of the others into
 //      the inhibitory one (nS), as the Shape says
 //   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, the
@@ -22,9 +24,11 @@
 // A Shape has: `parameters` and `table()` (the family's, or a struct derived from it with
 // its own table: derived_table), `size` (the ODE state's length, V_m first), `name`,
 // `state_table` with `state_index` (where each recordable is in y), `ode_state_names`,
-// `input(y, p, ex, in)` adding a step's input and `synapses(y, f, p)` writing the
-// conductances' derivatives; `g_ex`/`g_in` index y. Optional: `currents(y, p, V, I)`
-// subtracting further membrane currents from I, and `spike(y, p)`, the jumps at a spike.
+// `input(y, p, ex, in)` adding a step's input, `synapses(y, f, p)` writing the
+// conductances' derivatives and `membrane_current` (C_m dV/dt from its terms, summed in
+// NEST's order for that model); `g_ex`/`g_in` index y. Optional: `currents(y, p, V, I)`
+// subtracting further membrane currents from I (after NEST's others, as NEST does), and
+// `spike(y, p)`, the jumps at a spike.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -40,7 +44,7 @@
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
 #include "spikex/models/neuron_parameters.hpp"
-#include "spikex/models/ode/adaptive_integrator.hpp"
+#include "spikex/models/ode/rkf45_integrator.hpp"
 
 namespace spikex::iaf_cond {
 
@@ -93,7 +97,7 @@ template <class Shape>
 class group final: public cell_group {
 public:
     using parameters = typename Shape::parameters;
-    using ode_state = typename ode::adaptive_integrator<Shape::size>::state;
+    using ode_state = typename ode::rkf45_integrator<Shape::size>::state;
     static constexpr std::size_t V_M = 0;
 
     group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
@@ -173,6 +177,19 @@ public:
         model_parameters::unknown_state(Shape::name, Shape::state_table(), variable);
     }
 
+    // Every recordable is a variable of y that NEST lets SetStatus set.
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        const std::size_t i = cell - first_;
+        const auto& names = Shape::state_table();
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            if (variable == names[k].name) {
+                y_[i][Shape::state_index[k]] = value;
+                return;
+            }
+        }
+        cell_group::set_state(cell, variable, value);
+    }
+
     std::size_t bytes() const override {
         return y_.capacity() * sizeof(y_[0]) +
                (substep_.capacity() + ex_sum_.capacity() + in_sum_.capacity()) * sizeof(double) +
@@ -220,13 +237,12 @@ private:
     // Step 1 of the header's update for cell i.
     void integrate(const parameters& p, std::size_t i, step_type n, double I_stim) {
         const bool refractory = refractory_count_[i] > 0;
-        const double drive = p.I_e + I_stim;
         auto derivative = [&](const ode_state& y, ode_state& f) {
             const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_th);
             const double I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
             const double I_syn_in = y[Shape::g_in] * (V - p.E_in);
             const double I_L = p.g_L * (V - p.E_L);
-            double I = -I_L + drive - I_syn_ex - I_syn_in;
+            double I = Shape::membrane_current(I_L, I_stim, p.I_e, I_syn_ex, I_syn_in);
             if constexpr (requires { Shape::currents(y, p, V, I); }) Shape::currents(y, p, V, I);
             f[V_M] = refractory ? 0.0 : I / p.C_m;
             Shape::synapses(y, f, p);
@@ -241,11 +257,11 @@ private:
     std::vector<parameter_set> sets_;
     std::vector<cell_run> runs_;
     std::vector<ode_state> y_;
-    std::vector<double> substep_;                // the integrator's sub-step per cell [ms]
-    iaf_step::current_buffer stim_;              // current inputs (I_stim) [pA]
-    std::vector<double> ex_sum_, in_sum_;        // conductance input of the current step [nS]
-    std::vector<std::int32_t> refractory_count_; // r: refractory steps left
-    ode::adaptive_integrator<Shape::size> integrator_;
+    std::vector<double> substep_;                   // the integrator's sub-step per cell [ms]
+    iaf_step::current_buffer stim_;                 // current inputs (I_stim) [pA]
+    std::vector<double> ex_sum_, in_sum_;           // conductance input of the current step [nS]
+    std::vector<std::int32_t> refractory_count_;    // r: refractory steps left
+    ode::rkf45_integrator<Shape::size> integrator_; // NEST's scheme: NEST's sub-steps, NEST's spikes
 };
 
 // The registry entry's fields both shapes share.
@@ -259,7 +275,7 @@ model_entry entry() {
     e.accepts_current = true;
     e.checkpoint_state = group<Shape>::checkpoint_state();
     e.receptors = "spikes: weight > 0 excitatory conductance, <= 0 inhibitory (nS, the magnitude); currents (pA)";
-    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), absolute error 1e-3 per sub-step)";
+    e.integration = "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's standard step control (absolute error 1e-3)";
     e.nest_model = Shape::name;
     e.docs_page = std::string("docs/models/") + Shape::name + ".md";
     e.make = [](const network_spec& spec, const std::vector<gid_type>& local_gids, local_index first_local) {

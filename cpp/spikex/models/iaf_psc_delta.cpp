@@ -142,6 +142,11 @@ public:
         stim_.advance();
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        if (variable != "V_m") cell_group::set_state(cell, variable, value);
+        V_[at(cell)] = value - set_of(at(cell)).E_L;
+    }
+
     double state(local_index cell, const std::string& variable) const override {
         if (variable == "V_m") return V_m(cell);
         model_parameters::unknown_state(model_name, state_table, variable);

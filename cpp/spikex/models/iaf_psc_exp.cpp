@@ -37,8 +37,8 @@ const std::vector<model_parameters::field<parameters>> table = {
 };
 
 const std::vector<state_spec> state_table = {{"V_m", "mV", "membrane potential"},
-                                             {"I_syn_ex", "pA", "excitatory synaptic current"},
-                                             {"I_syn_in", "pA", "inhibitory synaptic current"}};
+                                             {"I_syn_ex", "pA", "excitatory synaptic current", false},
+                                             {"I_syn_in", "pA", "inhibitory synaptic current", false}};
 const std::vector<std::string> checkpoint_names = {"V", "I_ex", "I_in", "I_stim", "r", "stim_active"};
 
 // Everything end_step needs of one parameter set.
@@ -124,6 +124,11 @@ public:
         }
         iaf_step::fire_crossings(runs_, sets_, V_.data(), refractory_count_.data(), first_, n, out);
         stim_.advance();
+    }
+
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        if (variable != "V_m") cell_group::set_state(cell, variable, value);
+        V_[at(cell)] = value - set_of(at(cell)).E_L;
     }
 
     double state(local_index cell, const std::string& variable) const override {

@@ -129,6 +129,16 @@ public:
         model_parameters::unknown_state(model_name, state_table, variable);
     }
 
+    void set_state(local_index cell, const std::string& variable, double value) override {
+        const std::size_t i = cell - first_;
+        if (variable == "V_m")
+            V_[i] = value;
+        else if (variable == "U_m")
+            U_[i] = value;
+        else
+            cell_group::set_state(cell, variable, value);
+    }
+
     std::size_t bytes() const override {
         return (V_.capacity() + U_.capacity() + sum_.capacity()) * sizeof(double) +
                runs_.capacity() * sizeof(cell_run) + sets_.capacity() * sizeof(parameters) + stim_.bytes() +

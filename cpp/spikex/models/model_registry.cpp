@@ -15,6 +15,8 @@
     X(iaf_cond_exp_sfa_rr)  \
     X(gif_cond_exp)         \
     X(izhikevich)           \
+    X(hh_cond_exp_traub)    \
+    X(hh_psc_alpha)         \
     X(spike_source_array)   \
     X(spike_source_poisson) \
     X(poisson_generator)    \
@@ -65,6 +67,10 @@ std::vector<std::string> model_parameter_names(const std::string& model) { retur
 
 double cell_group::state(local_index, const std::string& variable) const {
     throw user_error(spikex::format("state variable \"{}\" cannot be recorded from this model", variable));
+}
+
+void cell_group::set_state(local_index, const std::string& variable, double) {
+    throw user_error(spikex::format("state variable \"{}\" cannot be set in this model", variable));
 }
 
 } // namespace spikex

@@ -59,6 +59,7 @@ struct state_spec {
     std::string name;
     std::string unit;
     std::string meaning;
+    bool settable = true; // Network.set may set it between runs (as NEST's SetStatus)
 };
 
 } // namespace spikex

@@ -17,6 +17,7 @@ from ..io.checkpoint import (
     write_checkpoint,
 )
 from ..version import __version__
+from .changes import replay
 
 
 def save_network(network, path: str | Path, keep: int = 2, spikes: dict | None = None) -> Path:
@@ -46,6 +47,7 @@ def save_network(network, path: str | Path, keep: int = 2, spikes: dict | None =
         "time_ms": step * network.dt_ms,
         "segments": [*network._segments, segment],
         "spikes": spikes or {"in_checkpoint": True},
+        "changes": network._changes,
     }
     try:
         columns = engine.export_state()
@@ -66,6 +68,8 @@ def restore_network(network, path: str | Path | Checkpoint) -> Checkpoint:
     if float(manifest["dt_ms"]) != float(network.dt_ms):
         raise CheckpointError(f"checkpoint {checkpoint.path}: dt_ms = {manifest['dt_ms']} there, {network.dt_ms} here")
     network._build()
+    replay(network, manifest.get("changes", []), checkpoint.step)
+    network._changes = [c for c in manifest.get("changes", []) if c["built"] and c["step"] <= checkpoint.step]
     rows = read_rows(checkpoint, lambda gids: network._engine.owns(gids).astype(bool))
     network._engine.import_state(rows)
     network._initialise()

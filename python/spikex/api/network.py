@@ -150,6 +150,7 @@ class Network:
         self._streaming = False
         self._segments: list[dict] = []  # earlier segments of a resumed run
         self._segment_start_step = 0
+        self._changes: list[dict] = []  # Network.set's records (api/changes.py)
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -662,6 +663,40 @@ class Network:
                 return
             if every and control.checkpoint is not None and (step % every == 0 or step == target):
                 control.checkpoints_written.append(control.checkpoint("interval"))
+
+    def set(self, cells, **values) -> None:
+        """Change parameters or state variables of ``cells`` (collective), before the
+        first ``simulate`` or between two: NEST's ``SetStatus`` between ``Simulate``
+        calls (docs/user/python_api.md, "Changes between runs").
+
+        Parameters
+        ----------
+        cells : Population, array-like of int, or int
+            The cells (gids) to change; they may span several populations.
+        **values
+            ``name=value`` per parameter or state variable of the cells' model: a number
+            for every cell or one number per cell (in the order of ``cells``); a list
+            parameter (``spike_times``, ``amplitude_times``, ...) as for ``create``.
+            Between runs a recordable state variable (``V_m``, ``g_ex``, ``w``, ...) is
+            set at once, a parameter applies from the next step on (a device's from what
+            it emits next); the same changes at the same times give the same spikes on
+            any layout, and a checkpoint taken after a change resumes with it.
+        """
+        from .changes import change
+
+        self._changes += change(self, cells, values)
+
+    def get(self, cells, variable: str) -> np.ndarray:
+        """A recordable state variable of ``cells`` now (collective; NEST's ``GetStatus``):
+        one value per cell, in the order of ``cells``, on every rank. Builds the network
+        if it is not yet built."""
+        from ..runtime.collective import float64_per_rank
+
+        self._initialise()
+        gids = self._gid_array(f"get({variable})", "cells", np.atleast_1d(cells) if not isinstance(cells, Population) else cells)
+        local = np.asarray(self._engine.read_state(variable, gids.tolist()), dtype=float)
+        rows = float64_per_rank(local)
+        return np.nanmax(rows, axis=0) if rows.shape[0] > 1 else rows[0]
 
     def save(self, path: str | Path, keep: int = 2) -> Path:
         """Write a checkpoint of the network's state now (collective, between simulate

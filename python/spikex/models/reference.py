@@ -72,9 +72,10 @@ def parameter_table(model: str) -> str:
             f"{varies(spec)} | {spec['meaning']} |"
         )
     if entry.get("state_specs"):
-        lines += ["", "| recordable | unit | meaning |", "|---|---|---|"]
+        lines += ["", "| recordable | unit | settable between runs | meaning |", "|---|---|---|---|"]
         for v in entry["state_specs"]:
-            lines.append(f"| `{v['name']}` | {unit(v['unit'])} | {v['meaning']} |")
+            settable = "yes" if v.get("settable", True) else "no (as NEST)"
+            lines.append(f"| `{v['name']}` | {unit(v['unit'])} | {settable} | {v['meaning']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -36,6 +36,8 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, **extra_params
     state = simulator.state
     state.clear()
     state.dt = float(timestep)
+    # "auto": the smallest delay of the built network's connections (as NEST computes it)
+    state.min_delay_auto = min_delay == "auto"
     state.min_delay = float(timestep) if min_delay == "auto" else float(min_delay)
     max_delay = extra_params.get("max_delay", DEFAULT_MAX_DELAY)
     state.max_delay = 10.0 if max_delay == "auto" else float(max_delay)

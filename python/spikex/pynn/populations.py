@@ -16,6 +16,7 @@ from pyNN.standardmodels import StandardCellType
 
 from . import simulator
 from .recording import Recorder
+from .standardmodels import STANDARD_CELL_TYPES
 
 
 def _evaluated(value, size: int) -> np.ndarray:
@@ -100,8 +101,7 @@ class Population(common.Population):
         ):
             raise errors.InvalidModelError(
                 f"spikex.pynn: cell type {type(self.celltype).__name__} is not supported "
-                "(supported: IF_curr_alpha, IF_curr_exp, IF_curr_delta, SpikeSourcePoisson, "
-                "SpikeSourceArray; docs/user/pynn.md)"
+                f"(supported: {', '.join(t.__name__ for t in STANDARD_CELL_TYPES)}; docs/user/pynn.md)"
             )
         state = simulator.state
         state.changed("creating a Population")
@@ -120,11 +120,16 @@ class Population(common.Population):
         state.populations.append(self)
 
     def _store_native(self, parameter_space, indices) -> None:
-        simulator.state.changed("changing parameters")
+        stored = {}
         for name, value in parameter_space.items():
             self._native[name][indices] = _evaluated(value, len(indices))
             if name == "spike_times":
                 _check_spike_times(self._native[name])
+                stored[name] = [np.asarray(s.value if isinstance(s, Sequence) else s, dtype=float)
+                                for s in self._native[name][indices]]  # fmt: skip
+            else:
+                stored[name] = np.asarray(self._native[name][indices], dtype=float)
+        simulator.state.change_running(self.all_cells[indices], stored)
 
     def _store_initial(self, variable, initial_values, indices) -> None:
         from ..models import MODELS
@@ -137,10 +142,11 @@ class Population(common.Population):
                     f"spikex.pynn: initial value of {variable}: {self.celltype.spikex_model} starts at 0"
                 )
             return
-        simulator.state.changed("changing initial values")
         values = self._initial.setdefault(native, np.full(self.size, np.nan))
         initial_values.shape = (len(indices),)
         values[indices] = np.asarray(initial_values.evaluate(simplify=False), dtype=float)
+        # after a run: the state now (pyNN.nest sets it with SetStatus)
+        simulator.state.change_running(self.all_cells[indices], {native: values[indices]})
 
     def _set_initial_value_array(self, variable, initial_values):
         self._store_initial(variable, initial_values, np.arange(self.size))

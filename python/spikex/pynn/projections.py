@@ -46,8 +46,22 @@ class Connection(common.Connection):
     def _get_delay(self):
         return float(self.projection._delays[self.i])
 
-    weight = property(_get_weight)
-    delay = property(_get_delay)
+    def _set_weight(self, value):
+        projection = self.projection
+        projection._own_connections()
+        weights = np.array(projection._weights, dtype=float)
+        weights[self.i] = float(value) * projection._weight_factor
+        projection._weights = weights
+
+    def _set_delay(self, value):
+        projection = self.projection
+        projection._own_connections()
+        delays = np.array(projection._delays, dtype=float)
+        delays[self.i] = _simulated(np.asarray([float(value)]))[0]
+        projection._delays = delays
+
+    weight = property(_get_weight, _set_weight)
+    delay = property(_get_delay, _set_delay)
 
     def as_tuple(self, *names):
         return tuple(getattr(self, name) for name in names)
@@ -337,10 +351,14 @@ class Projection(common.Projection):
         self._weights = np.concatenate([self._weights, weight])
         self._delays = np.concatenate([self._delays, _simulated(delay)])
 
-    def _set_attributes(self, parameter_space):
+    def _own_connections(self) -> None:
+        """The connections as this projection's arrays from now on, about to change."""
         self._read_rule_connections()
-        self._rule = None  # from now on the connections are these arrays
+        self._rule = None
         simulator.state.changed("changing weights or delays")
+
+    def _set_attributes(self, parameter_space):
+        self._own_connections()
         parameter_space.evaluate(mask=(slice(None), self.post._mask_local))
         for name, value in parameter_space.items():
             # value: (pre.size, local post) array of native values
@@ -359,6 +377,20 @@ class Projection(common.Projection):
             else:
                 raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
 
+    def _column(self, name: str) -> np.ndarray:
+        """One native attribute per local connection: weight, delay, or a parameter of
+        the synapse type (one value per projection, as spikex's synapse types take it)."""
+        if name == "weight":
+            return self._current_weights() / self._weight_factor
+        if name == "delay":
+            return np.asarray(self._delays, dtype=float)
+        native = self.synapse_type.native_parameters
+        if name in native.keys():
+            native.shape = (1,)
+            value = np.asarray(native[name].evaluate(simplify=True), dtype=float).ravel()[0]
+            return np.full(len(self._pre_index), value)
+        raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
+
     def _get_attributes_as_list(self, names):
         columns = []
         for name in names:
@@ -366,25 +398,16 @@ class Projection(common.Projection):
                 columns.append(self._pre_index)
             elif name == "postsynaptic_index":
                 columns.append(self._post_index)
-            elif name == "weight":
-                columns.append(self._current_weights() / self._weight_factor)
-            elif name == "delay":
-                columns.append(self._delays)
             else:
-                raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
+                columns.append(self._column(name))
         return [tuple(row) for row in zip(*(c.tolist() for c in columns))]
 
     def _get_attributes_as_arrays(self, names, multiple_synapses="sum"):
         combine = common.Projection.MULTI_SYNAPSE_OPERATIONS[multiple_synapses]
         result = []
         for name in names:
-            name = name.removesuffix("s")
-            values = {
-                "weight": self._current_weights() / self._weight_factor,
-                "delay": self._delays,
-            }.get(name)
-            if values is None:
-                raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
+            name = name.removesuffix("s") if name in ("weights", "delays") else name
+            values = self._column(name)
             matrix = np.full((self.pre.size, self.post.size), np.nan)
             for i, j, v in zip(
                 self._pre_index.tolist(), self._post_index.tolist(), values.tolist()

@@ -9,6 +9,11 @@ description, with the same seed: time 0, initial state, the same draws. A change
 time 0 that a built network cannot take (new cells, connections, recordings or parameter
 values) raises ``NotImplementedError`` naming it (docs/user/pynn.md).
 
+Changes of parameter values, initial values (the state now) and current sources after a
+run go into the running network (``Network.set``): NEST's ``SetStatus`` between
+``Simulate`` calls, which pyNN.nest does; PyNN's ``run(..., callbacks=...)`` makes them at
+the callbacks' times.
+
 PyNN ids are spikex gids: populations take consecutive gids in creation order; current
 sources become ``dc_generator`` cells after all of them. Cells are distributed round robin
 (gid % ranks), which is what ``Population._mask_local`` says.
@@ -36,13 +41,26 @@ class State(common.control.BaseState):
         self.mpi_rank = _core.comm_rank()
         self.num_processes = _core.comm_size()
         self.dt = 0.1
-        self.min_delay = 0.1
+        self._min_delay = 0.1
+        self.min_delay_auto = False
         self.max_delay = 10.0
         self.seed = 1
         self.spikex_options: dict = {}
         self.segment_counter = -1
         self.generation = 0  # counts changes of the description (what a built network depends on)
         self.clear()
+
+    @property
+    def min_delay(self) -> float:
+        """setup's min_delay; with min_delay="auto", once built, the smallest delay of
+        the network's connections (the exchange interval, as NEST's kernel computes it)."""
+        if self.min_delay_auto and self.network is not None and self.network._state == "initialised":
+            return float(self.network._engine.steps_per_interval) * self.dt
+        return self._min_delay
+
+    @min_delay.setter
+    def min_delay(self, value: float) -> None:
+        self._min_delay = float(value)
 
     # ---- the description -------------------------------------------------------------
 
@@ -75,11 +93,20 @@ class State(common.control.BaseState):
         if self.network is not None and self.t > 0:
             raise NotImplementedError(
                 f"spikex.pynn: {what} after run(): a spikex network cannot change while it "
-                "runs; call reset() first, then change it"
+                "runs; call reset() first, then change it (parameter values, initial values and current sources may change)"
             )
         self.generation += 1
         self.network = None
         self.result = None
+
+    def change_running(self, cells, values: dict) -> bool:
+        """A change of `cells` after a run: into the running network (``Network.set``),
+        True; before any run the network is built again from the description, False."""
+        if self.network is None or self.t <= 0:
+            self.changed("changing parameters")
+            return False
+        self.network.set(np.asarray(cells, dtype=np.int64), **values)
+        return True
 
     # ---- building and running --------------------------------------------------------
 

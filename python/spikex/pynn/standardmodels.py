@@ -43,6 +43,7 @@ class IF_curr_exp(cells.IF_curr_exp):
 
 class IF_curr_delta(cells.IF_curr_delta):
     __doc__ = cells.IF_curr_delta.__doc__
+    differences = "weights in mV (jumps of V), as pyNN.nest"
     # the alpha cell's, without synaptic time constants (inputs are jumps of V)
     translations = {k: v for k, v in IF_curr_alpha.translations.items() if not k.startswith("tau_syn")}
     variable_map = {"v": "V_m"}
@@ -53,6 +54,7 @@ class IF_curr_delta(cells.IF_curr_delta):
 
 class IF_cond_exp(cells.IF_cond_exp):
     __doc__ = cells.IF_cond_exp.__doc__
+    differences = "inhibitory weights negated, as pyNN.nest does; traces within 1e-6 of pyNN.nest's (`test_pynn_cond_exp.py`)"
     # pyNN.nest's translations: g_L = cm / tau_m (nS from nF / ms), conductances in nS.
     translations = build_translations(
         ("v_rest", "E_L"),
@@ -75,6 +77,7 @@ class IF_cond_exp(cells.IF_cond_exp):
 
 class IF_cond_alpha(cells.IF_cond_alpha):
     __doc__ = cells.IF_cond_alpha.__doc__
+    differences = "inhibitory weights negated, as pyNN.nest does"
     translations = IF_cond_exp.translations  # pyNN.nest's, the same as IF_cond_exp's
     variable_map = IF_cond_exp.variable_map
     scale_factors = IF_cond_exp.scale_factors
@@ -84,6 +87,7 @@ class IF_cond_alpha(cells.IF_cond_alpha):
 
 class Izhikevich(cells.Izhikevich):
     __doc__ = cells.Izhikevich.__doc__
+    differences = "weights in mV (pyNN.nest's receptor_scale); the same spikes as NEST"
     translations = build_translations(
         ("a", "a"), ("b", "b"), ("c", "c"), ("d", "d"), ("i_offset", "I_e", 1000.0)
     )
@@ -93,8 +97,33 @@ class Izhikevich(cells.Izhikevich):
     weight_scale = 1e-3  # weights are jumps of V in mV (pyNN.nest's receptor_scale)
 
 
+class HH_cond_exp(cells.HH_cond_exp):
+    __doc__ = cells.HH_cond_exp.__doc__
+    differences = "the same spikes and traces as NEST's (`hh_cond_exp_traub` is bit-identical to NEST 3.10's)"
+    translations = build_translations(  # pyNN.nest's
+        ("gbar_Na", "g_Na", 1000.0),
+        ("gbar_K", "g_K", 1000.0),
+        ("g_leak", "g_L", 1000.0),
+        ("cm", "C_m", 1000.0),
+        ("v_offset", "V_T"),
+        ("e_rev_Na", "E_Na"),
+        ("e_rev_K", "E_K"),
+        ("e_rev_leak", "E_L"),
+        ("e_rev_E", "E_ex"),
+        ("e_rev_I", "E_in"),
+        ("tau_syn_E", "tau_syn_ex"),
+        ("tau_syn_I", "tau_syn_in"),
+        ("i_offset", "I_e", 1000.0),
+    )
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in", "m": "Act_m", "n": "Act_n", "h": "Inact_h"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001, "m": 1.0, "n": 1.0, "h": 1.0}
+    spikex_model = "hh_cond_exp_traub"
+    weight_scale = 1.0
+
+
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
     __doc__ = cells.SpikeSourcePoisson.__doc__
+    differences = "feeding one target each and not recorded: `poisson_generator` (every event passed); otherwise events sharing a step merge, with a warning above 0.5 %"
     translations = build_translations(
         ("rate", "rate"),
         ("start", "start"),
@@ -107,6 +136,7 @@ class SpikeSourcePoisson(cells.SpikeSourcePoisson):
 
 class SpikeSourceArray(cells.SpikeSourceArray):
     __doc__ = cells.SpikeSourceArray.__doc__
+    differences = "a time is emitted at the end of its step, as pyNN.nest delivers it; times sharing a step are one spike (a warning); times at or below min_delay are kept (pyNN.nest drops them); recorded as stamps, pyNN.nest records the given times"
     translations = build_translations(("spike_times", "spike_times"))
     variable_map = {}
     scale_factors = {}
@@ -276,8 +306,10 @@ class _CurrentSource:
     def set_native_parameters(self, parameters):
         parameters.shape = (1,)
         parameters.evaluate(simplify=True)
-        simulator.state.changed("changing a current source")
         self._native.update(self._accepted({k: _native_value(v) for k, v in parameters.items()}))
+        device = self.__dict__.get("_device")
+        if device is None or not simulator.state.change_running([device], self._device_params(simulator.state.dt)):
+            simulator.state.changed("changing a current source")
 
     def _accepted(self, native: dict) -> dict:
         """Native values as this source keeps them (checked; a subclass may normalise)."""
@@ -303,6 +335,7 @@ class _CurrentSource:
             return
         dt = simulator.state.dt
         generator = net.create(self.spikex_model, 1, params=self._device_params(dt))
+        object.__setattr__(self, "_device", generator.first_gid)
         local = set(net.local_gids().tolist())
         targets = [t for t in self._targets if t in local]
         if targets:
@@ -325,6 +358,7 @@ class DCSource(_CurrentSource, electrodes.DCSource):
     into: a spikex ``dc_generator`` with NEST's timing (PyNN's pyNN.nest does the same)."""
 
     __doc__ = electrodes.DCSource.__doc__
+    differences = "NEST's timing, as pyNN.nest; amplitude changes after `run()` apply from then on"
     translations = build_translations(
         ("amplitude", "amplitude", 1000.0),
         ("start", "start"),
@@ -344,6 +378,10 @@ class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
     before dt moved to dt, rounded to the grid, the last amplitude of a repeated step)."""
 
     __doc__ = electrodes.StepCurrentSource.__doc__
+    differences = (
+        "pyNN.nest's timing: times one step earlier on a one-step delay, early times moved to dt, "
+        "rounded to the grid"
+    )
     translations = build_translations(
         ("amplitudes", "amplitude_values", 1000.0),
         ("times", "amplitude_times"),
@@ -389,6 +427,19 @@ class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
         }
 
 
+CURRENT_SOURCES = (DCSource, StepCurrentSource)
+# (type, spikex synapse, differences from pyNN.nest) for the generated table.
+SYNAPSE_TYPES = (
+    (StaticSynapse, "static synapses", ""),
+    (
+        STDPMechanism,
+        "[`stdp_synapse`](../models/stdp_synapse.md)",
+        "`SpikePairRule` with the additive, multiplicative, mixed or Gütig weight dependence; `w_min = 0`, "
+        "`dendritic_delay_fraction = 1` and one value of each rule parameter per projection, as NEST "
+        "(otherwise refused by name)",
+    ),
+)
+
 STANDARD_CELL_TYPES = (
     IF_curr_alpha,
     IF_curr_exp,
@@ -396,6 +447,7 @@ STANDARD_CELL_TYPES = (
     IF_cond_exp,
     IF_cond_alpha,
     Izhikevich,
+    HH_cond_exp,
     SpikeSourcePoisson,
     SpikeSourceArray,
 )

@@ -5,7 +5,8 @@
 NETWORK: users (every model, device, rule and plastic synapse, built by the API),
 microcircuit, hpc_static, hpc_stdp, interval_fire (the artificial-cell benchmark with
 bursts; configuration-built). STEPS, in order:
-``save:T:DIR`` simulates to T ms and writes a checkpoint into DIR; ``resume:DIR`` restores
+``save:T:DIR`` simulates to T ms (the users network changes at users_network.CHANGE_AT_MS
+on the way) and writes a checkpoint into DIR; ``resume:DIR`` restores
 from DIR (a new network of this layout; before any simulate). After the steps the run
 goes on to TOTAL_MS and rank 0 prints one RESULT line: spike hash and count, events
 delivered, the hash of the recorded state samples and of the final weights (their exact
@@ -77,11 +78,11 @@ def main() -> None:
             net.restore(rest)
         elif action == "save":
             until, _, directory = rest.partition(":")
-            net.simulate_until(float(until))
+            users_network.simulate_until(net, float(until), kind == "users")
             net.save(directory)
             if step == sys.argv[-1]:
                 return
-    result = net.simulate_until(float(total))
+    result = users_network.simulate_until(net, float(total), kind == "users")
     state = result.states[0]["values"] if result.states else np.zeros(0)
     state_sha = hashlib.sha256(np.ascontiguousarray(state).tobytes()).hexdigest()
     weights = exact_weights_sha256(net)

@@ -76,3 +76,19 @@ def test_the_escape_noise_is_each_cells_own():
     one = _noisy_network(threads=1, seed=5)
     assert _noisy_network(threads=2, seed=5) == one
     assert _noisy_network(threads=1, seed=6) != one
+
+
+def test_kernel_lists_change_between_runs_as_in_nest():
+    """NEST keeps a cell's kernels by position when its lists change (a new one starts at 0)."""
+    net = sx.Network(dt_ms=0.1, seed=1)
+    cells = net.create("gif_cond_exp", 2, params={**SHARP, "tau_stc": [10.0], "q_stc": [20.0]})
+    net.record_state(cells, "I_stc")
+    before = net.simulate(20.0).states[0]["values"][-1]
+    assert before[0] == before[1] > 0.0
+    net.set(cells[0:1], tau_stc=[10.0, 50.0], q_stc=[20.0, 7.0])
+    after = net.simulate(0.1).states[0]["values"][-1]
+    assert after[0] == after[1] == pytest.approx(before[0] * np.exp(-0.1 / 10.0), rel=1e-12)
+    with pytest.raises(ValueError, match="gif_cond_exp state E_sfa cannot be set"):
+        net.set(cells, E_sfa=-40.0)
+    net.set(cells, V_m=-80.0)
+    assert net.get(cells, "V_m").tolist() == [-80.0, -80.0]

@@ -181,3 +181,44 @@ def test_every_recordable_variable_records(model, variable):
     assert values.shape == (100, 2)
     assert np.all(np.isfinite(values))
     assert np.ptp(values) > 0, f"{model}.{variable} never changes"
+
+
+@pytest.mark.parametrize(("model", "variable"), list(_recordables()))
+def test_every_recordable_variable_can_be_set_between_runs(model, variable):
+    """Network.set of a recordable between runs (NEST's SetStatus): read back at once,
+    and a parameter change afterwards keeps it (the group is rebuilt with its state)."""
+    net = sx.Network(dt_ms=0.1, seed=3)
+    cells = net.create(model, 2)
+    net.record_state(cells, variable)
+    before = net.simulate(1.0).states[0]["values"][-1]
+    target = before + np.where(np.abs(before) > 1e-3, 0.01 * before, 0.01)
+    if not next(s for s in MODELS[model]["state_specs"] if s["name"] == variable)["settable"]:
+        with pytest.raises(ValueError, match=f'state variable "{variable}" cannot be set'):
+            net.set(cells[1], **{variable: target[1]})
+        return
+    net.set(cells[1], **{variable: target[1]})
+    per_cell = [s for s in MODELS[model]["parameter_specs"] if s["shape"] == "per_cell" and s["name"] != "tau_minus"]
+    if any(s["name"] == "I_e" for s in per_cell):
+        net.set(cells, I_e=0.0)  # a parameter change: the state must survive the rebuild
+    now = net.get(cells, variable)
+    assert now[1] == pytest.approx(target[1], rel=1e-12), f"{model}.{variable} not set"
+    assert now[0] == before[0]
+
+
+def _neurons_with_current():
+    return sorted(m for m, e in MODELS.items() if e["kind"] == "neuron" and e["accepts_current"])
+
+
+@pytest.mark.parametrize("model", _neurons_with_current())
+def test_stdp_onto_every_neuron_model(model):
+    """stdp_synapse onto each neuron model: the postsynaptic spikes reach the rule through
+    the model interface (the cell's tau_minus), and the weight moves."""
+    net = sx.Network(dt_ms=0.1, seed=3)
+    source = net.create("spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))})
+    cell = net.create(model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None)
+    net.connect(source[0], cell[0], weight=1.0, delay_ms=1.0, synapse="stdp_synapse",
+                synapse_params={"Wmax": 100.0, "lambda": 0.1})  # fmt: skip
+    net.record_spikes(cell)
+    result = net.simulate(100.0)
+    assert result.summary["spikes_total"] > 3, f"{model} does not fire"
+    assert net.connections()["weight"][0] != 1.0

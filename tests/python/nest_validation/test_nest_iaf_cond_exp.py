@@ -3,14 +3,10 @@
 step_current_generator, a dc_generator and trains of excitatory and inhibitory conductance
 input, one with only E_L changed (each model with its own defaults otherwise).
 
-spikex integrates with Boost.Odeint's Cash-Karp 5(4) pair, NEST with GSL's RKF45, both
-with an absolute error bound of 1e-3 per sub-step: the traces cannot agree bit for bit,
-only to far below that bound (here 1e-4 mV and 1e-3 nS), and the spikes are the same.
-iaf_cond_exp_sfa_rr's g_rr (3214 nS after a spike, tau 1.97 ms) makes V stiff for a few
-steps after each refractory period, where the sub-steps are shortest: there V agrees to
-5e-4 mV (measured 1.4e-4).
-Neurons without conductance input integrate only V: there the traces agree to rounding.
-Without NEST the test skips (fails under CI)."""
+spikex integrates with NEST's own scheme (ode/rkf45_integrator.hpp: Runge-Kutta-Fehlberg
+4(5) with GSL's standard step control, NEST's error bound) and NEST's right-hand side in
+NEST's order of operations: the traces are bit-identical at every step, the spikes the
+same. Without NEST the test skips (fails under CI)."""
 
 from __future__ import annotations
 
@@ -30,8 +26,7 @@ import spikex as sx
 pytestmark = pytest.mark.slow  # NEST runs in a subprocess
 _REASON = run_exact.nest_unavailable_reason()
 VARIABLES = ("V_m", "g_ex", "g_in", "g_sfa", "g_rr")
-TOLERANCE = {"V_m": 1e-4, "g_ex": 1e-3, "g_in": 1e-3, "g_sfa": 1e-3, "g_rr": 1e-3}
-V_M_TOLERANCE = {"iaf_cond_exp_sfa_rr": 5e-4}  # stiff after each spike (docstring)
+TOLERANCE = dict.fromkeys(VARIABLES, 0.0)
 MIN_SPIKES = {"iaf_cond_exp_sfa_rr": 25}  # adapts: 30 spikes (the others: over 100)
 
 
@@ -80,8 +75,9 @@ def test_traces_agree_with_nest(model, nest_run, spikex_run, variable):
         theirs = np.asarray(trace[variable])[cells == k]
         steps = np.rint(times[cells == k] / DT).astype(int) - 1  # NEST's (n + 1)·dt is step n
         assert steps.size == round(T_SIM / DT) - 1
-        tolerance = V_M_TOLERANCE.get(model, TOLERANCE[variable]) if variable == "V_m" else TOLERANCE[variable]
-        np.testing.assert_allclose(state["values"][steps, k], theirs, rtol=0, atol=tolerance, err_msg=f"neuron {k}")
+        np.testing.assert_allclose(
+            state["values"][steps, k], theirs, rtol=0, atol=TOLERANCE[variable], err_msg=f"neuron {k}"
+        )
     if variable == "V_m":
         # Without conductance input only V is integrated: the same to rounding, which
         # shows the step current's and the dc_generator's timing exact (with sfa_rr, up to

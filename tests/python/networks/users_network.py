@@ -68,6 +68,15 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", cond, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_indegree", trains, cond, indegree=2, weight=sx.uniform(1.0, 3.0), delay_ms=0.5,
                      synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 6.0})  # fmt: skip
+    # Hodgkin-Huxley cells (the ODE layer's RKF45): driven by the others, a current, and
+    # output to them.
+    traub = net.create("hh_cond_exp_traub", 12, params={"E_L": -70.0, "I_e": sx.uniform(100.0, 900.0)}, name="traub")
+    hh = net.create("hh_psc_alpha", 10, params={"V_m": sx.uniform(-70.0, -60.0), "I_e": sx.uniform(500.0, 1500.0)}, name="hh")
+    net.connect_rule("fixed_indegree", exp, traub, indegree=6, weight=sx.uniform(1.0, 4.0), delay_ms=d_e)
+    net.connect_rule("fixed_indegree", inh, hh, indegree=4, weight=-40.0, delay_ms=0.4)
+    net.connect_rule("all_to_all", step, hh, weight=1.0, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", traub, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_outdegree", hh, exp, outdegree=4, weight=20.0, delay_ms=0.6)
     # Adaptation and escape noise: gif_cond_exp (kernel lists, one per cell for q_sfa; each
     # cell's own noise stream) and iaf_cond_exp_sfa_rr, in the loop with the others.
     gif = net.create("gif_cond_exp", 20, params={"I_e": sx.uniform(140.0, 190.0), "tau_stc": [10.0, 80.0], "q_stc": [15.0, 3.0],
@@ -78,12 +87,41 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", gif, exp, outdegree=4, weight=25.0, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_indegree", gif, sfa, indegree=4, weight=2.0, delay_ms=0.4)
     net.connect_rule("one_to_one", poisson[1:2], sfa[0:1], weight=1.0, delay_ms=0.2)
-    for pop in (exp, inh, alpha, array, trains, cond, gif, sfa):
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
+    net.record_state(hh[0:3], "Act_n", interval_ms=1.0)
     net.record_state(gif[0:3], "E_sfa", interval_ms=1.0)
     return net
+
+
+# Changes between runs (Network.set) at CHANGE_AT_MS: parameters, state variables, device
+# settings and spike lists of several models, so that the determinism and resume tests
+# cover them.
+CHANGE_AT_MS = 100.0
+
+
+def apply_changes(net: sx.Network) -> None:
+    pops = {p.name: p for p in net.populations}
+    net.set(pops["exp"][0:10], I_e=550.0)
+    net.set(pops["exp"][10:14], V_m=[-54.0, -58.0, -60.0, -62.0])
+    net.set(pops["cond"][0:5], V_m=-55.0, g_ex=2.0)
+    net.set(pops["cond"][5:10], g_L=20.0, E_L=-65.0)
+    net.set(pops["delta"][0:6], V_th=-56.0)
+    net.set(pops["bg"], rate=[5000.0, 1000.0])
+    net.set(pops["dc"], amplitude=-100.0)
+    net.set(pops["array"][1:3], spike_times=[[101.3, 150.0], [120.0, 130.0, 190.5]])
+    net.set(pops["trains"], rate=300.0)
+    net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
+
+
+def simulate_until(net: sx.Network, t_ms: float, changes: bool):
+    """net.simulate_until(t_ms), with apply_changes at CHANGE_AT_MS when it is crossed."""
+    if changes and net.dt_ms * net._engine.step < CHANGE_AT_MS <= t_ms:
+        net.simulate_until(CHANGE_AT_MS)
+        apply_changes(net)
+    return net.simulate_until(t_ms)
 
 
 def connections_sha256(net: sx.Network) -> str:
@@ -127,7 +165,7 @@ def main() -> None:
             for distribution in distributions:
                 net = (microcircuit if network == "microcircuit" else build)(method, t, distribution)
                 connections = connections_sha256(net)
-                result = net.simulate(200.0 if network == "users" else 100.0)
+                result = simulate_until(net, 200.0 if network == "users" else 100.0, network == "users")
                 states = np.concatenate([s["values"].ravel() for s in result.states])
                 state_sha = hashlib.sha256(np.ascontiguousarray(states).tobytes()).hexdigest()
                 final_weights = connections_sha256(net)  # plastic weights as the run left them

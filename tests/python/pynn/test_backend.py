@@ -73,18 +73,52 @@ def test_stronger_weights_make_more_spikes():
     sim.end()
 
 
-def test_changes_after_run_are_refused_by_name():
+def test_structure_changes_after_run_are_refused_by_name():
     _, cells, _ = _network()
     sim.run(10.0)
-    with pytest.raises(NotImplementedError, match="changing parameters after run"):
-        cells.set(tau_m=12.0)
+    with pytest.raises(NotImplementedError, match="creating a Population after run"):
+        sim.Population(2, sim.IF_curr_exp())
     sim.end()
+
+
+def _driven(callbacks: bool):
+    """Two cells; cell 0 gets i_offset = 1 nA at 10 ms, set between runs or by a callback,
+    and a DCSource steps up at 20 ms."""
+    sim.setup(timestep=0.1)
+    cells = sim.Population(2, sim.IF_curr_exp(), initial_values={"v": -65.0})
+    cells.record("v")
+    source = sim.DCSource(amplitude=0.0)
+    source.inject_into(cells[1:2])
+
+    def every_10_ms(t):  # PyNN calls it at 0 ms and then when it asks to be called
+        if abs(t - 10.0) < 1e-9:
+            cells[0:1].set(i_offset=1.0)
+        if abs(t - 20.0) < 1e-9:
+            source.amplitude = 2.0
+        return t + 10.0
+
+    if callbacks:
+        sim.run(40.0, callbacks=[every_10_ms])
+    else:
+        for _ in range(4):
+            every_10_ms(sim.get_current_time())
+            sim.run(10.0)
+    v = cells.get_data().segments[0].analogsignals[0].magnitude.copy()
+    sim.end()
+    return v
+
+
+def test_parameter_and_source_changes_after_run_apply_from_then_on():
+    v = _driven(callbacks=False)
+    assert np.all(v[:101, 0] == -65.0) and v[102, 0] > -65.0  # i_offset from 10 ms on
+    assert np.all(v[:202, 1] == -65.0) and v[205, 1] > -65.0  # the source from 20 ms on
+    assert np.array_equal(v, _driven(callbacks=True))  # PyNN's callbacks: the same
 
 
 def test_unsupported_models_are_refused_by_name():
     sim.setup()
-    with pytest.raises(NotImplementedError, match="IF_cond_alpha is not supported"):
-        sim.IF_cond_alpha()
+    with pytest.raises(NotImplementedError, match="IF_facets_hardware1 is not supported"):
+        sim.IF_facets_hardware1()
     sim.end()
 
 

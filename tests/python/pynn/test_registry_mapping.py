@@ -40,3 +40,17 @@ def test_cell_type_translations_name_the_entry(cls):
     states = set(entry["state_variables"])
     for variable, native in cls.variable_map.items():
         assert native in states, f"{cls.__name__} records {variable} as {native}: not recordable"
+
+
+def test_pynn_page_lists_the_types_as_the_code_has_them():
+    """docs/user/pynn.md's table is generated (python -m spikex.pynn.reference)."""
+    from pathlib import Path
+
+    from spikex.pynn import reference
+
+    root = Path(__file__).resolve().parents[3]
+    block = reference.BLOCK.search((root / reference.PAGE).read_text())
+    assert block is not None
+    assert block.group(2) == reference.table(), "stale: run python -m spikex.pynn.reference ."
+    for cls in sim.STANDARD_CELL_TYPES:
+        assert f"`{cls.__name__}`" in block.group(2)
