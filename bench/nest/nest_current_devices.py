@@ -34,8 +34,8 @@ def _reset() -> None:
     nest.resolution = DT
 
 
-def _membranes(neurons, t_sim: float):
-    """Simulate, and each neuron's V_m at every step (rows: times DT .. t_sim)."""
+def _membranes(neurons):
+    """A multimeter recording each neuron's V_m at every step."""
     meter = nest.Create("multimeter", params={"record_from": ["V_m"], "interval": DT})
     nest.Connect(meter, neurons)
     return meter
@@ -51,7 +51,7 @@ def ac() -> None:
         nest.Connect(
             generators[generator], neurons[target], syn_spec={"weight": weight, "delay": delay}
         )
-    meter = _membranes(neurons, AC_T_SIM)
+    meter = _membranes(neurons)
     current = nest.Create("multimeter", params={"record_from": ["I"], "interval": DT})
     for g in generators:
         nest.Connect(current, g)
@@ -91,7 +91,7 @@ def noise(path: str) -> None:
         nest.Connect(
             generators[generator], neurons[target], syn_spec={"weight": weight, "delay": delay}
         )
-    meter = _membranes(neurons, NOISE_T_SIM)
+    meter = _membranes(neurons)
     nest.Simulate(NOISE_T_SIM)
     events = meter.get("events")
     cells = np.asarray(events["senders"]) - neurons[0].global_id
