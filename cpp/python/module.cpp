@@ -316,7 +316,8 @@ void check_connection_kinds(const network_spec& spec, const std::string& where, 
         throw user_error(spikex::format("{}: target population of model \"{}\" takes no input (only neuron models do)",
                                         where, target.model));
     }
-    if (find_model(source.model).output == device_output::current && !to.accepts_current) {
+    const device_output output = find_model(source.model).output;
+    if ((output == device_output::current || output == device_output::noise_current) && !to.accepts_current) {
         throw user_error(spikex::format("{}: \"{}\" cannot drive \"{}\" (the model has no input current)", where,
                                         source.model, target.model));
     }
@@ -358,7 +359,8 @@ nb::list models_to_python() {
                                                              : "input_device";
         d["output"] = entry.output == device_output::none          ? "none"
                       : entry.output == device_output::spike_train ? "spike_train"
-                                                                   : "current";
+                      : entry.output == device_output::current     ? "current"
+                                                                   : "noise_current";
         d["description"] = entry.description;
         d["parameters"] = entry.parameter_names();
         nb::list specs;

@@ -31,6 +31,28 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
         std::stable_sort(mine.begin(), mine.end(), [](const input& a, const input& b) {
             return a.target != b.target ? a.target < b.target : a.substream < b.substream;
         });
+        // One sine track per source with a sine among this thread's inputs.
+        auto& tracks = threads_[t].tracks;
+        for (input& in: mine) {
+            const device_schedule& sched = sources_[in.source].schedule;
+            if (!sched.has_sine) continue;
+            auto it =
+                std::find_if(tracks.begin(), tracks.end(), [&](const sine_track& k) { return k.source == in.source; });
+            if (it == tracks.end()) {
+                const step_type every = sources_[in.source].kind == form::noise ? sched.interval : 1;
+                tracks.push_back(
+                    {in.source, in.delay, in.delay, sched.sine_from, every, sched.sine_from - 1, sched.sine, {}, -1});
+                it = std::prev(tracks.end());
+            }
+            it->min_delay = std::min(it->min_delay, in.delay);
+            it->max_delay = std::max(it->max_delay, in.delay);
+            in.track = static_cast<std::uint32_t>(it - tracks.begin());
+        }
+        for (auto& k: tracks) {
+            // The steps e = n - d of one step n span max - min + 1 steps: samples j of at most
+            // (max - min)/every + 2 intervals.
+            k.ring.assign(static_cast<std::size_t>((k.max_delay - k.min_delay) / k.every + 2), 0.0);
+        }
         total_ += mine.size();
     }
 }
@@ -38,8 +60,12 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
 device_inputs::source device_inputs::make_source(const network_spec& spec, gid_type device) {
     const double h = spec.dt_ms;
     const population_spec& pop = spec.population_of(device);
-    source s{find_model(pop.model).output == device_output::spike_train,
-             input_device_schedule(pop, device, spec.seed, h), 0};
+    const device_output output = find_model(pop.model).output;
+    source s{output == device_output::spike_train, input_device_schedule(pop, device, spec.seed, h), 0};
+    s.kind = s.spikes                                 ? form::spikes
+             : output == device_output::noise_current ? form::noise
+             : s.schedule.has_sine                    ? form::sine
+                                                      : form::levels;
     if (s.spikes) {
         const double rate_hz = s.schedule.rate_hz;
         const double mean = rate_hz * h / 1000.0;
@@ -63,6 +89,11 @@ void device_inputs::respecify(gid_type device, const network_spec& spec, step_ty
     auto it = source_of_device_.find(device);
     if (it == source_of_device_.end()) return; // no input of it on this rank
     source fresh = make_source(spec, device);
+    if (fresh.schedule.has_sine || sources_[it->second].schedule.has_sine) {
+        throw user_error(spikex::format("set: {} (cell {}) cannot change between runs (its sine goes on from the "
+                                        "start); build the network with the new values",
+                                        spec.population_of(device).model, device));
+    }
     std::uint32_t last = it->second;
     while (sources_[last].until != std::numeric_limits<step_type>::max() && sources_[last].until <= from)
         last = sources_[last].next;
@@ -70,6 +101,9 @@ void device_inputs::respecify(gid_type device, const network_spec& spec, step_ty
     sources_[last].until = from;
     sources_[last].next = static_cast<std::uint32_t>(sources_.size());
     sources_.push_back(std::move(fresh));
+    for (auto& t: threads_) // a noise amplitude drawn for the old era is drawn again
+        for (auto& in: t.inputs)
+            if (in.source == it->second) in.cached_interval = -1;
 }
 
 void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike_output& out) {
@@ -78,14 +112,41 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     if (mine.inputs.empty()) return;
     mine.batch_targets.clear();
     mine.batch_weights.clear();
+    for (auto& k: mine.tracks) {
+        const device_schedule& sched = sources_[k.source].schedule;
+        if (n < k.last_n) { // a new run from an earlier step: start the sine again
+            k.now = sched.sine;
+            k.step = k.from - 1;
+        }
+        k.last_n = n;
+        k.advance_to(std::min(n - static_cast<step_type>(k.min_delay), sched.last));
+    }
     for (input& in: mine.inputs) {
         const step_type e = n - static_cast<step_type>(in.delay);
         const source* era = &sources_[in.source];
         while (e >= era->until) era = &sources_[era->next];
         const source& s = *era;
         if (e < s.schedule.first || e > s.schedule.last) continue;
-        if (!s.spikes) {
+        if (s.kind == form::levels) {
             cells.deliver_current(n, in.target, s.schedule.level(e) * in.weight);
+            continue;
+        }
+        if (s.kind == form::sine) {
+            const double level = mine.tracks[in.track].sample(e) + s.schedule.offset; // NEST's I = y_1 + offset
+            cells.deliver_current(n, in.target, level * in.weight);
+            continue;
+        }
+        if (s.kind == form::noise) {
+            const step_type j = (e - s.schedule.first) / s.schedule.interval;
+            if (j != in.cached_interval) {
+                const device_schedule& d = s.schedule;
+                const double sine = d.has_sine ? mine.tracks[in.track].sample(d.first + j * d.interval) : 0.0;
+                // NEST's expression; a sine a few ulps past -1 (std_mod = std) gives variance 0, not NaN.
+                const double variance = std::max(d.std * d.std + sine * d.std_mod * d.std_mod, 0.0);
+                in.noise_amplitude = d.mean + std::sqrt(variance) * standard_normal(gid_[in.target], in.substream, j);
+                in.cached_interval = j;
+            }
+            cells.deliver_current(n, in.target, in.noise_amplitude * in.weight);
             continue;
         }
         std::uint64_t bits;
@@ -111,13 +172,29 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     }
 }
 
+double device_inputs::standard_normal(gid_type target, std::uint32_t substream, step_type interval) const {
+    const auto w = random_block(seed_, target, purpose::device_input, static_cast<std::uint32_t>(interval), substream);
+    const double u1 = uniform_from_words(w[0], w[1]);
+    const double u2 = uniform_from_words(w[2], w[3]);
+    return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+}
+
+void device_inputs::sine_track::advance_to(step_type e) {
+    while (step < e) {
+        now.turn();
+        ++step;
+        if ((step - from) % every == 0) ring[static_cast<std::size_t>((step - from) / every) % ring.size()] = now.y1;
+    }
+}
+
 std::size_t device_inputs::bytes() const {
     std::size_t b = gid_.capacity() * sizeof(gid_type) + sources_.capacity() * sizeof(source);
     for (const auto& s: sources_) b += s.schedule.levels.capacity() * sizeof(s.schedule.levels[0]);
     for (const auto& t: tables_) b += t.cdf().capacity() * sizeof(double);
     for (const auto& t: threads_) {
-        b += t.inputs.capacity() * sizeof(input) + t.batch_targets.capacity() * sizeof(local_index) +
-             t.batch_weights.capacity() * sizeof(double);
+        for (const auto& k: t.tracks) b += k.ring.capacity() * sizeof(double);
+        b += t.inputs.capacity() * sizeof(input) + t.tracks.capacity() * sizeof(sine_track) +
+             t.batch_targets.capacity() * sizeof(local_index) + t.batch_weights.capacity() * sizeof(double);
     }
     return b;
 }

@@ -12,8 +12,15 @@
 //     (seed, target gid, device_input, sub-stream k): words (x0, x1) for even e, (x2, x3)
 //     for odd e, as one 53-bit uniform, inverted through the Poisson CDF (poisson_table);
 //   current generators: the level of step e times the weight as a current
-//   (cell_group::deliver_current).
-// So a train depends only on (seed, target gid, k): never on P, T or the layout.
+//   (cell_group::deliver_current); ac_generator's level is offset + the sine of step e;
+//   noise_generator: the amplitude of its interval j = (e - first)/D (device_schedule) times
+//   the weight as a current, with z ~ N(0, 1) of interval j from Philox block j of the
+//   same stream (seed, target gid, device_input, sub-stream k): u1 from words (x0, x1),
+//   u2 from (x2, x3), z = sqrt(-2 ln(1 - u1))·cos(2π u2) (j < 2^32).
+// So a train or a noise depends only on (seed, target gid, k): never on P, T or the
+// layout. A sine (ac_generator, a modulated noise_generator) is NEST's recurrence, turned
+// per thread once for all its inputs there (sine_track): its value at a step depends only
+// on the number of turns, so a run resumed at step n turns it n times first.
 //
 // A device changed between runs (respecify) gets a new era: its emission steps from the
 // change on use the new parameters, those before it (inputs still in flight) the old ones,
@@ -67,7 +74,12 @@ private:
         // uniform), and that step: one Philox block serves two steps.
         std::uint64_t cached_bits = 0;
         step_type cached_step = -1;
+        // noise: the amplitude of interval `cached_interval`; sine: index into the thread's tracks.
+        double noise_amplitude = 0.0;
+        step_type cached_interval = -1;
+        std::uint32_t track = 0;
     };
+    enum class form { spikes, levels, sine, noise };
     // One device's timing and level, shared by its inputs.
     struct source {
         bool spikes;              // a spike train (else a current)
@@ -76,13 +88,32 @@ private:
         // Eras: emission steps >= until belong to sources_[next] (the device changed then).
         step_type until = std::numeric_limits<step_type>::max();
         std::uint32_t next = 0;
+        form kind = form::levels;
+    };
+    // A source's sine on one thread: the oscillator turned through step `step`, and its
+    // samples (the sine of steps from + j·every, `every` = 1 for ac_generator, D for
+    // noise_generator) at index j mod ring.size(), enough for the spread of the delays.
+    struct sine_track {
+        std::uint32_t source;
+        std::uint32_t min_delay, max_delay;
+        step_type from, every, step;
+        oscillator now;
+        std::vector<double> ring;
+        step_type last_n = -1; // the last step applied: a smaller one starts again
+
+        void advance_to(step_type e); // turn through step e, keeping the samples
+        double sample(step_type e) const { return ring[static_cast<std::size_t>((e - from) / every) % ring.size()]; }
     };
     source make_source(const network_spec& spec, gid_type device);
     struct thread_inputs {
         std::vector<input> inputs;
+        std::vector<sine_track> tracks;
         std::vector<local_index> batch_targets;
         std::vector<double> batch_weights;
     };
+
+    // noise_generator's z of `interval` for input `substream` of `target` (header comment).
+    double standard_normal(gid_type target, std::uint32_t substream, step_type interval) const;
 
     std::uint32_t seed_ = 0;
     std::vector<gid_type> gid_; // of local cells

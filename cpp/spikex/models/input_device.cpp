@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -90,13 +91,17 @@ const std::vector<parameter_spec> step_list_specs = {
      parameter_shape::per_cell_list},
 };
 
+void require_stop_after_start(const std::string& model, double start, double stop) {
+    if (stop < start) {
+        throw user_error(
+            spikex::format("{} parameter stop = {}: must be >= start = {} ms", model, number(stop), number(start)));
+    }
+}
+
 timing parse_timing(const std::string& model, const std::vector<model_parameters::field<timing>>& table,
                     const population_spec& pop, gid_type gid, std::uint32_t seed) {
     const timing t = model_parameters::parse(model, table, cell_parameters(pop, gid, seed));
-    if (t.stop < t.start) {
-        throw user_error(
-            spikex::format("{} parameter stop = {}: must be >= start = {} ms", model, number(t.stop), number(t.start)));
-    }
+    require_stop_after_start(model, t.start, t.stop);
     return t;
 }
 
@@ -169,12 +174,106 @@ device_schedule step_schedule(const population_spec& pop, gid_type gid, std::uin
     return s;
 }
 
+// ac_generator's and noise_generator's parameters (NEST's names; start, stop and origin
+// as every device).
+struct ac_parameters {
+    double amplitude, offset, phase, frequency, start, stop, origin;
+};
+struct noise_parameters {
+    double mean, std, dt, std_mod, frequency, phase, start, stop, origin;
+};
+
+parameter_spec frequency_spec(const char* what) { return {"frequency", "Hz", 0.0, "", ranges::any(), what}; }
+parameter_spec phase_spec(const char* what) { return {"phase", "deg", 0.0, "", ranges::any(), what}; }
+
+const std::vector<model_parameters::field<ac_parameters>>& ac_table() {
+    static const std::vector<model_parameters::field<ac_parameters>> table = {
+        {{"amplitude", "pA", 0.0, "", ranges::any(), "amplitude of the sine"}, &ac_parameters::amplitude},
+        {{"offset", "pA", 0.0, "", ranges::any(), "constant current added to the sine"}, &ac_parameters::offset},
+        {phase_spec("phase of the sine at t = 0"), &ac_parameters::phase},
+        {frequency_spec("frequency of the sine"), &ac_parameters::frequency},
+        {start_spec(), &ac_parameters::start},
+        {stop_spec(), &ac_parameters::stop},
+        {origin_spec(), &ac_parameters::origin}};
+    return table;
+}
+
+// NEST's default dt: 10 times the resolution when its model was made (0.1 ms), kept when
+// the resolution changes if it stays a multiple of it, else 10 times the new resolution.
+constexpr double noise_default_dt = 1.0;
+
+const std::vector<model_parameters::field<noise_parameters>>& noise_table() {
+    static const std::vector<model_parameters::field<noise_parameters>> table = {
+        {{"mean", "pA", 0.0, "", ranges::any(), "mean of the current"}, &noise_parameters::mean},
+        {{"std", "pA", 0.0, "", ranges::non_negative(), "standard deviation of the current"}, &noise_parameters::std},
+        {{"dt", "ms", noise_default_dt, "1 ms (10 steps when 1 ms is not a multiple of the resolution, as NEST)",
+          ranges::positive(), "interval at which each target's amplitude is redrawn, a multiple of the resolution"},
+         &noise_parameters::dt},
+        {{"std_mod", "pA", 0.0, "", ranges::non_negative(),
+          "sine modulation: the variance is std² + std_mod²·sin(ωt + φ) (must be <= std)"},
+         &noise_parameters::std_mod},
+        {frequency_spec("frequency of the modulation"), &noise_parameters::frequency},
+        {phase_spec("phase of the modulation at the device's first active step"), &noise_parameters::phase},
+        {start_spec(), &noise_parameters::start},
+        {stop_spec(), &noise_parameters::stop},
+        {origin_spec(), &noise_parameters::origin}};
+    return table;
+}
+
+device_schedule ac_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    const auto p = model_parameters::parse(pop.model, ac_table(), cell_parameters(pop, gid, seed));
+    require_stop_after_start(pop.model, p.start, p.stop);
+    device_schedule s = current_window({0.0, p.start, p.stop, p.origin, 0.0}, h);
+    s.has_sine = true;
+    s.sine = oscillator::start(p.amplitude, p.frequency, p.phase, h);
+    s.sine_from = 0; // NEST turns it in every step, active or not
+    s.offset = p.offset;
+    return s;
+}
+
+device_schedule noise_schedule(const population_spec& pop, gid_type gid, std::uint32_t seed, double h) {
+    std::set<std::string> given;
+    auto p = model_parameters::parse(pop.model, noise_table(), cell_parameters(pop, gid, seed), &given);
+    require_stop_after_start(pop.model, p.start, p.stop);
+    model_parameters::require(p.std_mod <= p.std, pop.model, "std_mod", p.std_mod,
+                              spikex::format("must be <= std = {} pA", number(p.std)));
+    const auto on_grid = [&](double ms) { return std::abs(ms / h - std::round(ms / h)) <= 1e-6; };
+    if (!given.contains("dt") && !on_grid(p.dt)) p.dt = 10.0 * h;
+    if (!on_grid(p.dt)) {
+        throw user_error(
+            spikex::format("{} parameter dt = {}: must be a multiple of the resolution {} ms", pop.model, p.dt, h));
+    }
+    device_schedule s = current_window({0.0, p.start, p.stop, p.origin, 0.0}, h);
+    s.interval = steps_of(p.dt, h);
+    s.mean = p.mean;
+    s.std = p.std;
+    s.std_mod = p.std_mod;
+    if (p.std_mod != 0.0) {
+        s.has_sine = true;
+        s.sine = oscillator::start(1.0, p.frequency, p.phase, h);
+        s.sine_from = s.first; // NEST turns it in active steps only
+    }
+    return s;
+}
+
 } // namespace
 
 double device_schedule::level(step_type e) const {
     auto it = std::upper_bound(levels.begin(), levels.end(), e,
                                [](step_type x, const std::pair<step_type, double>& c) { return x < c.first; });
     return it == levels.begin() ? 0.0 : std::prev(it)->second;
+}
+
+oscillator oscillator::start(double amplitude, double frequency_hz, double phase_deg, double h) {
+    constexpr double pi = 3.14159265358979323846;
+    const double omega = 2.0 * pi * frequency_hz / 1000.0;
+    const double phi = phase_deg * 2.0 * pi / 360.0;
+    oscillator o;
+    o.y0 = amplitude * std::cos(phi); // NEST: cos(omega t + phi) at the run's start t = 0
+    o.y1 = amplitude * std::sin(phi);
+    o.cos_h = std::cos(omega * h);
+    o.sin_h = std::sin(omega * h);
+    return o;
 }
 
 bool is_input_device(const std::string& model) { return find_model(model).kind == model_kind::input_device; }
@@ -228,6 +327,36 @@ model_entry step_current_generator_model() {
             .docs_page = "docs/models/step_current_generator.md",
             .make = make_idle,
             .schedule = step_schedule};
+}
+
+model_entry ac_generator_model() {
+    return {.name = "ac_generator",
+            .kind = model_kind::input_device,
+            .description = "NEST's ac_generator: a sine current offset + amplitude·sin(2π·frequency·t + phase) "
+                           "(times the connection weight) between start and stop",
+            .parameters = model_parameters::specs_of(ac_table()),
+            .output = device_output::current,
+            .integration = "NEST's rotation-matrix recurrence, one turn per step",
+            .nest_model = "ac_generator",
+            .pynn_types = {"ACSource"},
+            .docs_page = "docs/models/ac_generator.md",
+            .make = make_idle,
+            .schedule = ac_schedule};
+}
+
+model_entry noise_generator_model() {
+    return {.name = "noise_generator",
+            .kind = model_kind::input_device,
+            .description = "NEST's noise_generator: to each target its own Gaussian current (times the connection "
+                           "weight), redrawn every dt, between start and stop",
+            .parameters = model_parameters::specs_of(noise_table()),
+            .output = device_output::noise_current,
+            .integration = "none (a device): a normal draw per target every dt",
+            .nest_model = "noise_generator",
+            .pynn_types = {"NoisyCurrentSource"},
+            .docs_page = "docs/models/noise_generator.md",
+            .make = make_idle,
+            .schedule = noise_schedule};
 }
 
 } // namespace spikex

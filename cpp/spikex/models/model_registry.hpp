@@ -25,9 +25,10 @@ enum class model_kind {
 
 // What an input device gives its targets (engine/device_inputs.hpp).
 enum class device_output {
-    none,        // not an input device
-    spike_train, // an independent Poisson train per target (poisson_generator)
-    current      // a current, amplitude times the connection weight (dc_generator, step_current_generator)
+    none,         // not an input device
+    spike_train,  // an independent Poisson train per target (poisson_generator)
+    current,      // a current, its level times the connection weight (dc_, step_current_, ac_generator)
+    noise_current // an independent noisy current per target times the weight (noise_generator)
 };
 
 struct model_entry {
@@ -36,7 +37,7 @@ struct model_entry {
     std::string description;                // one sentence
     std::vector<parameter_spec> parameters; // accepted parameters, each with its spec
     std::vector<state_spec> state;          // recordable with record_state
-    bool accepts_current = false;           // current inputs (device_output::current) allowed
+    bool accepts_current = false;           // current inputs (current, noise_current) allowed
     device_output output = device_output::none;
     std::vector<std::string> checkpoint_state; // what cell_group::save_cell writes per cell
     std::string receptors;                     // the inputs a neuron takes, one sentence ("" for devices)

@@ -43,6 +43,8 @@ from .procedural_api import connect, create, record, record_v  # noqa: F401
 from .projections import Projection  # noqa: F401
 from .standardmodels import (  # noqa: F401
     STANDARD_CELL_TYPES,
+    ACSource,
+    NoisyCurrentSource,
     AdditivePotentiationMultiplicativeDepression,
     AdditiveWeightDependence,
     DCSource,

@@ -311,6 +311,12 @@ class _CurrentSource:
         if device is None or not simulator.state.change_running([device], self._device_params(simulator.state.dt)):
             simulator.state.changed("changing a current source")
 
+    def record(self):
+        raise NotImplementedError(
+            f"spikex.pynn: recording a {type(self).__name__}'s current is not supported (record the cells' v "
+            "or the injected cells' state instead)"
+        )
+
     def _accepted(self, native: dict) -> dict:
         """Native values as this source keeps them (checked; a subclass may normalise)."""
         return native
@@ -427,7 +433,53 @@ class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
         }
 
 
-CURRENT_SOURCES = (DCSource, StepCurrentSource)
+class ACSource(_CurrentSource, electrodes.ACSource):
+    """A sine current (nA, Hz, degrees) from ``start`` to ``stop``: a spikex
+    ``ac_generator`` (NEST's recurrence) with pyNN.nest's timing and phase correction."""
+
+    __doc__ = electrodes.ACSource.__doc__
+    differences = "pyNN.nest's timing and phase correction; cannot change after `run()` (its sine runs on)"
+    translations = build_translations(
+        ("amplitude", "amplitude", 1000.0),
+        ("start", "start"),
+        ("stop", "stop"),
+        ("frequency", "frequency"),
+        ("offset", "offset", 1000.0),
+        ("phase", "phase"),
+    )
+    spikex_model = "ac_generator"
+
+    def _device_params(self, dt: float) -> dict:
+        n = self._native
+        start = max(0.0, n["start"] - dt)
+        # pyNN.nest's phase: the sine is zero-phased at the given start, not at time 0
+        phase = n["phase"] - 360.0 * n["frequency"] * n["start"] / 1000.0
+        return {"amplitude": n["amplitude"], "offset": n["offset"], "frequency": n["frequency"],
+                "phase": phase, "start": start, "stop": max(start, n["stop"] - dt)}  # fmt: skip
+
+
+class NoisyCurrentSource(_CurrentSource, electrodes.NoisyCurrentSource):
+    """A Gaussian current (nA) redrawn every ``dt`` from ``start`` to ``stop``: a spikex
+    ``noise_generator`` (a draw per target from its own stream) with pyNN.nest's timing."""
+
+    __doc__ = electrodes.NoisyCurrentSource.__doc__
+    differences = "pyNN.nest's timing; the same statistics, other draws (spikex's streams are per target and layout-free)"
+    translations = build_translations(
+        ("mean", "mean", 1000.0),
+        ("start", "start"),
+        ("stop", "stop"),
+        ("stdev", "std", 1000.0),
+        ("dt", "dt"),
+    )
+    spikex_model = "noise_generator"
+
+    def _device_params(self, dt: float) -> dict:
+        n = self._native
+        start = max(0.0, n["start"] - dt)
+        return {"mean": n["mean"], "std": n["std"], "dt": n["dt"], "start": start, "stop": max(start, n["stop"] - dt)}
+
+
+CURRENT_SOURCES = (DCSource, StepCurrentSource, ACSource, NoisyCurrentSource)
 # (type, spikex synapse, differences from pyNN.nest) for the generated table.
 SYNAPSE_TYPES = (
     (StaticSynapse, "static synapses", ""),

@@ -92,3 +92,14 @@ def test_list_parameters_change_together():
     with pytest.raises(ValueError, match="3 amplitude_times and 2 amplitude_values"):
         net.set(step, amplitude_times=[5.0, 6.0, 7.0])
     net.simulate(5.0)
+
+
+def test_a_sine_generator_is_refused_between_runs_with_a_clear_message():
+    net = sx.Network(dt_ms=0.1)
+    ac = net.create("ac_generator", 1, params={"amplitude": 10.0, "frequency": 5.0}, name="ac")
+    cell = net.create("iaf_psc_exp", 1)
+    net.connect(ac[0], cell[0], weight=1.0, delay_ms=0.1)
+    net.simulate(1.0)
+    with pytest.raises(ValueError, match=r"set: ac_generator \(cell 0\) cannot change between runs"):
+        net.set(ac, amplitude=20.0)
+    net.simulate(1.0)

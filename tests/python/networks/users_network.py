@@ -77,6 +77,11 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("all_to_all", step, hh, weight=1.0, delay_ms=0.2)
     net.connect_rule("fixed_outdegree", traub, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_outdegree", hh, exp, outdegree=4, weight=20.0, delay_ms=0.6)
+    # Current generators: NEST's sine recurrence, and a noise per target redrawn every dt.
+    ac = net.create("ac_generator", 1, params={"amplitude": 120.0, "offset": 30.0, "frequency": 25.0, "phase": 45.0, "start": 15.0}, name="ac")
+    noise = net.create("noise_generator", 1, params={"mean": 20.0, "std": 150.0, "std_mod": 100.0, "frequency": 10.0, "dt": 0.3}, name="noise")
+    net.connect_rule("all_to_all", ac, cond, weight=1.0, delay_ms=0.3)
+    net.connect_rule("all_to_all", noise, exp[0:60], weight=1.0, delay_ms=sx.uniform(0.1, 1.0))
     # Adaptation and escape noise: gif_cond_exp (kernel lists, one per cell for q_sfa; each
     # cell's own noise stream) and iaf_cond_exp_sfa_rr, in the loop with the others.
     gif = net.create("gif_cond_exp", 20, params={"I_e": sx.uniform(140.0, 190.0), "tau_stc": [10.0, 80.0], "q_stc": [15.0, 3.0],
