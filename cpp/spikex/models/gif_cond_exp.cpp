@@ -259,10 +259,9 @@ public:
         else if (variable == "g_in")
             y_[i][G_IN] = value;
         else if (variable == "E_sfa" || variable == "I_stc")
-            throw user_error(spikex::format("{} state {} cannot be set: it follows the kernels (tau_{}, q_{}), as in "
-                                            "NEST",
-                                            model_name, variable, variable == "E_sfa" ? "sfa" : "stc",
-                                            variable == "E_sfa" ? "sfa" : "stc"));
+            throw user_error(spikex::format("{}: state variable \"{}\" cannot be set: it follows the {} kernels, as "
+                                            "in NEST",
+                                            model_name, variable, variable == "E_sfa" ? "sfa" : "stc"));
         else
             cell_group::set_state(cell, variable, value);
     }

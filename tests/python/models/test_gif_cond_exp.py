@@ -88,7 +88,7 @@ def test_kernel_lists_change_between_runs_as_in_nest():
     net.set(cells[0:1], tau_stc=[10.0, 50.0], q_stc=[20.0, 7.0])
     after = net.simulate(0.1).states[0]["values"][-1]
     assert after[0] == after[1] == pytest.approx(before[0] * np.exp(-0.1 / 10.0), rel=1e-12)
-    with pytest.raises(ValueError, match="gif_cond_exp state E_sfa cannot be set"):
+    with pytest.raises(ValueError, match='gif_cond_exp: state variable "E_sfa" cannot be set'):
         net.set(cells, E_sfa=-40.0)
     net.set(cells, V_m=-80.0)
     assert net.get(cells, "V_m").tolist() == [-80.0, -80.0]
