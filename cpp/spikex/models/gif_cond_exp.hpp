@@ -15,8 +15,9 @@
 //
 //  end_step(n), per cell (NEST's order):
 //   1. I_stc and V_T of the kernels' values, then every kernel decays over h
-//   2. (V, g_ex, g_in) advanced over h by the ODE layer, I_stc constant; while refractory
-//      V = V_reset in the currents and dV/dt = 0
+//   2. (V, g_ex, g_in) advanced over h by NEST's RKF45 scheme (ode/rkf45_integrator.hpp,
+//      absolute error gsl_error_tol), I_stc constant; while refractory V = V_reset in the
+//      currents and dV/dt = 0
 //   3. the step's inputs: w >= 0 into g_ex, -w of the others into g_in (nS)
 //   4. r == 0: lambda from V and V_T; a spike when the step's uniform < -expm1(-lambda h):
 //      the kernels jump, r = t_ref in steps (V is not reset here: NEST's model);
