@@ -237,6 +237,20 @@ TEST(tsodyks, parameters_are_checked_as_nest_does) {
     EXPECT_EQ(refusal("tsodyks2_synapse", {{"y", 0.5}}).find("parameter \"y\" is unknown") != std::string::npos, true);
 }
 
+TEST(tsodyks, spike_times_are_nests_tics_in_ms) {
+    // NEST: a stamp of n steps is n x 100 tics at dt = 0.1 ms, in ms tics x 0.001.
+    const spike_clock clock(0.1);
+    for (step_type n: {step_type(1), step_type(3), step_type(7), step_type(12345), step_type(987654)}) {
+        EXPECT_EQ(clock.ms(n), 0.001 * double(n * 100)) << n;
+    }
+    EXPECT_EQ(clock.interval(3, 10), 0.001 * 1000.0 - 0.001 * 300.0);
+    // Not (10 - 3) x 0.1: the last bit differs, and NEST's is the one taken.
+    EXPECT_NE(clock.interval(3, 10), 7 * 0.1);
+    EXPECT_EQ(spike_clock(0.025).ms(40), 0.001 * 1000.0);
+    // A step of no whole number of µs (NEST refuses it): stamp x dt.
+    EXPECT_EQ(spike_clock(0.0125).ms(7), 7 * 0.0125);
+}
+
 TEST(tsodyks, registry_entries_have_nests_defaults_and_any_weight) {
     const synapse_entry& t = find_synapse("tsodyks_synapse");
     EXPECT_EQ(

@@ -34,18 +34,19 @@ tsodyks2_parameters parse_tsodyks2_parameters(const std::map<std::string, double
 
 struct tsodyks2_rule {
     tsodyks2_rule() = default;
-    tsodyks2_rule(const tsodyks2_parameters& p, double dt): parameters(p), dt_ms(dt) {}
+    tsodyks2_rule(const tsodyks2_parameters& p, double dt): parameters(p), clock(dt) {}
     tsodyks2_parameters parameters{};
-    double dt_ms = 0.1;
+    spike_clock clock;
     short_term_state initial() const { return {parameters.x, 0.0, parameters.u, -1, 0.0}; }
 };
 
 // One presynaptic spike with `stamp` (steps, later than the state's last one): moves the
-// state to it and returns u x, the factor of the spike's weight (NEST's order of operations).
+// state to it and returns u x, the factor of the spike's weight (NEST's order of operations
+// and NEST's intervals, spike_clock: NEST's bits).
 inline double tsodyks2_spike(short_term_state& s, step_type stamp, const tsodyks2_rule& rule) {
     const tsodyks2_parameters& p = rule.parameters;
     if (s.last_stamp >= 0) {
-        const double h = double(stamp - s.last_stamp) * rule.dt_ms;
+        const double h = rule.clock.interval(s.last_stamp, stamp);
         const double decay_x = std::exp(-h / p.tau_rec);
         const double decay_u = p.tau_fac == 0.0 ? 0.0 : std::exp(-h / p.tau_fac);
         s.x = 1.0 + (s.x - s.x * s.u - 1.0) * decay_x;

@@ -36,19 +36,18 @@ tsodyks_parameters parse_tsodyks_parameters(const std::map<std::string, double>&
 
 struct tsodyks_rule {
     tsodyks_rule() = default;
-    tsodyks_rule(const tsodyks_parameters& p, double dt): parameters(p), dt_ms(dt) {}
+    tsodyks_rule(const tsodyks_parameters& p, double dt): parameters(p), clock(dt) {}
     tsodyks_parameters parameters{};
-    double dt_ms = 0.1;
+    spike_clock clock;
     short_term_state initial() const { return {parameters.x, parameters.y, parameters.u, 0, 0.0}; }
 };
 
 // One presynaptic spike with `stamp` (steps, later than the state's last one): moves the
 // state to it and returns the release u x, the factor of the spike's weight. The operations
-// are in NEST's order, so the factors agree with NEST's to the last bits of the spike
-// interval (NEST takes it from times in ms, spikex from whole steps).
+// are in NEST's order and the intervals NEST's (spike_clock): the factors are NEST's bits.
 inline double tsodyks_spike(short_term_state& s, step_type stamp, const tsodyks_rule& rule) {
     const tsodyks_parameters& p = rule.parameters;
-    const double h = double(stamp - s.last_stamp) * rule.dt_ms;
+    const double h = rule.clock.interval(s.last_stamp, stamp);
     const double decay_u = p.tau_fac == 0.0 ? 0.0 : std::exp(-h / p.tau_fac);
     const double decay_y = std::exp(-h / p.tau_psc);
     // exp(-h/tau_rec) - 1, accurate for h << tau_rec: minus the part of z that recovers.
