@@ -6,8 +6,8 @@
 // (inactive), u (release probability). Between spikes
 //     dx/dt = z / tau_rec,   dy/dt = -y / tau_psc,   du/dt = -u / tau_fac (u = 0 when tau_fac = 0),
 // and at a presynaptic spike, after propagating over the time h since the previous one
-// (NEST's t_lastspike starts at 0: the first spike propagates from t = 0, which matters
-// only when x + y < 1 initially):
+// (NEST's t_lastspike starts at 0: the first spike propagates the initial state from t = 0,
+// which changes nothing for the defaults x = 1, y = u = 0):
 //     u += U (1 - u);   release = u x;   x -= release;   y += release,
 // and the spike is delivered with weight * release. tau_psc is meant to equal the target's
 // synaptic time constant (y is its current); NEST does not check that, nor does spikex.
