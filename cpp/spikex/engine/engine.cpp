@@ -342,6 +342,12 @@ void engine::prepare_step(step_type n) {
         if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch_.push_back(i);
     }
     batch_.push_back(static_cast<std::uint32_t>(bucket.size()));
+    // Short-term synapses: each arriving group's state moves to its spike, here on one
+    // thread before the step's deliveries, which read the factor. Steps run in order, so
+    // every group sees its spikes in time order whatever the layout.
+    if (plastic_.has_short_term()) {
+        for (auto g: bucket) plastic_.arrive(table_, g, n);
+    }
 }
 
 void engine::thread_step(thread_part& part, unsigned t, step_type n) {
@@ -408,6 +414,16 @@ void engine::synchronize_exchange(step_type due) {
 void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n) {
     const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
     if (begin == end) return;
+    if (plastic_.short_term(table_.group(g))) {
+        // The stored weights times the group's factor for this spike; they stay as they are.
+        const double factor = plastic_.factor(g);
+        const double* weights = table_.weights();
+        auto& scaled = part.scaled_weights;
+        scaled.resize(end - begin);
+        for (auto c = begin; c < end; ++c) scaled[c - begin] = weights[c] * factor;
+        part.cells->deliver(n, table_.targets() + begin, scaled.data(), 0, end - begin, part);
+        return;
+    }
     if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
     if (table_.group_weights()) {
         part.cells->deliver_uniform(n, table_.targets() + begin, end - begin, table_.group_weight(g), part);
@@ -425,7 +441,9 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
     for (std::size_t k = first; k < last; ++k) {
         const std::uint32_t g = bucket[k];
         const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
-        if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
+        if (plastic_.plastic(table_.group(g)) && !plastic_.short_term(table_.group(g))) {
+            plastic_.update_weights(table_, g, begin, end, n);
+        }
         for (auto c = begin; c < end; ++c) merged.push_back(c);
     }
     const local_index* targets = table_.targets();
@@ -440,6 +458,10 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
     for (auto c: merged) {
         if (table_.group_weights()) {
             part.cells->deliver_uniform(n, targets + c, 1, table_.group_weight(table_.group_of_connection(c)), part);
+        } else if (const std::uint32_t g = plastic_.has_short_term() ? table_.group_of_connection(c) : 0;
+                   plastic_.has_short_term() && plastic_.short_term(table_.group(g))) {
+            const double weight = table_.weights()[c] * plastic_.factor(g); // the stored weight stays
+            part.cells->deliver(n, targets + c, &weight, 0, 1, part);
         } else {
             part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
         }

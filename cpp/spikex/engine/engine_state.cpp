@@ -7,8 +7,8 @@
 // (gid, emission step) — re-inserted through this layout's connection table, where the
 // bucket sort at delivery restores canonical order whatever the insertion order — the
 // plastic weights (per target gid, in the canonical order of their keys), the presynaptic
-// traces (per source, delay and synapse type: every rank holding one has the same bits),
-// the postsynaptic histories (per gid), recorded spikes and samples, and two counters.
+// traces and short-term states (per source, delay and synapse type: every rank holding one
+// has the same bits), the postsynaptic histories (per gid), recorded spikes and samples, and two counters.
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
@@ -153,7 +153,8 @@ engine_state engine::export_state() const {
                                 "plastic/post/entries", "plastic/post/entry_stamp", "plastic/post/entry_reads"}) {
             out.ints[name];
         }
-        for (const char* name: {"plastic/pre/k_plus", "plastic/post/k_minus", "plastic/post/entry_k_minus"}) {
+        for (const char* name: {"plastic/pre/k_plus", "plastic/pre/x", "plastic/pre/y", "plastic/pre/u",
+                                "plastic/post/k_minus", "plastic/post/entry_k_minus"}) {
             out.reals[name];
         }
         // Weights: per target its inputs' weights in key order, with a digest of the keys.
@@ -174,12 +175,18 @@ engine_state engine::export_state() const {
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
             if (group.synapse == 0) continue;
-            const stdp_pre_state pre = plastic_.pre_state(g);
+            // An STDP group's trace (x, y, u = 0) or a short-term group's state (k_plus = 0).
+            const bool short_term = plastic_.short_term(group);
+            const stdp_pre_state pre = short_term ? stdp_pre_state{} : plastic_.pre_state(g);
+            const short_term_state st = short_term ? plastic_.short_term_state_of(g) : short_term_state{};
             out.ints["plastic/pre/source"].push_back(table_.sources()[group.source_run]);
             out.ints["plastic/pre/delay"].push_back(group.delay);
             out.ints["plastic/pre/synapse"].push_back(group.synapse);
-            out.ints["plastic/pre/last_stamp"].push_back(pre.last_stamp);
+            out.ints["plastic/pre/last_stamp"].push_back(short_term ? st.last_stamp : pre.last_stamp);
             out.reals["plastic/pre/k_plus"].push_back(pre.k_plus);
+            out.reals["plastic/pre/x"].push_back(st.x);
+            out.reals["plastic/pre/y"].push_back(st.y);
+            out.reals["plastic/pre/u"].push_back(st.u);
         }
         for (local_index i = 0; i < local_gids_.size(); ++i) {
             if (!plastic_.has_history(i)) continue;
@@ -347,6 +354,9 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
     const auto& pre_synapse = column(rows, "plastic/pre/synapse");
     const auto& pre_stamp = column(rows, "plastic/pre/last_stamp");
     const auto& pre_k = real_column(rows, "plastic/pre/k_plus");
+    const auto& pre_x = real_column(rows, "plastic/pre/x");
+    const auto& pre_y = real_column(rows, "plastic/pre/y");
+    const auto& pre_u = real_column(rows, "plastic/pre/u");
     std::unordered_multimap<std::uint64_t, std::size_t> pre_rows;
     for (std::size_t r = 0; r < pre_source.size(); ++r) {
         pre_rows.emplace(pre_key(static_cast<gid_type>(pre_source[r]), static_cast<std::uint32_t>(pre_delay.at(r)),
@@ -362,7 +372,15 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
         for (auto it = first; it != last && !found; ++it) {
             const std::size_t r = it->second;
             if (pre_source[r] != source || pre_delay[r] != group.delay || pre_synapse[r] != group.synapse) continue;
-            plastic_.set_pre_state(g, {pre_k.at(r), pre_stamp.at(r)});
+            if (!plastic_.short_term(group)) {
+                plastic_.set_pre_state(g, {pre_k.at(r), pre_stamp.at(r)});
+            } else if (r < pre_x.size() && r < pre_y.size() && r < pre_u.size()) {
+                plastic_.set_short_term_state(g, {pre_x[r], pre_y[r], pre_u[r], pre_stamp.at(r), 0.0});
+            } else {
+                throw user_error(spikex::format("checkpoint: no short-term state (plastic/pre/x, y, u) of source gid "
+                                                "{} (delay {} steps): written by a spikex without short-term synapses",
+                                                source, group.delay));
+            }
             found = true;
         }
         if (!found) {

@@ -19,6 +19,11 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         const synapse_entry& entry = find_synapse(spec.synapses[s].name);
         if (entry.make_rule) rule_[s] = entry.make_rule(spec.synapses[s].params, spec.dt_ms);
     }
+    short_term_type_.assign(spec.synapses.size(), false);
+    for (std::size_t s = 1; s < spec.synapses.size(); ++s) {
+        short_term_type_[s] =
+            std::visit([](const auto& rule) { return is_short_term_rule<std::decay_t<decltype(rule)>>; }, rule_[s]);
+    }
     pre_.assign(table.group_count(), {});
     post_.resize(local_gids.size());
     incoming_.assign(local_gids.size(), 0);
@@ -35,6 +40,16 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
     for (std::uint32_t g = 0; g < table.group_count(); ++g) {
         const std::uint16_t s = table.group(g).synapse;
         if (s == 0) continue;
+        if (short_term_type_[s]) {
+            // Every group of the type starts from the parameters' initial state.
+            if (short_term_.empty()) short_term_.assign(table.group_count(), {});
+            short_term_[g] = std::visit(
+                [](const auto& rule) {
+                    if constexpr (is_short_term_rule<std::decay_t<decltype(rule)>>) return rule.initial();
+                    return short_term_state{};
+                },
+                rule_[s]);
+        }
         const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
             const double w = table.weights()[c];
@@ -43,6 +58,7 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
                                                 model_parameters::number(w), model_parameters::number(low),
                                                 model_parameters::number(high)));
             }
+            if (short_term_type_[s]) continue; // reads no postsynaptic trace
             const local_index target = table.targets()[c];
             if (std::isnan(tau_minus_[target])) {
                 throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic "
@@ -76,15 +92,40 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* pl = std::get_if<stdp_pl_rule>(&rule)) {
         update(*pl, [](auto&&... a) { return stdp_pl_weight(a...); });
-    } else {
-        update(std::get<stdp_rule>(rule), [](auto&&... a) { return stdp_weight(a...); });
-    }
+    } else if (const auto* stdp = std::get_if<stdp_rule>(&rule)) {
+        update(*stdp, [](auto&&... a) { return stdp_weight(a...); });
+    } // short-term types keep their weights
 }
 
 void plasticity::advance(const connection_table& table, std::uint32_t g, step_type n) {
     const delay_group& group = table.group(g);
-    const double tau_plus = std::visit([](const auto& rule) { return rule.tau_plus(); }, rule_[group.synapse]);
-    stdp_pre_advance(pre_[g], n - step_type(group.delay) + 1, dt_ms_, tau_plus);
+    std::visit(
+        [&](const auto& rule) {
+            if constexpr (!is_short_term_rule<std::decay_t<decltype(rule)>>) {
+                stdp_pre_advance(pre_[g], n - step_type(group.delay) + 1, dt_ms_, rule.tau_plus());
+            }
+        },
+        rule_[group.synapse]);
+}
+
+void plasticity::arrive(const connection_table& table, std::uint32_t g, step_type n) {
+    const delay_group& group = table.group(g);
+    if (!short_term(group)) return;
+    const step_type stamp = n - step_type(group.delay) + 1; // emitted at n - delay
+    short_term_state& state = short_term_[g];
+    // A source fires at most once a step and a group has one delay: its spikes arrive in
+    // the order of their stamps, once each.
+    if (stamp <= state.last_stamp) {
+        throw internal_error(
+            spikex::format("short-term plasticity: group {} got stamp {} after {}", g, stamp, state.last_stamp));
+    }
+    std::visit(
+        [&](const auto& rule) {
+            using rule_type = std::decay_t<decltype(rule)>;
+            if constexpr (std::is_same_v<rule_type, tsodyks_rule>) tsodyks_spike(state, stamp, rule);
+            if constexpr (std::is_same_v<rule_type, tsodyks2_rule>) tsodyks2_spike(state, stamp, rule);
+        },
+        rule_[group.synapse]);
 }
 
 void plasticity::post_spike(local_index cell, step_type n) {
@@ -95,8 +136,18 @@ void plasticity::post_spike(local_index cell, step_type n) {
 std::size_t plasticity::bytes() const {
     std::size_t total = pre_.capacity() * sizeof(stdp_pre_state) + post_.capacity() * sizeof(post_history) +
                         tau_minus_.capacity() * sizeof(double) + incoming_.capacity() * sizeof(std::uint32_t) +
-                        rule_.capacity() * sizeof(plastic_rule);
-    for (const auto& r: rule_) total += std::visit([](const auto& rule) { return rule.plus_decay.bytes(); }, r);
+                        rule_.capacity() * sizeof(plastic_rule) + short_term_.capacity() * sizeof(short_term_state) +
+                        short_term_type_.capacity() / 8;
+    for (const auto& r: rule_) {
+        total += std::visit(
+            [](const auto& rule) -> std::size_t {
+                if constexpr (is_short_term_rule<std::decay_t<decltype(rule)>>)
+                    return 0;
+                else
+                    return rule.plus_decay.bytes();
+            },
+            r);
+    }
     for (const auto& h: post_) total += h.bytes();
     return total;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What one thread of a rank owns: a contiguous block of the rank's cells, their model
 // instance, the spikes they emitted in the current step (handed to the exchange by one
-// thread at the end of the step) and scratch space for merged deliveries.
+// thread at the end of the step) and scratch space for merged and scaled deliveries.
 #include <memory>
 #include <utility>
 #include <vector>
@@ -16,6 +16,7 @@ struct thread_part final: spike_output {
     std::unique_ptr<cell_group> cells;
     std::vector<std::pair<local_index, step_type>> emitted;
     std::vector<std::uint32_t> merge_scratch;
+    std::vector<double> scaled_weights; // a short-term group's weights times its factor
     plasticity* plastic = nullptr;
 
     void emit(local_index cell, step_type step) override {

@@ -59,6 +59,28 @@ const std::vector<synapse_entry>& synapse_registry() {
          [](const auto& params, double dt_ms) {
              return plastic_rule(stdp_rule(parse_stdp_parameters(params), dt_ms));
          }},
+        {"tsodyks_synapse",
+         "short-term depression and facilitation (Tsodyks, Uziel & Markram 2000), NEST's tsodyks_synapse: each "
+         "spike's weight scaled by the released fraction u x of the resources",
+         defaults_of(tsodyks_fields()), model_parameters::specs_of(tsodyks_fields()), "tsodyks_synapse.md",
+         [](const auto& params) { parse_tsodyks_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(tsodyks_rule(parse_tsodyks_parameters(params), dt_ms));
+         }},
+        {"tsodyks2_synapse",
+         "short-term depression and facilitation (Tsodyks & Markram 1997, Fuhrmann et al. 2002), NEST's "
+         "tsodyks2_synapse: each spike's weight scaled by u x",
+         defaults_of(tsodyks2_fields()), model_parameters::specs_of(tsodyks2_fields()), "tsodyks2_synapse.md",
+         [](const auto& params) { parse_tsodyks2_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(tsodyks2_rule(parse_tsodyks2_parameters(params), dt_ms));
+         }},
     };
     return registry;
 }

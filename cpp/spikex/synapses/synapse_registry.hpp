@@ -5,17 +5,25 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "spikex/synapses/stdp_pl_synapse_hom.hpp"
 #include "spikex/synapses/stdp_synapse.hpp"
+#include "spikex/synapses/tsodyks2_synapse.hpp"
+#include "spikex/synapses/tsodyks_synapse.hpp"
 
 namespace spikex {
 
-// The rule of a plastic synapse type at one resolution.
-using plastic_rule = std::variant<stdp_pl_rule, stdp_rule>;
+// The rule of a plastic synapse type at one resolution: spike-timing-dependent rules, which
+// change the stored weights, and short-term rules, which scale the weight a spike is
+// delivered with by a factor of their per-group state (short_term.hpp).
+using plastic_rule = std::variant<stdp_pl_rule, stdp_rule, tsodyks_rule, tsodyks2_rule>;
+
+template <class Rule>
+constexpr bool is_short_term_rule = std::is_same_v<Rule, tsodyks_rule> || std::is_same_v<Rule, tsodyks2_rule>;
 
 struct synapse_entry {
     std::string name;

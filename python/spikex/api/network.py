@@ -305,11 +305,14 @@ class Network:
         synapse : str
             ``"static"`` or a plastic type of ``spikex.models.SYNAPSES``:
             ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA;
-            docs/models/stdp_pl_synapse_hom.md) or ``"stdp_synapse"`` (weights between 0
-            and ``Wmax``; docs/models/stdp_synapse.md).
+            docs/models/stdp_pl_synapse_hom.md), ``"stdp_synapse"`` (weights between 0
+            and ``Wmax``; docs/models/stdp_synapse.md), or the short-term types
+            ``"tsodyks_synapse"`` and ``"tsodyks2_synapse"`` (any weight, scaled at each
+            spike; docs/models/tsodyks_synapse.md, docs/models/tsodyks2_synapse.md).
         synapse_params : dict, optional
             Parameters of a plastic synapse type (``SYNAPSES[synapse]`` names them and
-            their defaults); connections with equal type and parameters share them.
+            their defaults), one number each; connections with equal type and parameters
+            share them.
 
         local : bool
             False (default): give the same arrays on every rank; each rank keeps the
@@ -1027,6 +1030,14 @@ def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, 
             f"{where}: synapse_params[{unknown[0]!r}] is unknown for {format_value(synapse)}; "
             f"allowed: {allowed}"
         )
+    for name, value in params.items():
+        if isinstance(value, Distribution) or np.ndim(value) != 0 or isinstance(value, (bool, str)):
+            shown = "a distribution" if isinstance(value, Distribution) else format_value(value)
+            raise ValueError(
+                f"{where}: synapse_params[{name!r}] = {shown}: must be one number; a synapse type's "
+                f"parameters hold for every connection of the call (connections of one source and "
+                f"delay share their plastic state), not per connection"
+            )
     return {name: float(params.get(name, default)) for name, default in known.items()}
 
 

@@ -63,6 +63,7 @@ from .standardmodels import (  # noqa: F401
     StaticSynapse,
     StepCurrentSource,
     STDPMechanism,
+    TsodyksMarkramSynapse,
 )
 
 

@@ -29,7 +29,7 @@ from spikex import _core
 
 from . import simulator
 from .native_rules import defaulted_rng, native_rule, native_value
-from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism
+from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism, TsodyksMarkramSynapse
 
 
 class Connection(common.Connection):
@@ -76,10 +76,10 @@ class Projection(common.Projection):
                  source=None, receptor_type=None, space=Space(), label=None):  # fmt: skip
         common.Projection.__init__(self, presynaptic_population, postsynaptic_population, connector,
                                    synapse_type, source, receptor_type, space, label)  # fmt: skip
-        if not isinstance(self.synapse_type, (StaticSynapse, STDPMechanism)):
+        if not isinstance(self.synapse_type, (StaticSynapse, STDPMechanism, TsodyksMarkramSynapse)):
             raise NotImplementedError(
                 f"spikex.pynn: synapse type {type(self.synapse_type).__name__} is not supported yet "
-                "(supported: StaticSynapse, STDPMechanism; docs/user/pynn.md)"
+                "(supported: StaticSynapse, STDPMechanism, TsodyksMarkramSynapse; docs/user/pynn.md)"
             )
         if source is not None:
             raise NotImplementedError("spikex.pynn: Projection(source=...) is not supported")
@@ -105,6 +105,8 @@ class Projection(common.Projection):
         )
         if isinstance(self.synapse_type, STDPMechanism):
             self._take_stdp_rule()
+        elif isinstance(self.synapse_type, TsodyksMarkramSynapse):
+            self._take_tsodyks_rule()
         self._store = {
             "pre": np.zeros(0, dtype=np.int64), "post": np.zeros(0, dtype=np.int64),
             "weight": np.zeros(0), "delay": np.zeros(0),
@@ -130,7 +132,7 @@ class Projection(common.Projection):
     def _check_plastic_weights(self) -> None:
         """STDP weights must lie between 0 and w_max (spikex's stdp_synapse, as NEST's
         weight-dependence rules assume): refused here, by PyNN's exception, not at run."""
-        if self._synapse == "static" or len(self._store["weight"]) == 0:
+        if "Wmax" not in self._synapse_params or len(self._store["weight"]) == 0:
             return
         bound = self._synapse_params["Wmax"]
         low, high = sorted((0.0, bound))
@@ -275,6 +277,31 @@ class Projection(common.Projection):
         }
         self._read_generation = state.generation
 
+    def _take_tsodyks_rule(self) -> None:
+        """The tsodyks_synapse parameters of this projection: U, tau_rec, tau_fac, and, as
+        pyNN.nest sets it, tau_psc = the targets' tau_syn of this receptor."""
+        native = self.synapse_type.native_parameters
+        values = {}
+        for name in ("U", "tau_rec", "tau_fac"):
+            value = native[name]
+            if not value.is_homogeneous:
+                raise NotImplementedError(
+                    f"spikex.pynn: TsodyksMarkramSynapse parameter {name} differs between connections: spikex's "
+                    "tsodyks_synapse takes one value per projection"
+                )
+            value.shape = (1,)
+            values[name] = float(value.evaluate(simplify=True))
+        # tau_psc: the target's tau_syn of this receptor (pyNN.nest's rule), per target cell;
+        # connections onto cells of different tau_syn go in one connect call per value.
+        tau_name = "tau_syn_I" if self.receptor_type == "inhibitory" else "tau_syn_E"
+        self._tau_psc = None
+        if tau_name in self.post.celltype.get_parameter_names():
+            self._tau_psc = np.asarray(self.post.get(tau_name, gather=True), dtype=float).reshape(-1)
+            if np.unique(self._tau_psc).size == 1:
+                values["tau_psc"] = float(self._tau_psc[0])
+                self._tau_psc = None
+        self._synapse, self._synapse_params = TsodyksMarkramSynapse.spikex_synapse, values
+
     def _take_stdp_rule(self) -> None:
         """The stdp_synapse parameter set of this projection, and its tau_minus."""
         native = self.synapse_type.native_parameters
@@ -374,6 +401,14 @@ class Projection(common.Projection):
                 self._weights = np.array(new * self._weight_scale, dtype=float)
             elif name == "delay":
                 self._delays = _simulated(new)
+            elif name in self._synapse_params:  # a parameter of the synapse type
+                values = np.unique(np.asarray(new, dtype=float))
+                if values.size > 1:
+                    raise NotImplementedError(
+                        f"spikex.pynn: {type(self.synapse_type).__name__} parameter {name} per connection: spikex's "
+                        f"{self._synapse} takes one value per projection"
+                    )
+                self._synapse_params[name] = float(values[0])
             else:
                 raise errors.NonExistentParameterError(name, self.synapse_type, ("weight", "delay"))
 
@@ -384,6 +419,8 @@ class Projection(common.Projection):
             return self._current_weights() / self._weight_factor
         if name == "delay":
             return np.asarray(self._delays, dtype=float)
+        if name in self._synapse_params:
+            return np.full(len(self._pre_index), float(self._synapse_params[name]))
         native = self.synapse_type.native_parameters
         if name in native.keys():
             native.shape = (1,)
@@ -420,6 +457,11 @@ class Projection(common.Projection):
         """Hand this rank's connections to spikex (targets are local by construction), or
         this projection's rule."""
         if self._rule is not None:
+            if getattr(self, "_tau_psc", None) is not None:
+                raise NotImplementedError(
+                    "spikex.pynn: a TsodyksMarkramSynapse drawn by spikex's rule onto cells of different tau_syn; "
+                    "give the connector a NumpyRNG"
+                )
             rule, arguments = self._rule
             pre, post = self._rule_populations()
             net.connect_rule(rule, pre, post, weight=self._rule_weight, delay_ms=self._rule_delay,
@@ -429,15 +471,24 @@ class Projection(common.Projection):
             return
         sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._store["pre"]]
         targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._store["post"]]
-        net.connect(sources, targets, weight=self._store["weight"], delay_ms=self._store["delay"], synapse=self._synapse,
-                    synapse_params=self._synapse_params, local=True)  # fmt: skip
+        taus = getattr(self, "_tau_psc", None)
+        if taus is None:
+            net.connect(sources, targets, weight=self._store["weight"], delay_ms=self._store["delay"],
+                        synapse=self._synapse, synapse_params=self._synapse_params, local=True)  # fmt: skip
+            return
+        tau_of = taus[self._store["post"]]
+        for tau in np.unique(taus):  # every value, so that every rank makes the same calls
+            rows = tau_of == tau
+            net.connect(sources[rows], targets[rows], weight=self._store["weight"][rows],
+                        delay_ms=self._store["delay"][rows], synapse=self._synapse,
+                        synapse_params={**self._synapse_params, "tau_psc": float(tau)}, local=True)  # fmt: skip
 
     def _current_weights(self) -> np.ndarray:
         """Native weights of this rank's connections: as given, or for STDP after a run as
         the network has them now (matched by source, target and delay)."""
         state = simulator.state
-        if self._synapse == "static" or state.result is None or len(self) == 0:
-            return self._weights
+        if self._synapse != STDPMechanism.spikex_synapse or state.result is None or len(self) == 0:
+            return self._weights  # static and short-term synapses keep their stored weights
         net = state.network
         kind = [k for k, t in enumerate(net.synapse_types())
                 if t["name"] == self._synapse and t["params"] == self._synapse_params]  # fmt: skip

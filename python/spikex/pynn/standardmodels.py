@@ -225,6 +225,21 @@ class SpikePairRule(synapses.SpikePairRule):
     possible_models = {"stdp_synapse"}
 
 
+class TsodyksMarkramSynapse(synapses.TsodyksMarkramSynapse):
+    __doc__ = synapses.TsodyksMarkramSynapse.__doc__
+    translations = build_translations(  # pyNN.nest's
+        ("weight", "weight", 1000.0),
+        ("delay", "delay"),
+        ("U", "U"),
+        ("tau_rec", "tau_rec"),
+        ("tau_facil", "tau_fac"),
+    )
+    spikex_synapse = "tsodyks_synapse"
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
 def _no_w_min(kind: str, w_min) -> None:
     if w_min != 0:
         raise NotImplementedError(
@@ -483,6 +498,13 @@ CURRENT_SOURCES = (DCSource, StepCurrentSource, ACSource, NoisyCurrentSource)
 # (type, spikex synapse, differences from pyNN.nest) for the generated table.
 SYNAPSE_TYPES = (
     (StaticSynapse, "static synapses", ""),
+    (
+        TsodyksMarkramSynapse,
+        "[`tsodyks_synapse`](../models/tsodyks_synapse.md)",
+        "as pyNN.nest, `tau_psc` is the target's `tau_syn_E` (`tau_syn_I` on inhibitory projections); one value "
+        "of `U`, `tau_rec`, `tau_facil` and `tau_psc` per projection (otherwise refused by name); the weights per "
+        "spike are NEST's bit for bit",
+    ),
     (
         STDPMechanism,
         "[`stdp_synapse`](../models/stdp_synapse.md)",

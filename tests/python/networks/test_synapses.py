@@ -1,6 +1,7 @@
 """Synapse types from the registry: every type has its docs page, the Python list is the
 C++ registry's, weights outside a type's range are refused naming it, and plastic
-weights as a run left them come back from connections() with their type."""
+weights as a run left them come back from connections() with their type; short-term
+synapses scale what they deliver and keep their weights."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ from spikex.models import SYNAPSE_TYPES, SYNAPSES
 
 
 def test_every_synapse_type_has_its_page_and_defaults():
-    assert set(SYNAPSES) == {"static", "stdp_pl_synapse_hom", "stdp_synapse"}
+    assert set(SYNAPSES) == {
+        "static",
+        "stdp_pl_synapse_hom",
+        "stdp_synapse",
+        "tsodyks_synapse",
+        "tsodyks2_synapse",
+    }
     assert SYNAPSES["stdp_synapse"] == {
         "tau_plus": 20.0,
         "lambda": 0.01,
@@ -22,6 +29,16 @@ def test_every_synapse_type_has_its_page_and_defaults():
         "mu_minus": 1.0,
         "Wmax": 100.0,
     }  # fmt: skip  (NEST 3.10's defaults)
+    assert SYNAPSES["tsodyks_synapse"] == {
+        "U": 0.5, "tau_psc": 3.0, "tau_fac": 0.0, "tau_rec": 800.0, "x": 1.0, "y": 0.0, "u": 0.0,
+    }  # fmt: skip
+    assert SYNAPSES["tsodyks2_synapse"] == {
+        "U": 0.5,
+        "u": 0.5,
+        "x": 1.0,
+        "tau_rec": 800.0,
+        "tau_fac": 0.0,
+    }
     for name, entry in SYNAPSE_TYPES.items():
         assert entry["plastic"] == (name != "static")
         if entry["plastic"]:
@@ -76,3 +93,48 @@ def test_plastic_weights_come_back_after_the_run_with_their_type():
     static, plastic = (c["weight"][c["synapse"] == k] for k in (0, 1))
     assert static.tolist() == [1.0]
     assert plastic.size == 1 and plastic[0] != 20.0 and 0.0 <= plastic[0] <= 50.0
+
+
+@pytest.mark.parametrize("synapse", ["tsodyks_synapse", "tsodyks2_synapse"])
+def test_short_term_parameters_are_one_number_each(synapse):
+    net, source, cell = _pair()
+    with pytest.raises(
+        ValueError, match=r"synapse_params\['U'\] = a distribution: must be one number"
+    ):
+        net.connect(
+            source, cell, weight=1.0, synapse=synapse, synapse_params={"U": sx.uniform(0.1, 0.5)}
+        )
+    with pytest.raises(ValueError, match=r"synapse_params\['tau_rec'\] = array\(\["):
+        net.connect(
+            source,
+            cell,
+            weight=1.0,
+            synapse=synapse,
+            synapse_params={"tau_rec": np.array([1.0, 2.0])},
+        )
+    with pytest.raises(ValueError, match=rf"{synapse} parameter U = 1.5: must be in \[0, 1\]"):
+        net.connect(source, cell, weight=1.0, synapse=synapse, synapse_params={"U": 1.5})
+    with pytest.raises(ValueError, match=rf"{synapse} parameter tau_rec = 0: must be > 0 ms"):
+        net.connect(source, cell, weight=1.0, synapse=synapse, synapse_params={"tau_rec": 0.0})
+    net.connect(source, cell, weight=-5.0, synapse=synapse, synapse_params={"U": 0.2})  # any sign
+
+
+def _firing(synapse: str, params: dict | None) -> tuple[int, float]:
+    """Spikes of a neuron driven by a 100 Hz train through one synapse, and its weight after."""
+    net, source, cell = _pair()
+    net.connect(source, cell, weight=300.0, delay_ms=1.0, synapse=synapse, synapse_params=params)
+    net.record_spikes(cell)
+    result = net.simulate(200.0)
+    return int(result.summary["spikes_total"]), float(net.connections()["weight"][0])
+
+
+def test_short_term_synapses_scale_their_spikes_and_keep_their_weights():
+    static, _ = _firing("static", None)
+    depressed, w1 = _firing("tsodyks_synapse", {"U": 0.5, "tau_psc": 2.0, "tau_rec": 500.0})
+    facilitated, w2 = _firing(
+        "tsodyks2_synapse", {"U": 0.02, "u": 0.02, "tau_rec": 20.0, "tau_fac": 1000.0}
+    )
+    assert w1 == w2 == 300.0
+    # Depression: the train's weights shrink to a fraction of 300 pA; facilitation: they
+    # start at 2 % and grow, so the neuron starts firing late.
+    assert static > depressed and static > facilitated > 0

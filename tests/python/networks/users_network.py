@@ -1,6 +1,6 @@
 """A small network that uses every model, device, distribution, connection rule and
 plastic synapse type of users' networks, for the determinism tests (imported by the SPMD
-script the tests run)."""
+script the tests run); and one driven through short-term synapses alone (`tsodyks`)."""
 
 from __future__ import annotations
 
@@ -82,6 +82,14 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     noise = net.create("noise_generator", 1, params={"mean": 20.0, "std": 150.0, "std_mod": 100.0, "frequency": 10.0, "dt": 0.3}, name="noise")
     net.connect_rule("all_to_all", ac, cond, weight=1.0, delay_ms=0.3)
     net.connect_rule("all_to_all", noise, exp[0:60], weight=1.0, delay_ms=sx.uniform(0.1, 1.0))
+    # Short-term plasticity: each spike scaled by its group's state (depressing onto exp,
+    # facilitating onto the delta cells, inhibitory onto alpha).
+    net.connect_rule("fixed_indegree", trains, exp, indegree=2, weight=sx.uniform(40.0, 80.0), delay_ms=sx.uniform(0.3, 1.2),
+                     synapse="tsodyks_synapse", synapse_params={"U": 0.4, "tau_psc": 0.5, "tau_rec": 100.0})  # fmt: skip
+    net.connect_rule("pairwise_bernoulli", exp, inh, probability=0.05, weight=sx.uniform(0.5, 2.0), delay_ms=0.8,
+                     synapse="tsodyks2_synapse", synapse_params={"U": 0.05, "u": 0.05, "tau_rec": 50.0, "tau_fac": 300.0})  # fmt: skip
+    net.connect_rule("fixed_indegree", inh, alpha, indegree=2, weight=-15.0, delay_ms=sx.uniform(0.2, 0.9),
+                     synapse="tsodyks2_synapse", synapse_params={"U": 0.5, "u": 0.5, "tau_rec": 200.0})  # fmt: skip
     # Adaptation and escape noise: gif_cond_exp (kernel lists, one per cell for q_sfa; each
     # cell's own noise stream) and iaf_cond_exp_sfa_rr, in the loop with the others.
     gif = net.create("gif_cond_exp", 20, params={"I_e": sx.uniform(140.0, 190.0), "tau_stc": [10.0, 80.0], "q_stc": [15.0, 3.0],
@@ -118,6 +126,8 @@ def apply_changes(net: sx.Network) -> None:
     net.set(pops["dc"], amplitude=-100.0)
     net.set(pops["array"][1:3], spike_times=[[101.3, 150.0], [120.0, 130.0, 190.5]])
     net.set(pops["trains"], rate=300.0)
+    net.set(pops["traub"][0:4], I_e=800.0, g_Na=18000.0)
+    net.set(pops["hh"][0:3], V_m=-50.0)
     net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
 
 
@@ -127,6 +137,32 @@ def simulate_until(net: sx.Network, t_ms: float, changes: bool):
         net.simulate_until(CHANGE_AT_MS)
         apply_changes(net)
     return net.simulate_until(t_ms)
+
+
+def tsodyks(method: str, threads: int, distribution: str, seed: int = 5) -> sx.Network:
+    """Poisson trains into excitatory and inhibitory neurons, and recurrent connections,
+    all through tsodyks_synapse and tsodyks2_synapse (depressing, facilitating, inhibitory,
+    several delays per source): every spike's weight depends on its group's state."""
+    net = sx.Network(dt_ms=DT, seed=seed, method=method, threads=threads, distribution=distribution)
+    trains = net.create("spike_source_poisson", 30, params={"rate": sx.uniform(20.0, 60.0)}, name="trains")
+    exc = net.create("iaf_psc_exp", 80, params={"I_e": sx.uniform(300.0, 370.0), "tau_syn_ex": 2.0, "tau_syn_in": 2.0}, name="exc")
+    inh = net.create("iaf_psc_delta", 20, params={"I_e": 360.0, "V_m": sx.uniform(-70.0, -56.0)}, name="inh")
+    depressing = {"U": 0.5, "tau_psc": 2.0, "tau_rec": 300.0}
+    facilitating = {"U": 0.05, "tau_psc": 2.0, "tau_rec": 50.0, "tau_fac": 500.0}
+    net.connect_rule("fixed_indegree", trains, exc, indegree=4, weight=sx.uniform(300.0, 700.0), delay_ms=sx.uniform(0.5, 2.0),
+                     synapse="tsodyks_synapse", synapse_params=depressing)  # fmt: skip
+    net.connect_rule("fixed_indegree", trains, exc, indegree=3, weight=900.0, delay_ms=sx.uniform(0.5, 2.0),
+                     synapse="tsodyks_synapse", synapse_params=facilitating)  # fmt: skip
+    net.connect_rule("fixed_indegree", exc, exc, indegree=6, weight=sx.uniform(100.0, 300.0), delay_ms=sx.uniform(0.1, 1.5),
+                     synapse="tsodyks_synapse", synapse_params=depressing)  # fmt: skip
+    net.connect_rule("fixed_indegree", exc, inh, indegree=8, weight=sx.uniform(1.0, 4.0), delay_ms=sx.uniform(0.1, 1.0),
+                     synapse="tsodyks2_synapse", synapse_params={"U": 0.04, "u": 0.04, "tau_rec": 40.0, "tau_fac": 400.0})  # fmt: skip
+    net.connect_rule("fixed_indegree", inh, exc, indegree=4, weight=-300.0, delay_ms=sx.uniform(0.3, 1.0),
+                     synapse="tsodyks2_synapse", synapse_params={"U": 0.6, "u": 0.6, "tau_rec": 250.0})  # fmt: skip
+    for pop in (exc, inh):
+        net.record_spikes(pop)
+    net.record_state(exc[0:5], "V_m", interval_ms=0.5)
+    return net
 
 
 def connections_sha256(net: sx.Network) -> str:
@@ -168,7 +204,7 @@ def main() -> None:
     for method in methods:
         for t in threads:
             for distribution in distributions:
-                net = (microcircuit if network == "microcircuit" else build)(method, t, distribution)
+                net = {"microcircuit": microcircuit, "tsodyks": tsodyks}.get(network, build)(method, t, distribution)
                 connections = connections_sha256(net)
                 result = simulate_until(net, 200.0 if network == "users" else 100.0, network == "users")
                 states = np.concatenate([s["values"].ravel() for s in result.states])
