@@ -143,6 +143,32 @@ class SpikeSourceArray(cells.SpikeSourceArray):
     spikex_model = "spike_source_array"
 
 
+class SpikeSourceGamma(cells.SpikeSourceGamma):
+    __doc__ = cells.SpikeSourceGamma.__doc__
+    differences = "NEST's process in law (other random numbers); `start` and `duration` work (pyNN.nest refuses them)"
+    translations = build_translations(  # pyNN.nest's, with start and stop
+        ("alpha", "gamma_shape"),
+        ("beta", "rate", "beta/alpha", "gamma_shape * rate"),
+        ("start", "start"),
+        ("duration", "stop", "start+duration", "stop-start"),
+    )
+    variable_map, scale_factors = {}, {}
+    spikex_model = "spike_source_gamma"
+
+
+class SpikeSourcePoissonRefractory(cells.SpikeSourcePoissonRefractory):
+    __doc__ = cells.SpikeSourcePoissonRefractory.__doc__
+    differences = SpikeSourceGamma.differences
+    translations = build_translations(
+        ("rate", "rate"),
+        ("tau_refrac", "dead_time"),
+        ("start", "start"),
+        ("duration", "stop", "start+duration", "stop-start"),
+    )
+    variable_map, scale_factors = {}, {}
+    spikex_model = "spike_source_poisson_refractory"
+
+
 class StaticSynapse(synapses.StaticSynapse):
     __doc__ = synapses.StaticSynapse.__doc__
     translations = build_translations(("weight", "weight", 1000.0), ("delay", "delay"))
@@ -450,4 +476,6 @@ STANDARD_CELL_TYPES = (
     HH_cond_exp,
     SpikeSourcePoisson,
     SpikeSourceArray,
+    SpikeSourceGamma,
+    SpikeSourcePoissonRefractory,
 )
