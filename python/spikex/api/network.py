@@ -249,7 +249,8 @@ class Network:
             distribution (``sx.normal(...)``, ...) drawn per cell from the stream keyed by
             (seed, gid, parameter name). A list parameter (``spike_times`` of
             ``spike_source_array``, ``amplitude_times`` and ``amplitude_values`` of
-            ``step_current_generator``) is one list for every cell, or a list of ``n`` lists.
+            ``step_current_generator``, ``rate_times`` and ``rate_values`` of
+            ``spike_source_inh_gamma``) is one list for every cell, or a list of ``n`` lists.
         name : str, optional
             Population name (default: the model name, numbered from the second
             population of that model on: ``iaf_psc_exp_2``, ...).
