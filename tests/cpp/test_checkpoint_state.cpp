@@ -21,9 +21,12 @@ namespace {
 
 constexpr std::uint32_t per_model = 12;
 const std::vector<std::string> models = {
-    "interval_fire",      "iaf_psc_alpha",       "iaf_psc_exp",    "iaf_psc_delta", "spike_source_poisson",
-    "spike_source_array", "iaf_cond_exp",        "iaf_cond_alpha", "izhikevich",    "hh_cond_exp_traub",
-    "hh_psc_alpha",       "iaf_cond_exp_sfa_rr", "gif_cond_exp"};
+    "interval_fire",         "iaf_psc_alpha",        "iaf_psc_exp",
+    "iaf_psc_delta",         "spike_source_poisson", "spike_source_array",
+    "iaf_cond_exp",          "iaf_cond_alpha",       "izhikevich",
+    "hh_cond_exp_traub",     "hh_psc_alpha",         "iaf_cond_exp_sfa_rr",
+    "gif_cond_exp",          "spike_source_gamma",   "spike_source_poisson_refractory",
+    "spike_source_inh_gamma"};
 
 network_spec every_model() {
     network_spec spec;
@@ -43,10 +46,24 @@ network_spec every_model() {
         {"hh_psc_alpha", {{"I_e", 1000.0}}},
         {"iaf_cond_exp_sfa_rr", {{"I_e", 900.0}}},
         {"gif_cond_exp", {{"I_e", 300.0}, {"lambda_0", 5.0}}},
+        {"spike_source_gamma", {{"rate", 300.0}, {"gamma_shape", 2.0}}}, // one process: its state saved
+        {"spike_source_poisson_refractory", {{"rate", 200.0}, {"dead_time", 1.0}, {"n_proc", 3.0}}}, // re-drawn
+        {"spike_source_inh_gamma", {{"gamma_shape", 1.5}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
         population_spec pop{model, first, per_model, constant_parameter_map(params.at(model)), {}};
+        if (model == "spike_source_inh_gamma") {
+            for (auto [name, list]: {std::pair{"rate_times", std::vector<double>{0.0, 10.0, 20.0}},
+                                     std::pair{"rate_values", std::vector<double>{400.0, 100.0, 300.0}}}) {
+                auto& l = pop.lists[name];
+                l.offsets.push_back(0);
+                for (std::uint32_t i = 0; i < per_model; ++i) {
+                    l.values.insert(l.values.end(), list.begin(), list.end());
+                    l.offsets.push_back(l.values.size());
+                }
+            }
+        }
         if (model == "spike_source_array") {
             auto& times = pop.lists["spike_times"];
             times.offsets.push_back(0);

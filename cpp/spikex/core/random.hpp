@@ -36,7 +36,7 @@ enum class purpose : std::uint32_t {
     delays = 9,         // delays of its incoming connections drawn from a distribution
     device_input = 10,  // input devices' trains to the cell (sub-stream: its device input)
     rule_plan = 11,     // per-rule draws shared by all ranks (key: (seed, rule index))
-    source_train = 12,  // a spike_source_poisson cell's own train
+    source_train = 12,  // a spike source cell's own train (spike_source_poisson, _gamma, ...)
     escape_noise = 13,  // a stochastic neuron's spike decision in each step (block: the step)
 };
 

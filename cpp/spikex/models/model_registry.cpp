@@ -5,24 +5,27 @@
 #include "spikex/core/format.hpp"
 
 // X(name): the model's file defines `model_entry name_model()`.
-#define SPIKEX_MODELS(X)      \
-    X(interval_fire)          \
-    X(iaf_psc_alpha)          \
-    X(iaf_psc_exp)            \
-    X(iaf_psc_delta)          \
-    X(iaf_cond_exp)           \
-    X(iaf_cond_alpha)         \
-    X(iaf_cond_exp_sfa_rr)    \
-    X(gif_cond_exp)           \
-    X(izhikevich)             \
-    X(hh_cond_exp_traub)      \
-    X(hh_psc_alpha)           \
-    X(spike_source_array)     \
-    X(spike_source_poisson)   \
-    X(poisson_generator)      \
-    X(dc_generator)           \
-    X(step_current_generator) \
-    X(ac_generator)           \
+#define SPIKEX_MODELS(X)               \
+    X(interval_fire)                   \
+    X(iaf_psc_alpha)                   \
+    X(iaf_psc_exp)                     \
+    X(iaf_psc_delta)                   \
+    X(iaf_cond_exp)                    \
+    X(iaf_cond_alpha)                  \
+    X(iaf_cond_exp_sfa_rr)             \
+    X(gif_cond_exp)                    \
+    X(izhikevich)                      \
+    X(hh_cond_exp_traub)               \
+    X(hh_psc_alpha)                    \
+    X(spike_source_array)              \
+    X(spike_source_poisson)            \
+    X(spike_source_gamma)              \
+    X(spike_source_poisson_refractory) \
+    X(spike_source_inh_gamma)          \
+    X(poisson_generator)               \
+    X(dc_generator)                    \
+    X(step_current_generator)          \
+    X(ac_generator)                    \
     X(noise_generator)
 
 namespace spikex {

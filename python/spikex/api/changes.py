@@ -67,7 +67,7 @@ def change(network, cells, values: dict, from_step: int | None = None) -> list[d
 def _change_lists(network, where, population, gids, positions, lists, step, built) -> list[dict]:
     """Every list parameter of `lists` (name -> value as for create) of the cells `gids`
     (ascending; `positions`: their places in the caller's order) in one engine call per run."""
-    from .network import _cell_lists
+    from .list_parameters import _cell_lists
 
     n_given = len(positions) if all(_is_per_cell(v) for v in lists.values()) else None
     flat = {}

@@ -42,6 +42,7 @@ from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stall
 from ..version import __version__
 from ..distributions import Distribution
 from . import spike_times
+from .list_parameters import _cell_lists, _float_array
 from .memory_check import check_fits
 from .population import Population
 from .result import Result
@@ -249,7 +250,8 @@ class Network:
             distribution (``sx.normal(...)``, ...) drawn per cell from the stream keyed by
             (seed, gid, parameter name). A list parameter (``spike_times`` of
             ``spike_source_array``, ``amplitude_times`` and ``amplitude_values`` of
-            ``step_current_generator``) is one list for every cell, or a list of ``n`` lists.
+            ``step_current_generator``, ``rate_times`` and ``rate_values`` of
+            ``spike_source_inh_gamma``) is one list for every cell, or a list of ``n`` lists.
         name : str, optional
             Population name (default: the model name, numbered from the second
             population of that model on: ``iaf_psc_exp_2``, ...).
@@ -1001,21 +1003,6 @@ def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
     return np.ascontiguousarray(array)
 
 
-def _cell_lists(where: str, name: str, value: object, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Flat values and offsets (n + 1) of a list parameter from one list for all cells or
-    n lists (a list of n one-dimensional sequences, also for n = 1: ``[[5.0, 7.0]]`` is one
-    cell's list)."""
-    if isinstance(value, (list, tuple)) and len(value) == n and all(np.ndim(t) == 1 for t in value):
-        per_cell = [_float_array(where, name, t) for t in value]
-    else:
-        per_cell = [_float_array(where, name, value)] * n
-    lengths = np.array([t.size for t in per_cell], dtype=np.uint64)
-    offsets = np.zeros(n + 1, dtype=np.uint64)
-    np.cumsum(lengths, out=offsets[1:])
-    flat = np.concatenate(per_cell) if per_cell else np.zeros(0)
-    return np.ascontiguousarray(flat, dtype=np.float64), offsets
-
-
 def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, float]:
     """Checked parameters of a synapse type (the core checks the values)."""
     if synapse not in SYNAPSES:
@@ -1069,18 +1056,6 @@ def _integer_array(where: str, name: str, values) -> np.ndarray:
     if array.ndim != 1:
         raise ValueError(f"{where}: {name} must be one-dimensional, got shape {array.shape}")
     return array.astype(np.int64)
-
-
-def _float_array(where: str, name: str, values) -> np.ndarray:
-    try:
-        array = np.atleast_1d(np.asarray(values, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: {name} must be a number or an array of numbers") from None
-    if array.ndim != 1:
-        raise ValueError(f"{where}: {name} must be one-dimensional, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{where}: {name} contains a value that is not finite")
-    return array
 
 
 def _broadcast(where: str, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

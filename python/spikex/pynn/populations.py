@@ -205,12 +205,11 @@ class Population(common.Population):
     def _create_in(self, net) -> None:
         """Create this population's cells in spikex network `net` (gids = PyNN ids)."""
         params = {}
+        from ..models import LIST_PARAMETERS
+
         for name, values in self._native.items():
-            if name == "spike_times":
-                params[name] = [
-                    np.asarray(s.value if isinstance(s, Sequence) else s, dtype=float)
-                    for s in values
-                ]
+            if name in LIST_PARAMETERS[self.celltype.spikex_model]:
+                params[name] = [np.asarray(getattr(s, "value", s), dtype=float).ravel() for s in values]
             else:
                 values = np.asarray(values, dtype=float)
                 params[name] = float(values[0]) if np.all(values == values[0]) else values

@@ -121,6 +121,38 @@ class HH_cond_exp(cells.HH_cond_exp):
     weight_scale = 1.0
 
 
+class IF_cond_exp_gsfa_grr(cells.IF_cond_exp_gsfa_grr):
+    __doc__ = cells.IF_cond_exp_gsfa_grr.__doc__
+    differences = "inhibitory weights negated, as pyNN.nest does; traces bit-identical to NEST's"
+    translations = {  # pyNN.nest's: IF_cond_exp's and the adaptation's
+        **IF_cond_exp.translations,
+        **build_translations(
+            ("tau_sfa", "tau_sfa"), ("e_rev_sfa", "E_sfa"), ("q_sfa", "q_sfa"),
+            ("tau_rr", "tau_rr"), ("e_rev_rr", "E_rr"), ("q_rr", "q_rr"),
+        ),
+    }  # fmt: skip
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in", "g_rr": "g_rr", "g_sfa": "g_sfa"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001, "g_rr": 0.001, "g_sfa": 0.001}
+    spikex_model = "iaf_cond_exp_sfa_rr"
+    weight_scale = 1.0
+
+
+class GIF_cond_exp(cells.GIF_cond_exp):
+    __doc__ = cells.GIF_cond_exp.__doc__
+    differences = "its escape noise from each cell's own stream (the same in law as NEST's, not the same draws)"
+    translations = build_translations(  # pyNN.nest's
+        ("v_rest", "E_L"), ("cm", "C_m", 1000.0), ("tau_m", "g_L", "cm/tau_m*1000.0", "C_m/g_L"),
+        ("tau_refrac", "t_ref"), ("tau_syn_E", "tau_syn_ex"), ("tau_syn_I", "tau_syn_in"), ("e_rev_E", "E_ex"),
+        ("e_rev_I", "E_in"), ("v_reset", "V_reset"), ("i_offset", "I_e", 1000.0), ("delta_v", "Delta_V"),
+        ("v_t_star", "V_T_star"), ("lambda0", "lambda_0"), ("tau_eta", "tau_stc"), ("tau_gamma", "tau_sfa"),
+        ("a_eta", "q_stc", 1000.0), ("a_gamma", "q_sfa"),
+    )  # fmt: skip
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in", "i_eta": "I_stc", "v_t": "E_sfa"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001, "i_eta": 0.001, "v_t": 1.0}
+    spikex_model = "gif_cond_exp"
+    weight_scale = 1.0
+
+
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
     __doc__ = cells.SpikeSourcePoisson.__doc__
     differences = "feeding one target each and not recorded: `poisson_generator` (every event passed); otherwise events sharing a step merge, with a warning above 0.5 %"
@@ -141,6 +173,32 @@ class SpikeSourceArray(cells.SpikeSourceArray):
     variable_map = {}
     scale_factors = {}
     spikex_model = "spike_source_array"
+
+
+class SpikeSourceGamma(cells.SpikeSourceGamma):
+    __doc__ = cells.SpikeSourceGamma.__doc__
+    differences = "NEST's process in law (other random numbers); `start` and `duration` work (pyNN.nest refuses them)"
+    translations = build_translations(  # pyNN.nest's, with start and stop
+        ("alpha", "gamma_shape"),
+        ("beta", "rate", "beta/alpha", "gamma_shape * rate"),
+        ("start", "start"),
+        ("duration", "stop", "start+duration", "stop-start"),
+    )
+    variable_map, scale_factors = {}, {}
+    spikex_model = "spike_source_gamma"
+
+
+class SpikeSourcePoissonRefractory(cells.SpikeSourcePoissonRefractory):
+    __doc__ = cells.SpikeSourcePoissonRefractory.__doc__
+    differences = SpikeSourceGamma.differences
+    translations = build_translations(
+        ("rate", "rate"),
+        ("tau_refrac", "dead_time"),
+        ("start", "start"),
+        ("duration", "stop", "start+duration", "stop-start"),
+    )
+    variable_map, scale_factors = {}, {}
+    spikex_model = "spike_source_poisson_refractory"
 
 
 class StaticSynapse(synapses.StaticSynapse):
@@ -522,6 +580,10 @@ STANDARD_CELL_TYPES = (
     IF_cond_alpha,
     Izhikevich,
     HH_cond_exp,
+    IF_cond_exp_gsfa_grr,
+    GIF_cond_exp,
     SpikeSourcePoisson,
     SpikeSourceArray,
+    SpikeSourceGamma,
+    SpikeSourcePoissonRefractory,
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import run_spmd
-from current_devices_network import build
+from current_devices_users import build
 
 import spikex as sx
 
@@ -231,7 +231,7 @@ def test_current_generators_need_a_model_with_an_input_current(model):
 SCRIPT_HEAD = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
-from current_devices_network import build
+from current_devices_users import build
 """
 
 

@@ -100,7 +100,14 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", gif, exp, outdegree=4, weight=25.0, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_indegree", gif, sfa, indegree=4, weight=2.0, delay_ms=0.4)
     net.connect_rule("one_to_one", poisson[1:2], sfa[0:1], weight=1.0, delay_ms=0.2)
-    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa):
+    # Renewal spike sources: one process (state saved) and superpositions (drawn again).
+    gamma = net.create("spike_source_gamma", 4, params={"rate": sx.uniform(40.0, 120.0), "gamma_shape": 3, "n_proc": np.array([1, 1, 2, 4]), "start": 5.0}, name="gamma")
+    ppd = net.create("spike_source_poisson_refractory", 4, params={"rate": 80.0, "dead_time": sx.uniform(1.0, 4.0), "n_proc": np.array([1, 3, 1, 2]), "frequency": 10.0, "relative_amplitude": 0.5}, name="ppd")
+    inh_gamma = net.create("spike_source_inh_gamma", 3, params={"gamma_shape": 2.0, "rate_times": [[0.0, 80.0], [10.0], [0.0, 50.0, 150.0]], "rate_values": [[50.0, 150.0], [90.0], [200.0, 0.0, 60.0]]}, name="inh_gamma")
+    net.connect_rule("fixed_outdegree", gamma, exp, outdegree=8, weight=30.0, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_outdegree", ppd, inh, outdegree=6, weight=1.0, delay_ms=0.3)
+    net.connect_rule("all_to_all", inh_gamma, cond, weight=2.0, delay_ms=sx.uniform(0.2, 1.2))
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
@@ -128,6 +135,9 @@ def apply_changes(net: sx.Network) -> None:
     net.set(pops["trains"], rate=300.0)
     net.set(pops["traub"][0:4], I_e=800.0, g_Na=18000.0)
     net.set(pops["hh"][0:3], V_m=-50.0)
+    net.set(pops["gamma"][0:3], rate=150.0)
+    net.set(pops["ppd"][1:2], dead_time=0.5)
+    net.set(pops["inh_gamma"][0:1], rate_times=[[0.0, 120.0]], rate_values=[[30.0, 250.0]])
     net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
 
 

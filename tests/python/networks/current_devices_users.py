@@ -1,5 +1,5 @@
 """A small network driven by ac_generators and noise_generators (one with a modulated
-variance, one with a stop), for the determinism tests of test_current_devices.py (imported
+variance, one with a stop), for the determinism tests of test_current_devices.py (named apart from bench/nest/current_devices_network.py, which the NEST tests put on sys.path) (imported
 by the SPMD scripts they run too)."""
 
 from __future__ import annotations
