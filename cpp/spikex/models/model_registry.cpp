@@ -11,6 +11,8 @@
     X(iaf_psc_exp)          \
     X(iaf_psc_delta)        \
     X(iaf_cond_exp)         \
+    X(aeif_cond_exp)        \
+    X(aeif_cond_alpha)      \
     X(spike_source_array)   \
     X(spike_source_poisson) \
     X(poisson_generator)    \
