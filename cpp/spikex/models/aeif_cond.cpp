@@ -75,8 +75,8 @@ std::vector<model_parameters::field<parameters>> table_of(synapse_shape shape) {
          &parameters::tau_syn_in},
         {np::I_e(), &parameters::I_e},
         {{"gsl_error_tol", "1", 1e-6, "", ranges::positive(),
-          "error bound per integration sub-step, absolute and relative to dt·|dy/dt| (NEST's GSL setting, "
-          "applied to the Cash-Karp 5(4) pair)"},
+          "error bound per integration sub-step, absolute and relative to the sub-step's change dt·dy/dt "
+          "(NEST's GSL setting, applied to the Cash-Karp 5(4) pair)"},
          &parameters::gsl_error_tol},
         {np::V_m(-70.6), &parameters::V_m},
         {{"w", "pA", 0.0, "", ranges::any(), "initial adaptation current"}, &parameters::w},
