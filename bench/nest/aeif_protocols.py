@@ -25,8 +25,18 @@ NEURONS = [
     {"I_e": 700.0, "Delta_T": 0.0},  # 6: no exponential term, threshold V_th
     {"I_e": 1000.0, "t_ref": 2.0, "b": 40.0, "a": 2.0},  # 7: refractory
     # 8: regular bursting (Naud et al. 2008, Table 1), spike trains on top
-    {"C_m": 200.0, "g_L": 10.0, "E_L": -58.0, "V_th": -50.0, "Delta_T": 2.0, "a": 2.0, "tau_w": 120.0,
-     "b": 100.0, "V_reset": -46.0, "I_e": 210.0},  # fmt: skip
+    {
+        "C_m": 200.0,
+        "g_L": 10.0,
+        "E_L": -58.0,
+        "V_th": -50.0,
+        "Delta_T": 2.0,
+        "a": 2.0,
+        "tau_w": 120.0,
+        "b": 100.0,
+        "V_reset": -46.0,
+        "I_e": 210.0,
+    },
     {"I_e": 300.0, "E_L": -65.0, "V_m": -60.0, "w": 20.0},  # 9: dc_generator, other start
 ]
 STEP_CURRENT = {
@@ -45,7 +55,10 @@ def input_trains(seed: int = 11) -> dict[str, list[float]]:
     steps = round(T_SIM / DT)
     exc = np.sort(rng.choice(np.arange(1, steps - 20), size=4000, replace=False))
     inh = np.sort(rng.choice(np.arange(1, steps - 20), size=2000, replace=False))
-    return {"exc": [round(float(s) * DT, 10) for s in exc], "inh": [round(float(s) * DT, 10) for s in inh]}
+    return {
+        "exc": [round(float(s) * DT, 10) for s in exc],
+        "inh": [round(float(s) * DT, 10) for s in inh],
+    }
 
 
 def connections(model: str) -> list[tuple[str, int, float, float]]:

@@ -14,7 +14,17 @@ import json
 import nest
 import numpy as np
 
-from aeif_protocols import DC, DT, MODELS, NEURONS, STEP_CURRENT, T_SIM, VARIABLES, connections, input_trains
+from aeif_protocols import (
+    DC,
+    DT,
+    MODELS,
+    NEURONS,
+    STEP_CURRENT,
+    T_SIM,
+    VARIABLES,
+    connections,
+    input_trains,
+)
 
 
 def run(model: str) -> dict[str, np.ndarray]:

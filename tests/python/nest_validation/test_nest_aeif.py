@@ -28,7 +28,17 @@ from conftest import REPO, require_nest
 
 sys.path.insert(0, str(REPO / "bench" / "nest"))
 import run_exact
-from aeif_protocols import DC, DT, MODELS, NEURONS, STEP_CURRENT, T_SIM, VARIABLES, connections, input_trains
+from aeif_protocols import (
+    DC,
+    DT,
+    MODELS,
+    NEURONS,
+    STEP_CURRENT,
+    T_SIM,
+    VARIABLES,
+    connections,
+    input_trains,
+)
 
 import spikex as sx
 
@@ -43,7 +53,9 @@ SMOOTH = (0, 6)  # neurons whose traces agree to rounding
 def nest_run(tmp_path_factory):
     require_nest(_REASON)
     path = tmp_path_factory.mktemp("aeif") / "nest_aeif.npz"
-    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "nest_aeif.py", args=["-o", str(path)])
+    done = run_exact.run_nest_script(
+        REPO / "bench" / "nest" / "nest_aeif.py", args=["-o", str(path)]
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1])["nest_version"].startswith("3.10")
     return dict(np.load(path))
@@ -79,7 +91,9 @@ def traces(nest_run, spikex_runs, model, variable, k):
     cells, times = nest_run[f"{model}/cells"], nest_run[f"{model}/times"]
     steps = np.rint(times[cells == k] / DT).astype(int) - 1  # NEST's (n + 1)·dt is step n
     assert steps.size == round(T_SIM / DT) - 1
-    return nest_run[f"{model}/{variable}"][cells == k], result.states[VARIABLES.index(variable)]["values"][steps, k]
+    return nest_run[f"{model}/{variable}"][cells == k], result.states[VARIABLES.index(variable)][
+        "values"
+    ][steps, k]
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -89,7 +103,9 @@ def test_spikes_identical_to_nest(nest_run, spikex_runs, model):
     stamps = (np.rint(nest_run[f"{model}/spike_times"] / DT) - 1).astype(int)
     theirs = sorted(zip(nest_run[f"{model}/spike_cells"].tolist(), stamps.tolist()))
     assert len(theirs) >= 300
-    assert {cell for cell, _ in theirs} == set(range(1, len(NEURONS)))  # all but the subthreshold one
+    assert {cell for cell, _ in theirs} == set(
+        range(1, len(NEURONS))
+    )  # all but the subthreshold one
     assert mine == theirs
 
 
@@ -104,7 +120,9 @@ def test_traces_agree_with_nest(nest_run, spikex_runs, model, variable):
             bound += UPSWING * np.minimum(np.append(change, np.inf), np.insert(change, 0, np.inf))
         excess = np.abs(mine - theirs) - bound
         worst = int(np.argmax(excess))
-        assert excess[worst] <= 0, f"neuron {k} step {worst}: spikex {mine[worst]}, NEST {theirs[worst]}"
+        assert excess[worst] <= 0, (
+            f"neuron {k} step {worst}: spikex {mine[worst]}, NEST {theirs[worst]}"
+        )
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -112,4 +130,6 @@ def test_smooth_traces_agree_to_rounding(nest_run, spikex_runs, model):
     for k in SMOOTH:
         for variable in ("V_m", "w"):
             theirs, mine = traces(nest_run, spikex_runs, model, variable, k)
-            np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-9, err_msg=f"neuron {k} {variable}")
+            np.testing.assert_allclose(
+                mine, theirs, rtol=0, atol=1e-9, err_msg=f"neuron {k} {variable}"
+            )
