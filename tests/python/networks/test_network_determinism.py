@@ -43,7 +43,7 @@ def test_the_network_is_active_and_uses_its_inputs(reference):
     assert final != initial, "the plastic weights did not move"
     counts = dict(p.split("=") for p in pops)
     assert int(total) > 500
-    assert all(int(counts[name]) > 0 for name in ("exp", "delta", "alpha", "array", "trains", "cond")), counts
+    assert all(int(counts[name]) > 0 for name in ("exp", "delta", "alpha", "array", "trains", "cond", "adex", "adex_exp")), counts
 
 
 @pytest.mark.parametrize("ranks", marked([1, 2, 3, 4], mpi_if=lambda r: r > 1))
