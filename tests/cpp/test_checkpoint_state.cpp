@@ -21,12 +21,17 @@ namespace {
 
 constexpr std::uint32_t per_model = 12;
 const std::vector<std::string> models = {
-    "interval_fire",         "iaf_psc_alpha",        "iaf_psc_exp",
-    "iaf_psc_delta",         "spike_source_poisson", "spike_source_array",
-    "iaf_cond_exp",          "iaf_cond_alpha",       "izhikevich",
-    "hh_cond_exp_traub",     "hh_psc_alpha",         "iaf_cond_exp_sfa_rr",
-    "gif_cond_exp",          "spike_source_gamma",   "spike_source_poisson_refractory",
-    "spike_source_inh_gamma"};
+    "interval_fire",          "iaf_psc_alpha",        "iaf_psc_exp",
+    "iaf_psc_delta",          "spike_source_poisson", "spike_source_array",
+    "iaf_cond_exp",           "iaf_cond_alpha",       "izhikevich",
+    "hh_cond_exp_traub",      "hh_psc_alpha",         "iaf_cond_exp_sfa_rr",
+    "gif_cond_exp",           "spike_source_gamma",   "spike_source_poisson_refractory",
+    "spike_source_inh_gamma", "aeif_cond_exp",        "aeif_cond_alpha"};
+// The models that take synaptic and current input in drive(): the first four and the aeif ones.
+bool takes_input(gid_type gid) {
+    const std::size_t k = gid / per_model;
+    return k < 4 || (k < models.size() && models[k].rfind("aeif_", 0) == 0);
+}
 
 network_spec every_model() {
     network_spec spec;
@@ -49,6 +54,8 @@ network_spec every_model() {
         {"spike_source_gamma", {{"rate", 300.0}, {"gamma_shape", 2.0}}}, // one process: its state saved
         {"spike_source_poisson_refractory", {{"rate", 200.0}, {"dead_time", 1.0}, {"n_proc", 3.0}}}, // re-drawn
         {"spike_source_inh_gamma", {{"gamma_shape", 1.5}}},
+        {"aeif_cond_exp", {{"I_e", 900.0}, {"t_ref", 0.5}}},
+        {"aeif_cond_alpha", {{"I_e", 900.0}, {"b", 30.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
@@ -105,6 +112,9 @@ double weight_for(gid_type gid, step_type n) {
         return 0.4 * u; // interval_fire
     case 3:
         return 4.0 * u; // iaf_psc_delta, mV
+    case 7:
+    case 8:
+        return 20.0 * u; // aeif_cond_*, nS
     default:
         return 400 * u; // iaf_psc_*, pA
     }
@@ -112,7 +122,7 @@ double weight_for(gid_type gid, step_type n) {
 
 // Steps [from, to) of the cells of `groups` (each: gids [first, first + count) with local
 // indices from first): every third step inputs to every fourth neuron, a current to the
-// iaf cells now and then, as the engine calls them.
+// iaf and aeif cells now and then, as the engine calls them.
 void drive(std::vector<cell_group*> groups, std::vector<gid_type> firsts, step_type from, step_type to, recorder& out) {
     for (step_type n = from; n < to; ++n) {
         for (std::size_t k = 0; k < groups.size(); ++k) {
@@ -120,16 +130,16 @@ void drive(std::vector<cell_group*> groups, std::vector<gid_type> firsts, step_t
             group.begin_step(n, out);
             std::vector<local_index> targets;
             std::vector<double> weights;
-            const gid_type end = k + 1 < firsts.size() ? firsts[k + 1] : per_model * 4;
-            for (gid_type g = firsts[k]; g < end && g < per_model * 4; ++g) {
-                if ((g + n) % 4 == 0 && n % 3 == 0) {
+            const gid_type end = k + 1 < firsts.size() ? firsts[k + 1] : per_model * gid_type(models.size());
+            for (gid_type g = firsts[k]; g < end; ++g) {
+                if (takes_input(g) && (g + n) % 4 == 0 && n % 3 == 0) {
                     targets.push_back(g);
                     weights.push_back(weight_for(g, n));
                 }
             }
             if (!targets.empty()) group.deliver(n, targets.data(), weights.data(), 0, targets.size(), out);
-            for (gid_type g = firsts[k]; g < end && g < per_model * 4; ++g) {
-                if (g >= per_model && n % 17 == 5 && g % 2 == 0) group.deliver_current(n, g, 150.0);
+            for (gid_type g = firsts[k]; g < end; ++g) {
+                if (takes_input(g) && g >= per_model && n % 17 == 5 && g % 2 == 0) group.deliver_current(n, g, 150.0);
             }
             group.end_step(n, out);
         }

@@ -299,7 +299,7 @@ TEST(spike_source_inh_gamma, bad_lists_name_the_parameter_and_the_cell) {
     EXPECT_EQ(error({1.0, 2.0}, {5.0}),
               "spike_source_inh_gamma (cell 0): 2 rate_times and 1 rate_values: give one value per time");
     EXPECT_EQ(error({1.05}, {5.0}), "spike_source_inh_gamma parameter rate_times = 1.05 (cell 0): must be a multiple "
-                                    "of dt = 0.10000000000000001 ms (or set allow_offgrid_times = 1)");
+                                    "of dt = 0.1 ms (or set allow_offgrid_times = 1)");
     EXPECT_EQ(error({1.05}, {5.0}, 1.0), "no error");
     EXPECT_EQ(
         error({2.0, 2.0}, {5.0, 6.0}),

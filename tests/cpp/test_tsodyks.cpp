@@ -213,7 +213,7 @@ std::string refusal(const std::string& synapse, const std::map<std::string, doub
 TEST(tsodyks, parameters_are_checked_as_nest_does) {
     EXPECT_EQ(refusal("tsodyks_synapse", {{"U", 1.5}}), "tsodyks_synapse parameter U = 1.5: must be in [0, 1]");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"U", -0.1}}),
-              "tsodyks_synapse parameter U = -0.10000000000000001: must be in [0, 1]");
+              "tsodyks_synapse parameter U = -0.1: must be in [0, 1]");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"tau_psc", 0.0}}), "tsodyks_synapse parameter tau_psc = 0: must be > 0 ms");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"tau_rec", -1.0}}),
               "tsodyks_synapse parameter tau_rec = -1: must be > 0 ms");
@@ -221,7 +221,7 @@ TEST(tsodyks, parameters_are_checked_as_nest_does) {
               "tsodyks_synapse parameter tau_fac = -1: must be >= 0 ms");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"u", 2.0}}), "tsodyks_synapse parameter u = 2: must be in [0, 1]");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"x", 0.7}, {"y", 0.4}}),
-              "tsodyks_synapse parameter x + y = 1.1000000000000001: must be <= 1");
+              "tsodyks_synapse parameter x + y = 1.1: must be <= 1");
     EXPECT_NE(refusal("tsodyks_synapse", {{"tau_psc", 800.0}}).find("tau_psc = 800: must differ from tau_rec"),
               std::string::npos);
     EXPECT_NE(refusal("tsodyks_synapse", {{"tau_plus", 1.0}}).find("parameter \"tau_plus\" is unknown"),

@@ -1,6 +1,7 @@
 #pragma once
 // NEST's numerical-instability checks end the run (simulation_error, exit status 3) with
 // one message naming the model, the cell and the time, never a silent NaN.
+#include <cmath>
 #include <string>
 
 #include "spikex/core/errors.hpp"
@@ -25,6 +26,15 @@ inline void check_membrane(const std::string& model, gid_type gid, step_type n, 
                     spikex::format("the numerical integration failed (V_m = {} mV): the parameters or inputs make "
                                    "the dynamics unstable; a smaller dt or other parameters may help",
                                    model_parameters::number(V_m)));
+}
+
+// NEST's bound on an adaptation current (its aeif models): |w| <= 1e6 pA (and finite).
+inline void check_adaptation(const std::string& model, gid_type gid, step_type n, double dt_ms, double w) {
+    if (std::abs(w) <= 1e6) return;
+    dynamics_failed(model, gid, n, dt_ms,
+                    spikex::format("the adaptation current diverged (w = {} pA, beyond NEST's bound of 1e6 pA in "
+                                   "magnitude): the parameters or inputs make the dynamics unstable",
+                                   model_parameters::number(w)));
 }
 
 } // namespace spikex

@@ -3,6 +3,7 @@
 // (parameter_spec.hpp), with the one wording of the errors:
 // "<model> parameter <name> = <value>: <what is allowed>" and
 // "<model> parameter "<name>" is unknown: allowed are <names>".
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -16,12 +17,12 @@
 
 namespace spikex::model_parameters {
 
-// A value as users wrote it (17 significant digits, no trailing zeros).
+// A value as users wrote it: the shortest decimal that reads back as the same double
+// (-50.4, not -50.399999999999999; 1e-06).
 inline std::string number(double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+    return std::string(text, end);
 }
 
 inline std::string joined(const std::vector<std::string>& names) {

@@ -17,6 +17,8 @@
     X(izhikevich)                      \
     X(hh_cond_exp_traub)               \
     X(hh_psc_alpha)                    \
+    X(aeif_cond_exp)                   \
+    X(aeif_cond_alpha)                 \
     X(spike_source_array)              \
     X(spike_source_poisson)            \
     X(spike_source_gamma)              \

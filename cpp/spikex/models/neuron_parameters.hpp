@@ -5,15 +5,17 @@
 
 namespace spikex::neuron_parameters {
 
-inline parameter_spec E_L(const char* meaning = "resting membrane potential") {
-    return {"E_L", "mV", -70.0, "", ranges::any(), meaning};
+inline parameter_spec E_L(const char* meaning = "resting membrane potential", double default_mV = -70.0) {
+    return {"E_L", "mV", default_mV, "", ranges::any(), meaning};
 }
-inline parameter_spec C_m() { return {"C_m", "pF", 250.0, "", ranges::positive(), "membrane capacitance"}; }
+inline parameter_spec C_m(double default_pF = 250.0) {
+    return {"C_m", "pF", default_pF, "", ranges::positive(), "membrane capacitance"};
+}
 inline parameter_spec tau_m() { return {"tau_m", "ms", 10.0, "", ranges::positive(), "membrane time constant"}; }
-inline parameter_spec t_ref() {
+inline parameter_spec t_ref(double default_ms = 2.0) {
     return {"t_ref",
             "ms",
-            2.0,
+            default_ms,
             "",
             ranges::non_negative(),
             "absolute refractory period (rounded up to whole steps; V is clamped at V_reset)"};

@@ -49,6 +49,8 @@ from .standardmodels import (  # noqa: F401
     AdditiveWeightDependence,
     DCSource,
     GutigWeightDependence,
+    EIF_cond_alpha_isfa_ista,
+    EIF_cond_exp_isfa_ista,
     GIF_cond_exp,
     HH_cond_exp,
     IF_cond_exp_gsfa_grr,

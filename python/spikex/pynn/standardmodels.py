@@ -153,6 +153,34 @@ class GIF_cond_exp(cells.GIF_cond_exp):
     weight_scale = 1.0
 
 
+_EIF_TRANSLATIONS = build_translations(  # pyNN.nest's
+    ("cm", "C_m", 1000.0), ("tau_refrac", "t_ref"), ("v_spike", "V_peak"), ("v_reset", "V_reset"),
+    ("v_rest", "E_L"), ("tau_m", "g_L", "cm/tau_m*1000.0", "C_m/g_L"), ("i_offset", "I_e", 1000.0),
+    ("a", "a"), ("b", "b", 1000.0), ("delta_T", "Delta_T"), ("tau_w", "tau_w"), ("v_thresh", "V_th"),
+    ("e_rev_E", "E_ex"), ("tau_syn_E", "tau_syn_ex"), ("e_rev_I", "E_in"), ("tau_syn_I", "tau_syn_in"),
+)  # fmt: skip
+
+
+class EIF_cond_exp_isfa_ista(cells.EIF_cond_exp_isfa_ista):
+    __doc__ = cells.EIF_cond_exp_isfa_ista.__doc__
+    differences = "inhibitory weights negated, as pyNN.nest does"
+    translations = _EIF_TRANSLATIONS
+    variable_map = {"v": "V_m", "gsyn_exc": "g_ex", "gsyn_inh": "g_in", "w": "w"}
+    scale_factors = {"v": 1.0, "gsyn_exc": 0.001, "gsyn_inh": 0.001, "w": 0.001}
+    spikex_model = "aeif_cond_exp"
+    weight_scale = 1.0
+
+
+class EIF_cond_alpha_isfa_ista(cells.EIF_cond_alpha_isfa_ista):
+    __doc__ = cells.EIF_cond_alpha_isfa_ista.__doc__
+    differences = "inhibitory weights negated, as pyNN.nest does"
+    translations = _EIF_TRANSLATIONS
+    variable_map = EIF_cond_exp_isfa_ista.variable_map
+    scale_factors = EIF_cond_exp_isfa_ista.scale_factors
+    spikex_model = "aeif_cond_alpha"
+    weight_scale = 1.0
+
+
 class SpikeSourcePoisson(cells.SpikeSourcePoisson):
     __doc__ = cells.SpikeSourcePoisson.__doc__
     differences = "feeding one target each and not recorded: `poisson_generator` (every event passed); otherwise events sharing a step merge, with a warning above 0.5 %"
@@ -582,6 +610,8 @@ STANDARD_CELL_TYPES = (
     HH_cond_exp,
     IF_cond_exp_gsfa_grr,
     GIF_cond_exp,
+    EIF_cond_exp_isfa_ista,
+    EIF_cond_alpha_isfa_ista,
     SpikeSourcePoisson,
     SpikeSourceArray,
     SpikeSourceGamma,

@@ -43,7 +43,7 @@ def test_the_network_is_active_and_uses_its_inputs(reference):
     assert final != initial, "the plastic weights did not move"
     counts = dict(p.split("=") for p in pops)
     assert int(total) > 500
-    active = ("exp", "delta", "alpha", "array", "trains", "cond", "traub", "hh", "gif", "sfa", "gamma", "ppd", "inh_gamma")
+    active = ("exp", "delta", "alpha", "array", "trains", "cond", "traub", "hh", "gif", "sfa", "gamma", "ppd", "inh_gamma", "adex", "adex_exp")
     assert all(int(counts[name]) > 0 for name in active), counts
 
 

@@ -107,11 +107,22 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_outdegree", gamma, exp, outdegree=8, weight=30.0, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_outdegree", ppd, inh, outdegree=6, weight=1.0, delay_ms=0.3)
     net.connect_rule("all_to_all", inh_gamma, cond, weight=2.0, delay_ms=sx.uniform(0.2, 1.2))
-    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma):
+    # Adaptive exponential cells (spikes between the ODE layer's sub-steps), both shapes,
+    # with per-cell parameters, input from the others and a step current, output to them.
+    adex = net.create("aeif_cond_alpha", 12, params={"V_m": sx.uniform(-70.0, -55.0), "I_e": sx.uniform(500.0, 900.0), "b": 40.0, "t_ref": 1.0}, name="adex")
+    adex_exp = net.create("aeif_cond_exp", 8, params={"a": sx.uniform(0.0, 4.0), "w": sx.uniform(0.0, 50.0), "I_e": 800.0}, name="adex_exp")
+    net.connect_rule("fixed_indegree", exp, adex, indegree=6, weight=sx.uniform(1.0, 4.0), delay_ms=d_e)
+    net.connect_rule("fixed_indegree", inh, adex_exp, indegree=4, weight=-2.0, delay_ms=0.3)
+    net.connect_rule("all_to_all", step, adex_exp, weight=1.0, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", adex, adex_exp, outdegree=2, weight=3.0, delay_ms=0.5)
+    net.connect_rule("fixed_outdegree", adex_exp, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
     net.record_state(hh[0:3], "Act_n", interval_ms=1.0)
+    net.record_state(adex[0:3], "w", interval_ms=1.0)
+    net.record_state(adex_exp[0:3], "V_m", interval_ms=1.0)
     net.record_state(gif[0:3], "E_sfa", interval_ms=1.0)
     return net
 
