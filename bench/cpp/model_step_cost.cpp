@@ -80,12 +80,9 @@ int main(int argc, char** argv) {
         double weight; // pA (current-based) or nS (conductance-based)
     };
     const std::vector<model_case> cases = {
-        {"iaf_psc_exp", {{"I_e", 400.0}}, 20.0},
-        {"izhikevich", {{"I_e", 5.0}}, 0.5},
-        {"iaf_cond_exp", {{"I_e", 400.0}}, 1.0},
-        {"iaf_cond_alpha", {{"I_e", 400.0}}, 1.0},
-        {"hh_cond_exp_traub", {{"I_e", 400.0}}, 1.0},
-        {"hh_psc_alpha", {{"I_e", 400.0}}, 20.0},
+        {"iaf_psc_exp", {{"I_e", 400.0}}, 20.0},      {"izhikevich", {{"I_e", 5.0}}, 0.5},
+        {"iaf_cond_exp", {{"I_e", 400.0}}, 1.0},      {"iaf_cond_alpha", {{"I_e", 400.0}}, 1.0},
+        {"hh_cond_exp_traub", {{"I_e", 400.0}}, 1.0}, {"hh_psc_alpha", {{"I_e", 400.0}}, 20.0},
     };
     double load = -1.0; // the machine's 1-minute load average before the runs
     if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
@@ -100,8 +97,8 @@ int main(int argc, char** argv) {
             const measured m = run(cases[k].name, cases[k].params, cases[k].weight, cells, steps);
             if (m.ns_per_cell_step < best.ns_per_cell_step) best = m;
         }
-        std::printf("%s\"%s\": {\"ns_per_cell_step\": %.2f, \"spikes\": %llu, \"integration\": \"%s\"}",
-                    k ? ", " : "", cases[k].name, best.ns_per_cell_step, (unsigned long long)best.spikes,
+        std::printf("%s\"%s\": {\"ns_per_cell_step\": %.2f, \"spikes\": %llu, \"integration\": \"%s\"}", k ? ", " : "",
+                    cases[k].name, best.ns_per_cell_step, (unsigned long long)best.spikes,
                     find_model(cases[k].name).integration.c_str());
     }
     std::printf("}}\n");

@@ -212,8 +212,7 @@ std::string refusal(const std::string& synapse, const std::map<std::string, doub
 
 TEST(tsodyks, parameters_are_checked_as_nest_does) {
     EXPECT_EQ(refusal("tsodyks_synapse", {{"U", 1.5}}), "tsodyks_synapse parameter U = 1.5: must be in [0, 1]");
-    EXPECT_EQ(refusal("tsodyks_synapse", {{"U", -0.1}}),
-              "tsodyks_synapse parameter U = -0.1: must be in [0, 1]");
+    EXPECT_EQ(refusal("tsodyks_synapse", {{"U", -0.1}}), "tsodyks_synapse parameter U = -0.1: must be in [0, 1]");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"tau_psc", 0.0}}), "tsodyks_synapse parameter tau_psc = 0: must be > 0 ms");
     EXPECT_EQ(refusal("tsodyks_synapse", {{"tau_rec", -1.0}}),
               "tsodyks_synapse parameter tau_rec = -1: must be > 0 ms");
