@@ -39,6 +39,19 @@ public:
         deliver(n, targets, uniform_scratch_.data(), 0, count, out);
     }
 
+    // Synaptic input at step n through receptor port `port` (1, 2, ...: NEST's
+    // receptor_type) of a model with receptor ports (model_entry::receptor_ports, NEST's
+    // multisynapse models): the same rules as deliver(). The build refuses ports a model
+    // does not have, so the default is never reached.
+    virtual void deliver_port(std::uint32_t port, step_type n, const local_index* targets, const double* weights,
+                              std::uint32_t begin, std::uint32_t end, spike_output& out);
+    // deliver_uniform() through a port; the default fills a buffer.
+    virtual void deliver_uniform_port(std::uint32_t port, step_type n, const local_index* targets, std::uint32_t count,
+                                      double weight, spike_output& out) {
+        uniform_scratch_.assign(count, weight);
+        deliver_port(port, n, targets, uniform_scratch_.data(), 0, count, out);
+    }
+
     // A current input (a dc_generator's, times its connection weight) [pA] for step n:
     // what NEST reads from the neuron's current buffer at step n (it acts on V from step
     // n + 1). Called before end_step(n); the currents of one step add up. Models without

@@ -64,6 +64,19 @@ std::vector<std::string> model_entry::state_names() const {
     return out;
 }
 
+std::vector<std::string> model_entry::state_names(const population_spec& pop) const {
+    const std::uint32_t ports = receptor_ports ? receptor_ports(pop) : 0;
+    std::vector<std::string> out;
+    for (const auto& v: state) {
+        if (!v.per_port) {
+            out.push_back(v.name);
+            continue;
+        }
+        for (std::uint32_t port = 1; port <= ports; ++port) out.push_back(v.name + "_" + std::to_string(port));
+    }
+    return out;
+}
+
 const parameter_spec* model_entry::parameter(const std::string& parameter_name) const {
     for (const auto& p: parameters)
         if (p.name == parameter_name) return &p;
@@ -74,6 +87,11 @@ std::vector<std::string> model_parameter_names(const std::string& model) { retur
 
 double cell_group::state(local_index, const std::string& variable) const {
     throw user_error(spikex::format("state variable \"{}\" cannot be recorded from this model", variable));
+}
+
+void cell_group::deliver_port(std::uint32_t port, step_type, const local_index*, const double*, std::uint32_t,
+                              std::uint32_t, spike_output&) {
+    throw internal_error(spikex::format("receptor port {} reached a model without receptor ports", port));
 }
 
 void cell_group::set_state(local_index, const std::string& variable, double) {

@@ -41,10 +41,15 @@ struct model_entry {
     device_output output = device_output::none;
     std::vector<std::string> checkpoint_state; // what cell_group::save_cell writes per cell
     std::string receptors;                     // the inputs a neuron takes, one sentence ("" for devices)
-    std::string integration;                   // how its dynamics are integrated, one phrase
-    std::string nest_model;                    // NEST 3.10's model it matches ("" if none): defaults checked against it
-    std::vector<std::string> pynn_types;       // PyNN standard types spikex.pynn maps onto it
-    std::string docs_page;                     // docs/models/<name>.md
+    // Models with receptor ports (NEST's multisynapse models): the number of ports of a
+    // population's cells (every cell has the same). A connection names its port with its
+    // projection's `receptor` (1 .. count, NEST's receptor_type); 0 (none named) is refused.
+    // Empty for models without ports: they take receptor 0 only, the weight's sign choosing.
+    std::function<std::uint32_t(const population_spec&)> receptor_ports;
+    std::string integration;             // how its dynamics are integrated, one phrase
+    std::string nest_model;              // NEST 3.10's model it matches ("" if none): defaults checked against it
+    std::vector<std::string> pynn_types; // PyNN standard types spikex.pynn maps onto it
+    std::string docs_page;               // docs/models/<name>.md
     std::function<std::unique_ptr<cell_group>(const network_spec&, const std::vector<gid_type>& local_gids,
                                               local_index first_local)>
         make;
@@ -53,6 +58,9 @@ struct model_entry {
 
     std::vector<std::string> parameter_names() const;
     std::vector<std::string> state_names() const;
+    // The recordable names of a population's cells: state_names() with every per_port
+    // state expanded to <name>_1 .. <name>_<ports> (NEST's I_syn_1, g_1, ...).
+    std::vector<std::string> state_names(const population_spec& pop) const;
     const parameter_spec* parameter(const std::string& parameter_name) const; // nullptr if none
 };
 

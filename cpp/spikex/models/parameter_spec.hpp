@@ -60,6 +60,8 @@ struct state_spec {
     std::string unit;
     std::string meaning;
     bool settable = true; // Network.set may set it between runs (as NEST's SetStatus)
+    // One per receptor port (model_entry::receptor_ports): recorded as <name>_1, <name>_2, ...
+    bool per_port = false;
 };
 
 } // namespace spikex
