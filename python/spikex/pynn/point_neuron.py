@@ -158,7 +158,8 @@ class PointNeuron(cells.PointNeuron):
                         f"spikex.pynn: PointNeuron receptor {name!r} parameter {key}: one value for the "
                         "population (as pyNN.nest)"
                     )
-                lists[key].append(float(value.evaluate(simplify=True)))
+                value.shape = (1,)
+                lists[key].append(float(np.asarray(value.evaluate(simplify=True)).ravel()[0]))
         native.update(**{key: larray(ArrayParameter(values), dtype=ArrayParameter) for key, values in lists.items()})
         return native
 
