@@ -308,18 +308,38 @@ parameter_value parameter_from_python(nb::handle value, const std::string& key, 
 }
 
 // What connect may join: targets must be neurons (devices take no input); a dc_generator
-// needs targets that take a current.
+// needs targets that take a current; a receptor port must be one the target model has
+// (models with ports take spikes only through one of them, NEST's receptor_type >= 1).
 void check_connection_kinds(const network_spec& spec, const std::string& where, const population_spec& source,
-                            const population_spec& target) {
+                            const population_spec& target, std::uint32_t receptor) {
     const model_entry& to = find_model(target.model);
     if (to.kind != model_kind::neuron) {
         throw user_error(spikex::format("{}: target population of model \"{}\" takes no input (only neuron models do)",
                                         where, target.model));
     }
-    const device_output output = find_model(source.model).output;
+    const model_entry& from = find_model(source.model);
+    const device_output output = from.output;
     if ((output == device_output::current || output == device_output::noise_current) && !to.accepts_current) {
         throw user_error(spikex::format("{}: \"{}\" cannot drive \"{}\" (the model has no input current)", where,
                                         source.model, target.model));
+    }
+    const bool spikes = output == device_output::none || output == device_output::spike_train;
+    if (!to.receptor_ports) {
+        if (receptor != 0) {
+            throw user_error(spikex::format("{}: receptor = {}: model \"{}\" has no receptor ports (only 0, the "
+                                            "default, where the weight's sign chooses the input)",
+                                            where, receptor, target.model));
+        }
+    } else if (spikes) {
+        const std::uint32_t ports = to.receptor_ports(target);
+        if (receptor < 1 || receptor > ports) {
+            throw user_error(spikex::format("{}: receptor = {}: model \"{}\" takes spikes through its receptor ports "
+                                            "1 .. {} (one per value of its port lists): give receptor = 1 .. {}",
+                                            where, receptor, target.model, ports, ports));
+        }
+    } else if (receptor != 0) {
+        throw user_error(spikex::format("{}: receptor = {}: a current input (\"{}\") takes no receptor port", where,
+                                        receptor, source.model));
     }
     (void)spec;
 }
@@ -374,10 +394,12 @@ nb::list models_to_python() {
             s["unit"] = v.unit;
             s["meaning"] = v.meaning;
             s["settable"] = v.settable;
+            s["per_port"] = v.per_port;
             state.append(s);
         }
         d["state_specs"] = state;
         d["accepts_current"] = entry.accepts_current;
+        d["has_receptor_ports"] = bool(entry.receptor_ports);
         d["checkpoint_state"] = entry.checkpoint_state;
         d["receptors"] = entry.receptors;
         d["integration"] = entry.integration;
@@ -515,6 +537,8 @@ public:
                 synapse = nb::cast<std::string>(value);
             else if (name == "synapse_params")
                 synapse_params = nb::cast<std::map<std::string, double>>(value);
+            else if (name == "receptor")
+                set.receptor = nb::cast<std::uint16_t>(value);
             else
                 throw user_error(spikex::format("{}: option \"{}\" is unknown", where, name));
         }
@@ -529,7 +553,7 @@ public:
                 where, distribution_name(r.delay_ms.kind), lowest_value(r.delay_ms), lowest_allowed,
                 r.delay_ms.is_constant() ? "dt" : "dt/2, which rounds to one step"));
         }
-        check_rule_kinds(where, r);
+        check_rule_kinds(where, r, set.receptor);
         check_rule(r, spec.dt_ms, where); // impossible counts, probabilities, delays
         set.synapse = synapse_index(synapse, synapse_params, lowest_value(r.weight) - r.weight_spread / 2,
                                     highest_value(r.weight) + r.weight_spread / 2);
@@ -538,7 +562,7 @@ public:
 
     void connect_arrays(const input1d<std::int64_t>& sources, const input1d<std::int64_t>& targets,
                         const input1d<double>& weights, const input1d<double>& delays, const std::string& synapse,
-                        const std::map<std::string, double>& synapse_params, bool local) {
+                        const std::map<std::string, double>& synapse_params, bool local, std::uint16_t receptor) {
         require_unbuilt("connect");
         std::size_t n = sources.shape(0);
         if (targets.shape(0) != n || weights.shape(0) != n || delays.shape(0) != n) {
@@ -546,6 +570,7 @@ public:
         }
         connection_set set;
         set.is_rule = false;
+        set.receptor = receptor;
         double lowest = INFINITY, highest = -INFINITY;
         for (std::size_t k = 0; k < n; ++k) {
             lowest = std::min(lowest, weights.data()[k]);
@@ -567,7 +592,7 @@ public:
             const auto& to = spec.population_of(static_cast<gid_type>(targets.data()[k]));
             if (k == 0 || from.first != spec.population_of(static_cast<gid_type>(sources.data()[k - 1])).first ||
                 to.first != spec.population_of(static_cast<gid_type>(targets.data()[k - 1])).first) {
-                check_connection_kinds(spec, "connect", from, to);
+                check_connection_kinds(spec, "connect", from, to, receptor);
             }
         }
         a.local = local;
@@ -638,8 +663,9 @@ public:
         for (auto [first, count]: runs) {
             for (gid_type g = first; g < first + count;) {
                 const auto& pop = spec.population_of(g);
-                const auto vars = find_model(pop.model).state_names();
-                if (std::find(vars.begin(), vars.end(), variable) == vars.end()) {
+                const auto& model = find_model(pop.model);
+                const auto vars = model.state_names(pop);
+                if (!model.state_of(variable, pop)) {
                     std::string allowed;
                     for (const auto& v: vars) allowed += (allowed.empty() ? "" : ", ") + v;
                     throw user_error(spikex::format("record_state: variable \"{}\" of model \"{}\": allowed are {}",
@@ -661,13 +687,13 @@ public:
 
 private:
     // Sources and targets of a rule: every population they overlap must fit.
-    void check_rule_kinds(const std::string& where, const connection_rule& r) const {
+    void check_rule_kinds(const std::string& where, const connection_rule& r, std::uint32_t receptor) const {
         const auto& spec = engine_->spec();
         for (const auto& from: spec.populations) {
             if (from.first >= r.source_first + r.source_size || r.source_first >= from.first + from.size) continue;
             for (const auto& to: spec.populations) {
                 if (to.first >= r.target_first + r.target_size || r.target_first >= to.first + to.size) continue;
-                check_connection_kinds(spec, where, from, to);
+                check_connection_kinds(spec, where, from, to, receptor);
             }
         }
     }
@@ -752,6 +778,7 @@ public:
         d["weight"] = to_numpy(std::move(c.weight));
         d["delay_ms"] = to_numpy(std::move(c.delay_ms));
         d["synapse"] = to_numpy(std::move(c.synapse));
+        d["receptor"] = to_numpy(std::move(c.receptor));
         return d;
     }
 

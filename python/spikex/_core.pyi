@@ -89,11 +89,12 @@ class Engine:
                      target_first: int, target_n: int, options: dict[str, object]) -> None:
         # options: indegree, indegree_spread, outdegree, total_number, probability,
         # allow_autapses, allow_multapses, weight, weight_spread, delay_ms (number or
-        # distribution dict), synapse, synapse_params
+        # distribution dict), synapse, synapse_params, receptor
         ...
     def connect_arrays(self, sources: NDArray[np.int64], targets: NDArray[np.int64],
                        weights: NDArray[np.float64], delays: NDArray[np.float64],
-                       synapse: str, synapse_params: dict[str, float], local: bool) -> None: ...
+                       synapse: str, synapse_params: dict[str, float], local: bool,
+                       receptor: int) -> None: ...
     def set_list_parameter(
         self, first: int, name: str, values: NDArray[np.float64], offsets: NDArray[np.uint64]
     ) -> None: ...

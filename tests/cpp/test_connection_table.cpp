@@ -267,6 +267,31 @@ TEST(connection_table, synapse_types_make_separate_groups) {
     EXPECT_FALSE(t.has_connection_index());
 }
 
+TEST(connection_table, receptor_ports_make_separate_groups) {
+    // source 3 reaches target 0 through ports 2 and 1 and target 1 through port 2, one
+    // delay; the groups come in port order, creation order kept within, and target 0 (in
+    // two groups) keeps its connection indices for the merge.
+    std::vector<built_connection> conns = {
+        {3, 0, 0, 4, 0, 2}, {3, 1, 0, 4, 0, 2}, {3, 0, 0, 4, 0, 1}, {5, 1, 0, 4, 0, 0}};
+    auto t = numbered(conns);
+    ASSERT_EQ(t.group_count(), 3u);
+    EXPECT_EQ(t.group(0).receptor, 1u);
+    EXPECT_EQ(t.group(1).receptor, 2u);
+    EXPECT_EQ(t.group(2).receptor, 0u);
+    EXPECT_EQ(t.group(1).delay, 4u);
+    EXPECT_EQ(weight_at(t, 0), 2.0);
+    EXPECT_EQ(weight_at(t, 1), 0.0);
+    EXPECT_EQ(weight_at(t, 2), 1.0);
+    EXPECT_TRUE(t.source_run_groups_share_targets(0));
+    EXPECT_EQ(t.connection_index(0), 1u); // target 0's second input from source 3
+    EXPECT_EQ(t.connection_index(1), 0u);
+}
+
+TEST(connection_table, receptor_ports_need_the_sorted_layout) {
+    std::vector<built_connection> conns = {{3, 0, 1.0, 4, 0, 1}};
+    EXPECT_THROW(connection_table(conns, false), user_error);
+}
+
 TEST(connection_table, threads_get_their_targets_in_creation_order) {
     std::mt19937 rng(3);
     std::vector<built_connection> conns(4000);

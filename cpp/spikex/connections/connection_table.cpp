@@ -11,13 +11,18 @@ namespace spikex {
 namespace {
 
 constexpr std::uint64_t no_key = ~std::uint64_t{0};
-// Keys use 48 bits; a key word with this bit set names a source's list of keys instead.
+// Keys use 63 bits; a key word with this bit set names a source's list of keys instead.
 constexpr std::uint64_t several_keys = std::uint64_t{1} << 63;
+constexpr std::uint16_t max_receptor = 0x7fff; // 15 bits above delay and synapse
 
-// Groups are ordered by delay, then synapse type, inside a source run.
-std::uint64_t group_key(const built_connection& c) { return (std::uint64_t{c.delay} << 16) | c.synapse; }
+// Groups are ordered by receptor port, then delay, then synapse type, inside a source run
+// (every network without ports has port 0: by delay, then synapse type).
+std::uint64_t group_key(const built_connection& c) {
+    return (std::uint64_t{c.receptor} << 48) | (std::uint64_t{c.delay} << 16) | c.synapse;
+}
 std::uint32_t key_delay(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 16); }
 std::uint16_t key_synapse(std::uint64_t key) { return static_cast<std::uint16_t>(key & 0xffff); }
+std::uint16_t key_receptor(std::uint64_t key) { return static_cast<std::uint16_t>((key >> 48) & max_receptor); }
 
 template <typename T>
 std::size_t capacity_bytes(const std::vector<T>& v) {
@@ -223,6 +228,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
             [&](const built_connection& c) {
                 if (c.source >= space) throw internal_error("connection source outside the table's source space");
                 if (c.target < first || c.target >= end) throw internal_error("connection target of another thread");
+                if (c.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
                 parts[t].count(c);
                 seen_by[t].add(c);
             },
@@ -248,7 +254,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         },
         [&](std::uint64_t key, const std::vector<std::uint32_t>& runs) {
             const auto run = static_cast<std::uint32_t>(source_run_gid_.size() - 1);
-            groups_.push_back({key_delay(key), runs.front(), run, key_synapse(key)});
+            groups_.push_back({key_delay(key), runs.front(), run, key_synapse(key), key_receptor(key)});
             if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
         });
     source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
@@ -362,6 +368,10 @@ void connection_table::build_creation_order(const connection_producer& produce) 
     const connection_visitor append = [&](const built_connection& c) {
         if (c.synapse != 0) {
             throw user_error("connections.sort_by_source = false: plastic synapses need the sorted "
+                             "connection layout (sort_by_source = true)");
+        }
+        if (c.receptor != 0) {
+            throw user_error("connections.sort_by_source = false: receptor ports need the sorted "
                              "connection layout (sort_by_source = true)");
         }
         target_.push_back(c.target);

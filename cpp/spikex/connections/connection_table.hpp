@@ -8,7 +8,7 @@
 //  sorted (default; NEST's 5g-sort): arrays sorted by (source gid, delay, synapse type),
 //    creation order kept within. A "source run" holds all connections of one source (it
 //    is numbered by the source's index in the source list); a "delay group" is the part
-//    of a source run with one delay and one synapse type. An arriving spike becomes one
+//    of a source run with one delay, one synapse type and one receptor port. An arriving spike becomes one
 //    delivery batch per delay group (as NEURON enqueues the source object once). The
 //    source table is one gid per source run. With T threads each group is further split
 //    into T thread runs by the thread that owns the target, creation order kept within
@@ -46,8 +46,9 @@ struct built_connection {
     gid_type source;
     local_index target;
     double weight;
-    std::uint32_t delay;       // steps
-    std::uint16_t synapse = 0; // index into network_spec::synapses (0 = static)
+    std::uint32_t delay;        // steps
+    std::uint16_t synapse = 0;  // index into network_spec::synapses (0 = static)
+    std::uint16_t receptor = 0; // receptor port of the target (0: none, the weight's sign decides)
 };
 
 // Calls `visit` for every connection of the rank whose target belongs to `thread` (all of
@@ -60,10 +61,11 @@ using connection_producer = std::function<void(const connection_visitor&, unsign
 inline constexpr unsigned every_thread = ~0u;
 
 struct delay_group {
-    std::uint32_t delay;       // steps
-    std::uint32_t begin;       // first connection; the group ends where the next begins
-    std::uint32_t source_run;  // source run it belongs to (its index in sources())
-    std::uint16_t synapse = 0; // synapse type of all its connections
+    std::uint32_t delay;        // steps
+    std::uint32_t begin;        // first connection; the group ends where the next begins
+    std::uint32_t source_run;   // source run it belongs to (its index in sources())
+    std::uint16_t synapse = 0;  // synapse type of all its connections
+    std::uint16_t receptor = 0; // receptor port of all its targets (cell_group::deliver_port)
 };
 
 struct table_shape {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <map>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -47,13 +48,18 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
 
     // One pass over every target: (source, delay and synapse type) per connection of a
     // sampled rank, and (source, target rank) per connection from a cell of a sampled rank
-    // (sampled mode). The low word is delay << synapse_bits | synapse type: sorted, a
-    // source's connections fall into the engine's delay groups.
+    // (sampled mode). The low word is delay << synapse_bits | kind, the kind numbering the
+    // distinct (synapse type, receptor port) pairs: sorted, a source's connections fall
+    // into the engine's delay groups.
     std::vector<std::vector<std::uint64_t>> incoming(sampled_.size());
     std::vector<std::uint64_t> outgoing;
     step_type d_min = std::numeric_limits<step_type>::max();
-    const unsigned synapse_bits = std::bit_width(spec.synapses.size() - 1);
-    std::uint16_t synapse = 0;
+    std::map<std::pair<std::uint16_t, std::uint16_t>, std::uint32_t> kinds;
+    for (const auto& set: spec.connection_sets) kinds.emplace(std::pair{set.synapse, set.receptor}, 0);
+    std::uint32_t kind_count = 0;
+    for (auto& [pair, number]: kinds) number = kind_count++;
+    const unsigned synapse_bits = std::bit_width(std::max<std::uint32_t>(kind_count, 1) - 1);
+    std::uint32_t synapse = 0;
     auto add = [&](gid_type source, gid_type target, step_type delay) {
         ++drawn_;
         d_min = std::min(d_min, delay);
@@ -61,9 +67,8 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
         const int k = sample_index_[t];
         if (k >= 0) {
             if ((static_cast<std::uint64_t>(delay) >> (32 - synapse_bits)) != 0) {
-                throw user_error(
-                    spikex::format("dry run: a delay of {} steps is too long to count with {} synapse types", delay,
-                                   spec.synapses.size()));
+                throw user_error(spikex::format(
+                    "dry run: a delay of {} steps is too long to count with {} synapse types", delay, kind_count));
             }
             incoming[k].push_back(pair_of(source, (static_cast<std::uint32_t>(delay) << synapse_bits) | synapse));
         }
@@ -76,7 +81,7 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
     std::vector<incoming_connection> drawn;
     std::vector<gid_type> targets;
     for (const auto& set: spec.connection_sets) {
-        synapse = set.synapse;
+        synapse = kinds.at({set.synapse, set.receptor});
         if (set.is_rule) {
             // Every target of the rule, as if one rank held them all (the draws do not
             // depend on the ranks). fixed_outdegree keeps all of the rule's connections

@@ -205,7 +205,7 @@ void engine::build_connections() {
                     incoming.clear();
                     drawer.draw(g, incoming, scratch, weights); // delays >= 1 step, < 2^31 (checked)
                     for (const auto& c: incoming) {
-                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse});
+                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse, set.receptor});
                     }
                 }
             } else {
@@ -214,7 +214,7 @@ void engine::build_connections() {
                     if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
                     const local_index i = cells_->local_of(a.target[k]);
                     if (i < first || i >= end) continue;
-                    visit({a.source[k], i, a.weight[k], delay_of(a.delay_ms[k]), set.synapse});
+                    visit({a.source[k], i, a.weight[k], delay_of(a.delay_ms[k]), set.synapse, set.receptor});
                 }
             }
         }
@@ -411,9 +411,28 @@ void engine::synchronize_exchange(step_type due) {
     timeline_.sample(step_, due, compute_s_, spikes_emitted_, *exchange_); // if record.timeline
 }
 
+namespace {
+// Synaptic input through a receptor port when the group has one (multisynapse targets).
+void deliver_through(cell_group& cells, std::uint16_t port, step_type n, const local_index* targets,
+                     const double* weights, std::uint32_t begin, std::uint32_t end, spike_output& out) {
+    if (port == 0)
+        cells.deliver(n, targets, weights, begin, end, out);
+    else
+        cells.deliver_port(port, n, targets, weights, begin, end, out);
+}
+void deliver_uniform_through(cell_group& cells, std::uint16_t port, step_type n, const local_index* targets,
+                             std::uint32_t count, double weight, spike_output& out) {
+    if (port == 0)
+        cells.deliver_uniform(n, targets, count, weight, out);
+    else
+        cells.deliver_uniform_port(port, n, targets, count, weight, out);
+}
+} // namespace
+
 void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_type n) {
     const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
     if (begin == end) return;
+    const std::uint16_t port = table_.group(g).receptor;
     if (plastic_.short_term(table_.group(g))) {
         // The stored weights times the group's factor for this spike; they stay as they are.
         const double factor = plastic_.factor(g);
@@ -421,14 +440,15 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
         auto& scaled = part.scaled_weights;
         scaled.resize(end - begin);
         for (auto c = begin; c < end; ++c) scaled[c - begin] = weights[c] * factor;
-        part.cells->deliver(n, table_.targets() + begin, scaled.data(), 0, end - begin, part);
+        deliver_through(*part.cells, port, n, table_.targets() + begin, scaled.data(), 0, end - begin, part);
         return;
     }
     if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
     if (table_.group_weights()) {
-        part.cells->deliver_uniform(n, table_.targets() + begin, end - begin, table_.group_weight(g), part);
+        deliver_uniform_through(*part.cells, port, n, table_.targets() + begin, end - begin, table_.group_weight(g),
+                                part);
     } else {
-        part.cells->deliver(n, table_.targets(), table_.weights(), begin, end, part);
+        deliver_through(*part.cells, port, n, table_.targets(), table_.weights(), begin, end, part);
     }
 }
 
@@ -456,14 +476,15 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         return a < b;
     });
     for (auto c: merged) {
+        const std::uint32_t g = table_.group_of_connection(c);
+        const std::uint16_t port = table_.group(g).receptor;
         if (table_.group_weights()) {
-            part.cells->deliver_uniform(n, targets + c, 1, table_.group_weight(table_.group_of_connection(c)), part);
-        } else if (const std::uint32_t g = plastic_.has_short_term() ? table_.group_of_connection(c) : 0;
-                   plastic_.has_short_term() && plastic_.short_term(table_.group(g))) {
+            deliver_uniform_through(*part.cells, port, n, targets + c, 1, table_.group_weight(g), part);
+        } else if (plastic_.has_short_term() && plastic_.short_term(table_.group(g))) {
             const double weight = table_.weights()[c] * plastic_.factor(g); // the stored weight stays
-            part.cells->deliver(n, targets + c, &weight, 0, 1, part);
+            deliver_through(*part.cells, port, n, targets + c, &weight, 0, 1, part);
         } else {
-            part.cells->deliver(n, targets, table_.weights(), c, c + 1, part);
+            deliver_through(*part.cells, port, n, targets, table_.weights(), c, c + 1, part);
         }
     }
 }
@@ -563,13 +584,15 @@ engine::connection_arrays engine::connections() const {
     out.weight.reserve(n);
     out.delay_ms.reserve(n);
     out.synapse.reserve(n);
+    out.receptor.reserve(n);
     if (!table_.sorted()) {
         for (std::uint32_t c = 0; c < n; ++c) {
             out.source.push_back(table_.source_of(c));
             out.target.push_back(local_gids_[table_.targets()[c]]);
             out.weight.push_back(table_.weights()[c]);
             out.delay_ms.push_back(table_.delay_of(c) * spec_.dt_ms);
-            out.synapse.push_back(0); // creation order holds static synapses only
+            out.synapse.push_back(0);  // creation order holds static synapses only
+            out.receptor.push_back(0); // and no receptor ports
         }
         return out;
     }
@@ -581,6 +604,7 @@ engine::connection_arrays engine::connections() const {
                 out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
                 out.synapse.push_back(table_.group(g).synapse);
+                out.receptor.push_back(table_.group(g).receptor);
             }
         }
     }

@@ -126,7 +126,8 @@ public:
     struct connection_arrays {
         std::vector<std::int64_t> source, target;
         std::vector<double> weight, delay_ms;
-        std::vector<std::int64_t> synapse; // index into spec().synapses
+        std::vector<std::int64_t> synapse;  // index into spec().synapses
+        std::vector<std::int64_t> receptor; // receptor port (0: none)
     };
     connection_arrays connections() const;
     std::vector<std::int64_t> out_degrees() const;

@@ -29,8 +29,30 @@ population_spec& population_at(network_spec& spec, gid_type first, std::uint32_t
     throw user_error(spikex::format("set {}: no cell {} in the network", name, first));
 }
 
-bool is_state(const model_entry& entry, const std::string& name) {
-    return std::any_of(entry.state.begin(), entry.state.end(), [&](const state_spec& s) { return s.name == name; });
+bool is_state(const model_entry& entry, const std::string& name, const population_spec& pop) {
+    return entry.state_of(name, pop) != nullptr;
+}
+
+// A population whose port lists changed must still have every port its connections use.
+void check_ports_in_use(const network_spec& spec, const population_spec& pop) {
+    const model_entry& entry = find_model(pop.model);
+    if (!entry.receptor_ports) return;
+    const std::uint32_t ports = entry.receptor_ports(pop);
+    for (const auto& set: spec.connection_sets) {
+        if (set.receptor <= ports) continue;
+        bool reaches = false;
+        if (set.is_rule) {
+            reaches = set.rule.target_first < pop.first + pop.size &&
+                      pop.first < set.rule.target_first + set.rule.target_size;
+        } else {
+            reaches = std::any_of(set.arrays.target.begin(), set.arrays.target.end(),
+                                  [&](gid_type g) { return pop.contains(g); });
+        }
+        if (reaches) {
+            throw user_error(spikex::format("set: {} would have {} receptor ports, but connections use port {}",
+                                            pop.model, ports, set.receptor));
+        }
+    }
 }
 
 } // namespace
@@ -42,7 +64,7 @@ void engine::change_values(gid_type first, std::uint32_t count, const std::strin
         population_spec& pop = population_at(spec_, first, count, name);
         const model_entry& entry = find_model(pop.model);
         if (values.size() != count) throw internal_error("change_values: one value per cell");
-        if (built_ && is_state(entry, name)) {
+        if (built_ && is_state(entry, name, pop)) {
             for (double v: values) {
                 if (!std::isfinite(v))
                     throw user_error(spikex::format("{} state {} = {}: must be finite", pop.model, name, v));
@@ -60,7 +82,7 @@ void engine::change_values(gid_type first, std::uint32_t count, const std::strin
                 for (const auto& p: entry.parameters)
                     if (p.shape == parameter_shape::per_cell) allowed += (allowed.empty() ? "" : ", ") + p.name;
                 if (built_)
-                    for (const auto& s: entry.state) allowed += (allowed.empty() ? "" : ", ") + s.name;
+                    for (const auto& s: entry.state_names(pop)) allowed += (allowed.empty() ? "" : ", ") + s;
                 throw user_error(spikex::format("set: {} has no parameter \"{}\": allowed are {}", pop.model, name,
                                                 allowed.empty() ? "none" : allowed));
             }
@@ -133,13 +155,12 @@ void engine::change_lists(gid_type first, std::uint32_t count, const std::vector
             before.emplace(name, pop.lists[name]);
             pop.lists[name] = std::move(lists);
         }
-        if (built_) {
-            try {
-                rebuild_population(pop, from_step);
-            } catch (...) {
-                for (auto& [name, lists]: before) pop.lists[name] = std::move(lists);
-                throw;
-            }
+        try {
+            check_ports_in_use(spec_, pop);
+            if (built_) rebuild_population(pop, from_step);
+        } catch (...) {
+            for (auto& [name, lists]: before) pop.lists[name] = std::move(lists);
+            throw;
         }
     } catch (const user_error& e) {
         error = e.what();
@@ -166,7 +187,7 @@ void engine::rebuild_population(const population_spec& pop, step_type from_step)
         for (std::uint32_t k = 0; k < pop.size; ++k) device_inputs_.respecify(pop.first + k, spec_, from_step);
         return;
     }
-    const bool keep_v_m = is_state(entry, "V_m");
+    const bool keep_v_m = is_state(entry, "V_m", pop);
     // Every group first (a bad value throws before anything is replaced), then the swap.
     std::vector<std::pair<std::size_t, std::unique_ptr<cell_group>>> fresh;
     for (std::size_t t = 0; t < parts_.size(); ++t) {

@@ -31,14 +31,16 @@ public:
     // independent).
     void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                  spike_output& out) override {
-        std::uint32_t c = begin;
-        while (c < end) {
-            const block& b = block_of(targets[c]);
-            std::uint32_t run_end = c + 1;
-            while (run_end < end && targets[run_end] >= b.begin && targets[run_end] < b.end) ++run_end;
-            b.cells->deliver(n, targets, weights, c, run_end, out);
-            c = run_end;
-        }
+        for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver(n, targets, weights, c, run_end, out);
+        });
+    }
+
+    void deliver_port(std::uint32_t port, step_type n, const local_index* targets, const double* weights,
+                      std::uint32_t begin, std::uint32_t end, spike_output& out) override {
+        for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver_port(port, n, targets, weights, c, run_end, out);
+        });
     }
 
     void deliver_current(step_type n, local_index cell, double pA) override {
@@ -70,6 +72,19 @@ public:
     }
 
 private:
+    // Connections [begin, end) in runs whose targets share a block, in order.
+    template <typename Deliver>
+    void for_each_block_run(const local_index* targets, std::uint32_t begin, std::uint32_t end, Deliver&& deliver) {
+        std::uint32_t c = begin;
+        while (c < end) {
+            const block& b = block_of(targets[c]);
+            std::uint32_t run_end = c + 1;
+            while (run_end < end && targets[run_end] >= b.begin && targets[run_end] < b.end) ++run_end;
+            deliver(*b.cells, c, run_end);
+            c = run_end;
+        }
+    }
+
     block& block_of(local_index cell) { return const_cast<block&>(std::as_const(*this).block_of(cell)); }
     const block& block_of(local_index cell) const {
         auto it = std::upper_bound(blocks_.begin(), blocks_.end(), cell,

@@ -1,8 +1,10 @@
 // Models by name: the same names in C++, TOML, CLI and Python. One line per model here;
 // each model's file builds its own entry.
 #include "spikex/models/model_registry.hpp"
+
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include <algorithm>
 
 // X(name): the model's file defines `model_entry name_model()`.
 #define SPIKEX_MODELS(X)               \
@@ -62,8 +64,27 @@ std::vector<std::string> model_entry::parameter_names() const {
 
 std::vector<std::string> model_entry::state_names() const {
     std::vector<std::string> out;
-    for (const auto& v: state) out.push_back(v.name);
+    for (const auto& v: state) out.push_back(v.per_port ? v.name + "_<port>" : v.name);
     return out;
+}
+
+const state_spec* model_entry::state_of(const std::string& recorded, const population_spec& pop) const {
+    for (const auto& v: state) {
+        if (!v.per_port) {
+            if (v.name == recorded) return &v;
+            continue;
+        }
+        const std::string prefix = v.name + "_";
+        if (recorded.size() <= prefix.size() || recorded.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string digits = recorded.substr(prefix.size());
+        if (digits.size() > 5 || digits[0] == '0' ||
+            !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            continue;
+        }
+        const std::uint32_t ports = receptor_ports ? receptor_ports(pop) : 0;
+        if (std::stoul(digits) <= ports) return &v;
+    }
+    return nullptr;
 }
 
 std::vector<std::string> model_entry::state_names(const population_spec& pop) const {

@@ -57,10 +57,12 @@ struct model_entry {
     std::function<device_schedule(const population_spec&, gid_type gid, std::uint32_t seed, double h)> schedule;
 
     std::vector<std::string> parameter_names() const;
-    std::vector<std::string> state_names() const;
+    std::vector<std::string> state_names() const; // per_port states as "<name>_<port>"
     // The recordable names of a population's cells: state_names() with every per_port
     // state expanded to <name>_1 .. <name>_<ports> (NEST's I_syn_1, g_1, ...).
     std::vector<std::string> state_names(const population_spec& pop) const;
+    // The spec of a recordable name of a population's cells ("V_m", "g_2"), nullptr if none.
+    const state_spec* state_of(const std::string& recorded, const population_spec& pop) const;
     const parameter_spec* parameter(const std::string& parameter_name) const; // nullptr if none
 };
 

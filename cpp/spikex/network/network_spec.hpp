@@ -111,6 +111,7 @@ struct synapse_spec {
 struct connection_set {
     bool is_rule = true;
     std::uint16_t synapse = 0;   // index into network_spec::synapses
+    std::uint16_t receptor = 0;  // receptor port of the targets (0: none; model_entry::receptor_ports)
     connection_rule rule;        // when is_rule
     explicit_connections arrays; // otherwise
 };

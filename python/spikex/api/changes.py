@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import format_value
-from ..models import LIST_PARAMETERS, MODELS
+from ..models import LIST_PARAMETERS, MODELS, is_state_variable
 from .population import Population
 
 
@@ -49,7 +49,7 @@ def change(network, cells, values: dict, from_step: int | None = None) -> list[d
         for name, value in values.items():
             if name in lists:
                 continue
-            if name not in MODELS[model]["parameters"] and name not in MODELS[model]["state_variables"]:
+            if name not in MODELS[model]["parameters"] and not is_state_variable(model, name):
                 allowed = ", ".join(list(MODELS[model]["parameters"]) + list(MODELS[model]["state_variables"]))
                 raise ValueError(f"{where}: {format_value(model)} has no parameter or state variable "
                                  f"{format_value(name)}: allowed are {allowed}")  # fmt: skip
@@ -112,7 +112,7 @@ def replay(network, records: list[dict], until_step: int) -> None:
             network._engine.change_lists(r["first"], r["count"], r["lists"], r["values"], r["offsets"], r["step"])
             continue
         model = next(p.model for p in network.populations if p.first_gid <= r["first"] < p.stop_gid)
-        if r["name"] not in MODELS[model]["state_variables"]:
+        if not is_state_variable(model, r["name"]):
             network._engine.change_values(
                 r["first"], r["count"], r["name"], np.asarray(r["values"], dtype=float), r["step"]
             )

@@ -293,6 +293,7 @@ class Network:
         synapse: str = "static",
         synapse_params: dict[str, float] | None = None,
         local: bool = False,
+        receptor: int = 0,
     ) -> None:
         """Connect ``sources[i]`` to ``targets[i]`` for every i.
 
@@ -322,6 +323,11 @@ class Network:
             whose target it owns (``net.local_gids()``; any other is an error), so no
             rank holds arrays of the size of the whole network. The order of a target's
             connections is the order they are given in, rank by rank as given.
+        receptor : int
+            The targets' receptor port (NEST's ``receptor_type``): 1, 2, ... for models
+            with receptor ports (the multisynapse models: one port per value of their port
+            lists), which take spikes through a port only; 0 (default) for every other
+            model, where the weight's sign chooses the input.
         """
         self._require_open("connect")
         synapse_params = _synapse_params("connect", synapse, synapse_params)
@@ -341,6 +347,7 @@ class Network:
             synapse,
             synapse_params,
             bool(local),
+            _receptor("connect", receptor),
         )
         self._explicit_connections += columns["sources"].size
 
@@ -362,6 +369,7 @@ class Network:
         probability: float | None = None,
         allow_autapses: bool | None = None,
         allow_multapses: bool | None = None,
+        receptor: int = 0,
     ) -> None:
         """Connect by a rule; each target's inputs are drawn on the rank that owns it.
 
@@ -391,6 +399,8 @@ class Network:
         allow_autapses, allow_multapses : bool, optional
             NEST's flags; default True for NEST's rules (as NEST). ``random`` and
             ``adjacent`` never connect a cell to itself.
+        receptor : int
+            As in ``connect``.
         """
         self._require_open("connect_rule")
         where = f"connect_rule({format_value(rule)})"
@@ -445,6 +455,8 @@ class Network:
         options["delay_ms"] = _value_to_core(where, "delay_ms", delay_ms)
         options["synapse"] = synapse
         options["synapse_params"] = _synapse_params(where, synapse, synapse_params)
+        if receptor:
+            options["receptor"] = _receptor(where, receptor)
         if rule in ("random", "adjacent"):
             _check_indegree(where, rule, sources, targets, options["indegree"], options["indegree_spread"])
         self._engine.connect_rule(
@@ -559,8 +571,9 @@ class Network:
         -------
         dict
             ``source`` (int64), ``target`` (int64), ``weight`` (float64, plastic ones as
-            they are now), ``delay_ms`` (float64) and ``synapse`` (int64, an index into
-            ``synapse_types()``) arrays of equal length.
+            they are now), ``delay_ms`` (float64), ``synapse`` (int64, an index into
+            ``synapse_types()``) and ``receptor`` (int64, the receptor port; 0: none)
+            arrays of equal length.
         """
         self._build()
         return {name: np.asarray(values) for name, values in self._engine.connections().items()}
@@ -1001,6 +1014,13 @@ def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
             "a number or a distribution"
         )
     return np.ascontiguousarray(array)
+
+
+def _receptor(where: str, receptor) -> int:
+    """A receptor port number (whether the target model has it, the core checks)."""
+    if isinstance(receptor, bool) or not isinstance(receptor, (int, np.integer)) or not 0 <= receptor <= 0x7FFF:
+        raise ValueError(f"{where}: receptor = {format_value(receptor)}: must be a whole number in [0, 32767] (a receptor port; 0: none)")
+    return int(receptor)
 
 
 def _synapse_params(where: str, synapse: str, params: dict | None) -> dict[str, float]:

@@ -24,6 +24,22 @@ LIST_PARAMETERS: dict[str, frozenset[str]] = {
     for name, entry in MODELS.items()
 }
 
+
+def is_state_variable(model: str, name: str) -> bool:
+    """Whether ``name`` is a recordable state variable of ``model``: one of its
+    ``state_variables``, or a per-port one (``"g_<port>"``) with a port number (the core
+    checks the port against the population's receptor ports)."""
+    for spec in MODELS[model].get("state_specs", []):
+        if not spec.get("per_port"):
+            if spec["name"] == name:
+                return True
+            continue
+        port = name[len(spec["name"]) + 1 :]
+        if name.startswith(spec["name"] + "_") and port.isdigit() and not port.startswith("0"):
+            return True
+    return False
+
+
 MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     "interval_fire": {
         "tau_ms": "network.interval_fire.tau_ms",

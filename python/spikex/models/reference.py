@@ -75,7 +75,8 @@ def parameter_table(model: str) -> str:
         lines += ["", "| recordable | unit | settable between runs | meaning |", "|---|---|---|---|"]
         for v in entry["state_specs"]:
             settable = "yes" if v.get("settable", True) else "no (as NEST)"
-            lines.append(f"| `{v['name']}` | {unit(v['unit'])} | {settable} | {v['meaning']} |")
+            name = f"{v['name']}_<port>" if v.get("per_port") else v["name"]  # one per receptor port
+            lines.append(f"| `{name}` | {unit(v['unit'])} | {settable} | {v['meaning']} |")
     return "\n".join(lines) + "\n"
 
 

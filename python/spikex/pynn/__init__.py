@@ -12,7 +12,7 @@ from pyNN.network import Network  # noqa: F401
 from pyNN.random import GSLRNG, NumpyRNG, RandomDistribution  # noqa: F401
 from pyNN.recording import *  # noqa: F401,F403
 from pyNN.space import Space  # noqa: F401
-from pyNN.standardmodels import StandardCellType, cells, electrodes, synapses
+from pyNN.standardmodels import StandardCellType, cells, electrodes, receptors, synapses
 
 from . import numpy2_fixes
 from .control import (  # noqa: F401
@@ -40,6 +40,16 @@ from .native_rules import (  # noqa: F401 (these connectors remember whether the
 )
 from .populations import Assembly, Population, PopulationView  # noqa: F401
 from .procedural_api import connect, create, record, record_v  # noqa: F401
+from .point_neuron import (  # noqa: F401
+    AdExp,
+    AlphaPSR,
+    BetaPSR,
+    CondAlphaPostSynapticResponse,
+    CondBetaPostSynapticResponse,
+    CurrExpPostSynapticResponse,
+    LIF,
+    PointNeuron,
+)
 from .projections import Projection  # noqa: F401
 from .standardmodels import (  # noqa: F401
     STANDARD_CELL_TYPES,
@@ -86,7 +96,7 @@ def _unsupported(base):
 
 def _refuse_the_rest():
     have = set(globals())
-    for module in (cells, synapses, electrodes):
+    for module in (cells, synapses, electrodes, receptors):
         for name, obj in vars(module).items():
             if isinstance(obj, type) and obj.__module__ == module.__name__ and name not in have:
                 if not name.startswith("_") and hasattr(obj, "default_parameters"):
@@ -94,10 +104,11 @@ def _refuse_the_rest():
 
 
 _refuse_the_rest()
+ExpPSR = CondExpPostSynapticResponse  # noqa: F821 (pyNN.nest's alias; refused like it)
 
 
 def list_standard_models():
     """The standard cell types this backend runs."""
-    return [cls.__name__ for cls in STANDARD_CELL_TYPES]
+    return [cls.__name__ for cls in STANDARD_CELL_TYPES] + ["PointNeuron"]
 
 numpy2_fixes.apply()

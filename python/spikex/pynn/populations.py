@@ -79,7 +79,13 @@ class PopulationView(common.PopulationView):
 
 
 def _parameters_of(root, celltype, names, indices) -> ParameterSpace:
-    """PyNN-named parameters of cells `indices` of population `root`."""
+    """PyNN-named parameters of cells `indices` of population `root` (a PointNeuron's
+    response parameters, "GABAA.e_syn", as given)."""
+    responses = [name for name in names if "." in name]
+    if responses:
+        space = _parameters_of(root, celltype, [n for n in names if "." not in n], indices) if len(responses) < len(names) else ParameterSpace({}, shape=(len(indices),))
+        space.update(**{n: simplify(celltype.response_parameter(n, root.size)[indices]) for n in responses})
+        return space
     if any(name in celltype.computed_parameters() for name in names):
         native_names = celltype.get_native_names()
     else:

@@ -67,6 +67,19 @@ class Connection(common.Connection):
         return tuple(getattr(self, name) for name in names)
 
 
+def _receptor_ports(post, receptor_type) -> np.ndarray:
+    """The spikex receptor port of each cell of `post` (its all_cells order) for PyNN's
+    `receptor_type`: 0 for the standard cell types (the weight's sign chooses the input), a
+    PointNeuron's port of that response otherwise."""
+    parts = post.populations if hasattr(post, "populations") else [post]
+    ports = []
+    for part in parts:
+        celltype = part.celltype
+        port = celltype.get_receptor_type(receptor_type) if getattr(celltype, "has_receptor_ports", False) else 0
+        ports.append(np.full(part.size, port, dtype=np.int64))
+    return np.concatenate(ports)
+
+
 class Projection(common.Projection):
     __doc__ = common.Projection.__doc__
     _simulator = simulator
@@ -92,7 +105,12 @@ class Projection(common.Projection):
         # Connectors hand over translated weights (x 1000: nA -> pA); IF_curr_delta's are
         # mV, so its weight_scale undoes that. native = PyNN weight x _weight_factor.
         self._weight_scale = getattr(post_type, "weight_scale", 1.0)
-        if getattr(post_type, "conductance_based", False) and self.receptor_type == "inhibitory":
+        self._ports = _receptor_ports(self.post, self.receptor_type)
+        if (
+            getattr(post_type, "conductance_based", False)
+            and self.receptor_type == "inhibitory"
+            and not getattr(post_type, "has_receptor_ports", False)
+        ):
             # PyNN's conductance weights are positive; spikex's conductance models take
             # the inhibitory ones negative (NEST's convention, as pyNN.nest does)
             self._weight_scale = -self._weight_scale
@@ -464,8 +482,15 @@ class Projection(common.Projection):
                 )
             rule, arguments = self._rule
             pre, post = self._rule_populations()
+            ports = np.unique(self._ports)
+            if len(ports) > 1:
+                raise NotImplementedError(
+                    "spikex.pynn: a connector drawn by spikex's rule onto cells of different receptor ports; "
+                    "give the connector a NumpyRNG"
+                )
             net.connect_rule(rule, pre, post, weight=self._rule_weight, delay_ms=self._rule_delay,
-                             synapse=self._synapse, synapse_params=self._synapse_params, **arguments)  # fmt: skip
+                             synapse=self._synapse, synapse_params=self._synapse_params,
+                             receptor=int(ports[0]), **arguments)  # fmt: skip
             return
         if len(self._store["pre"]) == 0:
             return
@@ -473,8 +498,12 @@ class Projection(common.Projection):
         targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._store["post"]]
         taus = getattr(self, "_tau_psc", None)
         if taus is None:
-            net.connect(sources, targets, weight=self._store["weight"], delay_ms=self._store["delay"],
-                        synapse=self._synapse, synapse_params=self._synapse_params, local=True)  # fmt: skip
+            port_of = self._ports[self._store["post"]]
+            for port in np.unique(self._ports):  # every value, so that every rank makes the same calls
+                rows = port_of == port
+                net.connect(sources[rows], targets[rows], weight=self._store["weight"][rows],
+                            delay_ms=self._store["delay"][rows], synapse=self._synapse,
+                            synapse_params=self._synapse_params, local=True, receptor=int(port))  # fmt: skip
             return
         tau_of = taus[self._store["post"]]
         for tau in np.unique(taus):  # every value, so that every rank makes the same calls

@@ -37,6 +37,14 @@ def table() -> str:
         records = ", ".join(f"`{v}`" for v in ["spikes", *cls.variable_map])
         differences = getattr(cls, "differences", "")
         lines.append(f"| `{cls.__name__}` | {_model_link(cls.spikex_model)} | {records} | {differences} |")
+    from . import point_neuron as pn
+
+    lines.append(f"| `PointNeuron` | one of the models below, by its parts | `spikes`, the neuron's, `<receptor>.isyn` / `<receptor>.gsyn` | {pn.PointNeuron.differences} |")
+    for cls in pn.POINT_NEURON_PARTS:
+        models = ", ".join(_model_link(m) for m in cls.possible_models)
+        records = ", ".join(f"`{v}`" for v in cls.variable_map)
+        differences = getattr(cls, "differences", "")
+        lines.append(f"| `{cls.__name__}` | {models} | {records} | {differences} |")
     for cls in sm.CURRENT_SOURCES:
         differences = getattr(cls, "differences", "")
         lines.append(f"| `{cls.__name__}` | {_model_link(cls.spikex_model)} | | {differences} |")

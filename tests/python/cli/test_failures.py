@@ -32,6 +32,7 @@ def test_dead_rank_ends_the_job_with_status_3(small_config, tmp_path):
 
 
 @pytest.mark.mpi
+@pytest.mark.slow  # about 2 s: the job has to end on every rank
 def test_a_rank_failing_during_build_ends_the_job_naming_it(small_config, tmp_path):
     outdir = tmp_path / "out"
     env = dict(os.environ, SPIKEX_TEST_FAIL_BUILD_RANK="2")

@@ -138,6 +138,7 @@ CHILD = (
 )
 
 
+@pytest.mark.slow  # 2-3 s each: a stall has to be waited out
 @pytest.mark.parametrize("parent_name", ["mpiexec", "orted", "bash"])
 def test_a_stalled_rank_ends_only_a_launcher_parent(tmp_path, parent_name):
     """Mode (b): the watchdog ends the process that started the rank when it is an MPI

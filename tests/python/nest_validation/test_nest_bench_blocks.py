@@ -55,7 +55,7 @@ def _run(program: list[str], tmp_path, name: str, extra: list[str]) -> dict:
     return json.loads((stem.parent / f"{name}.json").read_text())
 
 
-@pytest.mark.parametrize("simulator", ["spikex", "nest"])
+@pytest.mark.parametrize("simulator", ["spikex", pytest.param("nest", marks=pytest.mark.slow)])  # NEST: a subprocess
 def test_blocks_add_up_and_a_runaway_stops_the_run(tmp_path, simulator):
     if simulator == "nest":
         require_nest(NEST_REASON)  # skips without NEST, fails under CI
