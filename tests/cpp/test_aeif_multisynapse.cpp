@@ -1,8 +1,9 @@
 // aeif_cond_alpha_multisynapse and aeif_cond_beta_multisynapse through the model layer: a
 // port's conductance has its alpha or beta shape and peaks at the weight, the ports are
 // independent and their reversal potentials choose the sign; with two ports set as
-// aeif_cond_alpha's excitatory and inhibitory synapses the model is aeif_cond_alpha bit for
-// bit (and beta with tau_rise = tau_decay is alpha), a cell's trajectory does not depend on
+// aeif_cond_alpha's excitatory and inhibitory synapses the model is aeif_cond_alpha (to
+// rounding: NEST orders their right-hand sides differently), beta with tau_rise = tau_decay
+// is alpha bit for bit, a cell's trajectory does not depend on
 // the other cells of its group; NEST's weight, list and instability rules are enforced by
 // name; a checkpoint resumes bit for bit. NEST comparisons:
 // tests/python/nest_validation/test_nest_aeif_multisynapse.py.
@@ -183,7 +184,7 @@ TEST(aeif_multisynapse, beta_with_equal_time_constants_is_alpha_bit_for_bit) {
     EXPECT_EQ(ra.spikes, rb.spikes);
 }
 
-TEST(aeif_multisynapse, two_ports_as_excitatory_and_inhibitory_synapses_are_aeif_cond_alpha_bit_for_bit) {
+TEST(aeif_multisynapse, two_ports_as_excitatory_and_inhibitory_synapses_are_aeif_cond_alpha) {
     // aeif_cond_alpha: E_ex = 0, E_in = -85, tau_syn_ex = 0.2, tau_syn_in = 2 (its defaults);
     // its weight's sign chooses the synapse, the ports choose here.
     network_spec spec;
@@ -205,10 +206,12 @@ TEST(aeif_multisynapse, two_ports_as_excitatory_and_inhibitory_synapses_are_aeif
         }
         cond->end_step(n, rc);
         multi->end_step(n, rm);
-        ASSERT_EQ(cond->state(0, "V_m"), multi->state(0, "V_m")) << n;
-        ASSERT_EQ(cond->state(0, "w"), multi->state(0, "w")) << n;
-        ASSERT_EQ(cond->state(0, "g_ex"), multi->state(0, "g_1")) << n;
-        ASSERT_EQ(cond->state(0, "g_in"), multi->state(0, "g_2")) << n;
+        // The same equations, each in its NEST right-hand side's order of operations: equal
+        // but for rounding and the sub-steps it moves (measured: 7e-6 mV, 2e-7 pA, 6e-7 nS).
+        ASSERT_NEAR(cond->state(0, "V_m"), multi->state(0, "V_m"), 1e-4) << n;
+        ASSERT_NEAR(cond->state(0, "w"), multi->state(0, "w"), 1e-5) << n;
+        ASSERT_NEAR(cond->state(0, "g_ex"), multi->state(0, "g_1"), 1e-5) << n;
+        ASSERT_NEAR(cond->state(0, "g_in"), multi->state(0, "g_2"), 1e-5) << n;
     }
     EXPECT_GT(rc.spikes.size(), 20u);
     EXPECT_EQ(rc.spikes, rm.spikes);

@@ -99,6 +99,14 @@ struct model {
             alpha ? std::array{std::numbers::e / p.tau_syn_ex, std::numbers::e / p.tau_syn_in} : std::array{1.0, 1.0};
         return c;
     }
+    // C_m dV/dt as NEST's right-hand side computes it, in its order of operations.
+    template <class State>
+    static double membrane_current(const parameters& p, const aeif::conductances<2>&, const State& y, double V,
+                                   double I_spike, double I_stim) {
+        const double I_syn_ex = y[g(0)] * (V - p.E_ex);
+        const double I_syn_in = y[g(1)] * (V - p.E_in);
+        return -p.g_L * (V - p.E_L) + I_spike - I_syn_ex - I_syn_in - y[1] + p.I_e + I_stim;
+    }
     static int conductance_named(const std::string& variable, std::uint32_t) {
         return variable == "g_ex" ? 0 : variable == "g_in" ? 1 : -1;
     }
@@ -123,8 +131,8 @@ model_entry entry(synapse_shape shape) {
                           "magnitude); currents (pA)"
                         : "spikes: weight > 0 excitatory conductance, <= 0 inhibitory (nS, the magnitude); currents "
                           "(pA)";
-    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), error bound gsl_error_tol per sub-step), spikes detected "
-                    "between sub-steps";
+    e.integration = "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's step control (error bound gsl_error_tol per sub-step, "
+                    "absolute and relative to dt·|dy/dt|), spikes detected between sub-steps";
     e.nest_model = e.name;
     e.pynn_types = {alpha ? "EIF_cond_alpha_isfa_ista" : "EIF_cond_exp_isfa_ista"};
     e.docs_page = "docs/models/aeif_cond.md";

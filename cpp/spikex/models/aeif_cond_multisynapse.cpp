@@ -217,6 +217,14 @@ struct model {
         }
         return c;
     }
+    // C_m dV/dt as NEST's right-hand side computes it, in its order of operations.
+    template <class State>
+    static double membrane_current(const parameters& p, const aeif::conductances<Ports>& c, const State& y, double V,
+                                   double I_spike, double I_stim) {
+        double I_syn = 0.0; // sum_k g_k (E_k - V)
+        for (std::uint32_t k = 0; k < c.count; ++k) I_syn += y[g(k)] * (c.E_rev[k] - V);
+        return -p.g_L * (V - p.E_L) + I_spike + I_syn - y[1] + p.I_e + I_stim;
+    }
     // g_1 .. g_<count> (NEST's names, as written: no leading zeros).
     static int conductance_named(const std::string& variable, std::uint32_t count) {
         if (variable.size() < 3 || variable.compare(0, 2, "g_") != 0) return -1;
@@ -262,8 +270,8 @@ model_entry entry(synapse_shape shape) {
                                  "currents (pA)",
                                  alpha ? "alpha" : "beta");
     e.receptor_ports = [shape](const population_spec& pop) { return receptor_ports(shape, pop); };
-    e.integration = "adaptive Runge-Kutta (Cash-Karp 5(4), error bound gsl_error_tol per sub-step), spikes detected "
-                    "between sub-steps";
+    e.integration = "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's step control (error bound gsl_error_tol per sub-step, "
+                    "absolute and relative to dt·|dy/dt|), spikes detected between sub-steps";
     e.nest_model = e.name;
     e.docs_page = "docs/models/aeif_cond_multisynapse.md";
     e.make = [shape](const network_spec& spec, const std::vector<gid_type>& local_gids, local_index first_local) {

@@ -20,8 +20,11 @@
 //  with V on the right-hand side bounded by V_peak, and while refractory V = V_reset in it
 //  and dV/dt = 0. Delta_T = 0: no exponential term, the spike test is V >= V_th.
 //  end_step(n), per cell (NEST's order):
-//   1. y advanced over h by the ODE layer (ode/adaptive_integrator.hpp); after each
-//      accepted sub-step: NEST's instability checks (V_m < -1000 mV, |w| > 1e6 pA: the run
+//   1. y advanced over h by NEST's scheme (ode/rkf45_integrator.hpp: RKF45 under GSL's
+//      control with gsl_error_tol absolute and relative to dt·|y'|, as NEST's
+//      gsl_odeiv_control_yp_new), the right-hand side in NEST's order of operations (each
+//      Model's membrane_current): the traces are NEST's bit for bit; after each accepted
+//      sub-step: NEST's instability checks (V_m < -1000 mV, |w| > 1e6 pA: the run
 //      ends), then r > 0: V = V_reset; else V >= V_peak (V_th if Delta_T = 0): V = V_reset,
 //      w += b, r = t_ref in steps + 1 (0 if t_ref is 0 steps), a spike at n
 //   2. r > 0: --r
@@ -48,6 +51,7 @@
 //   parse(values), key(p)       the numbers checked; the dynamics as a comparable array
 //   lists_of(pop, gid)          a cell's list parameters, checked ({} for a model without)
 //   conductances_of(p, lists)   the cell's conductances (aeif::conductances)
+//   membrane_current(p, c, y, V, I_spike, I_stim)  C_m dV/dt, in NEST's order of operations
 //   conductance_named(v, count) the conductance a recordable names, or -1
 //   state_table()               the recordables
 #include <algorithm>
@@ -69,7 +73,7 @@
 #include "spikex/models/iaf_step.hpp"
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/neuron_parameters.hpp"
-#include "spikex/models/ode/adaptive_integrator.hpp"
+#include "spikex/models/ode/rkf45_integrator.hpp"
 
 namespace spikex::aeif {
 
@@ -120,7 +124,7 @@ std::vector<model_parameters::field<P>> fields_after_synapses() {
         {np::I_e(), &M::I_e},
         {{"gsl_error_tol", "1", 1e-6, "", ranges::positive(),
           "error bound per integration sub-step, absolute and relative to the sub-step's change dt·dy/dt "
-          "(NEST's GSL setting, applied to the Cash-Karp 5(4) pair)"},
+          "(NEST's GSL setting, with NEST's RKF45)"},
          &M::gsl_error_tol},
         {np::V_m(-70.6), &M::V_m},
         {{"w", "pA", 0.0, "", ranges::any(), "initial adaptation current"}, &M::w},
@@ -166,7 +170,7 @@ class group final: public cell_group {
 public:
     using parameters = typename Model::parameters;
     static constexpr std::size_t inputs = Model::inputs, size = Model::size;
-    using integrator = ode::adaptive_integrator<size>;
+    using integrator = ode::rkf45_integrator<size>;
     using ode_state = typename integrator::state;
     enum : std::size_t { V_M = 0, W = 1 };
 
@@ -329,7 +333,7 @@ private:
         s.V_spike = p.Delta_T > 0.0 ? p.V_peak : p.V_th;
         s.syn = Model::conductances_of(p, cell_lists);
         // One integrator per error bound (usually one): NEST's GSL control, absolute and
-        // relative to dt·|y'| (gsl_odeiv_control_yp_new(tol, tol)). Near V_peak the
+        // relative to dt·|y'| at the sub-step's end (gsl_odeiv_control_yp_new(tol, tol)). Near V_peak the
         // exponential term needs sub-steps of about Delta_T/|dV/dt| (1e-11 ms for the
         // defaults, less for a larger (V_peak - V_th)/Delta_T): as NEST's GSL loop, no
         // smallest sub-step but a vanished one.
@@ -387,14 +391,11 @@ private:
         const conductances<inputs>& c = s.syn;
         const std::size_t used = Model::used(c.count);
         std::int32_t& r = refractory_count_[i];
-        const double drive = p.I_e + I_stim;
         auto derivative = [&](const ode_state& y, ode_state& f) {
             const bool refractory = r > 0; // changes within the step at a spike
             const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_peak);
             const double I_spike = p.Delta_T == 0.0 ? 0.0 : p.g_L * p.Delta_T * std::exp((V - p.V_th) / p.Delta_T);
-            double I = -p.g_L * (V - p.E_L) + I_spike;
-            for (std::uint32_t k = 0; k < c.count; ++k) I -= y[Model::g(k)] * (V - c.E_rev[k]);
-            f[V_M] = refractory ? 0.0 : (I - y[W] + drive) / p.C_m;
+            f[V_M] = refractory ? 0.0 : Model::membrane_current(p, c, y, V, I_spike, I_stim) / p.C_m;
             f[W] = (p.a * (V - p.E_L) - y[W]) / p.tau_w;
             for (std::uint32_t k = 0; k < c.count; ++k) {
                 if constexpr (Model::rise) {
