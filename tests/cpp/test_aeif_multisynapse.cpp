@@ -258,7 +258,7 @@ TEST(aeif_multisynapse, negative_weights_are_refused_naming_cell_port_and_weight
         FAIL() << "accepted";
     } catch (const user_error& e) {
         EXPECT_EQ(std::string(e.what()).rfind("aeif_cond_alpha_multisynapse cell 1: a spike of weight -1.5 nS through "
-                                              "receptor port 2 at t = 0.5 ms: weights must be >= 0",
+                                              "receptor port 2 at t = 0.6 ms: weights must be >= 0",
                                               0),
                   0u)
             << e.what();

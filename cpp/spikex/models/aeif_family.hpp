@@ -380,7 +380,7 @@ private:
                 "{} cell {}: a spike of weight {} nS through receptor port {} at t = {:g} ms: weights must be "
                 ">= 0 (NEST's rule for conductance-based multisynapse models; the port's reversal potential makes "
                 "it excitatory or inhibitory)",
-                Model::name, gids_[i], model_parameters::number(w), port, double(n) * h_));
+                Model::name, gids_[i], model_parameters::number(w), port, double(n + 1) * h_));
         }
         input_[i * inputs + port - 1] += w;
     }
