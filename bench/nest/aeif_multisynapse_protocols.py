@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from aeif_protocols import NEURONS as AEIF_NEURONS
+
 DT = 0.1
 T_SIM = 2000.0
 MODELS = ("aeif_cond_alpha_multisynapse", "aeif_cond_beta_multisynapse")
@@ -25,24 +27,13 @@ LISTS = {
         "tau_decay": [1.0, 6.0, 3.0],
     },
 }
+NAUD_REGULAR_BURSTING = AEIF_NEURONS[8]  # Naud et al. (2008), Table 1
 NEURONS = [
     {"I_e": 0.0},  # 0: the three trains alone
     {"I_e": 200.0},  # 1: trains and a step current
     {"I_e": 0.0, "t_ref": 2.0, "a": 2.0, "b": 40.0},  # 2: trains, a dc_generator window, refractory
     {"I_e": 300.0, "Delta_T": 0.0},  # 3: no exponential term, threshold V_th
-    # 4: regular bursting (Naud et al. 2008, Table 1), weaker trains on top
-    {
-        "C_m": 200.0,
-        "g_L": 10.0,
-        "E_L": -58.0,
-        "V_th": -50.0,
-        "Delta_T": 2.0,
-        "a": 2.0,
-        "tau_w": 120.0,
-        "b": 100.0,
-        "V_reset": -46.0,
-        "I_e": 150.0,
-    },
+    {**NAUD_REGULAR_BURSTING, "I_e": 150.0},  # 4: regular bursting, half-weight trains on top
     {"I_e": 800.0},  # 5: a constant current, no synaptic input
 ]
 STEP_CURRENT = {

@@ -8,11 +8,9 @@ prints a JSON line with what it ran. Run with NEST's interpreter::
 
 from __future__ import annotations
 
-import argparse
-import json
-
 import nest
 import numpy as np
+from nest_aeif import record_and_simulate, write_runs
 
 from aeif_multisynapse_protocols import (
     DC,
@@ -45,34 +43,11 @@ def run(model: str) -> dict[str, np.ndarray]:
         if port:
             syn["receptor_type"] = port
         nest.Connect(sources[kind], neurons[target], syn_spec=syn)
-    meter = nest.Create("multimeter", params={"record_from": list(VARIABLES), "interval": DT})
-    nest.Connect(meter, neurons)
-    recorder = nest.Create("spike_recorder")
-    nest.Connect(neurons, recorder)
-    nest.Simulate(T_SIM)
-    events, spikes = meter.get("events"), recorder.get("events")
-    first = neurons[0].global_id
-    out = {
-        "times": np.asarray(events["times"], dtype=float),
-        "cells": np.asarray(events["senders"], dtype=np.int64) - first,
-        "spike_times": np.asarray(spikes["times"], dtype=float),
-        "spike_cells": np.asarray(spikes["senders"], dtype=np.int64) - first,
-    }
-    out.update({v: np.asarray(events[v], dtype=float) for v in VARIABLES})
-    return {f"{model}/{k}": v for k, v in out.items()}
+    return record_and_simulate(model, neurons, VARIABLES, DT, T_SIM)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("-o", "--output", required=True)
-    args = parser.parse_args()
-    nest.verbosity = nest.VerbosityLevel.ERROR
-    arrays = {}
-    for model in MODELS:
-        arrays.update(run(model))
-    np.savez_compressed(args.output, **arrays)
-    counts = {m: int(arrays[f"{m}/spike_times"].size) for m in MODELS}
-    print(json.dumps({"nest_version": nest.__version__, "spikes": counts}))
+    write_runs(run, MODELS, __doc__)
 
 
 if __name__ == "__main__":

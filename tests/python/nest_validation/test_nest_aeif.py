@@ -50,16 +50,19 @@ UPSWING = 0.05  # of the smaller change of V_m to a neighbouring step
 ROUNDING = 1e-9  # 99.9% of the steps
 
 
-@pytest.fixture(scope="module")
-def nest_run(tmp_path_factory):
+def run_nest(tmp_path_factory, script: str) -> dict[str, np.ndarray]:
+    """The arrays bench/nest/<script> writes with NEST 3.10 (nest_aeif.write_runs)."""
     require_nest(_REASON)
-    path = tmp_path_factory.mktemp("aeif") / "nest_aeif.npz"
-    done = run_exact.run_nest_script(
-        REPO / "bench" / "nest" / "nest_aeif.py", args=["-o", str(path)]
-    )
+    path = tmp_path_factory.mktemp(script.removesuffix(".py")) / "nest.npz"
+    done = run_exact.run_nest_script(REPO / "bench" / "nest" / script, args=["-o", str(path)])
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1])["nest_version"].startswith("3.10")
     return dict(np.load(path))
+
+
+@pytest.fixture(scope="module")
+def nest_run(tmp_path_factory):
+    return run_nest(tmp_path_factory, "nest_aeif.py")
 
 
 def run_spikex(model: str):
@@ -86,23 +89,34 @@ def spikex_runs():
     return {model: run_spikex(model) for model in MODELS}
 
 
-def traces(nest_run, spikex_runs, model, variable, k):
-    """NEST's and spikex's trace of `variable` of neuron k, step by step."""
-    result, _ = spikex_runs[model]
+def trace_pair(
+    nest_run, result, model: str, variables, variable: str, k: int, dt: float, t_sim: float
+):
+    """NEST's and spikex's trace of `variable` (recorded in the order `variables`) of neuron
+    k, step by step."""
     cells, times = nest_run[f"{model}/cells"], nest_run[f"{model}/times"]
-    steps = np.rint(times[cells == k] / DT).astype(int) - 1  # NEST's (n + 1)·dt is step n
-    assert steps.size == round(T_SIM / DT) - 1
-    return nest_run[f"{model}/{variable}"][cells == k], result.states[VARIABLES.index(variable)][
-        "values"
-    ][steps, k]
+    steps = np.rint(times[cells == k] / dt).astype(int) - 1  # NEST's (n + 1)·dt is step n
+    assert steps.size == round(t_sim / dt) - 1
+    values = result.states[list(variables).index(variable)]["values"]
+    return nest_run[f"{model}/{variable}"][cells == k], values[steps, k]
+
+
+def traces(nest_run, spikex_runs, model, variable, k):
+    return trace_pair(nest_run, spikex_runs[model][0], model, VARIABLES, variable, k, DT, T_SIM)
+
+
+def spike_lists(nest_run, run, model: str, dt: float):
+    """spikex's and NEST's spikes as sorted (neuron, step) pairs; run: (result, first gid)."""
+    result, first = run
+    mine = sorted(zip((result.spikes[0] - first).tolist(), result.spike_steps.tolist()))
+    stamps = (np.rint(nest_run[f"{model}/spike_times"] / dt) - 1).astype(int)
+    theirs = sorted(zip(nest_run[f"{model}/spike_cells"].tolist(), stamps.tolist()))
+    return mine, theirs
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_spikes_identical_to_nest(nest_run, spikex_runs, model):
-    result, first = spikex_runs[model]
-    mine = sorted(zip((result.spikes[0] - first).tolist(), result.spike_steps.tolist()))
-    stamps = (np.rint(nest_run[f"{model}/spike_times"] / DT) - 1).astype(int)
-    theirs = sorted(zip(nest_run[f"{model}/spike_cells"].tolist(), stamps.tolist()))
+    mine, theirs = spike_lists(nest_run, spikex_runs[model], model, DT)
     assert len(theirs) >= 300
     assert {cell for cell, _ in theirs} == set(
         range(1, len(NEURONS))

@@ -17,16 +17,13 @@ one step off. Without NEST the test skips (fails under CI)."""
 
 from __future__ import annotations
 
-import json
 import sys
 
-import numpy as np
 import pytest
-from conftest import REPO, require_nest
+from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench" / "nest"))
-import run_exact
-from test_nest_aeif import check_trace
+from test_nest_aeif import check_trace, run_nest, spike_lists, trace_pair
 from aeif_multisynapse_protocols import (
     DC,
     DT,
@@ -43,19 +40,11 @@ from aeif_multisynapse_protocols import (
 import spikex as sx
 
 pytestmark = pytest.mark.slow  # NEST runs in a subprocess
-_REASON = run_exact.nest_unavailable_reason()
 
 
 @pytest.fixture(scope="module")
 def nest_run(tmp_path_factory):
-    require_nest(_REASON)
-    path = tmp_path_factory.mktemp("aeif_multisynapse") / "nest.npz"
-    done = run_exact.run_nest_script(
-        REPO / "bench" / "nest" / "nest_aeif_multisynapse.py", args=["-o", str(path)]
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1])["nest_version"].startswith("3.10")
-    return dict(np.load(path))
+    return run_nest(tmp_path_factory, "nest_aeif_multisynapse.py")
 
 
 def run_spikex(model: str):
@@ -89,21 +78,12 @@ def spikex_runs():
 
 
 def traces(nest_run, spikex_runs, model, variable, k):
-    """NEST's and spikex's trace of `variable` of neuron k, step by step."""
-    result, _ = spikex_runs[model]
-    cells, times = nest_run[f"{model}/cells"], nest_run[f"{model}/times"]
-    steps = np.rint(times[cells == k] / DT).astype(int) - 1  # NEST's (n + 1)·dt is step n
-    assert steps.size == round(T_SIM / DT) - 1
-    values = result.states[VARIABLES.index(variable)]["values"]
-    return nest_run[f"{model}/{variable}"][cells == k], values[steps, k]
+    return trace_pair(nest_run, spikex_runs[model][0], model, VARIABLES, variable, k, DT, T_SIM)
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_spikes_identical_to_nest(nest_run, spikex_runs, model):
-    result, first = spikex_runs[model]
-    mine = sorted(zip((result.spikes[0] - first).tolist(), result.spike_steps.tolist()))
-    stamps = (np.rint(nest_run[f"{model}/spike_times"] / DT) - 1).astype(int)
-    theirs = sorted(zip(nest_run[f"{model}/spike_cells"].tolist(), stamps.tolist()))
+    mine, theirs = spike_lists(nest_run, spikex_runs[model], model, DT)
     assert len(theirs) >= 200
     assert {cell for cell, _ in theirs} == set(range(len(NEURONS)))  # every neuron fires
     assert mine == theirs
