@@ -42,11 +42,19 @@ def run(model: str) -> dict[str, np.ndarray]:
     }
     for kind, target, weight, delay in connections(model):
         nest.Connect(sources[kind], neurons[target], syn_spec={"weight": weight, "delay": delay})
-    meter = nest.Create("multimeter", params={"record_from": list(VARIABLES), "interval": DT})
+    return record_and_simulate(model, neurons, VARIABLES)
+
+
+def record_and_simulate(
+    model: str, neurons, variables, dt: float = DT, t_sim: float = T_SIM
+) -> dict[str, np.ndarray]:
+    """Every step's `variables` of `neurons` (multimeter, interval = resolution dt) and
+    their spikes over t_sim, as arrays named <model>/<name>, cells numbered from 0."""
+    meter = nest.Create("multimeter", params={"record_from": list(variables), "interval": dt})
     nest.Connect(meter, neurons)
     recorder = nest.Create("spike_recorder")
     nest.Connect(neurons, recorder)
-    nest.Simulate(T_SIM)
+    nest.Simulate(t_sim)
     events, spikes = meter.get("events"), recorder.get("events")
     first = neurons[0].global_id
     out = {
@@ -55,21 +63,26 @@ def run(model: str) -> dict[str, np.ndarray]:
         "spike_times": np.asarray(spikes["times"], dtype=float),
         "spike_cells": np.asarray(spikes["senders"], dtype=np.int64) - first,
     }
-    out.update({v: np.asarray(events[v], dtype=float) for v in VARIABLES})
+    out.update({v: np.asarray(events[v], dtype=float) for v in variables})
     return {f"{model}/{k}": v for k, v in out.items()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def write_runs(run, models, description: str) -> None:
+    """The command line: run(model) for each model, the arrays to -o, a JSON line."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     nest.verbosity = nest.VerbosityLevel.ERROR
     arrays = {}
-    for model in MODELS:
+    for model in models:
         arrays.update(run(model))
     np.savez_compressed(args.output, **arrays)
-    counts = {m: int(arrays[f"{m}/spike_times"].size) for m in MODELS}
+    counts = {m: int(arrays[f"{m}/spike_times"].size) for m in models}
     print(json.dumps({"nest_version": nest.__version__, "spikes": counts}))
+
+
+def main() -> None:
+    write_runs(run, MODELS, __doc__)
 
 
 if __name__ == "__main__":

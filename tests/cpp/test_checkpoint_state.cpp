@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -20,13 +21,26 @@ using namespace spikex;
 namespace {
 
 constexpr std::uint32_t per_model = 12;
-const std::vector<std::string> models = {
-    "interval_fire",          "iaf_psc_alpha",        "iaf_psc_exp",
-    "iaf_psc_delta",          "spike_source_poisson", "spike_source_array",
-    "iaf_cond_exp",           "iaf_cond_alpha",       "izhikevich",
-    "hh_cond_exp_traub",      "hh_psc_alpha",         "iaf_cond_exp_sfa_rr",
-    "gif_cond_exp",           "spike_source_gamma",   "spike_source_poisson_refractory",
-    "spike_source_inh_gamma", "aeif_cond_exp",        "aeif_cond_alpha"};
+const std::vector<std::string> models = {"interval_fire",
+                                         "iaf_psc_alpha",
+                                         "iaf_psc_exp",
+                                         "iaf_psc_delta",
+                                         "spike_source_poisson",
+                                         "spike_source_array",
+                                         "iaf_cond_exp",
+                                         "iaf_cond_alpha",
+                                         "izhikevich",
+                                         "hh_cond_exp_traub",
+                                         "hh_psc_alpha",
+                                         "iaf_cond_exp_sfa_rr",
+                                         "gif_cond_exp",
+                                         "spike_source_gamma",
+                                         "spike_source_poisson_refractory",
+                                         "spike_source_inh_gamma",
+                                         "aeif_cond_exp",
+                                         "aeif_cond_alpha",
+                                         "aeif_cond_alpha_multisynapse",
+                                         "aeif_cond_beta_multisynapse"};
 // The models that take synaptic and current input in drive(): the first four and the aeif ones.
 bool takes_input(gid_type gid) {
     const std::size_t k = gid / per_model;
@@ -56,6 +70,8 @@ network_spec every_model() {
         {"spike_source_inh_gamma", {{"gamma_shape", 1.5}}},
         {"aeif_cond_exp", {{"I_e", 900.0}, {"t_ref", 0.5}}},
         {"aeif_cond_alpha", {{"I_e", 900.0}, {"b", 30.0}}},
+        {"aeif_cond_alpha_multisynapse", {{"I_e", 800.0}, {"t_ref", 0.3}}},
+        {"aeif_cond_beta_multisynapse", {{"I_e", 850.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
@@ -89,6 +105,22 @@ network_spec every_model() {
                                               : std::string(name) == "q_stc" ? 8.0 / (k + 1)
                                                                              : 2.0 / (k + 1));
                     list.offsets.push_back(list.values.size());
+                }
+            }
+        }
+        if (model.ends_with("_multisynapse")) { // 3 ports (alpha), 2 (beta), E_rev per cell
+            const bool alpha = model.starts_with("aeif_cond_alpha");
+            const std::vector<std::pair<const char*, std::vector<double>>> ports =
+                alpha ? std::vector<std::pair<const char*, std::vector<double>>>{{"E_rev", {0.0, -80.0, -10.0}},
+                                                                                 {"tau_syn", {0.3, 3.0, 6.0}}}
+                      : std::vector<std::pair<const char*, std::vector<double>>>{
+                            {"E_rev", {0.0, -75.0}}, {"tau_rise", {0.5, 1.0}}, {"tau_decay", {2.0, 8.0}}};
+            for (const auto& [name, values]: ports) {
+                auto& l = pop.lists[name];
+                l.offsets.push_back(0);
+                for (std::uint32_t i = 0; i < per_model; ++i) {
+                    for (double x: values) l.values.push_back(name[0] == 'E' ? x - 0.5 * i : x);
+                    l.offsets.push_back(l.values.size());
                 }
             }
         }
@@ -137,7 +169,23 @@ void drive(std::vector<cell_group*> groups, std::vector<gid_type> firsts, step_t
                     weights.push_back(weight_for(g, n));
                 }
             }
-            if (!targets.empty()) group.deliver(n, targets.data(), weights.data(), 0, targets.size(), out);
+            // The multisynapse models take weights >= 0 through their ports.
+            std::vector<local_index> plain_targets;
+            std::vector<double> plain_weights;
+            for (std::size_t c = 0; c < targets.size(); ++c) {
+                const std::string& model = models[targets[c] / per_model];
+                if (!model.ends_with("_multisynapse")) {
+                    plain_targets.push_back(targets[c]);
+                    plain_weights.push_back(weights[c]);
+                    continue;
+                }
+                const double w = 0.05 * std::abs(weights[c]);
+                const auto port =
+                    static_cast<std::uint32_t>(1 + (targets[c] + n) % (model.starts_with("aeif_cond_alpha") ? 3 : 2));
+                group.deliver_port(port, n, &targets[c], &w, 0, 1, out);
+            }
+            if (!plain_targets.empty())
+                group.deliver(n, plain_targets.data(), plain_weights.data(), 0, plain_targets.size(), out);
             for (gid_type g = firsts[k]; g < end; ++g) {
                 if (takes_input(g) && g >= per_model && n % 17 == 5 && g % 2 == 0) group.deliver_current(n, g, 150.0);
             }

@@ -22,6 +22,8 @@
     X(hh_psc_alpha)                    \
     X(aeif_cond_exp)                   \
     X(aeif_cond_alpha)                 \
+    X(aeif_cond_alpha_multisynapse)    \
+    X(aeif_cond_beta_multisynapse)     \
     X(spike_source_array)              \
     X(spike_source_poisson)            \
     X(spike_source_gamma)              \

@@ -36,7 +36,7 @@ def _number(x: float) -> str:
 
 def _default(spec: dict) -> str:
     if spec["shape"] == "per_cell_list":
-        return "none"
+        return spec["default_rule"] or "none"
     if spec["default_rule"]:
         return spec["default_rule"]
     return _number(spec["default"])

@@ -120,9 +120,10 @@ def nest_defaults():
     require_nest(run_exact.nest_unavailable_reason())
     names = sorted({e["nest_model"] for e in MODELS.values() if e["nest_model"]})
     code = (
-        "import json, nest; nest.set_verbosity('M_ERROR');"
-        f"print(json.dumps({{m: {{k: v for k, v in nest.GetDefaults(m).items() if isinstance(v, (int, float))}}"
-        f" for m in {names!r}}}))"
+        "import json, nest\nnest.set_verbosity('M_ERROR')\n"
+        "def plain(v): return v.tolist() if getattr(v, 'ndim', 0) == 1 else v\n"  # list parameters
+        f"print(json.dumps({{m: {{k: plain(v) for k, v in nest.GetDefaults(m).items()"
+        f" if isinstance(v, (int, float)) or getattr(v, 'ndim', 0) == 1}} for m in {names!r}}}))"
     )
     done = run_exact.run_nest_script_code(code)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -136,6 +137,15 @@ def test_defaults_are_nests(nest_defaults, model):
     theirs = nest_defaults[entry["nest_model"]]
     compared = 0
     for spec in entry["parameter_specs"]:
+        if (
+            spec["shape"] == "per_cell_list"
+            and spec["default_rule"].startswith("[")
+            and spec["name"] in theirs
+        ):
+            # a list a cell takes when none is given (the multisynapse models' ports)
+            expected = pytest.approx(theirs[spec["name"]])
+            assert json.loads(spec["default_rule"]) == expected, spec["name"]
+            continue
         if spec["shape"] != "per_cell" or spec["name"] not in theirs:
             continue
         nest_value = float(theirs[spec["name"]])
@@ -161,6 +171,17 @@ _FIRING = {
 }
 
 
+def _recorded(variable: str) -> str:
+    """A recordable name to record: a per-port one's first port ("g_<port>" -> "g_1")."""
+    return variable.replace("_<port>", "_1")
+
+
+def _receptor(model: str) -> int:
+    """The port to connect to (1 for a model with receptor ports, which take spikes through
+    a port only; 0 otherwise)."""
+    return 1 if MODELS[model].get("has_receptor_ports") else 0
+
+
 def _recordables():
     for model, entry in sorted(MODELS.items()):
         for variable in entry["state_variables"]:
@@ -174,9 +195,13 @@ def test_every_recordable_variable_records(model, variable):
     params = _FIRING.get(model, {"I_e": 300.0}) if MODELS[model]["parameter_specs"] else None
     cells = net.create(model, 2, params=params)
     source = net.create("spike_source_array", 1, params={"spike_times": [1.0, 2.0, 3.0, 4.0]})
-    net.connect(source[0], cells[0], weight=50.0 if "g_" not in variable else 5.0, delay_ms=0.5)
-    net.connect(source[0], cells[1], weight=-50.0 if "g_" not in variable else -5.0, delay_ms=0.5)
-    net.record_state(cells, variable)
+    weight = 50.0 if "g_" not in variable else 5.0
+    receptor = _receptor(model)  # ports take weights >= 0, their reversal potential choosing
+    net.connect(source[0], cells[0], weight=weight, delay_ms=0.5, receptor=receptor)
+    net.connect(
+        source[0], cells[1], weight=weight if receptor else -weight, delay_ms=0.5, receptor=receptor
+    )
+    net.record_state(cells, _recorded(variable))
     values = net.simulate(10.0).states[0]["values"]
     assert values.shape == (100, 2)
     assert np.all(np.isfinite(values))
@@ -189,10 +214,12 @@ def test_every_recordable_variable_can_be_set_between_runs(model, variable):
     and a parameter change afterwards keeps it (the group is rebuilt with its state)."""
     net = sx.Network(dt_ms=0.1, seed=3)
     cells = net.create(model, 2)
+    spec_name, variable = variable, _recorded(variable)
     net.record_state(cells, variable)
     before = net.simulate(1.0).states[0]["values"][-1]
     target = before + np.where(np.abs(before) > 1e-3, 0.01 * before, 0.01)
-    if not next(s for s in MODELS[model]["state_specs"] if s["name"] == variable)["settable"]:
+    specs = MODELS[model]["state_specs"]
+    if not next(s for s in specs if spec_name in (s["name"], f"{s['name']}_<port>"))["settable"]:
         with pytest.raises(ValueError, match=f'state variable "{variable}" cannot be set'):
             net.set(cells[1], **{variable: target[1]})
         return
@@ -217,7 +244,7 @@ def test_stdp_onto_every_neuron_model(model):
     source = net.create("spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))})
     cell = net.create(model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None)
     net.connect(source[0], cell[0], weight=1.0, delay_ms=1.0, synapse="stdp_synapse",
-                synapse_params={"Wmax": 100.0, "lambda": 0.1})  # fmt: skip
+                synapse_params={"Wmax": 100.0, "lambda": 0.1}, receptor=_receptor(model))  # fmt: skip
     net.record_spikes(cell)
     result = net.simulate(100.0)
     assert result.summary["spikes_total"] > 3, f"{model} does not fire"

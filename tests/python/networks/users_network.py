@@ -116,7 +116,24 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("all_to_all", step, adex_exp, weight=1.0, delay_ms=0.2)
     net.connect_rule("fixed_outdegree", adex, adex_exp, outdegree=2, weight=3.0, delay_ms=0.5)
     net.connect_rule("fixed_outdegree", adex_exp, inh, outdegree=3, weight=0.5, delay_ms=sx.uniform(0.1, 1.0))
-    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp):
+    # Receptor ports (the multisynapse aeif models): excitatory and inhibitory inputs through
+    # ports of their own (per-cell reversal potentials; beta's third port with equal time
+    # constants), STDP through a port, a step current, output to the others.
+    multi = net.create("aeif_cond_alpha_multisynapse", 8, params={"E_rev": [[0.0, -80.0 - k] for k in range(8)], "tau_syn": [0.5, 3.0],
+                                                                 "I_e": sx.uniform(700.0, 900.0), "t_ref": 1.0}, name="multi")  # fmt: skip
+    beta = net.create("aeif_cond_beta_multisynapse", 6, params={"E_rev": [0.0, -85.0, -20.0], "tau_rise": [0.3, 1.0, 2.0],
+                                                               "tau_decay": [2.0, 5.0, 2.0], "I_e": 650.0, "b": 30.0}, name="beta")  # fmt: skip
+    net.connect_rule("fixed_indegree", exp, multi, indegree=6, weight=sx.uniform(1.0, 3.0), delay_ms=d_e, receptor=1)
+    net.connect_rule("fixed_indegree", inh, multi, indegree=4, weight=2.0, delay_ms=0.3, receptor=2)
+    net.connect_rule("fixed_indegree", trains, multi, indegree=2, weight=sx.uniform(1.0, 3.0), delay_ms=0.5, receptor=1,
+                     synapse="stdp_synapse", synapse_params={"lambda": 0.05, "Wmax": 6.0})  # fmt: skip
+    net.connect_rule("fixed_indegree", adex, beta, indegree=3, weight=sx.uniform(1.0, 4.0), delay_ms=0.5, receptor=1)
+    net.connect_rule("fixed_indegree", inh, beta, indegree=3, weight=1.5, delay_ms=0.4, receptor=2)
+    net.connect_rule("fixed_indegree", exp, beta, indegree=2, weight=1.0, delay_ms=0.7, receptor=3)
+    net.connect_rule("all_to_all", step, beta, weight=1.0, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", multi, exp, outdegree=3, weight=20.0, delay_ms=sx.uniform(0.1, 1.0))
+    net.connect_rule("fixed_outdegree", beta, inh, outdegree=3, weight=0.5, delay_ms=0.6)
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp, multi, beta):
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
@@ -124,6 +141,8 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.record_state(adex[0:3], "w", interval_ms=1.0)
     net.record_state(adex_exp[0:3], "V_m", interval_ms=1.0)
     net.record_state(gif[0:3], "E_sfa", interval_ms=1.0)
+    net.record_state(multi[0:3], "V_m", interval_ms=1.0)
+    net.record_state(beta[0:3], "g_2", interval_ms=1.0)
     return net
 
 
@@ -149,6 +168,7 @@ def apply_changes(net: sx.Network) -> None:
     net.set(pops["gamma"][0:3], rate=150.0)
     net.set(pops["ppd"][1:2], dead_time=0.5)
     net.set(pops["inh_gamma"][0:1], rate_times=[[0.0, 120.0]], rate_values=[[30.0, 250.0]])
+    net.set(pops["beta"][0:2], V_m=-52.0, w=10.0)
     net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
 
 

@@ -2,19 +2,23 @@
 // NEST's own integration scheme for its GSL models, for models whose spikes must fall on
 // NEST's steps, not only their traces within the error bound (docs/dev/ode.md): Fehlberg's
 // embedded Runge-Kutta 4(5) pair (RKF45, the fifth-order solution propagated) under the
-// "standard" step-size control that GSL's manual documents (a_y = 1, a_dydt = 0).
+// "standard" step-size control that GSL's manual documents.
 // Written here from the published method (E. Fehlberg, NASA TR R-315, 1969: the
 // coefficients below) and the manual's description of the control; GSL is not used.
 //
-// Per sub-step of size s, with E = max_i |error_i| / (absolute + relative |y_i|):
+// Per sub-step of size s, with E = max_i |error_i| / D_i, the bound
+//   D_i = absolute + relative (state_weight |y_i| + derivative_weight |s y'_i|)
+// (y and y' at the sub-step's end; the manual's a_y and a_dydt; y' only evaluated when
+// derivative_weight is not 0: NEST's aeif models, gsl_odeiv_control_yp_new):
 //   E > 1.1: rejected, s *= max(0.9 E^(-1/q), 1/5) and tried again from the same state
 //   E < 0.5: accepted, the next s *= min(0.9 E^(-1/(q+1)), 5) (never below 1)
 //   else:    accepted, s kept                                          (q = 5, as NEST's)
 // The step h is covered as adaptive_integrator.hpp covers it (and as NEST's update loop
 // does): a sub-step longer than what remains of h is clipped to end at h, the size
 // proposed after it is the cell's next one, kept per cell and in checkpoints. The same
-// interface as adaptive_integrator; false when the sub-step collapses below
-// smallest_substep_fraction * h.
+// interface as adaptive_integrator (a function may act after each accepted sub-step, as
+// NEST's aeif models do after each gsl_odeiv_evolve_apply); false when the sub-step
+// collapses below tolerances::smallest_substep * h.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -36,6 +40,15 @@ public:
     // derivative(y, dydt) gives f. False when the sub-step collapses (y is then partial).
     template <class Derivative>
     bool advance(const Derivative& derivative, state& y, double h, double& substep) {
+        return advance(derivative, y, h, substep, [](state&) {});
+    }
+
+    // The same, calling after_substep(y) after every accepted sub-step with the state at
+    // its end; it may change y (a reset), and the next sub-step starts from what it left.
+    // The derivative may read what after_substep changes (a refractory flag): every
+    // sub-step evaluates it afresh from its start.
+    template <class Derivative, class AfterSubstep>
+    bool advance(const Derivative& derivative, state& y, double h, double& substep, AfterSubstep&& after_substep) {
         double t = 0.0;
         while (t < h) {
             const double remaining = h - t;
@@ -45,13 +58,13 @@ public:
                 const double s = last ? remaining : substep;
                 step(derivative, y, s);
                 const double t_next = last ? h : t + s;
-                const double E = scaled_error(y);
+                const double E = scaled_error(derivative, y, s);
                 if (E > 1.1) {
                     const double shrunk = std::max(0.9 / std::pow(E, 1.0 / order), 0.2) * s;
                     if (shrunk < s && t_next + shrunk != t_next) { // rejected: again from y0
                         y = y0;
                         substep = shrunk;
-                        if (!(substep > smallest_substep_fraction * h)) return false;
+                        if (!(substep > tolerances_.smallest_substep * h)) return false;
                         continue;
                     }
                     substep = s;
@@ -63,6 +76,7 @@ public:
                 t = t_next;
                 break;
             }
+            after_substep(y);
         }
         return true;
     }
@@ -105,11 +119,24 @@ private:
     }
 
     // E: the largest error over its component's bound (a NaN component is passed over, so a
-    // diverging state is accepted and the model's own check reports it).
-    double scaled_error(const state& y) const {
+    // diverging state is accepted and the model's own check reports it). y: the sub-step's
+    // end, s its size.
+    template <class Derivative>
+    double scaled_error(const Derivative& f, const state& y, double s) {
+        const tolerances& t = tolerances_;
         double E = std::numeric_limits<double>::min();
+        if (t.derivative_weight == 0.0 && t.state_weight == 1.0) {
+            for (std::size_t i = 0; i < N; ++i) {
+                const double r = std::abs(error_[i]) / (t.relative * std::abs(y[i]) + t.absolute);
+                E = r > E ? r : E;
+            }
+            return E;
+        }
+        f(y, end_derivative_);
         for (std::size_t i = 0; i < N; ++i) {
-            const double bound = tolerances_.relative * std::abs(y[i]) + tolerances_.absolute;
+            const double bound = t.relative * (t.state_weight * std::abs(y[i]) +
+                                               t.derivative_weight * std::abs(s * end_derivative_[i])) +
+                                 t.absolute;
             const double r = std::abs(error_[i]) / bound;
             E = r > E ? r : E;
         }
@@ -117,7 +144,7 @@ private:
     }
 
     tolerances tolerances_;
-    state k1_{}, k2_{}, k3_{}, k4_{}, k5_{}, k6_{}, tmp_{}, error_{}; // scratch, no cell state
+    state k1_{}, k2_{}, k3_{}, k4_{}, k5_{}, k6_{}, tmp_{}, error_{}, end_derivative_{}; // scratch, no cell state
 };
 
 } // namespace spikex::ode
