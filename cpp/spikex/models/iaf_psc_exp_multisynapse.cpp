@@ -282,7 +282,7 @@ model_entry iaf_psc_exp_multisynapse_model() {
                   "that port's current (pA); currents (pA)";
     e.integration = "exact (NEST's propagators)";
     e.nest_model = model_name;
-    e.pynn_types = {"PointNeuron(LIF, CurrExpPostSynapticResponse)"};
+    e.pynn_types = {}; // PyNN reaches it through PointNeuron(LIF, CurrExpPostSynapticResponse...)
     e.accepts_current = true;
     e.checkpoint_state = checkpoint_names();
     e.docs_page = "docs/models/iaf_psc_exp_multisynapse.md";

@@ -31,7 +31,7 @@ class LIF(cells.LIF):
     )
     variable_map = {"v": "V_m"}
     scale_factors = {"v": 1.0}
-    possible_models = ("iaf_psc_exp_multisynapse", "iaf_psc_alpha_multisynapse")
+    possible_models = ("iaf_psc_exp_multisynapse",)  # pyNN.nest's also has iaf_psc_alpha_multisynapse: no PyNN response uses it
 
 
 class AdExp(cells.AdExp):

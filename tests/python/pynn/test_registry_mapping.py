@@ -54,3 +54,20 @@ def test_pynn_page_lists_the_types_as_the_code_has_them():
     assert block.group(2) == reference.table(), "stale: run python -m spikex.pynn.reference ."
     for cls in sim.STANDARD_CELL_TYPES:
         assert f"`{cls.__name__}`" in block.group(2)
+
+
+@pytest.mark.parametrize("cls", __import__("spikex.pynn.point_neuron", fromlist=["x"]).POINT_NEURON_PARTS,
+                         ids=lambda c: c.__name__)  # fmt: skip
+def test_point_neuron_parts_name_their_models_entries(cls):
+    """A PointNeuron's neuron part and responses translate to parameters of every model
+    they may build, and record its (per-port) state variables."""
+    for model in cls.possible_models:
+        entry = MODELS[model]
+        specs = {s["name"] for s in entry["parameter_specs"]}
+        for pynn_name, t in cls.translations.items():
+            if pynn_name == "locations":  # dropped: a point neuron has no morphology
+                continue
+            assert t["translated_name"] in specs, f"{cls.__name__}.{pynn_name} -> {t['translated_name']} ({model})"
+        states = {s["name"] for s in entry["state_specs"]}
+        for variable, native in cls.variable_map.items():
+            assert native in states, f"{cls.__name__} records {variable} as {native} ({model})"
