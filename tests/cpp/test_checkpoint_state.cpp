@@ -40,11 +40,13 @@ const std::vector<std::string> models = {"interval_fire",
                                          "aeif_cond_exp",
                                          "aeif_cond_alpha",
                                          "aeif_cond_alpha_multisynapse",
-                                         "aeif_cond_beta_multisynapse"};
-// The models that take synaptic and current input in drive(): the first four and the aeif ones.
+                                         "aeif_cond_beta_multisynapse",
+                                         "iaf_psc_exp_multisynapse"};
+// The models that take synaptic and current input in drive(): the first four, the aeif
+// ones and the multisynapse ones.
 bool takes_input(gid_type gid) {
     const std::size_t k = gid / per_model;
-    return k < 4 || (k < models.size() && models[k].rfind("aeif_", 0) == 0);
+    return k < 4 || (k < models.size() && (models[k].rfind("aeif_", 0) == 0 || models[k].ends_with("_multisynapse")));
 }
 
 network_spec every_model() {
@@ -72,6 +74,7 @@ network_spec every_model() {
         {"aeif_cond_alpha", {{"I_e", 900.0}, {"b", 30.0}}},
         {"aeif_cond_alpha_multisynapse", {{"I_e", 800.0}, {"t_ref", 0.3}}},
         {"aeif_cond_beta_multisynapse", {{"I_e", 850.0}}},
+        {"iaf_psc_exp_multisynapse", {{"I_e", 370.0}, {"t_ref", 1.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
@@ -108,13 +111,14 @@ network_spec every_model() {
                 }
             }
         }
-        if (model.ends_with("_multisynapse")) { // 3 ports (alpha), 2 (beta), E_rev per cell
-            const bool alpha = model.starts_with("aeif_cond_alpha");
-            const std::vector<std::pair<const char*, std::vector<double>>> ports =
-                alpha ? std::vector<std::pair<const char*, std::vector<double>>>{{"E_rev", {0.0, -80.0, -10.0}},
-                                                                                 {"tau_syn", {0.3, 3.0, 6.0}}}
-                      : std::vector<std::pair<const char*, std::vector<double>>>{
-                            {"E_rev", {0.0, -75.0}}, {"tau_rise", {0.5, 1.0}}, {"tau_decay", {2.0, 8.0}}};
+        if (model.ends_with("_multisynapse")) { // 3 ports (aeif alpha), 2 (the others), E_rev per cell
+            using lists = std::vector<std::pair<const char*, std::vector<double>>>;
+            const lists ports =
+                model.starts_with("aeif_cond_alpha")
+                    ? lists{{"E_rev", {0.0, -80.0, -10.0}}, {"tau_syn", {0.3, 3.0, 6.0}}}
+                : model.starts_with("aeif_cond_beta")
+                    ? lists{{"E_rev", {0.0, -75.0}}, {"tau_rise", {0.5, 1.0}}, {"tau_decay", {2.0, 8.0}}}
+                    : lists{{"tau_syn", {0.5, 4.0}}};
             for (const auto& [name, values]: ports) {
                 auto& l = pop.lists[name];
                 l.offsets.push_back(0);

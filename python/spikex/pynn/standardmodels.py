@@ -196,7 +196,7 @@ class SpikeSourcePoisson(cells.SpikeSourcePoisson):
 
 class SpikeSourceArray(cells.SpikeSourceArray):
     __doc__ = cells.SpikeSourceArray.__doc__
-    differences = "a time is emitted at the end of its step, as pyNN.nest delivers it; times sharing a step are one spike (a warning); times at or below min_delay are kept (pyNN.nest drops them); recorded as stamps, pyNN.nest records the given times"
+    differences = "a time is emitted at the end of its step, as pyNN.nest delivers it; times sharing a step are one spike (a warning); times at or below min_delay are kept (pyNN.nest drops them); an on-grid time stays on its step, where pyNN.nest's t - min_delay can land a rounding error past a grid point and move the spike one step later (70.4 ms with min_delay 0.1); recorded as stamps, pyNN.nest records the given times"
     translations = build_translations(("spike_times", "spike_times"))
     variable_map = {}
     scale_factors = {}

@@ -133,7 +133,17 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("all_to_all", step, beta, weight=1.0, delay_ms=0.2)
     net.connect_rule("fixed_outdegree", multi, exp, outdegree=3, weight=20.0, delay_ms=sx.uniform(0.1, 1.0))
     net.connect_rule("fixed_outdegree", beta, inh, outdegree=3, weight=0.5, delay_ms=0.6)
-    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp, multi, beta):
+    # Current-based ports (iaf_psc_exp_multisynapse): three decay times, inputs of both
+    # signs through each, a step current, output to the others.
+    psc_multi = net.create("iaf_psc_exp_multisynapse", 8, params={"tau_syn": [0.4, 3.0, 15.0], "I_e": sx.uniform(330.0, 420.0),
+                                                                 "V_m": sx.uniform(-70.0, -56.0)}, name="psc_multi")  # fmt: skip
+    net.connect_rule("fixed_indegree", exp, psc_multi, indegree=5, weight=sx.uniform(50.0, 150.0), delay_ms=d_e, receptor=1)
+    net.connect_rule("fixed_indegree", inh, psc_multi, indegree=4, weight=-40.0, delay_ms=0.3, receptor=2)
+    net.connect_rule("fixed_indegree", multi, psc_multi, indegree=2, weight=30.0, delay_ms=0.5, receptor=3)
+    net.connect_rule("all_to_all", step, psc_multi, weight=0.3, delay_ms=0.2)
+    net.connect_rule("fixed_outdegree", psc_multi, exp, outdegree=3, weight=15.0, delay_ms=0.4)
+    for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp, multi, beta,
+                psc_multi):  # fmt: skip
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
@@ -143,6 +153,7 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.record_state(gif[0:3], "E_sfa", interval_ms=1.0)
     net.record_state(multi[0:3], "V_m", interval_ms=1.0)
     net.record_state(beta[0:3], "g_2", interval_ms=1.0)
+    net.record_state(psc_multi[0:3], "I_syn_3", interval_ms=1.0)
     return net
 
 
@@ -169,6 +180,7 @@ def apply_changes(net: sx.Network) -> None:
     net.set(pops["ppd"][1:2], dead_time=0.5)
     net.set(pops["inh_gamma"][0:1], rate_times=[[0.0, 120.0]], rate_values=[[30.0, 250.0]])
     net.set(pops["beta"][0:2], V_m=-52.0, w=10.0)
+    net.set(pops["psc_multi"][0:3], V_m=-57.0, tau_syn=[[0.6, 2.0, 9.0]] * 3)  # same ports, new decay times
     net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
 
 
