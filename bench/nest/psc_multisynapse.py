@@ -1,10 +1,10 @@
-"""NEST 3.10's side of the iaf_psc_exp_multisynapse protocol (the spikex side:
+"""NEST 3.10's side of the iaf_psc_exp_multisynapse / iaf_psc_alpha_multisynapse protocol (the spikex side:
 tests/python/nest_validation/test_nest_psc_multisynapse.py): one neuron per case, three
 receptor ports with different tau_syn, spike trains of both signs through every port, a
 dc_generator and a step_current_generator, 2 s at dt = 0.1 ms. Writes JSON: per neuron its
 spike times and V_m, I_syn, I_syn_1..3 at every step.
 
-    python psc_multisynapse.py OUT.json
+    python psc_multisynapse.py OUT.json [iaf_psc_exp_multisynapse|iaf_psc_alpha_multisynapse]
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from psc_multisynapse_protocol import CASES, DT, T_SIM, TAU_SYN, connections, in
 nest.set_verbosity("M_ERROR")
 nest.ResetKernel()
 nest.resolution = DT
-cells = nest.Create("iaf_psc_exp_multisynapse", len(CASES))
+model = sys.argv[2] if len(sys.argv) > 2 else "iaf_psc_exp_multisynapse"
+cells = nest.Create(model, len(CASES))
 for k, params in enumerate(CASES):
     cells[k].set({"tau_syn": TAU_SYN, **params})
 trains = {name: nest.Create("spike_generator", params={"spike_times": times}) for name, times in input_trains().items()}

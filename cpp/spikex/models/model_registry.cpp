@@ -13,6 +13,7 @@
     X(iaf_psc_exp)                     \
     X(iaf_psc_delta)                   \
     X(iaf_psc_exp_multisynapse)        \
+    X(iaf_psc_alpha_multisynapse)      \
     X(iaf_cond_exp)                    \
     X(iaf_cond_alpha)                  \
     X(iaf_cond_exp_sfa_rr)             \

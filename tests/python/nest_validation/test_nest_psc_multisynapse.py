@@ -1,4 +1,4 @@
-"""spikex's iaf_psc_exp_multisynapse against NEST 3.10's: the protocol of
+"""spikex's iaf_psc_exp_multisynapse and iaf_psc_alpha_multisynapse against NEST 3.10's: the protocol of
 bench/nest/psc_multisynapse_protocol.py (three receptor ports, spike trains of both signs
 through each, dc and step currents, four membranes, 2 s). Exact propagators on both sides,
 the same additions in the same order: spike times equal, the currents (I_syn, I_syn_1..3 at
@@ -26,9 +26,9 @@ pytestmark = pytest.mark.slow
 VARIABLES = ["V_m", "I_syn", "I_syn_1", "I_syn_2", "I_syn_3"]
 
 
-def spikex_side() -> dict:
+def spikex_side(model: str) -> dict:
     net = sx.Network(dt_ms=DT, seed=1)
-    cells = [net.create("iaf_psc_exp_multisynapse", 1, params={"tau_syn": TAU_SYN, **p}) for p in CASES]
+    cells = [net.create(model, 1, params={"tau_syn": TAU_SYN, **p}) for p in CASES]
     trains = {name: net.create("spike_source_array", 1, params={"spike_times": times})
               for name, times in input_trains().items()}  # fmt: skip
     devices = {
@@ -46,13 +46,14 @@ def spikex_side() -> dict:
     return {"result": net.simulate(T_SIM), "gids": gids}
 
 
-def test_spikes_and_traces_bit_identical_to_nest(tmp_path):
+@pytest.mark.parametrize("model", ["iaf_psc_exp_multisynapse", "iaf_psc_alpha_multisynapse"])
+def test_spikes_and_traces_equal_to_nest(tmp_path, model):
     require_nest(run_exact.nest_unavailable_reason())
     out = tmp_path / "nest.json"
-    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "psc_multisynapse.py", args=[str(out)])
+    done = run_exact.run_nest_script(REPO / "bench" / "nest" / "psc_multisynapse.py", args=[str(out), model])
     assert done.returncode == 0, done.stderr[-2000:]
     nest = json.loads(out.read_text())
-    mine = spikex_side()
+    mine = spikex_side(model)
     result, gids = mine["result"], mine["gids"]
     spiking, times = result.spikes
     spikes_total = 0

@@ -142,8 +142,13 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_indegree", multi, psc_multi, indegree=2, weight=30.0, delay_ms=0.5, receptor=3)
     net.connect_rule("all_to_all", step, psc_multi, weight=0.3, delay_ms=0.2)
     net.connect_rule("fixed_outdegree", psc_multi, exp, outdegree=3, weight=15.0, delay_ms=0.4)
+    psc_alpha_multi = net.create("iaf_psc_alpha_multisynapse", 6, params={"tau_syn": [[0.5, 10.0]] * 3 + [[2.0, 10.0]] * 3,
+                                                                         "I_e": 360.0, "V_min": -80.0}, name="psc_alpha_multi")  # fmt: skip
+    net.connect_rule("fixed_indegree", exp, psc_alpha_multi, indegree=4, weight=sx.uniform(60.0, 120.0), delay_ms=d_e, receptor=1)
+    net.connect_rule("fixed_indegree", inh, psc_alpha_multi, indegree=3, weight=-50.0, delay_ms=0.4, receptor=2)
+    net.connect_rule("fixed_outdegree", psc_alpha_multi, inh, outdegree=2, weight=20.0, delay_ms=0.3)
     for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp, multi, beta,
-                psc_multi):  # fmt: skip
+                psc_multi, psc_alpha_multi):  # fmt: skip
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
