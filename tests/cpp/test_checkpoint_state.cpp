@@ -76,7 +76,7 @@ network_spec every_model() {
         {"aeif_cond_alpha_multisynapse", {{"I_e", 800.0}, {"t_ref", 0.3}}},
         {"aeif_cond_beta_multisynapse", {{"I_e", 850.0}}},
         {"iaf_psc_exp_multisynapse", {{"I_e", 370.0}, {"t_ref", 1.0}}},
-        {"iaf_psc_alpha_multisynapse", {{"I_e", 360.0}, {"V_min", -75.0}}},
+        {"iaf_psc_alpha_multisynapse", {{"I_e", 420.0}, {"V_min", -75.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
