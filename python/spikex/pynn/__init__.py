@@ -66,6 +66,8 @@ from .standardmodels import (  # noqa: F401
     SpikeSourceGamma,
     SpikeSourcePoisson,
     SpikeSourcePoissonRefractory,
+    MultiQuantalSynapse,
+    SimpleStochasticSynapse,
     StaticSynapse,
     StepCurrentSource,
     STDPMechanism,
