@@ -68,6 +68,7 @@ from .standardmodels import (  # noqa: F401
     SpikeSourcePoissonRefractory,
     MultiQuantalSynapse,
     SimpleStochasticSynapse,
+    StochasticTsodyksMarkramSynapse,
     StaticSynapse,
     StepCurrentSource,
     STDPMechanism,

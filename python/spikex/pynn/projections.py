@@ -36,10 +36,12 @@ from .standardmodels import (
     SimpleStochasticSynapse,
     StaticSynapse,
     STDPMechanism,
+    StochasticTsodyksMarkramSynapse,
     TsodyksMarkramSynapse,
 )
 
-SUPPORTED = (StaticSynapse, STDPMechanism, TsodyksMarkramSynapse, SimpleStochasticSynapse, MultiQuantalSynapse)
+STOCHASTIC = (SimpleStochasticSynapse, MultiQuantalSynapse, StochasticTsodyksMarkramSynapse)
+SUPPORTED = (StaticSynapse, STDPMechanism, TsodyksMarkramSynapse, *STOCHASTIC)
 
 
 class Connection(common.Connection):
@@ -117,7 +119,7 @@ class Projection(common.Projection):
             self._take_stdp_rule()
         elif isinstance(self.synapse_type, TsodyksMarkramSynapse):
             self._take_tsodyks_rule()
-        elif isinstance(self.synapse_type, (SimpleStochasticSynapse, MultiQuantalSynapse)):
+        elif isinstance(self.synapse_type, STOCHASTIC):
             self._synapse = self.synapse_type.spikex_synapse
             self._synapse_params = self._homogeneous_parameters()
         self._store = {

@@ -347,6 +347,17 @@ class MultiQuantalSynapse(synapses.MultiQuantalSynapse):
         return simulator.state.min_delay
 
 
+class StochasticTsodyksMarkramSynapse(synapses.StochasticTsodyksMarkramSynapse):
+    __doc__ = synapses.StochasticTsodyksMarkramSynapse.__doc__
+    translations = build_translations(  # pyNN.nest's
+        ("weight", "weight", 1000.0), ("delay", "delay"), ("U", "U"), ("tau_rec", "tau_rec"), ("tau_facil", "tau_fac"),
+    )  # fmt: skip
+    spikex_synapse = "stochastic_stp_synapse"
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
 def _no_w_min(kind: str, w_min) -> None:
     if w_min != 0:
         raise NotImplementedError(
@@ -623,6 +634,12 @@ SYNAPSE_TYPES = (
         "[`quantal_stp_synapse`](../models/quantal_stp_synapse.md)",
         "one value of `U`, `n`, `tau_rec`, `tau_facil` per projection, and of the initial `a` and `u` "
         "(`Projection.initialize`); as in pyNN.nest `a` starts at 1 unless initialized; spikex's draws, NEST's law",
+    ),
+    (
+        StochasticTsodyksMarkramSynapse,
+        "[`stochastic_stp_synapse`](../models/stochastic_stp_synapse.md)",
+        "pyNN.nest needs PyNN's NEST extension for it (not in NEST's wheel); spikex runs the extension's algorithm; "
+        "one value of `U`, `tau_rec`, `tau_facil` per projection",
     ),
     (
         STDPMechanism,

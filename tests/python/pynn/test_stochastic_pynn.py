@@ -1,5 +1,6 @@
-"""spikex.pynn's SimpleStochasticSynapse and MultiQuantalSynapse: pyNN.nest's translations
-into bernoulli_synapse and quantal_stp_synapse, Projection.initialize of the initial a and
+"""spikex.pynn's SimpleStochasticSynapse, MultiQuantalSynapse and
+StochasticTsodyksMarkramSynapse: pyNN.nest's translations into bernoulli_synapse,
+quantal_stp_synapse and stochastic_stp_synapse, Projection.initialize of the initial a and
 u, and one value per projection (per-connection values refused by name; PyNN 0.13's
 Projection.initialize takes no per-connection values on any backend). Their statistics
 against pyNN.nest: tests/python/nest_validation/test_pynn_stochastic.py."""
@@ -33,6 +34,10 @@ def test_translations_and_initial_values():
     )
     assert quantal._synapse == "quantal_stp_synapse"
     assert quantal._synapse_params == {"U": 0.3, "n": 4.0, "tau_rec": 70.0, "tau_fac": 20.0}
+    bbp = sim.Projection(source, cells, sim.AllToAllConnector(),
+                         sim.StochasticTsodyksMarkramSynapse(U=0.2, tau_rec=50.0, weight=0.01))  # fmt: skip
+    assert bbp._synapse == "stochastic_stp_synapse"
+    assert bbp._synapse_params == {"U": 0.2, "tau_rec": 50.0, "tau_fac": 0.0}  # PyNN's tau_facil = 0
     quantal.initialize(a=4, u=0.3)
     assert quantal._synapse_params["a"] == 4.0 and quantal._synapse_params["u"] == 0.3
     with pytest.raises(sim.errors.NonExistentParameterError):
