@@ -1,4 +1,4 @@
-// bernoulli_synapse and quantal_stp_synapse: the keyed draws (what they depend on, and
+// bernoulli_synapse, quantal_stp_synapse and stochastic_stp_synapse: the keyed draws (what they depend on, and
 // nothing else), the transmission fraction and its independence between multapses and
 // spikes, the quantal model's u and release statistics against its mean-field recurrence,
 // the parameter checks, the connection indices the table keeps for them on any number of
@@ -147,13 +147,18 @@ std::vector<step_type> train(int count, step_type interval) {
 // and a depleted site recovers with probability 1 - e, e = exp(-h / tau_rec), so x = E[a] / n
 // follows tsodyks2_synapse's recurrence (the mean release is n u x). NEST moves nothing at
 // the first spike.
-std::vector<double> mean_released(const quantal_stp_parameters& p, const std::vector<step_type>& stamps) {
+// stochastic_stp_synapse (every_spike): u moves at the first spike too, from t = 0.
+std::vector<double> mean_released(const quantal_stp_parameters& p, const std::vector<step_type>& stamps,
+                                  bool every_spike = false) {
     std::vector<double> out;
     double u = p.u, x = p.a / p.n;
     for (std::size_t k = 0; k < stamps.size(); ++k) {
         if (k > 0) {
             const double h = double(stamps[k] - stamps[k - 1]) * dt;
             x = 1.0 - (1.0 - x * (1.0 - u)) * std::exp(-h / p.tau_rec);
+        }
+        if (k > 0 || every_spike) {
+            const double h = double(stamps[k] - (k > 0 ? stamps[k - 1] : 0)) * dt;
             u = p.U + u * (1.0 - p.U) * (p.tau_fac > 0 ? std::exp(-h / p.tau_fac) : 0.0);
         }
         out.push_back(p.n * u * x);
@@ -186,12 +191,16 @@ TEST(quantal_stp_synapse, u_follows_the_recurrence_and_x_is_the_recovery_probabi
 
 TEST(quantal_stp_synapse, release_statistics_follow_the_mean_field) {
     // 20,000 connections (keys) through one train each: the mean number released at each
-    // spike within 5 standard errors of n u x; the first spike's variance is binomial.
-    for (const auto& given: {depressing, facilitating}) {
-        const quantal_stp_parameters p = parse_quantal_stp_parameters(given);
-        const quantal_stp_rule rule(p, dt);
+    // spike within 5 standard errors of n u x; the first spike's variance is binomial. The
+    // third set is stochastic_stp_synapse's (one site, u moving from t = 0).
+    const std::map<std::string, double> bbp = {{"U", 0.3}, {"tau_rec", 60.0}, {"tau_fac", 150.0}};
+    for (const auto& given: {depressing, facilitating, bbp}) {
+        const bool every_spike = &given == &bbp;
+        const quantal_stp_parameters p =
+            every_spike ? parse_stochastic_stp_parameters(given) : parse_quantal_stp_parameters(given);
+        const quantal_stp_rule rule(p, dt, every_spike);
         const auto stamps = train(10, 200);
-        const auto expected = mean_released(p, stamps);
+        const auto expected = mean_released(p, stamps, every_spike);
         std::vector<estimate> released(stamps.size());
         short_term_state group = rule.initial();
         std::vector<short_term_state> groups;
@@ -211,9 +220,41 @@ TEST(quantal_stp_synapse, release_statistics_follow_the_mean_field) {
         for (std::size_t k = 0; k < stamps.size(); ++k) {
             EXPECT_NEAR(released[k].mean(), expected[k], 5 * released[k].error()) << "spike " << k;
         }
-        const double u = p.u, n = p.n;
+        const double u = every_spike ? p.U : p.u, n = p.n; // stochastic_stp: u0 = 0 moves to U
         EXPECT_NEAR(released[0].variance(), n * u * (1 - u), 0.05 * n * u * (1 - u));
     }
+}
+
+TEST(stochastic_stp_synapse, u_moves_at_every_spike_as_the_extension_does) {
+    // PyNN's NEST extension: t_lastspike and u start at 0; at each spike u *= exp(-h/tau_fac),
+    // u += U (1 - u) (u = U when tau_fac <= 1e-10 ms); one site, available at first.
+    for (double tau_fac: {0.0, 80.0}) {
+        const quantal_stp_parameters p =
+            parse_stochastic_stp_parameters({{"U", 0.2}, {"u", 0.1}, {"tau_rec", 90.0}, {"tau_fac", tau_fac}});
+        EXPECT_EQ(p.n, 1.0);
+        EXPECT_EQ(p.a, 1.0);
+        const quantal_stp_rule rule(p, dt, true);
+        short_term_state s = rule.initial();
+        double u = 0.1, last = 0.0;
+        for (auto stamp: train(8, 130)) {
+            const double t = 0.001 * double(stamp * 100); // NEST's ms of the stamp
+            if (tau_fac > 0) {
+                u *= std::exp(-(t - last) / tau_fac);
+                u += 0.2 * (1 - u);
+            } else {
+                u = 0.2;
+            }
+            quantal_stp_arrive(s, stamp, rule);
+            EXPECT_EQ(s.u, u) << stamp;
+            EXPECT_NEAR(s.x, 1.0 - std::exp(-(t - last) / 90.0), 1e-15);
+            last = t;
+        }
+    }
+    EXPECT_EQ(find_synapse("stochastic_stp_synapse").defaults,
+              (std::map<std::string, double>{{"U", 0.5}, {"u", 0.0}, {"tau_rec", 800.0}, {"tau_fac", 10.0}}));
+    EXPECT_EQ(refusal("stochastic_stp_synapse", {{"tau_rec", 0.0}}),
+              "stochastic_stp_synapse parameter tau_rec = 0: must be > 0 ms");
+    EXPECT_NE(refusal("stochastic_stp_synapse", {{"n", 2.0}}).find("parameter \"n\" is unknown"), std::string::npos);
 }
 
 TEST(quantal_stp_synapse, depleted_sites_wait_for_the_second_spike) {
@@ -327,12 +368,13 @@ const std::map<std::string, double> quantal_depressing = {{"U", 0.3},       {"u"
                                                           {"tau_fac", 0.0}, {"n", 4.0}, {"a", 4.0}};
 const std::map<std::string, double> quantal_facilitating = {{"U", 0.1},         {"u", 0.1}, {"tau_rec", 50.0},
                                                             {"tau_fac", 300.0}, {"n", 3.0}, {"a", 1.0}};
+const std::map<std::string, double> bbp = {{"U", 0.4}, {"u", 0.0}, {"tau_rec", 60.0}, {"tau_fac", 40.0}};
 
 // One explicit connection, as the reference sees it.
 struct input {
     gid_type source, target;
     double weight, delay_ms;
-    std::uint16_t synapse; // 1, 2: bernoulli low, high; 3, 4: quantal depressing, facilitating
+    std::uint16_t synapse; // 1, 2: bernoulli low, high; 3, 4: quantal depressing, facilitating; 5: stochastic_stp
 };
 
 // Two spike_source_array cells (gids 0, 1); four iaf_psc_delta integrators (gids 2-5: no
@@ -342,7 +384,7 @@ struct input {
 //   integrator 3: two quantal (depressing) multapses from source 0
 //   integrator 4: from source 1 bernoulli (1 ms), quantal (facilitating, 2.5 ms) and static
 //                 (1 ms): several groups of one source reach it (merged delivery)
-//   integrator 5: quantal (facilitating) from source 1, inhibitory
+//   integrator 5: quantal (facilitating) from source 1, inhibitory; stochastic_stp from source 0
 //   cells 6-9:    both sources, every type, strong weights
 std::vector<std::vector<input>> connection_sets() {
     std::vector<std::vector<input>> sets = {
@@ -353,12 +395,14 @@ std::vector<std::vector<input>> connection_sets() {
         {{1, 4, 4.0, 2.5, 4}},
         {{1, 4, 0.25, 1.0, 0}},
         {{1, 5, -6.0, 0.3, 4}},
+        {{0, 5, 2.0, 1.2, 5}, {0, 5, 2.5, 1.2, 5}},
     };
     for (gid_type cell = 6; cell < 10; ++cell) {
         sets.push_back({{0, cell, 300.0, 1.0 + 0.1 * cell, 1}});
         sets.push_back({{1, cell, 250.0, 0.5, 4}});
         sets.push_back({{0, cell, 150.0, 1.5, 3}});
         sets.push_back({{1, cell, 400.0, 0.2 * cell, 2}});
+        sets.push_back({{0, cell, 200.0, 0.7, 5}});
     }
     return sets;
 }
@@ -386,6 +430,7 @@ network_spec network() {
     spec.synapses.push_back({"bernoulli_synapse", bernoulli_high});
     spec.synapses.push_back({"quantal_stp_synapse", quantal_depressing});
     spec.synapses.push_back({"quantal_stp_synapse", quantal_facilitating});
+    spec.synapses.push_back({"stochastic_stp_synapse", bbp});
     for (const auto& set: connection_sets()) {
         connection_set c;
         c.is_rule = false;
@@ -415,14 +460,15 @@ std::map<gid_type, std::map<step_type, double>> reference_inputs() {
             if (in.target > 5) continue;
             const step_type delay = std::llround(in.delay_ms / dt);
             const auto stamps = source_stamps(int(in.source));
-            const bool quantal = in.synapse >= 3;
+            const bool quantal = in.synapse >= 3, one_site = in.synapse == 5;
             const auto& params = in.synapse == 0   ? std::map<std::string, double>{}
                                  : in.synapse == 1 ? bernoulli_low
                                  : in.synapse == 2 ? bernoulli_high
                                  : in.synapse == 3 ? quantal_depressing
-                                                   : quantal_facilitating;
+                                 : in.synapse == 4 ? quantal_facilitating
+                                                   : bbp;
             double u = quantal ? params.at("u") : 0.0;
-            int available = quantal ? int(params.at("a")) : 0;
+            int available = !quantal ? 0 : one_site ? 1 : int(params.at("a"));
             for (std::size_t k = 0; k < stamps.size(); ++k) {
                 const step_type emitted = stamps[k] - 1;
                 double times = 1.0;
@@ -432,11 +478,18 @@ std::map<gid_type, std::map<step_type, double>> reference_inputs() {
                                 ? 1.0
                                 : 0.0;
                 } else if (quantal) {
-                    const int n = int(params.at("n"));
+                    const int n = one_site ? 1 : int(params.at("n"));
+                    if (one_site) { // stochastic_stp_synapse: u from t = 0, at every spike
+                        const double h = double(stamps[k] - (k > 0 ? stamps[k - 1] : 0)) * dt;
+                        u *= std::exp(-h / params.at("tau_fac"));
+                        u += params.at("U") * (1 - u);
+                    }
                     if (k > 0) {
                         const double h = double(stamps[k] - stamps[k - 1]) * dt;
                         const double tau_fac = params.at("tau_fac");
-                        u = params.at("U") + u * (1 - params.at("U")) * (tau_fac > 0 ? std::exp(-h / tau_fac) : 0.0);
+                        if (!one_site)
+                            u = params.at("U") +
+                                u * (1 - params.at("U")) * (tau_fac > 0 ? std::exp(-h / tau_fac) : 0.0);
                         const double recover = 1.0 - std::exp(-h / params.at("tau_rec"));
                         int recovered = 0;
                         for (int site = 0; site < n - available; ++site) {

@@ -40,4 +40,25 @@ quantal_stp_parameters parse_quantal_stp_parameters(const std::map<std::string, 
     return p;
 }
 
+const std::vector<model_parameters::field<quantal_stp_parameters>>& stochastic_stp_fields() {
+    using P = quantal_stp_parameters;
+    static const std::vector<model_parameters::field<P>> fields = {
+        {{"U", "1", 0.5, "", unit_interval(), "increase of the release probability u at a spike: u += U (1 - u)"},
+         &P::U},
+        {{"u", "1", 0.0, "", unit_interval(), "initial release probability (moves at the first spike, from t = 0)"},
+         &P::u},
+        {{"tau_rec", "ms", 800.0, "", ranges::positive(), "recovery time constant of the released site"}, &P::tau_rec},
+        {{"tau_fac", "ms", 10.0, "", ranges::non_negative(),
+          "decay time constant of u between spikes (facilitation; 0: none, u = U)"},
+         &P::tau_fac},
+    };
+    return fields;
+}
+
+quantal_stp_parameters parse_stochastic_stp_parameters(const std::map<std::string, double>& params) {
+    quantal_stp_parameters p = model_parameters::parse("stochastic_stp_synapse", stochastic_stp_fields(), params);
+    p.n = p.a = 1.0;
+    return p;
+}
+
 } // namespace spikex

@@ -17,6 +17,13 @@
 // depleted site's recovery by (purpose::site_recovery, k) and the k-th available site's
 // release by (purpose::quantal_release, k), each with the target gid, the connection's
 // index among its target's inputs and the spike's emission step.
+//
+// stochastic_stp_synapse (PyNN's NEST extension of that name, after the Blue Brain
+// Project's ProbGABAAB_EMS.mod; PyNN's StochasticTsodyksMarkramSynapse) is the same model
+// with one site, available at first (its R = 1), and u moved at every spike, the first one
+// from t = 0 (its t_lastspike starts at 0): u = u e + U (1 - u e), e = exp(-h / tau_fac)
+// (u = U when tau_fac <= 1e-10 ms); an unrecovered site recovers with probability
+// 1 - exp(-h / tau_rec) over the time since the previous spike, as here.
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -42,15 +49,20 @@ const std::vector<model_parameters::field<quantal_stp_parameters>>& quantal_stp_
 // user_error naming the parameter for unknown names, values out of range and a > n.
 quantal_stp_parameters parse_quantal_stp_parameters(const std::map<std::string, double>& params);
 
+// stochastic_stp_synapse's parameters (U, u, tau_rec, tau_fac; n = a = 1).
+const std::vector<model_parameters::field<quantal_stp_parameters>>& stochastic_stp_fields();
+quantal_stp_parameters parse_stochastic_stp_parameters(const std::map<std::string, double>& params);
+
 struct quantal_stp_rule {
     quantal_stp_rule() = default;
-    quantal_stp_rule(const quantal_stp_parameters& p, double dt):
-        parameters(p), clock(dt), sites(std::uint32_t(p.n)), available(std::uint32_t(p.a)) {}
+    quantal_stp_rule(const quantal_stp_parameters& p, double dt, bool every_spike = false):
+        parameters(p), clock(dt), sites(std::uint32_t(p.n)), available(std::uint32_t(p.a)), every_spike(every_spike) {}
     quantal_stp_parameters parameters{};
     spike_clock clock;
     std::uint32_t sites = 1, available = 1; // n, and the initial a of every connection
+    bool every_spike = false;               // stochastic_stp_synapse: u moves at the first spike too, from t = 0
     // x: the recovery probability of the group's latest spike (0 before the first).
-    short_term_state initial() const { return {0.0, 0.0, parameters.u, -1, 0.0}; }
+    short_term_state initial() const { return {0.0, 0.0, parameters.u, every_spike ? 0 : -1, 0.0}; }
 };
 
 // The group's part of a spike with `stamp` (steps, later than the state's last one): u
@@ -61,8 +73,17 @@ inline void quantal_stp_arrive(short_term_state& s, step_type stamp, const quant
     if (s.last_stamp >= 0) {
         const double h = rule.clock.interval(s.last_stamp, stamp);
         const double decay_sites = std::exp(-h / p.tau_rec);
-        const double decay_u = p.tau_fac < 1.0e-10 ? 0.0 : std::exp(-h / p.tau_fac);
-        s.u = p.U + s.u * (1.0 - p.U) * decay_u;
+        if (rule.every_spike) { // stochastic_stp_synapse's operations, in its order
+            if (p.tau_fac > 1.0e-10) {
+                s.u *= std::exp(-h / p.tau_fac);
+                s.u += p.U * (1.0 - s.u);
+            } else {
+                s.u = p.U;
+            }
+        } else {
+            const double decay_u = p.tau_fac < 1.0e-10 ? 0.0 : std::exp(-h / p.tau_fac);
+            s.u = p.U + s.u * (1.0 - p.U) * decay_u;
+        }
         s.x = 1.0 - decay_sites;
     } else {
         s.x = 0.0;

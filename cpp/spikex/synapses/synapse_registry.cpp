@@ -101,6 +101,17 @@ const std::vector<synapse_entry>& synapse_registry() {
          [](const auto& params, double dt_ms) {
              return plastic_rule(quantal_stp_rule(parse_quantal_stp_parameters(params), dt_ms));
          }},
+        {"stochastic_stp_synapse",
+         "stochastic release from one site with short-term depression and facilitation (the Blue Brain Project's "
+         "algorithm), PyNN's NEST extension stochastic_stp_synapse (PyNN's StochasticTsodyksMarkramSynapse)",
+         defaults_of(stochastic_stp_fields()), model_parameters::specs_of(stochastic_stp_fields()),
+         "stochastic_stp_synapse.md", [](const auto& params) { parse_stochastic_stp_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(quantal_stp_rule(parse_stochastic_stp_parameters(params), dt_ms, true));
+         }},
     };
     return registry;
 }

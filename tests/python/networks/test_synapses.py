@@ -22,6 +22,7 @@ def test_every_synapse_type_has_its_page_and_defaults():
         "tsodyks2_synapse",
         "bernoulli_synapse",
         "quantal_stp_synapse",
+        "stochastic_stp_synapse",
     }
     assert SYNAPSES["stdp_synapse"] == {
         "tau_plus": 20.0,

@@ -232,8 +232,9 @@ def tsodyks(method: str, threads: int, distribution: str, seed: int = 5) -> sx.N
 
 def stochastic(method: str, threads: int, distribution: str, seed: int = 6) -> sx.Network:
     """Poisson trains into excitatory and inhibitory neurons, and recurrent connections,
-    all through bernoulli_synapse and quantal_stp_synapse (depressing, facilitating, one
-    site, inhibitory; multapses and several delays per source): every delivery is a draw."""
+    all through bernoulli_synapse, quantal_stp_synapse (depressing, facilitating, one site,
+    inhibitory) and stochastic_stp_synapse (multapses, several delays per source): every
+    delivery is a draw."""
     net = sx.Network(dt_ms=DT, seed=seed, method=method, threads=threads, distribution=distribution)
     trains = net.create("spike_source_poisson", 30, params={"rate": sx.uniform(20.0, 60.0)}, name="trains")
     exc = net.create("iaf_psc_exp", 80, params={"I_e": sx.uniform(300.0, 370.0), "tau_syn_ex": 2.0, "tau_syn_in": 2.0}, name="exc")
@@ -250,6 +251,8 @@ def stochastic(method: str, threads: int, distribution: str, seed: int = 6) -> s
                      synapse="quantal_stp_synapse", synapse_params={"U": 0.5, "u": 0.5, "tau_rec": 30.0})  # fmt: skip
     net.connect_rule("fixed_indegree", inh, exc, indegree=4, weight=-300.0, delay_ms=sx.uniform(0.3, 1.0),
                      synapse="bernoulli_synapse", synapse_params={"p_transmit": 0.3})  # fmt: skip
+    net.connect_rule("fixed_indegree", trains, inh, indegree=5, weight=sx.uniform(2.0, 5.0), delay_ms=sx.uniform(0.2, 1.0),
+                     synapse="stochastic_stp_synapse", synapse_params={"U": 0.4, "tau_rec": 80.0, "tau_fac": 30.0})  # fmt: skip
     for pop in (exc, inh):
         net.record_spikes(pop)
     net.record_state(exc[0:5], "V_m", interval_ms=0.5)
