@@ -312,9 +312,10 @@ class Network:
             and ``Wmax``; docs/models/stdp_synapse.md), the short-term types
             ``"tsodyks_synapse"`` and ``"tsodyks2_synapse"`` (any weight, scaled at each
             spike; docs/models/tsodyks_synapse.md, docs/models/tsodyks2_synapse.md), or the
-            stochastic types ``"bernoulli_synapse"`` and ``"quantal_stp_synapse"`` (any
-            weight, crossing by keyed draws; docs/models/bernoulli_synapse.md,
-            docs/models/quantal_stp_synapse.md).
+            stochastic types ``"bernoulli_synapse"``, ``"quantal_stp_synapse"`` and
+            ``"stochastic_stp_synapse"`` (any weight, crossing by keyed draws;
+            docs/models/bernoulli_synapse.md, docs/models/quantal_stp_synapse.md,
+            docs/models/stochastic_stp_synapse.md).
         synapse_params : dict, optional
             Parameters of a plastic synapse type (``SYNAPSES[synapse]`` names them and
             their defaults), one number each; connections with equal type and parameters

@@ -27,6 +27,7 @@ from pyNN.space import Space
 import spikex as sx
 from spikex import _core
 from spikex.models import SYNAPSES
+from spikex.runtime.collective import gather_int64
 
 from . import simulator
 from .native_rules import defaulted_rng, native_rule, native_value
@@ -139,7 +140,10 @@ class Projection(common.Projection):
             self._take_tsodyks_rule()
         elif isinstance(self.synapse_type, STOCHASTIC):
             self._synapse = self.synapse_type.spikex_synapse
-            self._synapse_params = self._homogeneous_parameters()
+            self._synapse_params = self._homogeneous_parameters(varying_allowed=True)
+        # Parameters of a stochastic type given per connection: name -> values of the
+        # connections (as the store), one synapse type per distinct set at connect.
+        self._varying = {name: np.zeros(0) for name in getattr(self, "_varying_names", ())}
         self._store = {
             "pre": np.zeros(0, dtype=np.int64), "post": np.zeros(0, dtype=np.int64),
             "weight": np.zeros(0), "delay": np.zeros(0),
@@ -185,6 +189,11 @@ class Projection(common.Projection):
             rule = native_rule(connector)
             if rule is None:
                 return None
+            if self._varying:
+                raise NotImplementedError(
+                    f"spikex.pynn: {type(self.synapse_type).__name__} parameters per connection "
+                    f"({', '.join(self._varying)}) with a NativeRNG connector; give it a NumpyRNG"
+                )
             if defaulted_rng(connector) and any(
                 other._rule is not None for other in self._rivals()
             ):
@@ -335,12 +344,17 @@ class Projection(common.Projection):
                 self._tau_psc = None
         self._synapse, self._synapse_params = TsodyksMarkramSynapse.spikex_synapse, values
 
-    def _homogeneous_parameters(self) -> dict:
+    def _homogeneous_parameters(self, varying_allowed=False) -> dict:
         """The native parameters of the synapse type but weight and delay: one value each
-        per projection, as spikex's synapse types take them (else refused by name)."""
+        per projection, as spikex's synapse types take them (else refused by name; or, when
+        varying_allowed, noted in _varying_names and taken per connection)."""
         native, values = self.synapse_type.native_parameters, {}
+        self._varying_names = []
         for name in native.keys():
             if name in ("weight", "delay"):
+                continue
+            if not native[name].is_homogeneous and varying_allowed:
+                self._varying_names.append(name)
                 continue
             if not native[name].is_homogeneous:
                 raise NotImplementedError(
@@ -427,15 +441,21 @@ class Projection(common.Projection):
                     "per-connection values): spikex's stdp_synapse takes one value per projection"
                 )
         post = int(postsynaptic_index)  # an index into self.post
+        varying = [
+            np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,))
+            for name in self._varying
+        ]
         self._parts.append(
-            (pre, np.full(n, post, dtype=np.int64), weight * self._weight_scale, delay)
+            (pre, np.full(n, post, dtype=np.int64), weight * self._weight_scale, delay, *varying)
         )
 
     def _gather_parts(self):
         if not self._parts:
             return
-        pre, post, weight, delay = (np.concatenate(column) for column in zip(*self._parts))
+        pre, post, weight, delay, *varying = (np.concatenate(column) for column in zip(*self._parts))
         self._parts = []
+        for name, values in zip(self._varying, varying):
+            self._varying[name] = np.concatenate([self._varying[name], values])
         self._pre_index = np.concatenate([self._pre_index, pre])
         self._post_index = np.concatenate([self._post_index, post])
         self._weights = np.concatenate([self._weights, weight])
@@ -464,6 +484,8 @@ class Projection(common.Projection):
                 self._weights = np.array(new * self._weight_scale, dtype=float)
             elif name == "delay":
                 self._delays = _simulated(new)
+            elif name in self._varying:  # a stochastic type's parameter given per connection
+                self._varying[name] = np.array(new, dtype=float)
             elif name in self._synapse_params:  # a parameter of the synapse type
                 values = np.unique(np.asarray(new, dtype=float))
                 if values.size > 1:
@@ -484,6 +506,8 @@ class Projection(common.Projection):
             return np.asarray(self._delays, dtype=float)
         if name in self._synapse_params:
             return np.full(len(self._pre_index), float(self._synapse_params[name]))
+        if name in self._varying:
+            return self._varying[name]
         native = self.synapse_type.native_parameters
         if name in native.keys():
             native.shape = (1,)
@@ -542,6 +566,9 @@ class Projection(common.Projection):
         sources = np.asarray(self.pre.all_cells, dtype=np.int64)[self._store["pre"]]
         targets = np.asarray(self.post.all_cells, dtype=np.int64)[self._store["post"]]
         taus = getattr(self, "_tau_psc", None)
+        if self._varying:
+            self._connect_varying(net, sources, targets)
+            return
         if taus is None:
             port_of = self._ports[self._store["post"]]
             for port in np.unique(self._ports):  # every value, so that every rank makes the same calls
@@ -556,6 +583,27 @@ class Projection(common.Projection):
             net.connect(sources[rows], targets[rows], weight=self._store["weight"][rows],
                         delay_ms=self._store["delay"][rows], synapse=self._synapse,
                         synapse_params={**self._synapse_params, "tau_psc": float(tau)}, local=True)  # fmt: skip
+
+    def _connect_varying(self, net, sources, targets) -> None:
+        """A stochastic type with parameters per connection: one connect call (one spikex
+        synapse type) per distinct set of values, every rank the same calls (the sets of all
+        ranks, in one order)."""
+        names = list(self._varying)
+        rows = np.stack([self._varying[name] for name in names], axis=1)
+        mine = np.unique(rows, axis=0)
+        everyone = gather_int64(mine.view(np.int64).ravel()).view(np.float64).reshape(-1, len(names))
+        sets = np.unique(everyone, axis=0)
+        if len(sets) > 1000:
+            raise NotImplementedError(
+                f"spikex.pynn: {type(self.synapse_type).__name__} with {len(sets)} distinct values of "
+                f"{', '.join(names)}: spikex makes one synapse type per value (at most 1000 per projection)"
+            )
+        for values in sets:
+            chosen = np.all(rows == values, axis=1)
+            net.connect(sources[chosen], targets[chosen], weight=self._store["weight"][chosen],
+                        delay_ms=self._store["delay"][chosen], synapse=self._synapse,
+                        synapse_params={**self._synapse_params, **dict(zip(names, values.tolist()))},
+                        local=True)  # fmt: skip
 
     def _current_weights(self) -> np.ndarray:
         """Native weights of this rank's connections: as given, or for STDP after a run as

@@ -328,7 +328,9 @@ class TsodyksMarkramSynapse(synapses.TsodyksMarkramSynapse):
 
 class SimpleStochasticSynapse(synapses.SimpleStochasticSynapse):
     __doc__ = synapses.SimpleStochasticSynapse.__doc__
-    translations = build_translations(("weight", "weight", 1000.0), ("delay", "delay"), ("p", "p_transmit"))  # pyNN.nest's
+    translations = build_translations(  # pyNN.nest's
+        ("weight", "weight", 1000.0), ("delay", "delay"), ("p", "p_transmit")
+    )
     spikex_synapse = "bernoulli_synapse"
 
     def _get_minimum_delay(self):
@@ -626,20 +628,22 @@ SYNAPSE_TYPES = (
     (
         SimpleStochasticSynapse,
         "[`bernoulli_synapse`](../models/bernoulli_synapse.md)",
-        "one value of `p` per projection (otherwise refused by name); which spikes cross are spikex's draws "
-        "(the same on any layout), not NEST's: the same law",
+        "`p` may differ between connections (one spikex synapse type per distinct value, at most 1000 per "
+        "projection; not with a `NativeRNG` connector); which spikes cross are spikex's draws (the same on any "
+        "layout), not NEST's: the same law",
     ),
     (
         MultiQuantalSynapse,
         "[`quantal_stp_synapse`](../models/quantal_stp_synapse.md)",
-        "one value of `U`, `n`, `tau_rec`, `tau_facil` per projection, and of the initial `a` and `u` "
-        "(`Projection.initialize`); as in pyNN.nest `a` starts at 1 unless initialized; spikex's draws, NEST's law",
+        "`U`, `n`, `tau_rec`, `tau_facil` may differ between connections (as `p` above); one initial `a` and `u` "
+        "per projection (`Projection.initialize`); as in pyNN.nest `a` starts at 1 unless initialized; spikex's "
+        "draws, NEST's law",
     ),
     (
         StochasticTsodyksMarkramSynapse,
         "[`stochastic_stp_synapse`](../models/stochastic_stp_synapse.md)",
         "pyNN.nest needs PyNN's NEST extension for it (not in NEST's wheel); spikex runs the extension's algorithm; "
-        "one value of `U`, `tau_rec`, `tau_facil` per projection",
+        "`U`, `tau_rec`, `tau_facil` may differ between connections (as `p` above)",
     ),
     (
         STDPMechanism,

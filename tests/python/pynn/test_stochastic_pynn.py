@@ -1,7 +1,7 @@
 """spikex.pynn's SimpleStochasticSynapse, MultiQuantalSynapse and
 StochasticTsodyksMarkramSynapse: pyNN.nest's translations into bernoulli_synapse,
 quantal_stp_synapse and stochastic_stp_synapse, Projection.initialize of the initial a and
-u, and one value per projection (per-connection values refused by name; PyNN 0.13's
+u, and parameters per connection (one spikex synapse type per distinct value; PyNN 0.13's
 Projection.initialize takes no per-connection values on any backend). Their statistics
 against pyNN.nest: tests/python/nest_validation/test_pynn_stochastic.py."""
 
@@ -37,7 +37,11 @@ def test_translations_and_initial_values():
     bbp = sim.Projection(source, cells, sim.AllToAllConnector(),
                          sim.StochasticTsodyksMarkramSynapse(U=0.2, tau_rec=50.0, weight=0.01))  # fmt: skip
     assert bbp._synapse == "stochastic_stp_synapse"
-    assert bbp._synapse_params == {"U": 0.2, "tau_rec": 50.0, "tau_fac": 0.0}  # PyNN's tau_facil = 0
+    assert bbp._synapse_params == {
+        "U": 0.2,
+        "tau_rec": 50.0,
+        "tau_fac": 0.0,
+    }  # PyNN's tau_facil = 0
     quantal.initialize(a=4, u=0.3)
     assert quantal._synapse_params["a"] == 4.0 and quantal._synapse_params["u"] == 0.3
     with pytest.raises(sim.errors.NonExistentParameterError):
@@ -46,14 +50,34 @@ def test_translations_and_initial_values():
     sim.end()
 
 
-def test_values_per_connection_are_refused_by_name():
+def test_values_per_connection_become_one_synapse_type_each():
+    # p per connection (PyNN's own scenario test_simple_stochastic_synapse does so): the
+    # network gets one bernoulli_synapse type per distinct value; get() gives them back.
+    sim.setup(timestep=0.1, min_delay=0.1)
+    source = sim.Population(
+        1, sim.SpikeSourceArray(spike_times=[5.0 + 2.0 * k for k in range(100)])
+    )
+    cells = sim.Population(4, sim.IF_cond_exp())
+    cells.record("gsyn_exc")
+    p = [[0.0, 0.5, 0.5, 1.0]]
+    synapse = sim.SimpleStochasticSynapse(p=p, weight=0.01)
+    projection = sim.Projection(source, cells, sim.AllToAllConnector(), synapse)
+    assert projection.get("p", format="array").tolist() == p
+    sim.run(210.0)
+    types = sim.simulator.state.network.synapse_types()
+    values = sorted(t["params"]["p_transmit"] for t in types if t["name"] == "bernoulli_synapse")
+    assert values == [0.0, 0.5, 1.0]
+    g = cells.get_data().segments[0].filter(name="gsyn_exc")[0].magnitude
+    assert g[:, 0].max() == 0.0 and g[:, 3].max() > 0.0
+    assert not (g[:, 1] == g[:, 2]).all()  # the two p = 0.5 connections draw independently
+    sim.end()
+
+
+def test_values_per_connection_with_a_native_rng_are_refused_by_name():
     source, cells = _pair()
-    varying = sim.SimpleStochasticSynapse(p=RandomDistribution("uniform", (0.1, 0.9)), weight=0.01)
-    with pytest.raises(
-        NotImplementedError, match="SimpleStochasticSynapse parameter p_transmit differs"
-    ):
-        sim.Projection(source, cells, sim.AllToAllConnector(), varying)
     varying = sim.MultiQuantalSynapse(n=3, U=RandomDistribution("uniform", (0.1, 0.9)), weight=0.01)
-    with pytest.raises(NotImplementedError, match="MultiQuantalSynapse parameter U differs"):
-        sim.Projection(source, cells, sim.AllToAllConnector(), varying)
+    connector = sim.FixedProbabilityConnector(0.5, rng=sim.NativeRNG(seed=2))
+    message = r"MultiQuantalSynapse parameters per connection \(U\) with a NativeRNG"
+    with pytest.raises(NotImplementedError, match=message):
+        sim.Projection(source, cells, connector, varying)
     sim.end()
