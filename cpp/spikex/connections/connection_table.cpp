@@ -265,10 +265,16 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // When some source has several groups, each connection's index among its target's
     // inputs is noted too (all inputs of a target come from the thread that owns it), for
     // find_shared_targets to keep the few a merge needs.
+    // Synapse types that keep the indices (stochastic synapses) have them noted the same way.
     const bool several_keys =
         std::any_of(parts.begin(), parts.end(), [](const placement& p) { return p.any_several_keys(); });
-    std::vector<std::uint32_t> creation_index(several_keys ? n : 0);
-    std::vector<std::uint32_t> inputs_so_far(several_keys ? all.targets_end : 0, 0);
+    const auto& indexed = shape.indexed_synapses;
+    const bool keep_indices = std::any_of(groups_.begin(), groups_.end() - 1, [&](const delay_group& g) {
+        return g.synapse < indexed.size() && indexed[g.synapse];
+    });
+    const bool note_indices = several_keys || keep_indices;
+    std::vector<std::uint32_t> creation_index(note_indices ? n : 0);
+    std::vector<std::uint32_t> inputs_so_far(note_indices ? all.targets_end : 0, 0);
     target_.resize(n);
     weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
@@ -277,14 +283,24 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 const std::uint32_t p = parts[t].take(c);
                 target_[p] = c.target;
                 weight_[p] = c.weight;
-                if (several_keys) creation_index[p] = inputs_so_far[c.target]++;
+                if (note_indices) creation_index[p] = inputs_so_far[c.target]++;
             },
             t, true);
     });
     free_vector(inputs_so_far);
 
     share_uniform_weights();
+    if (keep_indices) keep_input_indices(creation_index, indexed);
     if (several_keys) find_shared_targets(creation_index);
+}
+
+void connection_table::keep_input_indices(const std::vector<std::uint32_t>& creation_index,
+                                          const std::vector<char>& indexed) {
+    for (std::uint32_t g = 0; g < group_count(); ++g) {
+        if (groups_[g].synapse >= indexed.size() || !indexed[groups_[g].synapse]) continue;
+        input_index_.insert(input_index_.end(), creation_index.begin() + groups_[g].begin,
+                            creation_index.begin() + groups_[g + 1].begin);
+    }
 }
 
 bool connection_table::find_connection_index(std::uint32_t c, std::uint32_t& index) const {

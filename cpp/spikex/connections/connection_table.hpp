@@ -29,10 +29,11 @@
 // Building (sorted) makes two passes over the connections, which the builder produces
 // twice in the same order: one to count per (source, delay, synapse), one to place each
 // connection where it belongs (a third, for connection indices, only when groups of one
-// source share a target). Peak memory is the final 12 bytes per connection instead of a
-// copy of every built connection. With T threads every pass runs on T threads, each over
-// the connections of its own targets, counting and placing into its own runs (the counts
-// take 12 bytes per source gid and thread while the table is built).
+// source share a target or some synapse type keeps them). Peak memory is the final 12
+// bytes per connection instead of a copy of every built connection. With T threads every
+// pass runs on T threads, each over the connections of its own targets, counting and
+// placing into its own runs (the counts take 12 bytes per source gid and thread while the
+// table is built).
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -74,6 +75,9 @@ struct table_shape {
     // Thread t owns the rank-local targets [thread_first[t], thread_first[t+1]);
     // empty = one thread owning everything.
     std::vector<local_index> thread_first;
+    // Per synapse type: 1 when its connections keep their index among their target's inputs
+    // (take_input_indices; the stochastic synapses' keys); empty = none.
+    std::vector<char> indexed_synapses;
 };
 
 class connection_table {
@@ -128,6 +132,10 @@ public:
     std::uint32_t connection_index(std::uint32_t c) const;
     bool find_connection_index(std::uint32_t c, std::uint32_t& index) const;
     bool has_connection_index() const { return !shared_index_.empty(); }
+    // The index among its target's inputs (creation order) of every connection of the synapse
+    // types table_shape::indexed_synapses names, group by group in table order; moved out
+    // (plasticity keeps them with the connections' state).
+    std::vector<std::uint32_t> take_input_indices() { return std::move(input_index_); }
 
     // --- target locations (what a target-addressed spike is delivered to) --------------
     // Source runs in the sorted layout, connections in creation order.
@@ -163,6 +171,7 @@ private:
     // Sets source_run_shares_ and, from each connection's creation index, shared_index_.
     void find_shared_targets(std::vector<std::uint32_t>& creation_index);
     void share_uniform_weights();
+    void keep_input_indices(const std::vector<std::uint32_t>& creation_index, const std::vector<char>& indexed);
 
     bool sorted_ = true;
     bool sources_released_ = false;
@@ -180,6 +189,7 @@ private:
     // (connection, index among its target's inputs), sorted, for connections whose target
     // has several inputs from their source run (multapses over several delay groups).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> shared_index_;
+    std::vector<std::uint32_t> input_index_; // take_input_indices
     // creation order
     std::vector<gid_type> connection_source_; // source table: connection -> gid
     std::vector<std::uint32_t> connection_delay_;

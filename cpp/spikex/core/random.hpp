@@ -14,6 +14,12 @@
 //    interval draws of a cell use block k for its k-th interval (words x0, x1).
 //  * step_uniform(key, purpose, n): one uniform per step n, from block n mod 2^32 of
 //    sub-stream n / 2^32 (words x0, x1): draws keyed by the step need no stream state.
+//  * connection_uniform(seed, target, purpose, connection, step, k): the k-th uniform of
+//    one connection's spike (stochastic synapses), keyed by what identifies them on any
+//    layout: key (seed, target gid); counter (purpose, the connection's index among its
+//    target's inputs in creation order, emission step mod 2^32, (emission step / 2^32)
+//    x 2^24 + k / 2), words x0, x1 for even k and x2, x3 for odd k. Room for steps below
+//    2^40 and k below 2^25 (connection_draws_fit checks both).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -38,6 +44,10 @@ enum class purpose : std::uint32_t {
     rule_plan = 11,     // per-rule draws shared by all ranks (key: (seed, rule index))
     source_train = 12,  // a spike source cell's own train (spike_source_poisson, _gamma, ...)
     escape_noise = 13,  // a stochastic neuron's spike decision in each step (block: the step)
+    // Stochastic synapses (connection_uniform; key: the target):
+    transmission = 14,    // bernoulli_synapse: whether a spike crosses the connection
+    site_recovery = 15,   // quantal_stp_synapse: whether each depleted release site has recovered
+    quantal_release = 16, // quantal_stp_synapse: whether each available release site releases
 };
 
 using random_words = std::array<std::uint32_t, 4>;
@@ -62,6 +72,23 @@ inline double step_uniform(std::uint32_t seed, gid_type gid, purpose p, step_typ
     const random_words w =
         random_block(seed, gid, p, static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(s >> 32));
     return uniform_from_words(w[0], w[1]);
+}
+
+// Whether connection_uniform has room for emission step `step` and draws k < `draws`.
+inline bool connection_draws_fit(step_type step, std::uint64_t draws) {
+    return step >= 0 && step < (step_type(1) << 40) && draws <= (std::uint64_t(1) << 25);
+}
+
+// The k-th uniform of the spike a connection's source emitted at `step` (see the header).
+inline double connection_uniform(std::uint32_t seed, gid_type target, purpose p, std::uint32_t connection,
+                                 step_type step, std::uint32_t k) {
+    const auto s = static_cast<std::uint64_t>(step);
+    r123::Philox4x32 rng;
+    r123::Philox4x32::ctr_type ctr = {{static_cast<std::uint32_t>(p), connection, static_cast<std::uint32_t>(s),
+                                       static_cast<std::uint32_t>((s >> 32) << 24) | (k >> 1)}};
+    r123::Philox4x32::key_type key = {{seed, target}};
+    const auto r = rng(ctr, key);
+    return (k & 1) == 0 ? uniform_from_words(r[0], r[1]) : uniform_from_words(r[2], r[3]);
 }
 
 // Sequential stream of one (cell, purpose, sub-stream).

@@ -101,7 +101,7 @@ void engine::build_local() {
         }
     }
     build_connections();
-    plastic_ = plasticity(spec_, local_gids_, table_);
+    plastic_ = plasticity(spec_, local_gids_, table_, table_.take_input_indices());
 }
 
 void engine::build_connections() {
@@ -165,7 +165,7 @@ void engine::build_connections() {
     // each target's draws in order. The table asks for this sequence twice (count, place),
     // so the rules' connections are drawn twice instead of being held in a list; each
     // thread asks for its own cells' inputs.
-    table_shape shape{n_cells, {}};
+    table_shape shape{n_cells, {}, plasticity::indexed_synapse_types(spec_)};
     if (parts_.size() > 1) {
         for (const auto& part: parts_) shape.thread_first.push_back(part.first);
         shape.thread_first.push_back(parts_.back().end);
@@ -342,9 +342,9 @@ void engine::prepare_step(step_type n) {
         if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch_.push_back(i);
     }
     batch_.push_back(static_cast<std::uint32_t>(bucket.size()));
-    // Short-term synapses: each arriving group's state moves to its spike, here on one
-    // thread before the step's deliveries, which read the factor. Steps run in order, so
-    // every group sees its spikes in time order whatever the layout.
+    // Short-term and quantal synapses: each arriving group's state moves to its spike, here on
+    // one thread before the step's deliveries, which read it. Steps run in order, so every
+    // group sees its spikes in time order whatever the layout.
     if (plastic_.has_short_term()) {
         for (auto g: bucket) plastic_.arrive(table_, g, n);
     }
@@ -433,6 +433,18 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
     const std::uint32_t begin = table_.thread_begin(g, t), end = table_.thread_begin(g, t + 1);
     if (begin == end) return;
     const std::uint16_t port = table_.group(g).receptor;
+    if (plastic_.stochastic(table_.group(g))) {
+        // The connections the spike crosses, each with its weight times the number released.
+        auto& targets = part.transmitted_targets;
+        auto& weights = part.scaled_weights;
+        targets.clear();
+        weights.clear();
+        plastic_.transmit(table_, g, begin, end, n, targets, weights);
+        if (!targets.empty())
+            deliver_through(*part.cells, port, n, targets.data(), weights.data(), 0, std::uint32_t(targets.size()),
+                            part);
+        return;
+    }
     if (plastic_.short_term(table_.group(g))) {
         // The stored weights times the group's factor for this spike; they stay as they are.
         const double factor = plastic_.factor(g);
@@ -475,14 +487,22 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         if (table_.find_connection_index(a, ia) && table_.find_connection_index(b, ib)) return ia < ib;
         return a < b;
     });
+    const bool per_spike_weights = plastic_.has_short_term() || plastic_.has_stochastic();
     for (auto c: merged) {
         const std::uint32_t g = table_.group_of_connection(c);
         const std::uint16_t port = table_.group(g).receptor;
         if (table_.group_weights()) {
             deliver_uniform_through(*part.cells, port, n, targets + c, 1, table_.group_weight(g), part);
-        } else if (plastic_.has_short_term() && plastic_.short_term(table_.group(g))) {
+        } else if (per_spike_weights && plastic_.short_term(table_.group(g))) {
             const double weight = table_.weights()[c] * plastic_.factor(g); // the stored weight stays
             deliver_through(*part.cells, port, n, targets + c, &weight, 0, 1, part);
+        } else if (per_spike_weights && plastic_.stochastic(table_.group(g))) {
+            auto& crossed = part.transmitted_targets;
+            auto& weights = part.scaled_weights;
+            crossed.clear();
+            weights.clear();
+            plastic_.transmit(table_, g, c, c + 1, n, crossed, weights);
+            if (!crossed.empty()) deliver_through(*part.cells, port, n, crossed.data(), weights.data(), 0, 1, part);
         } else {
             deliver_through(*part.cells, port, n, targets, table_.weights(), c, c + 1, part);
         }

@@ -164,19 +164,27 @@ engine_state engine::export_state() const {
         auto& digests = out.ints["plastic/weight/key_digest"];
         auto& weights = out.reals["plastic/weight/value"];
         weights.reserve(inputs.connection.size());
+        // With quantal_stp_synapse types, each plastic input's available sites alongside its weight (-1: another type).
+        std::vector<std::int64_t>* sites = plastic_.has_quantal() ? &out.ints["plastic/weight/sites"] : nullptr;
         for (local_index i = 0; i < local_gids_.size(); ++i) {
             if (inputs.count(i) == 0) continue;
             targets.push_back(local_gids_[i]);
             counts.push_back(inputs.count(i));
             digests.push_back(std::int64_t(inputs.key_digest(table_, i)));
-            for (auto k = inputs.begin[i]; k < inputs.begin[i + 1]; ++k)
+            for (auto k = inputs.begin[i]; k < inputs.begin[i + 1]; ++k) {
                 weights.push_back(table_.weights()[inputs.connection[k]]);
+                if (!sites) continue;
+                const bool quantal = plastic_.quantal(table_.group(inputs.group[k]));
+                sites->push_back(
+                    quantal ? std::int64_t(plastic_.available_sites(inputs.group[k], inputs.connection[k], table_))
+                            : -1);
+            }
         }
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
             if (group.synapse == 0) continue;
-            // An STDP group's trace (x, y, u = 0) or a short-term group's state (k_plus = 0).
-            const bool short_term = plastic_.short_term(group);
+            // An STDP group's trace (x, y, u = 0) or a short-term or quantal group's state (k_plus = 0).
+            const bool short_term = plastic_.group_state(group);
             const stdp_pre_state pre = short_term ? stdp_pre_state{} : plastic_.pre_state(g);
             const short_term_state st = short_term ? plastic_.short_term_state_of(g) : short_term_state{};
             out.ints["plastic/pre/source"].push_back(table_.sources()[group.source_run]);
@@ -334,6 +342,12 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
     }
     std::size_t at = 0;
     double* table_weights = table_.mutable_weights();
+    const auto& sites = column(rows, "plastic/weight/sites");
+    if (plastic_.has_quantal() && sites.size() != weights.size()) {
+        throw user_error(spikex::format("checkpoint: {} available-site counts (plastic/weight/sites) for {} plastic "
+                                        "weights: the quantal_stp_synapse state is missing",
+                                        sites.size(), weights.size()));
+    }
     for (std::size_t r = 0; r < targets.size(); ++r) {
         auto it = local.find(static_cast<gid_type>(targets[r]));
         const auto count = static_cast<std::size_t>(counts.at(r));
@@ -344,7 +358,18 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
         }
         if (at + count > weights.size()) throw user_error("checkpoint: plastic weights are cut short");
         const std::uint32_t first = inputs.begin[it->second];
-        for (std::size_t k = 0; k < count; ++k) table_weights[inputs.connection[first + k]] = weights[at + k];
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t c = inputs.connection[first + k], g = inputs.group[first + k];
+            table_weights[c] = weights[at + k];
+            if (!plastic_.quantal(table_.group(g))) continue;
+            const std::int64_t available = sites[at + k];
+            if (available < 0 || available > std::int64_t(plastic_.sites(table_.group(g).synapse))) {
+                throw user_error(spikex::format("checkpoint: available sites = {} of a quantal_stp_synapse input of "
+                                                "gid {}: must be in [0, n]",
+                                                available, targets[r]));
+            }
+            plastic_.set_available_sites(g, c, table_, static_cast<std::uint32_t>(available));
+        }
         at += count;
     }
 
@@ -372,7 +397,7 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
         for (auto it = first; it != last && !found; ++it) {
             const std::size_t r = it->second;
             if (pre_source[r] != source || pre_delay[r] != group.delay || pre_synapse[r] != group.synapse) continue;
-            if (!plastic_.short_term(group)) {
+            if (!plastic_.group_state(group)) {
                 plastic_.set_pre_state(g, {pre_k.at(r), pre_stamp.at(r)});
             } else if (r < pre_x.size() && r < pre_y.size() && r < pre_u.size()) {
                 plastic_.set_short_term_state(g, {pre_x[r], pre_y[r], pre_u[r], pre_stamp.at(r), 0.0});

@@ -10,19 +10,38 @@
 
 namespace spikex {
 
-plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& local_gids,
-                       const connection_table& table):
-    dt_ms_(spec.dt_ms), max_delay_(table.max_delay()) {
-    if (!table.has_plastic()) return;
-    rule_.resize(spec.synapses.size());
+std::vector<char> plasticity::indexed_synapse_types(const network_spec& spec) {
+    std::vector<char> indexed(spec.synapses.size(), 0);
+    bool any = false;
     for (std::size_t s = 1; s < spec.synapses.size(); ++s) {
         const synapse_entry& entry = find_synapse(spec.synapses[s].name);
-        if (entry.make_rule) rule_[s] = entry.make_rule(spec.synapses[s].params, spec.dt_ms);
+        if (!entry.make_rule) continue;
+        indexed[s] = std::visit([](const auto& rule) { return is_stochastic_rule<std::decay_t<decltype(rule)>>; },
+                                entry.make_rule(spec.synapses[s].params, spec.dt_ms));
+        any = any || indexed[s];
     }
-    short_term_type_.assign(spec.synapses.size(), false);
+    return any ? indexed : std::vector<char>{};
+}
+
+plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& local_gids, const connection_table& table,
+                       std::vector<std::uint32_t> input_index):
+    dt_ms_(spec.dt_ms), seed_(spec.seed), max_delay_(table.max_delay()) {
+    if (!table.has_plastic()) return;
+    rule_.resize(spec.synapses.size());
+    kind_.assign(spec.synapses.size(), kind::none);
     for (std::size_t s = 1; s < spec.synapses.size(); ++s) {
-        short_term_type_[s] =
-            std::visit([](const auto& rule) { return is_short_term_rule<std::decay_t<decltype(rule)>>; }, rule_[s]);
+        const synapse_entry& entry = find_synapse(spec.synapses[s].name);
+        if (!entry.make_rule) continue;
+        rule_[s] = entry.make_rule(spec.synapses[s].params, spec.dt_ms);
+        kind_[s] = std::visit(
+            [](const auto& rule) {
+                using rule_type = std::decay_t<decltype(rule)>;
+                if constexpr (is_short_term_rule<rule_type>) return kind::short_term;
+                if constexpr (std::is_same_v<rule_type, bernoulli_rule>) return kind::bernoulli;
+                if constexpr (std::is_same_v<rule_type, quantal_stp_rule>) return kind::quantal;
+                return kind::stdp;
+            },
+            rule_[s]);
     }
     pre_.assign(table.group_count(), {});
     post_.resize(local_gids.size());
@@ -37,18 +56,35 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         tau_minus_[i] = pop.params.count("tau_minus") ? cell_parameters(pop, local_gids[i], spec.seed).at("tau_minus")
                                                       : tau_minus->default_value;
     }
+    std::uint32_t stochastic_connections = 0;
     for (std::uint32_t g = 0; g < table.group_count(); ++g) {
         const std::uint16_t s = table.group(g).synapse;
         if (s == 0) continue;
-        if (short_term_type_[s]) {
+        const kind k = kind_[s];
+        if (k == kind::short_term || k == kind::quantal) {
             // Every group of the type starts from the parameters' initial state.
             if (short_term_.empty()) short_term_.assign(table.group_count(), {});
             short_term_[g] = std::visit(
                 [](const auto& rule) {
-                    if constexpr (is_short_term_rule<std::decay_t<decltype(rule)>>) return rule.initial();
+                    using rule_type = std::decay_t<decltype(rule)>;
+                    if constexpr (is_short_term_rule<rule_type> || std::is_same_v<rule_type, quantal_stp_rule>)
+                        return rule.initial();
                     return short_term_state{};
                 },
                 rule_[s]);
+        }
+        if (k == kind::bernoulli || k == kind::quantal) {
+            // Per connection, in table order: its index among its target's inputs (the table's, taken in the same
+            // order) and its available sites, which start at a.
+            if (stochastic_begin_.empty()) {
+                stochastic_begin_.assign(table.group_count(), 0);
+                gid_ = local_gids;
+            }
+            const std::uint32_t size = table.group_end_connection(g) - table.group(g).begin;
+            stochastic_begin_[g] = stochastic_connections;
+            available_.insert(available_.end(), size,
+                              k == kind::quantal ? std::get<quantal_stp_rule>(rule_[s]).available : 0u);
+            stochastic_connections += size;
         }
         const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
@@ -58,7 +94,7 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
                                                 model_parameters::number(w), model_parameters::number(low),
                                                 model_parameters::number(high)));
             }
-            if (short_term_type_[s]) continue; // reads no postsynaptic trace
+            if (k != kind::stdp) continue; // reads no postsynaptic trace
             const local_index target = table.targets()[c];
             if (std::isnan(tau_minus_[target])) {
                 throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic "
@@ -69,6 +105,11 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
             ++incoming_[target];
         }
     }
+    if (input_index.size() != stochastic_connections) {
+        throw internal_error(spikex::format("plasticity: {} connection indices for {} stochastic connections",
+                                            input_index.size(), stochastic_connections));
+    }
+    input_index_ = std::move(input_index);
 }
 
 void plasticity::update_weights(connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end,
@@ -94,14 +135,14 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
         update(*pl, [](auto&&... a) { return stdp_pl_weight(a...); });
     } else if (const auto* stdp = std::get_if<stdp_rule>(&rule)) {
         update(*stdp, [](auto&&... a) { return stdp_weight(a...); });
-    } // short-term types keep their weights
+    } // short-term and stochastic types keep their weights
 }
 
 void plasticity::advance(const connection_table& table, std::uint32_t g, step_type n) {
     const delay_group& group = table.group(g);
     std::visit(
         [&](const auto& rule) {
-            if constexpr (!is_short_term_rule<std::decay_t<decltype(rule)>>) {
+            if constexpr (is_stdp_rule<std::decay_t<decltype(rule)>>) {
                 stdp_pre_advance(pre_[g], n - step_type(group.delay) + 1, dt_ms_, rule.tau_plus());
             }
         },
@@ -110,7 +151,7 @@ void plasticity::advance(const connection_table& table, std::uint32_t g, step_ty
 
 void plasticity::arrive(const connection_table& table, std::uint32_t g, step_type n) {
     const delay_group& group = table.group(g);
-    if (!short_term(group)) return;
+    if (!group_state(group)) return;
     const step_type stamp = n - step_type(group.delay) + 1; // emitted at n - delay
     short_term_state& state = short_term_[g];
     // A source fires at most once a step and a group has one delay: its spikes arrive in
@@ -124,8 +165,45 @@ void plasticity::arrive(const connection_table& table, std::uint32_t g, step_typ
             using rule_type = std::decay_t<decltype(rule)>;
             if constexpr (std::is_same_v<rule_type, tsodyks_rule>) tsodyks_spike(state, stamp, rule);
             if constexpr (std::is_same_v<rule_type, tsodyks2_rule>) tsodyks2_spike(state, stamp, rule);
+            if constexpr (std::is_same_v<rule_type, quantal_stp_rule>) quantal_stp_arrive(state, stamp, rule);
         },
         rule_[group.synapse]);
+}
+
+void plasticity::transmit(const connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end,
+                          step_type n, std::vector<local_index>& targets, std::vector<double>& weights) {
+    const delay_group& group = table.group(g);
+    const step_type emitted = n - step_type(group.delay);
+    const local_index* target = table.targets();
+    const double* weight = table.weights();
+    const std::uint32_t first = stochastic_begin_[g] - group.begin; // connection c's state: first + c
+    const plastic_rule& rule = rule_[group.synapse];
+    if (const auto* bernoulli = std::get_if<bernoulli_rule>(&rule)) {
+        if (!connection_draws_fit(emitted, 1)) {
+            throw simulation_error(
+                spikex::format("bernoulli_synapse: step {}: the draws' keys have room for 2^40 steps", emitted));
+        }
+        for (auto c = begin; c < end; ++c) {
+            if (bernoulli_transmits(*bernoulli, seed_, gid_[target[c]], input_index_[first + c], emitted)) {
+                targets.push_back(target[c]);
+                weights.push_back(weight[c]);
+            }
+        }
+    } else if (const auto* quantal = std::get_if<quantal_stp_rule>(&rule)) {
+        if (!connection_draws_fit(emitted, quantal->sites)) {
+            throw simulation_error(
+                spikex::format("quantal_stp_synapse: step {}: the draws' keys have room for 2^40 steps", emitted));
+        }
+        const short_term_state& state = short_term_[g];
+        for (auto c = begin; c < end; ++c) {
+            const std::uint32_t released = quantal_stp_release(available_[first + c], state, *quantal, seed_,
+                                                               gid_[target[c]], input_index_[first + c], emitted);
+            if (released > 0) {
+                targets.push_back(target[c]);
+                weights.push_back(double(released) * weight[c]); // NEST: n_release * weight
+            }
+        }
+    }
 }
 
 void plasticity::post_spike(local_index cell, step_type n) {
@@ -134,17 +212,20 @@ void plasticity::post_spike(local_index cell, step_type n) {
 }
 
 std::size_t plasticity::bytes() const {
-    std::size_t total = pre_.capacity() * sizeof(stdp_pre_state) + post_.capacity() * sizeof(post_history) +
-                        tau_minus_.capacity() * sizeof(double) + incoming_.capacity() * sizeof(std::uint32_t) +
-                        rule_.capacity() * sizeof(plastic_rule) + short_term_.capacity() * sizeof(short_term_state) +
-                        short_term_type_.capacity() / 8;
+    std::size_t total =
+        pre_.capacity() * sizeof(stdp_pre_state) + post_.capacity() * sizeof(post_history) +
+        tau_minus_.capacity() * sizeof(double) + incoming_.capacity() * sizeof(std::uint32_t) +
+        rule_.capacity() * sizeof(plastic_rule) + short_term_.capacity() * sizeof(short_term_state) +
+        kind_.capacity() * sizeof(kind) +
+        (stochastic_begin_.capacity() + input_index_.capacity() + available_.capacity()) * sizeof(std::uint32_t) +
+        gid_.capacity() * sizeof(gid_type);
     for (const auto& r: rule_) {
         total += std::visit(
             [](const auto& rule) -> std::size_t {
-                if constexpr (is_short_term_rule<std::decay_t<decltype(rule)>>)
-                    return 0;
-                else
+                if constexpr (is_stdp_rule<std::decay_t<decltype(rule)>>)
                     return rule.plus_decay.bytes();
+                else
+                    return 0;
             },
             r);
     }

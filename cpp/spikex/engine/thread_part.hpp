@@ -16,7 +16,8 @@ struct thread_part final: spike_output {
     std::unique_ptr<cell_group> cells;
     std::vector<std::pair<local_index, step_type>> emitted;
     std::vector<std::uint32_t> merge_scratch;
-    std::vector<double> scaled_weights; // a short-term group's weights times its factor
+    std::vector<double> scaled_weights; // a short-term group's weights times its factor, a stochastic one's crossing
+    std::vector<local_index> transmitted_targets; // the targets a stochastic group's spike crosses to
     plasticity* plastic = nullptr;
 
     void emit(local_index cell, step_type step) override {

@@ -40,8 +40,8 @@ std::string value_range::text(const std::string& unit) const {
     const bool has_low = std::isfinite(low), has_high = std::isfinite(high);
     if (integer && has_low && !has_high) return "must be an integer >= " + shown(low);
     if (has_low && has_high) {
-        return "must be in " + std::string(low_open ? "(" : "[") + shown(low) + ", " + shown(high) +
-               (high_open ? ")" : "]") + u;
+        return std::string(integer ? "must be an integer in " : "must be in ") + std::string(low_open ? "(" : "[") +
+               shown(low) + ", " + shown(high) + (high_open ? ")" : "]") + u;
     }
     if (has_low) return std::string("must be ") + (low_open ? "> " : ">= ") + shown(low) + u;
     if (has_high) return std::string("must be ") + (high_open ? "< " : "<= ") + shown(high) + u;

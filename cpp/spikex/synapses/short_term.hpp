@@ -5,6 +5,8 @@
 // so every synapse of one source, delay and type shares one state (per delay group, as the
 // STDP rules' presynaptic trace; NEST keeps a copy per synapse, all equal). A spike scales
 // the weight it is delivered with by the rule's factor; the stored weight never changes.
+// quantal_stp_synapse keeps its release probability u here too, and in x the probability
+// that a depleted site has recovered by the group's latest spike (quantal_stp_synapse.hpp).
 #include <cmath>
 
 #include "spikex/core/types.hpp"

@@ -81,6 +81,37 @@ const std::vector<synapse_entry>& synapse_registry() {
          [](const auto& params, double dt_ms) {
              return plastic_rule(tsodyks2_rule(parse_tsodyks2_parameters(params), dt_ms));
          }},
+        {"bernoulli_synapse",
+         "a fixed weight crossing with probability p_transmit at each spike, NEST's bernoulli_synapse (PyNN's "
+         "SimpleStochasticSynapse)",
+         defaults_of(bernoulli_fields()), model_parameters::specs_of(bernoulli_fields()), "bernoulli_synapse.md",
+         [](const auto& params) { parse_bernoulli_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double) { return plastic_rule(bernoulli_rule(parse_bernoulli_parameters(params))); }},
+        {"quantal_stp_synapse",
+         "stochastic release from n sites with short-term depression and facilitation (Fuhrmann et al. 2002, Loebel "
+         "et al. 2009), NEST's quantal_stp_synapse (PyNN's MultiQuantalSynapse)",
+         defaults_of(quantal_stp_fields()), model_parameters::specs_of(quantal_stp_fields()), "quantal_stp_synapse.md",
+         [](const auto& params) { parse_quantal_stp_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(quantal_stp_rule(parse_quantal_stp_parameters(params), dt_ms));
+         }},
+        {"stochastic_stp_synapse",
+         "stochastic release from one site with short-term depression and facilitation (the Blue Brain Project's "
+         "algorithm), PyNN's NEST extension stochastic_stp_synapse (PyNN's StochasticTsodyksMarkramSynapse)",
+         defaults_of(stochastic_stp_fields()), model_parameters::specs_of(stochastic_stp_fields()),
+         "stochastic_stp_synapse.md", [](const auto& params) { parse_stochastic_stp_parameters(params); },
+         [](const auto&) {
+             return std::pair{-infinity, infinity};
+         },
+         [](const auto& params, double dt_ms) {
+             return plastic_rule(quantal_stp_rule(parse_stochastic_stp_parameters(params), dt_ms, true));
+         }},
     };
     return registry;
 }

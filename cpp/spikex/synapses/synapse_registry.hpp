@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "spikex/synapses/bernoulli_synapse.hpp"
+#include "spikex/synapses/quantal_stp_synapse.hpp"
 #include "spikex/synapses/stdp_pl_synapse_hom.hpp"
 #include "spikex/synapses/stdp_synapse.hpp"
 #include "spikex/synapses/tsodyks2_synapse.hpp"
@@ -18,12 +20,19 @@
 namespace spikex {
 
 // The rule of a plastic synapse type at one resolution: spike-timing-dependent rules, which
-// change the stored weights, and short-term rules, which scale the weight a spike is
-// delivered with by a factor of their per-group state (short_term.hpp).
-using plastic_rule = std::variant<stdp_pl_rule, stdp_rule, tsodyks_rule, tsodyks2_rule>;
+// change the stored weights; short-term rules, which scale the weight a spike is delivered
+// with by a factor of their per-group state (short_term.hpp); and stochastic rules, which
+// decide per connection and spike how many times its weight crosses (0: the spike does not)
+// from keyed draws (bernoulli_synapse.hpp, quantal_stp_synapse.hpp).
+using plastic_rule =
+    std::variant<stdp_pl_rule, stdp_rule, tsodyks_rule, tsodyks2_rule, bernoulli_rule, quantal_stp_rule>;
 
 template <class Rule>
 constexpr bool is_short_term_rule = std::is_same_v<Rule, tsodyks_rule> || std::is_same_v<Rule, tsodyks2_rule>;
+template <class Rule>
+constexpr bool is_stochastic_rule = std::is_same_v<Rule, bernoulli_rule> || std::is_same_v<Rule, quantal_stp_rule>;
+template <class Rule>
+constexpr bool is_stdp_rule = std::is_same_v<Rule, stdp_pl_rule> || std::is_same_v<Rule, stdp_rule>;
 
 struct synapse_entry {
     std::string name;

@@ -309,9 +309,12 @@ class Network:
             ``"static"`` or a plastic type of ``spikex.models.SYNAPSES``:
             ``"stdp_pl_synapse_hom"`` (weights >= 0, in pA;
             docs/models/stdp_pl_synapse_hom.md), ``"stdp_synapse"`` (weights between 0
-            and ``Wmax``; docs/models/stdp_synapse.md), or the short-term types
+            and ``Wmax``; docs/models/stdp_synapse.md), the short-term types
             ``"tsodyks_synapse"`` and ``"tsodyks2_synapse"`` (any weight, scaled at each
-            spike; docs/models/tsodyks_synapse.md, docs/models/tsodyks2_synapse.md).
+            spike; docs/models/tsodyks_synapse.md, docs/models/tsodyks2_synapse.md), or the
+            stochastic types ``"bernoulli_synapse"`` and ``"quantal_stp_synapse"`` (any
+            weight, crossing by keyed draws; docs/models/bernoulli_synapse.md,
+            docs/models/quantal_stp_synapse.md).
         synapse_params : dict, optional
             Parameters of a plastic synapse type (``SYNAPSES[synapse]`` names them and
             their defaults), one number each; connections with equal type and parameters

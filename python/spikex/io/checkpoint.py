@@ -423,7 +423,9 @@ def _own_rows(columns: dict[str, np.ndarray], owns) -> dict[str, np.ndarray]:
         elif prefix == "plastic/weight":
             keep = owns(group["target"])
             out.update({f"{prefix}/{leaf}": group[leaf][keep] for leaf in ("target", "count", "key_digest")})
-            out[f"{prefix}/value"] = _segments(group["value"], group["count"], keep)
+            for leaf in ("value", "sites"):  # sites: quantal_stp_synapse's available sites, per weight
+                if leaf in group:
+                    out[f"{prefix}/{leaf}"] = _segments(group[leaf], group["count"], keep)
         elif prefix == "plastic/post":
             keep = owns(group["gid"])
             for leaf in ("gid", "last", "k_minus", "entries"):

@@ -26,10 +26,22 @@ from pyNN.space import Space
 
 import spikex as sx
 from spikex import _core
+from spikex.models import SYNAPSES
 
 from . import simulator
 from .native_rules import defaulted_rng, native_rule, native_value
-from .standardmodels import STDP_RULE_PARAMETERS, StaticSynapse, STDPMechanism, TsodyksMarkramSynapse
+from .standardmodels import (
+    STDP_RULE_PARAMETERS,
+    MultiQuantalSynapse,
+    SimpleStochasticSynapse,
+    StaticSynapse,
+    STDPMechanism,
+    StochasticTsodyksMarkramSynapse,
+    TsodyksMarkramSynapse,
+)
+
+STOCHASTIC = (SimpleStochasticSynapse, MultiQuantalSynapse, StochasticTsodyksMarkramSynapse)
+SUPPORTED = (StaticSynapse, STDPMechanism, TsodyksMarkramSynapse, *STOCHASTIC)
 
 
 class Connection(common.Connection):
@@ -89,10 +101,10 @@ class Projection(common.Projection):
                  source=None, receptor_type=None, space=Space(), label=None):  # fmt: skip
         common.Projection.__init__(self, presynaptic_population, postsynaptic_population, connector,
                                    synapse_type, source, receptor_type, space, label)  # fmt: skip
-        if not isinstance(self.synapse_type, (StaticSynapse, STDPMechanism, TsodyksMarkramSynapse)):
+        if not isinstance(self.synapse_type, SUPPORTED):
             raise NotImplementedError(
                 f"spikex.pynn: synapse type {type(self.synapse_type).__name__} is not supported yet "
-                "(supported: StaticSynapse, STDPMechanism, TsodyksMarkramSynapse; docs/user/pynn.md)"
+                f"(supported: {', '.join(t.__name__ for t in SUPPORTED)}; docs/user/pynn.md)"
             )
         if source is not None:
             raise NotImplementedError("spikex.pynn: Projection(source=...) is not supported")
@@ -125,6 +137,9 @@ class Projection(common.Projection):
             self._take_stdp_rule()
         elif isinstance(self.synapse_type, TsodyksMarkramSynapse):
             self._take_tsodyks_rule()
+        elif isinstance(self.synapse_type, STOCHASTIC):
+            self._synapse = self.synapse_type.spikex_synapse
+            self._synapse_params = self._homogeneous_parameters()
         self._store = {
             "pre": np.zeros(0, dtype=np.int64), "post": np.zeros(0, dtype=np.int64),
             "weight": np.zeros(0), "delay": np.zeros(0),
@@ -319,6 +334,36 @@ class Projection(common.Projection):
                 values["tau_psc"] = float(self._tau_psc[0])
                 self._tau_psc = None
         self._synapse, self._synapse_params = TsodyksMarkramSynapse.spikex_synapse, values
+
+    def _homogeneous_parameters(self) -> dict:
+        """The native parameters of the synapse type but weight and delay: one value each
+        per projection, as spikex's synapse types take them (else refused by name)."""
+        native, values = self.synapse_type.native_parameters, {}
+        for name in native.keys():
+            if name in ("weight", "delay"):
+                continue
+            if not native[name].is_homogeneous:
+                raise NotImplementedError(
+                    f"spikex.pynn: {type(self.synapse_type).__name__} parameter {name} differs between "
+                    f"connections: spikex's {self.synapse_type.spikex_synapse} takes one value per projection"
+                )
+            native[name].shape = (1,)
+            values[name] = float(native[name].evaluate(simplify=True))
+        return values
+
+    def _set_initial_value_array(self, variable, value):
+        """Projection.initialize: an initial state of the synapse type (quantal_stp_synapse's
+        a and u, as pyNN.nest sets them), one value per projection."""
+        if variable in ("weight", "delay") or variable not in SYNAPSES.get(self._synapse, {}):
+            raise errors.NonExistentParameterError(variable, self.synapse_type, ("weight", "delay"))
+        values = np.unique(np.asarray(value.evaluate(simplify=True), dtype=float))
+        if values.size != 1:
+            raise NotImplementedError(
+                f"spikex.pynn: initial {variable} per connection: spikex's {self._synapse} takes one value per "
+                "projection"
+            )
+        simulator.state.changed("initializing a projection")
+        self._synapse_params[variable] = float(values[0])
 
     def _take_stdp_rule(self) -> None:
         """The stdp_synapse parameter set of this projection, and its tau_minus."""

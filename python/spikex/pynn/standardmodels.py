@@ -326,6 +326,38 @@ class TsodyksMarkramSynapse(synapses.TsodyksMarkramSynapse):
         return simulator.state.min_delay
 
 
+class SimpleStochasticSynapse(synapses.SimpleStochasticSynapse):
+    __doc__ = synapses.SimpleStochasticSynapse.__doc__
+    translations = build_translations(("weight", "weight", 1000.0), ("delay", "delay"), ("p", "p_transmit"))  # pyNN.nest's
+    spikex_synapse = "bernoulli_synapse"
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
+class MultiQuantalSynapse(synapses.MultiQuantalSynapse):
+    __doc__ = synapses.MultiQuantalSynapse.__doc__
+    translations = build_translations(  # pyNN.nest's
+        ("weight", "weight", 1000.0), ("delay", "delay"), ("U", "U"), ("n", "n"), ("tau_rec", "tau_rec"),
+        ("tau_facil", "tau_fac"),
+    )  # fmt: skip
+    spikex_synapse = "quantal_stp_synapse"
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
+class StochasticTsodyksMarkramSynapse(synapses.StochasticTsodyksMarkramSynapse):
+    __doc__ = synapses.StochasticTsodyksMarkramSynapse.__doc__
+    translations = build_translations(  # pyNN.nest's
+        ("weight", "weight", 1000.0), ("delay", "delay"), ("U", "U"), ("tau_rec", "tau_rec"), ("tau_facil", "tau_fac"),
+    )  # fmt: skip
+    spikex_synapse = "stochastic_stp_synapse"
+
+    def _get_minimum_delay(self):
+        return simulator.state.min_delay
+
+
 def _no_w_min(kind: str, w_min) -> None:
     if w_min != 0:
         raise NotImplementedError(
@@ -590,6 +622,24 @@ SYNAPSE_TYPES = (
         "as pyNN.nest, `tau_psc` is the target's `tau_syn_E` (`tau_syn_I` on inhibitory projections); one value "
         "of `U`, `tau_rec`, `tau_facil` and `tau_psc` per projection (otherwise refused by name); the weights per "
         "spike are NEST's bit for bit",
+    ),
+    (
+        SimpleStochasticSynapse,
+        "[`bernoulli_synapse`](../models/bernoulli_synapse.md)",
+        "one value of `p` per projection (otherwise refused by name); which spikes cross are spikex's draws "
+        "(the same on any layout), not NEST's: the same law",
+    ),
+    (
+        MultiQuantalSynapse,
+        "[`quantal_stp_synapse`](../models/quantal_stp_synapse.md)",
+        "one value of `U`, `n`, `tau_rec`, `tau_facil` per projection, and of the initial `a` and `u` "
+        "(`Projection.initialize`); as in pyNN.nest `a` starts at 1 unless initialized; spikex's draws, NEST's law",
+    ),
+    (
+        StochasticTsodyksMarkramSynapse,
+        "[`stochastic_stp_synapse`](../models/stochastic_stp_synapse.md)",
+        "pyNN.nest needs PyNN's NEST extension for it (not in NEST's wheel); spikex runs the extension's algorithm; "
+        "one value of `U`, `tau_rec`, `tau_facil` per projection",
     ),
     (
         STDPMechanism,

@@ -3,8 +3,9 @@
     python resume_script.py NETWORK METHOD THREADS DISTRIBUTION TOTAL_MS STEPS...
 
 NETWORK: users (every model, device, rule and plastic synapse, built by the API),
-tsodyks (short-term synapses alone), microcircuit, hpc_static, hpc_stdp, interval_fire (the artificial-cell benchmark with
-bursts; configuration-built). STEPS, in order:
+tsodyks (short-term synapses alone), stochastic (stochastic synapses alone), microcircuit,
+hpc_static, hpc_stdp, interval_fire (the artificial-cell benchmark with bursts;
+configuration-built). STEPS, in order:
 ``save:T:DIR`` simulates to T ms (the users network changes at users_network.CHANGE_AT_MS
 on the way) and writes a checkpoint into DIR; ``resume:DIR`` restores
 from DIR (a new network of this layout; before any simulate). After the steps the run
@@ -44,8 +45,8 @@ def make(kind: str, method: str, threads: int, distribution: str) -> sx.Network:
         return users_network.build(method, threads, distribution)
     if kind == "microcircuit":
         return users_network.microcircuit(method, threads, distribution)
-    if kind == "tsodyks":
-        return users_network.tsodyks(method, threads, distribution)
+    if kind in ("tsodyks", "stochastic"):
+        return getattr(users_network, kind)(method, threads, distribution)
     layout = [f"exchange.method={method}", f"simulation.threads={threads}", f"distribution.scheme={distribution}"]
     if kind == "interval_fire":
         config = {"simulation": INTERVAL_FIRE["simulation"], "network": {**INTERVAL_FIRE["network"], "burst": INTERVAL_FIRE["network.burst"]}}

@@ -20,6 +20,9 @@ def test_every_synapse_type_has_its_page_and_defaults():
         "stdp_synapse",
         "tsodyks_synapse",
         "tsodyks2_synapse",
+        "bernoulli_synapse",
+        "quantal_stp_synapse",
+        "stochastic_stp_synapse",
     }
     assert SYNAPSES["stdp_synapse"] == {
         "tau_plus": 20.0,
@@ -138,3 +141,45 @@ def test_short_term_synapses_scale_their_spikes_and_keep_their_weights():
     # Depression: the train's weights shrink to a fraction of 300 pA; facilitation: they
     # start at 2 % and grow, so the neuron starts firing late.
     assert static > depressed and static > facilitated > 0
+
+
+@pytest.mark.parametrize(
+    ("synapse", "params", "message"),
+    [
+        ("bernoulli_synapse", {"p_transmit": 1.2}, r"bernoulli_synapse parameter p_transmit = 1.2: must be in \[0, 1\]"),
+        ("bernoulli_synapse", {"p_transmit": -0.5}, r"bernoulli_synapse parameter p_transmit = -0.5: must be in \[0, 1\]"),
+        ("quantal_stp_synapse", {"n": 0}, r"quantal_stp_synapse parameter n = 0: must be an integer in \[1, 33554432\]"),
+        ("quantal_stp_synapse", {"n": 1.5}, r"quantal_stp_synapse parameter n = 1.5: must be an integer in"),
+        ("quantal_stp_synapse", {"U": -0.1}, r"quantal_stp_synapse parameter U = -0.1: must be in \[0, 1\]"),
+        ("quantal_stp_synapse", {"u": 2.0}, r"quantal_stp_synapse parameter u = 2: must be in \[0, 1\]"),
+        ("quantal_stp_synapse", {"tau_rec": 0.0}, r"quantal_stp_synapse parameter tau_rec = 0: must be > 0 ms"),
+        ("quantal_stp_synapse", {"tau_fac": -1.0}, r"quantal_stp_synapse parameter tau_fac = -1: must be >= 0 ms"),
+        ("quantal_stp_synapse", {"n": 2, "a": 3}, r"quantal_stp_synapse parameter a = 3: must be <= n = 2"),
+    ],
+)  # fmt: skip
+def test_stochastic_synapse_parameters_are_checked(synapse, params, message):
+    net, source, cell = _pair()
+    with pytest.raises(ValueError, match=message):
+        net.connect(source, cell, weight=1.0, synapse=synapse, synapse_params=params)
+        net.simulate(1.0)
+
+
+def test_stochastic_synapses_transmit_some_spikes_and_keep_their_weights():
+    """20 spikes through p_transmit = 0.5 onto 40 integrators (V_m sums what arrives): about
+    half cross; quantal release with n = 3 delivers whole multiples of the weight."""
+    net = sx.Network(dt_ms=0.1, seed=4)
+    times = [np.arange(5.0, 200.0, 10.0)]
+    source = net.create("spike_source_array", 1, params={"spike_times": times})
+    integrator = {"E_L": 0.0, "V_m": 0.0, "V_th": 1e12, "tau_m": 1e300}
+    probes = net.create("iaf_psc_delta", 80, params=integrator)
+    net.connect(source, probes[0:40], weight=1.0, synapse="bernoulli_synapse",
+                synapse_params={"p_transmit": 0.5})  # fmt: skip
+    net.connect(source, probes[40:80], weight=1.0, synapse="quantal_stp_synapse",
+                synapse_params={"n": 3, "a": 3, "U": 0.4, "u": 0.4, "tau_rec": 30.0})  # fmt: skip
+    net.record_state(probes, "V_m", interval_ms=1.0, start_ms=199.0)
+    v = net.simulate(200.0).states[0]["values"][-1]
+    crossed = v[:40]
+    assert 0 < crossed.min() and crossed.max() < 20
+    assert 340 < crossed.sum() < 460  # 400 +- 4 standard errors
+    assert np.all(v[40:] == np.round(v[40:])) and v[40:].min() > 0
+    assert np.all(net.connections()["weight"] == 1.0)

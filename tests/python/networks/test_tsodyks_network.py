@@ -22,13 +22,14 @@ SCRIPT = Path(__file__).resolve().parents[1] / "checkpoint" / "resume_script.py"
 TOTAL_MS = 200
 
 
-def segment(ranks: int, threads: int, *steps: str, method="allgather", distribution="round_robin"):
+def segment(ranks, threads, *steps, method="allgather", distribution="round_robin", network="tsodyks"):
     """The RESULT fields (spike hash and count, events, state hash, exact weights hash) of
-    one run of the tsodyks network, or None when it ends with a save."""
+    one run of the tsodyks network (or another of resume_script.py), or None when it ends
+    with a save."""
     args = [
         sys.executable,
         str(SCRIPT),
-        "tsodyks",
+        network,
         method,
         str(threads),
         distribution,

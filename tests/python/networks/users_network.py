@@ -1,6 +1,7 @@
 """A small network that uses every model, device, distribution, connection rule and
 plastic synapse type of users' networks, for the determinism tests (imported by the SPMD
-script the tests run); and one driven through short-term synapses alone (`tsodyks`)."""
+script the tests run); and ones driven through short-term synapses alone (`tsodyks`) and
+through stochastic synapses alone (`stochastic`)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,12 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
                      synapse="tsodyks2_synapse", synapse_params={"U": 0.05, "u": 0.05, "tau_rec": 50.0, "tau_fac": 300.0})  # fmt: skip
     net.connect_rule("fixed_indegree", inh, alpha, indegree=2, weight=-15.0, delay_ms=sx.uniform(0.2, 0.9),
                      synapse="tsodyks2_synapse", synapse_params={"U": 0.5, "u": 0.5, "tau_rec": 200.0})  # fmt: skip
+    # Stochastic transmission: each spike crosses by keyed draws (bernoulli onto exp, quantal
+    # release onto the delta cells, with multapses).
+    net.connect_rule("fixed_indegree", trains, exp, indegree=3, weight=sx.uniform(20.0, 60.0), delay_ms=sx.uniform(0.3, 1.2),
+                     synapse="bernoulli_synapse", synapse_params={"p_transmit": 0.5})  # fmt: skip
+    net.connect_rule("fixed_indegree", exp, inh, indegree=4, weight=0.5, delay_ms=0.6,
+                     synapse="quantal_stp_synapse", synapse_params={"U": 0.3, "u": 0.3, "tau_rec": 80.0, "n": 3, "a": 3})  # fmt: skip
     # Adaptation and escape noise: gif_cond_exp (kernel lists, one per cell for q_sfa; each
     # cell's own noise stream) and iaf_cond_exp_sfa_rr, in the loop with the others.
     gif = net.create("gif_cond_exp", 20, params={"I_e": sx.uniform(140.0, 190.0), "tau_stc": [10.0, 80.0], "q_stc": [15.0, 3.0],
@@ -223,6 +230,35 @@ def tsodyks(method: str, threads: int, distribution: str, seed: int = 5) -> sx.N
     return net
 
 
+def stochastic(method: str, threads: int, distribution: str, seed: int = 6) -> sx.Network:
+    """Poisson trains into excitatory and inhibitory neurons, and recurrent connections,
+    all through bernoulli_synapse, quantal_stp_synapse (depressing, facilitating, one site,
+    inhibitory) and stochastic_stp_synapse (multapses, several delays per source): every
+    delivery is a draw."""
+    net = sx.Network(dt_ms=DT, seed=seed, method=method, threads=threads, distribution=distribution)
+    trains = net.create("spike_source_poisson", 30, params={"rate": sx.uniform(20.0, 60.0)}, name="trains")
+    exc = net.create("iaf_psc_exp", 80, params={"I_e": sx.uniform(300.0, 370.0), "tau_syn_ex": 2.0, "tau_syn_in": 2.0}, name="exc")
+    inh = net.create("iaf_psc_delta", 20, params={"I_e": 360.0, "V_m": sx.uniform(-70.0, -56.0)}, name="inh")
+    depressing = {"U": 0.6, "u": 0.6, "tau_rec": 200.0, "n": 4, "a": 4}
+    facilitating = {"U": 0.1, "u": 0.1, "tau_rec": 50.0, "tau_fac": 300.0, "n": 5, "a": 2}
+    net.connect_rule("fixed_indegree", trains, exc, indegree=6, weight=sx.uniform(300.0, 700.0), delay_ms=sx.uniform(0.5, 2.0),
+                     synapse="bernoulli_synapse", synapse_params={"p_transmit": 0.6})  # fmt: skip
+    net.connect_rule("fixed_indegree", trains, exc, indegree=3, weight=250.0, delay_ms=sx.uniform(0.5, 2.0),
+                     synapse="quantal_stp_synapse", synapse_params=facilitating)  # fmt: skip
+    net.connect_rule("fixed_indegree", exc, exc, indegree=6, weight=sx.uniform(50.0, 100.0), delay_ms=sx.uniform(0.1, 1.5),
+                     synapse="quantal_stp_synapse", synapse_params=depressing)  # fmt: skip
+    net.connect_rule("fixed_indegree", exc, inh, indegree=8, weight=sx.uniform(1.0, 4.0), delay_ms=sx.uniform(0.1, 1.0),
+                     synapse="quantal_stp_synapse", synapse_params={"U": 0.5, "u": 0.5, "tau_rec": 30.0})  # fmt: skip
+    net.connect_rule("fixed_indegree", inh, exc, indegree=4, weight=-300.0, delay_ms=sx.uniform(0.3, 1.0),
+                     synapse="bernoulli_synapse", synapse_params={"p_transmit": 0.3})  # fmt: skip
+    net.connect_rule("fixed_indegree", trains, inh, indegree=5, weight=sx.uniform(2.0, 5.0), delay_ms=sx.uniform(0.2, 1.0),
+                     synapse="stochastic_stp_synapse", synapse_params={"U": 0.4, "tau_rec": 80.0, "tau_fac": 30.0})  # fmt: skip
+    for pop in (exc, inh):
+        net.record_spikes(pop)
+    net.record_state(exc[0:5], "V_m", interval_ms=0.5)
+    return net
+
+
 def connections_sha256(net: sx.Network) -> str:
     """Hash of every rank's connections, sorted: the network itself, whatever P is."""
     c = net.connections()
@@ -262,7 +298,7 @@ def main() -> None:
     for method in methods:
         for t in threads:
             for distribution in distributions:
-                net = {"microcircuit": microcircuit, "tsodyks": tsodyks}.get(network, build)(method, t, distribution)
+                net = {"microcircuit": microcircuit, "tsodyks": tsodyks, "stochastic": stochastic}.get(network, build)(method, t, distribution)
                 connections = connections_sha256(net)
                 result = simulate_until(net, 200.0 if network == "users" else 100.0, network == "users")
                 states = np.concatenate([s["values"].ravel() for s in result.states])
