@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +125,25 @@ TEST(iaf_psc_exp, propagator_at_tau_syn_equal_tau_m_is_the_limit) {
     }
     const double regular = iaf_integration::exp_current_propagator(tau * 1.01, tau, C, h);
     EXPECT_NEAR(regular, psp(1.0, h, tau * 1.01, tau, C), 1e-9 * regular);
+}
+
+// NEST 3.10's wheel is built without HAVE_EXPM1: its numerics::expm1 is a Taylor series
+// (exp(x) - 1 beyond ln 2). Ours follows it term by term so that the propagators are bitwise
+// NEST's (the NEST validation tests compare V_m bit for bit); here: it is expm1 to a few ulps.
+TEST(iaf_propagators, nest_expm1_is_expm1_to_a_few_ulps) {
+    EXPECT_EQ(iaf_integration::nest_expm1(0.0), 0.0);
+    EXPECT_EQ(std::numbers::ln2, std::log(2.0));       // NEST's bound between the two branches
+    for (double x: {1.0, -1.0, 0.7, -0.7, 3.5, -20.0}) // |x| > ln 2: exp(x) - 1
+        EXPECT_EQ(iaf_integration::nest_expm1(x), std::exp(x) - 1) << x;
+    int differ = 0;
+    for (double x = -0.69; x <= 0.69; x += 0.0013) {
+        for (double scale: {1.0, 1e-3, 1e-8}) {
+            const double y = x * scale, ours = iaf_integration::nest_expm1(y), libm = std::expm1(y);
+            EXPECT_LE(std::abs(ours - libm), 4 * std::abs(libm) * std::numeric_limits<double>::epsilon()) << y;
+            differ += ours != libm;
+        }
+    }
+    EXPECT_GT(differ, 0); // the series is not libm's: in the last bit they differ at some x
 }
 
 TEST(iaf_psc_exp, psp_matches_the_closed_form_at_every_step) {

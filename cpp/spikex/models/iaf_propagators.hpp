@@ -5,21 +5,38 @@
 // fall-backs at tau_m == tau_syn), t_ref in whole steps (NEST's Time conversion) and the
 // branch-free "not refractory" select of the vectorised updates.
 //
-// The expressions are NEST's, in NEST's order (reciprocals first, then products), so
-// that the propagators are bitwise NEST's.
+// The expressions are NEST's, in NEST's order (reciprocals first, then products), and
+// expm1 is NEST's own (nest_expm1), so that the propagators are bitwise NEST 3.10's.
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <utility>
 
 #include "spikex/models/model_parameters.hpp"
 
 namespace spikex::iaf_integration {
 
+// e^x - 1 as NEST 3.10's wheel computes it: its build has no HAVE_EXPM1 (config.h), so
+// NEST's numerics::expm1 sums the Taylor series x + x^2/2! + ... until a term no longer
+// changes the sum (|x| <= ln 2), else exp(x) - 1. It differs from std::expm1 in the last
+// bit for some x; with it the propagators, so V_m, are bitwise NEST's.
+inline double nest_expm1(double x) {
+    if (x == 0) return 0;
+    if (std::abs(x) > std::numbers::ln2) return std::exp(x) - 1;
+    double sum = x;
+    double term = x * x / 2;
+    for (long n = 3; std::abs(term) > std::abs(sum) * std::numeric_limits<double>::epsilon(); ++n) {
+        sum += term;
+        term *= x / double(n);
+    }
+    return sum;
+}
+
 // The terms both synaptic shapes share (NEST's evaluate_P32_):
 //   beta = tau_syn*tau_m/(tau_m - tau_syn) (inf when equal), gamma = beta/C,
-//   x = expm1(h/tau_syn - h/tau_m) computed as expm1(h*inv_beta),
+//   x = expm1(h/tau_syn - h/tau_m) computed as nest_expm1(h*inv_beta),
 //   P32 = gamma*exp(-h/tau_syn)*x, or its limit h/C*exp(-h/tau_m) when the formula does
 //   not give a positive normal number (tau_m == tau_syn or numerically close).
 struct current_to_voltage {
@@ -34,7 +51,7 @@ inline current_to_voltage current_to_voltage_terms(double tau_syn, double tau_m,
     t.inv_C_m = 1 / C_m;
     const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m); // 0 when equal
     t.exp_h_tau_syn = std::exp(-h * inv_tau_syn);
-    t.expm1_h_tau = std::expm1(h * inv_beta);
+    t.expm1_h_tau = nest_expm1(h * inv_beta);
     t.exp_h_tau_m = std::exp(-h * inv_tau_m);
     t.P32 = t.gamma * t.exp_h_tau_syn * t.expm1_h_tau;
     if (!(std::isnormal(t.P32) && t.P32 > 0)) t.P32 = h * t.inv_C_m * t.exp_h_tau_m;

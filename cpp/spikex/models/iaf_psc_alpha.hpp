@@ -94,8 +94,8 @@ inline propagators compute_propagators(const parameters& p, double h) {
     propagators q{};
     q.P11_ex = q.P22_ex = std::exp(-h / p.tau_syn_ex);
     q.P11_in = q.P22_in = std::exp(-h / p.tau_syn_in);
-    q.expm1_tau_m = std::expm1(-h / p.tau_m);
-    q.P30 = -p.tau_m / p.C_m * std::expm1(-h / p.tau_m);
+    q.expm1_tau_m = iaf_integration::nest_expm1(-h / p.tau_m);
+    q.P30 = -p.tau_m / p.C_m * iaf_integration::nest_expm1(-h / p.tau_m);
     q.P21_ex = h * q.P11_ex;
     q.P21_in = h * q.P11_in;
     std::tie(q.P31_ex, q.P32_ex) = alpha_propagators(p.tau_syn_ex, p.tau_m, p.C_m, h);

@@ -10,7 +10,8 @@
 //   2. I_k = I_k*P11_k + (the port's input of step n)
 //   3. V >= V_th - E_L: r = t_ref in steps, V = V_reset - E_L, spike at step n
 //   4. I_stim = the current inputs of step n
-//  P21_k is NEST's IAFPropagatorExp; NEST refuses tau_syn == tau_m for this model, so do we.
+//  P21_k is NEST's IAFPropagatorExp; NEST refuses a given tau_syn == tau_m for this model
+//  (its default [2.0] with tau_m = 2 runs on the propagator's limit), so do we.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -78,7 +79,7 @@ const parameter_spec& tau_syn_spec() {
         spikex::format("{} of each receptor port's current, one port per value (1 to {} ports, NEST's "
                        "receptor_type 1, 2, ...; every cell of a population has as many{})",
                        Alpha ? "rise time (the alpha function's peak)" : "decay time", max_ports,
-                       Alpha ? "" : "; each != tau_m"),
+                       Alpha ? "" : "; each != tau_m when given, as NEST"),
         parameter_shape::per_cell_list};
     return spec;
 }
@@ -119,8 +120,14 @@ std::vector<double> tau_syn_of(const population_spec& pop, gid_type gid, double 
                                         model_name, gid, taus.size(), max_ports));
     }
     for (double tau: taus) {
-        model_parameters::check(model_name, tau_syn_spec<Alpha>(), tau);
-        if (Alpha) continue;
+        try {
+            model_parameters::check(model_name, tau_syn_spec<Alpha>(), tau);
+        } catch (const user_error& e) {
+            throw user_error(spikex::format("{} (cell {})", e.what(), gid));
+        }
+        // NEST checks this when tau_syn is set: its default [2.0] with tau_m = 2 is
+        // allowed (the propagator takes its limit), a given tau_syn equal to tau_m is not.
+        if (Alpha || !given) continue;
         model_parameters::require(tau != tau_m, model_name, "tau_syn", tau,
                                   spikex::format("must differ from tau_m = {} ms (cell {}; NEST's rule for this model)",
                                                  model_parameters::number(tau_m), gid));
@@ -157,16 +164,18 @@ public:
         set_of_.resize(n_);
         V_.resize(n_);
         const population_spec* last = nullptr;
+        std::uint32_t ports = 0; // of the population of the cell before
         for (std::size_t i = 0; i < n_; ++i) {
             const population_spec& pop = spec.population_of(gids[i]);
             const parameters p = parse(cell_parameters(pop, gids[i], spec.seed));
             const auto taus = tau_syn_of<Alpha>(pop, gids[i], p.tau_m);
-            if (&pop != last && taus.size() != ports_of<Alpha>(pop)) {
+            if (&pop != last) ports = ports_of<Alpha>(pop);
+            last = &pop;
+            if (taus.size() != ports) {
                 throw user_error(spikex::format("{} parameter tau_syn (cell {}): {} values where the population's "
                                                 "first cell has {}: every cell of a population has as many ports",
-                                                model_name, gids[i], taus.size(), ports_of<Alpha>(pop)));
+                                                model_name, gids[i], taus.size(), ports));
             }
-            last = &pop;
             std::vector<double> key = {p.E_L, p.C_m, p.tau_m, p.t_ref, p.V_th, p.V_reset, p.I_e, p.V_min};
             key.insert(key.end(), taus.begin(), taus.end());
             auto [it, inserted] = known.emplace(key, static_cast<std::uint32_t>(sets_.size()));
@@ -248,8 +257,16 @@ public:
     }
 
     void set_state(local_index cell, const std::string& variable, double value) override {
-        if (variable != "V_m") cell_group::set_state(cell, variable, value);
-        V_[at(cell)] = value - sets_[set_of_[at(cell)]].E_L;
+        const std::size_t i = at(cell);
+        if (variable == "V_m") {
+            V_[i] = value - sets_[set_of_[i]].E_L;
+        } else if (variable == "I_syn" || port_named(variable, sets_[set_of_[i]].P11.size()) != 0) {
+            throw user_error(spikex::format("{}: state variable \"{}\" cannot be set: NEST sets V_m of this model, "
+                                            "its currents follow the inputs",
+                                            model_name, variable));
+        } else {
+            cell_group::set_state(cell, variable, value);
+        }
     }
 
     std::size_t bytes() const override {
