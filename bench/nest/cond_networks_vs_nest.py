@@ -183,12 +183,27 @@ def integrator_share(results: dict) -> list[str]:
     lines += ["", "spikex's iaf_cond_exp integrates as NEST does (RKF45 with GSL's step control, traces",
               "bit-identical to NEST's): the same sub-steps, so what spikex saves in VA COBA is NEST's",
               "overhead around them (GSL's driver, the per-node update, the spike delivery), not the",
-              "integration, which alone is about two thirds of spikex's time. Its aeif_cond_exp uses",
-              "Cash-Karp 5(4) with NEST's error bound (NEST: GSL's RKF45). In the AdEx network the",
-              "rest is the 14 kHz drive (a Poisson draw per cell and step) and the cells' dynamics",
-              "under it, which likely need more sub-steps than under the micro-benchmark's 2.5 kHz",
-              "input. The target needs the cell updates themselves several times cheaper: in",
-              "VA COBA they alone take longer than 0.2× NEST's whole simulate time."]  # fmt: skip
+              "integration. Its aeif_cond_exp uses Cash-Karp 5(4) with NEST's error bound (NEST: GSL's",
+              "RKF45); in the AdEx network its cells, under the 14 kHz drive with τ_syn_ex 0.2 ms, cost",
+              "more per step than under the micro-benchmark's input, as the profile shows."]  # fmt: skip
+    profiles = results.get("profiles", {})
+    if profiles:
+        lines += [
+            "",
+            "A profile of one spikex run of each network (perf, share of the process's samples):",
+            "",
+        ]
+        for name, prof in profiles.items():
+            if name == "how":
+                continue
+            shares = "; ".join(f"{label} {pct:.1f} %" for label, pct in prof["shares_pct"].items())
+            extra = f", simulate {prof['simulate_s']:.1f} s" if "simulate_s" in prof else ""
+            lines.append(
+                f"* {name} ({prof['date_utc']} UTC, load {prof['load_1min']:.2f}{extra}): {shares}."
+            )
+        lines += ["", f"(`{profiles['how']}`.) The cell updates with the `pow` and `exp` they call are over",
+                  "90 % of the process in both: the target needs the integration itself several times",
+                  "cheaper; in VA COBA it alone takes longer than 0.2× NEST's whole simulate time."]  # fmt: skip
     return lines
 
 
