@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
+.PHONY: bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
 
 all: build
 
@@ -92,6 +92,11 @@ bench: build
 bench-pynn: build
 	bash scripts/setup_pynn_nest.sh
 	$(PY) bench/pynn/run.py
+
+# VA COBA and an AdEx network (4,000 cells) on spikex's Python API and PyNEST, one
+# thread each (docs/validation/cond_networks_vs_nest.md; about 10 minutes).
+bench-cond-networks: build setup-nest
+	$(PY) bench/nest/cond_networks_vs_nest.py
 
 # Peak RSS of rank 0 writing N = 1e5 ... 1e8 spikes streamed in chunks (SpikeStream)
 # against gathered and written at the end (bench/results/spike_stream_memory.json; about
@@ -194,3 +199,4 @@ bench-cpp: setup
 	build/bench/cpp/bench_input_buffers > bench/results/input_buffers.json
 	build/bench/cpp/bench_model_step_cost > bench/results/model_step_cost.json
 	$(PY) bench/ode_cost_table.py
+	$(PY) bench/nest/cond_networks_vs_nest.py --report-only

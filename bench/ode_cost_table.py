@@ -18,14 +18,21 @@ BLOCK = re.compile(r"(<!-- model step cost -->\n)(.*?)(<!-- end model step cost 
 
 def table(result: dict) -> str:
     exact = result["models"]["iaf_psc_exp"]["ns_per_cell_step"]
-    lines = ["| model | integration | ns per cell and step | × iaf_psc_exp |", "|---|---|---|---|"]
+    seconds = result["steps"] * result["dt_ms"] / 1000.0
+    lines = ["| model | integration | ns per cell and step | × iaf_psc_exp | rate (Hz) |", "|---|---|---|---|---|"]
     for name, m in result["models"].items():
         kind = m.get("integration") or ("exact propagators" if name == "iaf_psc_exp" else "ODE layer")
-        lines.append(f"| `{name}` | {kind} | {m['ns_per_cell_step']:.1f} | {m['ns_per_cell_step'] / exact:.0f} |")
+        rate = m["spikes"] / (result["cells"] * seconds)
+        lines.append(
+            f"| `{name}` | {kind} | {m['ns_per_cell_step']:.1f} | {m['ns_per_cell_step'] / exact:.0f} | {rate:.0f} |"
+        )
     lines.append("")
+    load = result["load_average_1min"]
+    busy = " (other engineers' compiles: the times are inflated by contention)" if load > 2 else ""
     lines.append(
         f"{result['cells']:,} cells, {result['steps']:,} steps, one thread, the fastest of 3 runs; "
-        f"the machine's 1-minute load average was {result['load_average_1min']:.2f} on 2 cores."
+        f"the machine's 1-minute load average was {load:.2f} on 2 cores{busy}. *rate*: spikes per "
+        "cell and second under the benchmark's drive."
     )
     return "\n".join(lines) + "\n"
 

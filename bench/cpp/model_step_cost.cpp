@@ -80,9 +80,19 @@ int main(int argc, char** argv) {
         double weight; // pA (current-based) or nS (conductance-based)
     };
     const std::vector<model_case> cases = {
-        {"iaf_psc_exp", {{"I_e", 400.0}}, 20.0},      {"izhikevich", {{"I_e", 5.0}}, 0.5},
-        {"iaf_cond_exp", {{"I_e", 400.0}}, 1.0},      {"iaf_cond_alpha", {{"I_e", 400.0}}, 1.0},
-        {"hh_cond_exp_traub", {{"I_e", 400.0}}, 1.0}, {"hh_psc_alpha", {{"I_e", 400.0}}, 20.0},
+        {"iaf_psc_exp", {{"I_e", 400.0}}, 20.0},
+        {"iaf_psc_alpha", {{"I_e", 400.0}}, 20.0},
+        {"iaf_psc_delta", {{"I_e", 400.0}}, 0.5}, // mV
+        {"interval_fire", {}, 0.0},               // fires by itself; weight 0 as the Hines benchmark
+        {"izhikevich", {{"I_e", 5.0}}, 0.5},
+        {"iaf_cond_exp", {{"I_e", 400.0}}, 1.0},
+        {"iaf_cond_alpha", {{"I_e", 400.0}}, 1.0},
+        {"iaf_cond_exp_sfa_rr", {{"I_e", 400.0}}, 1.0},
+        {"gif_cond_exp", {{"I_e", 170.0}}, 1.0},
+        {"aeif_cond_exp", {{"I_e", 800.0}}, 1.0},
+        {"aeif_cond_alpha", {{"I_e", 800.0}}, 1.0},
+        {"hh_cond_exp_traub", {{"I_e", 400.0}}, 1.0},
+        {"hh_psc_alpha", {{"I_e", 400.0}}, 20.0},
     };
     double load = -1.0; // the machine's 1-minute load average before the runs
     if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {

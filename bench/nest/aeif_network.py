@@ -13,7 +13,12 @@ a floor of 2% of the value for quantities whose spread over seeds is tiny::
     python bench/nest/aeif_network.py [--model aeif_cond_alpha] [--seeds 1,2,3]
 
 The NEST side runs with NEST's interpreter (this file, ``--nest``), the spikex side here.
-Writes bench/results/aeif_network.json and prints the comparison.
+Writes bench/results/aeif_network_<model>.json and prints the comparison.
+
+The same network at other sizes (``build_nest`` / ``build_spikex`` with ``n_cells`` and
+``probability``: 80 % excitatory, pairwise_bernoulli instead of the fixed in-degrees) is
+the AdEx network that bench/nest/cond_networks_vs_nest.py times on both simulators and
+bench/pynn/adex_network_pynn.py writes in PyNN.
 """
 
 from __future__ import annotations
@@ -70,34 +75,39 @@ def statistics(cells: np.ndarray, times: np.ndarray, w_end: np.ndarray) -> dict:
     return out
 
 
-def run_nest(model: str, seed: int) -> dict:
+def build_nest(model: str, seed: int, n_cells: int = N_E + N_I, probability: float | None = None):
+    """The network in NEST's kernel (reset first): its cells and a spike recorder on them.
+    ``n_cells`` cells, 80 % excitatory; connections by fixed in-degrees C_E, C_I (the
+    400-cell network) or, with ``probability``, pairwise_bernoulli from each population."""
     import nest
 
     nest.ResetKernel()
     nest.verbosity = nest.VerbosityLevel.ERROR
     nest.resolution = DT
     nest.rng_seed = seed
-    cells = nest.Create(model, N_E + N_I, params=CELL)
+    n_e = round(0.8 * n_cells)
+    cells = nest.Create(model, n_cells, params=CELL)
     cells.V_m = nest.random.uniform(-70.6, -55.0)
-    exc, inh = cells[:N_E], cells[N_E:]
+    exc, inh = cells[:n_e], cells[n_e:]
     rule = {"allow_autapses": False, "allow_multapses": True}
     w_e, w_i, w_drive = weights(model)
-    nest.Connect(
-        exc,
-        cells,
-        {"rule": "fixed_indegree", "indegree": C_E, **rule},
-        {"weight": w_e, "delay": DELAY},
-    )
-    nest.Connect(
-        inh,
-        cells,
-        {"rule": "fixed_indegree", "indegree": C_I, **rule},
-        {"weight": w_i, "delay": DELAY},
-    )
+    for sources, c, w in ((exc, C_E, w_e), (inh, C_I, w_i)):
+        if probability is None:
+            conn = {"rule": "fixed_indegree", "indegree": c, **rule}
+        else:
+            conn = {"rule": "pairwise_bernoulli", "p": probability, "allow_autapses": False}
+        nest.Connect(sources, cells, conn, {"weight": w, "delay": DELAY})
     drive = nest.Create("poisson_generator", params={"rate": DRIVE_RATE})
     nest.Connect(drive, cells, syn_spec={"weight": w_drive, "delay": DT})
     recorder = nest.Create("spike_recorder")
     nest.Connect(cells, recorder)
+    return cells, recorder
+
+
+def run_nest(model: str, seed: int) -> dict:
+    import nest
+
+    cells, recorder = build_nest(model, seed)
     nest.Simulate(WARMUP + T_MEASURE)
     events = recorder.get("events")
     first = cells[0].global_id
@@ -108,22 +118,31 @@ def run_nest(model: str, seed: int) -> dict:
     )
 
 
-def run_spikex(model: str, seed: int) -> dict:
+def build_spikex(model: str, seed: int, n_cells: int = N_E + N_I, probability: float | None = None):
+    """The same network as ``build_nest`` described to spikex (not yet built): the
+    Network, its cells; their spikes recorded."""
     import spikex as sx
 
     net = sx.Network(dt_ms=DT, seed=seed)
-    cells = net.create(model, N_E + N_I, params={**CELL, "V_m": sx.uniform(-70.6, -55.0)})
-    exc, inh = cells[0:N_E], cells[N_E : N_E + N_I]
+    n_e = round(0.8 * n_cells)
+    cells = net.create(model, n_cells, params={**CELL, "V_m": sx.uniform(-70.6, -55.0)})
+    exc, inh = cells[0:n_e], cells[n_e:n_cells]
     w_e, w_i, w_drive = weights(model)
-    net.connect_rule(
-        "fixed_indegree", exc, cells, indegree=C_E, weight=w_e, delay_ms=DELAY, allow_autapses=False
-    )
-    net.connect_rule(
-        "fixed_indegree", inh, cells, indegree=C_I, weight=w_i, delay_ms=DELAY, allow_autapses=False
-    )
+    for sources, c, w in ((exc, C_E, w_e), (inh, C_I, w_i)):
+        if probability is None:
+            net.connect_rule("fixed_indegree", sources, cells, indegree=c, weight=w,
+                             delay_ms=DELAY, allow_autapses=False)  # fmt: skip
+        else:
+            net.connect_rule("pairwise_bernoulli", sources, cells, probability=probability,
+                             weight=w, delay_ms=DELAY, allow_autapses=False)  # fmt: skip
     drive = net.create("poisson_generator", 1, params={"rate": DRIVE_RATE})
     net.connect_rule("all_to_all", drive, cells, weight=w_drive, delay_ms=DT)
     net.record_spikes(cells)
+    return net, cells
+
+
+def run_spikex(model: str, seed: int) -> dict:
+    net, cells = build_spikex(model, seed)
     net.record_state(
         cells, "w", interval_ms=WARMUP + T_MEASURE, start_ms=WARMUP + T_MEASURE - DT
     )  # the last step

@@ -18,7 +18,20 @@ def test_page_is_generated_from_the_results():
     results = __import__("json").loads(bench_pynn.RESULTS.read_text())
     assert bench_pynn.PAGE.read_text() == bench_pynn.report(results)
     for runs in results["benchmarks"].values():
-        assert set(runs) == set(bench_pynn.SIMULATORS)
+        assert set(runs) == {*bench_pynn.SIMULATORS, "measured"}
+        assert runs["measured"]["date"] and len(runs["measured"]["load_average"]) == 3
+
+
+def test_entries_from_one_full_run_keep_its_date():
+    """A file written by a full run (one date at the top) read for --only: every entry gets
+    that date, so that the page still says when each was measured after one is replaced."""
+    old = {"date": "D", "load_average": [1.0, 2.0, 3.0],
+           "benchmarks": {"a": {"nest": {}, "spikex": {}},
+                          "b": {"nest": {}, "spikex": {}, "measured": {"date": "E", "load_average": [4.0, 5.0, 6.0]}}}}  # fmt: skip
+    out = bench_pynn.with_dates(old)
+    assert out["benchmarks"]["a"]["measured"] == {"date": "D", "load_average": [1.0, 2.0, 3.0]}
+    assert out["benchmarks"]["b"]["measured"]["date"] == "E"
+    assert "date" not in out
 
 
 @pytest.mark.slow
