@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "spikex/models/ode/rkf45_integrator.hpp"
 
@@ -87,4 +88,146 @@ TEST(rkf45_integrator, a_function_acts_after_every_accepted_sub_step_and_the_nex
     EXPECT_GE(calls, 2);
     EXPECT_GE(resets, 1);
     EXPECT_LT(y[0], 0.25);
+}
+
+namespace {
+
+// GSL's standard control as its manual states it, with the power always evaluated: the
+// reference for the integrator's two shortcuts (rkf45_integrator.hpp's header).
+struct plain_control_reference {
+    ode::tolerances t;
+    template <class F>
+    void advance(const F& f, std::array<double, 2>& y, double h, double& substep) const {
+        // One rkf45_integrator does the arithmetic of a sub-step (whole_step on one lane
+        // is exactly that); the control around it is written out here.
+        ode::rkf45_integrator<2> stepper(t);
+        double t_now = 0.0;
+        while (t_now < h) {
+            const std::array<double, 2> y0 = y;
+            for (;;) {
+                const bool last = substep > h - t_now;
+                const double s = last ? h - t_now : substep;
+                ode::rkf45_integrator<2>::state_lanes<1> lane = {ode::lanes<1>::all(y[0]), ode::lanes<1>::all(y[1])};
+                auto lane_f = [&](const auto& x, auto& dxdt) {
+                    std::array<double, 2> xs = {x[0][0], x[1][0]}, fs{};
+                    f(xs, fs);
+                    dxdt[0][0] = fs[0];
+                    dxdt[1][0] = fs[1];
+                };
+                const double E = stepper.whole_step(lane_f, lane, s)[0];
+                y = {lane[0][0], lane[1][0]};
+                const double t_next = last ? h : t_now + s;
+                if (E > 1.1) {
+                    const double shrunk = std::max(0.9 / std::pow(E, 1.0 / 5.0), 0.2) * s;
+                    if (shrunk < s && t_next + shrunk != t_next) {
+                        y = y0;
+                        substep = shrunk;
+                        continue;
+                    }
+                    substep = s;
+                } else if (E < 0.5) {
+                    substep = std::max(std::min(0.9 / std::pow(E, 1.0 / 6.0), 5.0), 1.0) * s;
+                } else {
+                    substep = s;
+                }
+                t_now = t_next;
+                break;
+            }
+        }
+    }
+};
+
+// A driven, leaky pair (a membrane and a conductance) kicked at every step by a
+// deterministic pseudo-random amount: quiet stretches (whole steps), and kicks large
+// enough to force sub-steps and rejections.
+struct kicked_pair {
+    double drive = 0.0;
+    void operator()(const std::array<double, 2>& y, std::array<double, 2>& f) const {
+        f[0] = (-(y[0] + 70.0) - y[1] * (y[0] - 0.0) + drive) / 20.0;
+        f[1] = -y[1] / 2.0;
+    }
+};
+
+double kick(std::uint64_t n) { // a hash of n in [0, 1)
+    std::uint64_t z = n * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+} // namespace
+
+TEST(rkf45_integrator, its_shortcuts_leave_every_trajectory_as_the_plain_control_has_it) {
+    for (const ode::tolerances t: {ode::tolerances{}, ode::tolerances{.absolute = 1e-6,
+                                                      .relative = 1e-6,
+                                                      .state_weight = 0.0,
+                                                      .derivative_weight = 1.0,
+                                                      .smallest_substep = 0.0}}) {
+        const ode::rkf45_integrator<2> integrator(t);
+        const plain_control_reference reference{t};
+        std::array<double, 2> y = {-65.0, 0.0}, y_ref = y;
+        double substep = 0.1, substep_ref = 0.1;
+        int whole = 0, split = 0;
+        for (std::uint64_t n = 0; n < 20000; ++n) {
+            const double u = kick(n);
+            kicked_pair f{.drive = n % 3000 < 1500 ? 400.0 : 0.0};
+            ASSERT_TRUE(integrator.advance(f, y, 0.1, substep));
+            reference.advance(f, y_ref, 0.1, substep_ref);
+            ASSERT_EQ(y, y_ref) << "step " << n;
+            // Proposals below h are used as they are: equal; from h up only their being
+            // at least h matters.
+            if (substep_ref < 0.1) {
+                ASSERT_EQ(substep, substep_ref) << "step " << n;
+                ++split;
+            } else {
+                ASSERT_GE(substep, 0.1) << "step " << n;
+                ++whole;
+            }
+            if (u > 0.9) y[1] = y_ref[1] += 500.0 * u; // a volley: the next step is split
+        }
+        EXPECT_GT(whole, 20) << split;
+        EXPECT_GT(split, 20) << whole;
+    }
+}
+
+TEST(rkf45_integrator, whole_steps_on_lanes_end_where_advance_ends_cell_by_cell) {
+    constexpr std::size_t L = 8;
+    using integrator_type = ode::rkf45_integrator<2>;
+    const integrator_type integrator;
+    std::array<std::array<double, 2>, L> cells;
+    std::array<double, L> substeps;
+    int accepted = 0, refused = 0;
+    for (std::uint64_t round = 0; round < 2000; ++round) {
+        integrator_type::state_lanes<L> y;
+        ode::lanes<L> drive;
+        for (std::size_t l = 0; l < L; ++l) {
+            const double u = kick(round * L + l);
+            cells[l] = {-70.0 + 20.0 * u, u > 0.8 ? 200.0 * u : u}; // some kicked hard
+            substeps[l] = u > 0.1 ? 0.5 : 0.01;                     // some below h
+            y[0][l] = cells[l][0];
+            y[1][l] = cells[l][1];
+            drive[l] = 400.0 * kick(round * L + l + 7);
+        }
+        auto lanes_f = [&](const auto& x, auto& f) {
+            f[0] = (-(x[0] + 70.0) - x[1] * (x[0] - 0.0) + drive) / 20.0;
+            f[1] = -x[1] / 2.0;
+        };
+        const auto E = integrator.whole_step(lanes_f, y, 0.1);
+        for (std::size_t l = 0; l < L; ++l) {
+            std::array<double, 2> alone = cells[l];
+            double substep_alone = substeps[l];
+            ASSERT_TRUE(integrator.advance(kicked_pair{.drive = drive[l]}, alone, 0.1, substep_alone));
+            double substep = substeps[l];
+            if (integrator_type::starts_whole(substep, 0.1) && integrator_type::accept_whole_step(E[l], 0.1, substep)) {
+                ASSERT_EQ(alone[0], y[0][l]);
+                ASSERT_EQ(alone[1], y[1][l]);
+                ASSERT_EQ(substep, substep_alone);
+                ++accepted;
+            } else {
+                ++refused;
+            }
+        }
+    }
+    EXPECT_GT(accepted, 1000);
+    EXPECT_GT(refused, 1000);
 }

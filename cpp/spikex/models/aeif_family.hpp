@@ -23,7 +23,8 @@
 //   1. y advanced over h by NEST's scheme (ode/rkf45_integrator.hpp: RKF45 under GSL's
 //      control with gsl_error_tol absolute and relative to dt·|y'|, as NEST's
 //      gsl_odeiv_control_yp_new), the right-hand side in NEST's order of operations (each
-//      Model's membrane_current): the traces are NEST's bit for bit; after each accepted
+//      Model's membrane_current): the traces are NEST's bit for bit (eight cells side by
+//      side, each with its own sub-steps: the same operations per cell); after each accepted
 //      sub-step: NEST's instability checks (V_m < -1000 mV, |w| > 1e6 pA: the run
 //      ends), then r > 0: V = V_reset; else V >= V_peak (V_th if Delta_T = 0): V = V_reset,
 //      w += b, r = t_ref in steps + 1 (0 if t_ref is 0 steps), a spike at n
@@ -256,8 +257,8 @@ public:
         const double* stim = stim_.now();
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
-            integrator& ode = integrators_[s.integrator];
-            for (local_index i = run.begin; i < run.end; ++i) update(s, ode, i, n, stim ? stim[i] : 0.0, out);
+            const integrator& ode = integrators_[s.integrator];
+            update_run(s, ode, run, n, stim, out);
         }
         stim_.advance();
     }
@@ -385,52 +386,133 @@ private:
         input_[i * inputs + port - 1] += w;
     }
 
-    // Steps 1 to 3 of the header's update for cell i.
-    void update(const parameter_set& s, integrator& ode, std::size_t i, step_type n, double I_stim, spike_output& out) {
+    // The right-hand side for one cell (T = double, R = bool) or `batch` cells side by
+    // side (ode::lanes, ode::lane_mask), in NEST's order of operations either way.
+    template <class T, class R>
+    [[gnu::always_inline]] static void derivative(const parameter_set& s, const R& refractory, const T& I_stim,
+                                                  const std::array<T, size>& y, std::array<T, size>& f) {
         const parameters& p = s.p;
         const conductances<inputs>& c = s.syn;
-        const std::size_t used = Model::used(c.count);
-        std::int32_t& r = refractory_count_[i];
-        auto derivative = [&](const ode_state& y, ode_state& f) {
-            const bool refractory = r > 0; // changes within the step at a spike
-            const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_peak);
-            const double I_spike = p.Delta_T == 0.0 ? 0.0 : p.g_L * p.Delta_T * std::exp((V - p.V_th) / p.Delta_T);
-            f[V_M] = refractory ? 0.0 : Model::membrane_current(p, c, y, V, I_spike, I_stim) / p.C_m;
-            f[W] = (p.a * (V - p.E_L) - y[W]) / p.tau_w;
-            for (std::uint32_t k = 0; k < c.count; ++k) {
-                if constexpr (Model::rise) {
-                    f[Model::dg(k)] = -y[Model::dg(k)] / c.tau_rise[k];
-                    f[Model::g(k)] = y[Model::dg(k)] - y[Model::g(k)] / c.tau_decay[k];
-                } else {
-                    f[Model::g(k)] = -y[Model::g(k)] / c.tau_decay[k];
-                }
-            }
-            for (std::size_t j = used; j < size; ++j) f[j] = 0.0; // the ports the cell lacks stay 0
-        };
-        bool spiked = false;
-        auto after_substep = [&](ode_state& y) {
-            check_membrane(Model::name, gids_[i], n, h_, true, y[V_M]);
-            check_adaptation(Model::name, gids_[i], n, h_, y[W]);
-            if (r > 0) {
-                y[V_M] = p.V_reset;
-            } else if (y[V_M] >= s.V_spike) {
-                y[V_M] = p.V_reset;
-                y[W] += p.b;
-                // + 1: the count-down after the step; 0 steps: no refractory rest of this step
-                r = s.refractory_steps > 0 ? s.refractory_steps + 1 : 0;
-                spiked = true;
-            }
-        };
-        const bool integrated = ode.advance(derivative, y_[i], h_, substep_[i], after_substep);
-        if (!integrated) check_membrane(Model::name, gids_[i], n, h_, false, y_[i][V_M]);
-        if (spiked) out.emit(first_ + i, n);
-        if (r > 0) --r;
-        double* input = input_.data() + i * inputs;
+        const T V = ode::select(refractory, p.V_reset, ode::min(y[V_M], p.V_peak));
+        const T I_spike =
+            p.Delta_T == 0.0 ? ode::splat<T>(0.0) : p.g_L * p.Delta_T * ode::exp((V - p.V_th) / p.Delta_T);
+        f[V_M] = ode::select(refractory, 0.0, Model::membrane_current(p, c, y, V, I_spike, I_stim) / p.C_m);
+        f[W] = (p.a * (V - p.E_L) - y[W]) / p.tau_w;
         for (std::uint32_t k = 0; k < c.count; ++k) {
-            y_[i][Model::rise ? Model::dg(k) : Model::g(k)] += input[k] * c.g0[k];
+            if constexpr (Model::rise) {
+                f[Model::dg(k)] = -y[Model::dg(k)] / c.tau_rise[k];
+                f[Model::g(k)] = y[Model::dg(k)] - y[Model::g(k)] / c.tau_decay[k];
+            } else {
+                f[Model::g(k)] = -y[Model::g(k)] / c.tau_decay[k];
+            }
+        }
+        for (std::size_t j = Model::used(c.count); j < size; ++j) f[j] = ode::splat<T>(0.0); // ports the cell lacks
+    }
+
+    // After each accepted sub-step of cell i: NEST's checks, then the reset at a spike.
+    void after_substep(const parameter_set& s, std::size_t i, step_type n, ode_state& y, bool& spiked) {
+        const parameters& p = s.p;
+        std::int32_t& r = refractory_count_[i];
+        check_membrane(Model::name, gids_[i], n, h_, true, y[V_M]);
+        check_adaptation(Model::name, gids_[i], n, h_, y[W]);
+        if (r > 0) {
+            y[V_M] = p.V_reset;
+        } else if (y[V_M] >= s.V_spike) {
+            y[V_M] = p.V_reset;
+            y[W] += p.b;
+            // + 1: the count-down after the step; 0 steps: no refractory rest of this step
+            r = s.refractory_steps > 0 ? s.refractory_steps + 1 : 0;
+            spiked = true;
+        }
+    }
+
+    // Steps 1 to 3 of the header's update for cell i.
+    void update(const parameter_set& s, const integrator& ode, std::size_t i, step_type n, double I_stim,
+                spike_output& out) {
+        const std::int32_t& r = refractory_count_[i]; // changes within the step at a spike
+        bool spiked = false;
+        const bool integrated =
+            ode.advance([&](const ode_state& y, ode_state& f) { derivative(s, r > 0, I_stim, y, f); }, y_[i], h_,
+                        substep_[i], [&](ode_state& y) { after_substep(s, i, n, y, spiked); });
+        if (!integrated) check_membrane(Model::name, gids_[i], n, h_, false, y_[i][V_M]);
+        finish(s, i, n, spiked, out);
+    }
+
+    // Steps 2 and 3 (and the spike of step 1) for cell i.
+    void finish(const parameter_set& s, std::size_t i, step_type n, bool spiked, spike_output& out) {
+        if (spiked) out.emit(first_ + i, n);
+        if (refractory_count_[i] > 0) --refractory_count_[i];
+        double* input = input_.data() + i * inputs;
+        for (std::uint32_t k = 0; k < s.syn.count; ++k) {
+            y_[i][Model::rise ? Model::dg(k) : Model::g(k)] += input[k] * s.syn.g0[k];
             input[k] = 0.0;
         }
     }
+
+    // update() for the cells of a run, `batch` at a time: each lane runs advance()'s loop
+    // for one cell (its own sub-steps, after_substep after each), the lanes' sub-steps
+    // computed together; a lane whose cell has reached h takes the run's next cell. Every
+    // cell sees the same operations as in update(), so it ends in the same state. Steps 2
+    // and 3 then follow in the cells' order.
+    void update_run(const parameter_set& s, const integrator& ode, const cell_run& run, step_type n, const double* stim,
+                    spike_output& out) {
+        typename integrator::template state_lanes<batch> y{};
+        ode::lanes<batch> I_stim{}, sizes{};
+        ode::lane_mask<batch> refractory{};
+        std::array<ode_state, batch> start{}; // each lane's state before its sub-step
+        std::array<local_index, batch> cell{};
+        std::array<double, batch> t{};
+        std::array<typename integrator::attempt, batch> tried{};
+        std::array<bool, batch> active{};
+        spiked_.assign(run.end - run.begin, 0);
+        local_index next = run.begin;
+        auto take_next_cell = [&](std::size_t l) {
+            active[l] = next < run.end;
+            if (!active[l]) return false; // idle: its last values stay, unused
+            cell[l] = next++;
+            t[l] = 0.0;
+            start[l] = y_[cell[l]];
+            for (std::size_t k = 0; k < size; ++k) y[k][l] = start[l][k];
+            I_stim[l] = stim ? stim[cell[l]] : 0.0;
+            return true;
+        };
+        std::size_t busy = 0;
+        for (std::size_t l = 0; l < batch; ++l) busy += take_next_cell(l);
+        while (busy > 0) {
+            for (std::size_t l = 0; l < batch; ++l) {
+                if (!active[l]) continue;
+                tried[l] = integrator::next_attempt(t[l], h_, substep_[cell[l]]);
+                sizes[l] = tried[l].s;
+                refractory.set(l, refractory_count_[cell[l]] > 0); // after_substep may change it
+            }
+            const auto E =
+                ode.substeps([&](const auto& x, auto& dxdt) { derivative(s, refractory, I_stim, x, dxdt); }, y, sizes);
+            for (std::size_t l = 0; l < batch; ++l) {
+                if (!active[l]) continue;
+                const local_index c = cell[l];
+                if (!integrator::settle(E[l], tried[l], h_, t[l], substep_[c])) {
+                    for (std::size_t k = 0; k < size; ++k) y[k][l] = start[l][k];
+                    if (ode.collapsed(substep_[c], h_))
+                        check_membrane(Model::name, gids_[c], n, h_, false, start[l][V_M]);
+                    continue;
+                }
+                ode_state& state = y_[c];
+                for (std::size_t k = 0; k < size; ++k) state[k] = y[k][l];
+                bool spiked = false;
+                after_substep(s, c, n, state, spiked);
+                if (spiked) spiked_[c - run.begin] = 1;
+                if (t[l] < h_) {
+                    start[l] = state;
+                    for (std::size_t k = 0; k < size; ++k) y[k][l] = state[k];
+                } else if (!take_next_cell(l)) {
+                    --busy;
+                }
+            }
+        }
+        for (local_index c = run.begin; c < run.end; ++c) finish(s, c, n, spiked_[c - run.begin] != 0, out);
+    }
+
+    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
 
     double h_;
     local_index first_;
@@ -445,6 +527,7 @@ private:
     std::vector<double> input_;                  // conductance input of the current step, `inputs` per cell [nS]
     std::vector<std::int32_t> refractory_count_; // r: refractory steps left
     std::vector<std::uint32_t> ports_;           // conductances (receptor ports) per cell
+    std::vector<char> spiked_;                   // scratch of update_run: which cells of a run spiked
 };
 
 // The group of Model's cells `gids`.

@@ -3,6 +3,7 @@
 // one message naming the model, the cell and the time, never a silent NaN.
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -12,14 +13,16 @@
 namespace spikex {
 
 // Cell `gid` of `model` failed in the update of step n (time (n + 1) * dt): `what` says how.
-[[noreturn]] inline void dynamics_failed(const std::string& model, gid_type gid, step_type n, double dt_ms,
+[[noreturn]] inline void dynamics_failed(std::string_view model, gid_type gid, step_type n, double dt_ms,
                                          const std::string& what) {
     throw simulation_error(spikex::format("{} cell {} at t = {:g} ms: {}", model, gid, double(n + 1) * dt_ms, what));
 }
 
 // The common check of conductance-based models: V_m finite and not below -1000 mV (NEST's
 // bound for its aeif models), and the integrator did not collapse its step.
-inline void check_membrane(const std::string& model, gid_type gid, step_type n, double dt_ms, bool integrated,
+// (`model` a string_view: the checks run after every sub-step, and a model's name is a
+// literal that must not become a std::string there.)
+inline void check_membrane(std::string_view model, gid_type gid, step_type n, double dt_ms, bool integrated,
                            double V_m) {
     if (integrated && std::isfinite(V_m) && V_m >= -1e3) return;
     dynamics_failed(model, gid, n, dt_ms,
@@ -29,7 +32,7 @@ inline void check_membrane(const std::string& model, gid_type gid, step_type n, 
 }
 
 // NEST's bound on an adaptation current (its aeif models): |w| <= 1e6 pA (and finite).
-inline void check_adaptation(const std::string& model, gid_type gid, step_type n, double dt_ms, double w) {
+inline void check_adaptation(std::string_view model, gid_type gid, step_type n, double dt_ms, double w) {
     if (std::abs(w) <= 1e6) return;
     dynamics_failed(model, gid, n, dt_ms,
                     spikex::format("the adaptation current diverged (w = {} pA, beyond NEST's bound of 1e6 pA in "

@@ -64,13 +64,14 @@ struct adapting_shape {
         f[g_rr] = -y[g_rr] / p.tau_rr;
     }
     // C_m dV/dt without the adaptation currents, NEST's terms in NEST's order
-    static double membrane_current(double I_L, double I_stim, double I_e, double I_ex, double I_in) {
+    template <class T>
+    static T membrane_current(const T& I_L, const T& I_stim, double I_e, const T& I_ex, const T& I_in) {
         return -I_L + I_stim + I_e - I_ex - I_in;
     }
     // The adaptation currents, subtracted last (NEST's order), with V as in the synaptic
     // currents (bounded by V_th, V_reset while refractory).
-    template <class State>
-    static void currents(const State& y, const parameters& p, double V, double& I) {
+    template <class State, class T>
+    static void currents(const State& y, const parameters& p, const T& V, T& I) {
         I -= y[g_sfa] * (V - p.E_sfa);
         I -= y[g_rr] * (V - p.E_rr);
     }

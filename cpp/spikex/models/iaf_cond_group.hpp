@@ -12,7 +12,8 @@
 //  end_step(n), per cell (NEST's order):
 //   1. y advanced over h by the ODE layer with NEST's own scheme (ode/rkf45_integrator.hpp),
 //      the right-hand side in NEST's order of operations (Shape::membrane_current), so the
-//      traces are NEST's to rounding
+//      traces are NEST's to rounding; four cells at a time where their sub-steps allow
+//      (the same operations per cell, so the same result as one at a time)
 //   2. the step's inputs: w > 0 into the excitatory conductance, -w of the others into
 //      the inhibitory one (nS), as the Shape says
 //   3. r > 0: --r, V = V_reset;  else V >= V_th: r = t_ref in steps, V = V_reset, the
@@ -150,8 +151,8 @@ public:
         const double* stim = stim_.now();
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
+            integrate(s.p, run, n, stim);
             for (local_index i = run.begin; i < run.end; ++i) {
-                integrate(s.p, i, n, stim ? stim[i] : 0.0);
                 Shape::input(y_[i], s.p, ex_sum_[i], in_sum_[i]);
                 ex_sum_[i] = 0.0;
                 in_sum_[i] = 0.0;
@@ -234,22 +235,68 @@ private:
         return key;
     }
 
-    // Step 1 of the header's update for cell i.
-    void integrate(const parameters& p, std::size_t i, step_type n, double I_stim) {
+    // The right-hand side for one cell (T = double, R = bool) or `batch` cells side by
+    // side (ode::lanes, ode::lane_mask), in NEST's order of operations either way.
+    template <class T, class R>
+    [[gnu::always_inline]] static void derivative(const parameters& p, const R& refractory, const T& I_stim,
+                                                  const std::array<T, Shape::size>& y, std::array<T, Shape::size>& f) {
+        const T V = ode::select(refractory, p.V_reset, ode::min(y[V_M], p.V_th));
+        const T I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
+        const T I_syn_in = y[Shape::g_in] * (V - p.E_in);
+        const T I_L = p.g_L * (V - p.E_L);
+        T I = Shape::membrane_current(I_L, I_stim, p.I_e, I_syn_ex, I_syn_in);
+        if constexpr (requires { Shape::currents(y, p, V, I); }) Shape::currents(y, p, V, I);
+        f[V_M] = ode::select(refractory, 0.0, I / p.C_m);
+        Shape::synapses(y, f, p);
+    }
+
+    // Step 1 of the header's update for the cells of a run: `batch` cells at a time try
+    // the whole step together; a cell that cannot take it so goes through advance() alone.
+    void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
+        using integrator = ode::rkf45_integrator<Shape::size>;
+        for (local_index i = run.begin; i < run.end; i += batch) {
+            // m cells in lanes 0 .. m - 1; a last, partial batch fills the rest with the
+            // first one's copies, whose results are not used.
+            const std::size_t m = std::min<std::size_t>(batch, run.end - i);
+            typename integrator::template state_lanes<batch> y;
+            ode::lane_mask<batch> refractory;
+            ode::lanes<batch> I_stim;
+            bool any_whole = false;
+            for (std::size_t l = 0; l < batch; ++l) {
+                const local_index c = i + (l < m ? l : 0);
+                for (std::size_t k = 0; k < Shape::size; ++k) y[k][l] = y_[c][k];
+                refractory.set(l, refractory_count_[c] > 0);
+                I_stim[l] = stim ? stim[c] : 0.0;
+                any_whole = any_whole || integrator::starts_whole(substep_[c], h_);
+            }
+            if (!any_whole) {
+                for (std::size_t l = 0; l < m; ++l) integrate(p, i + l, n, stim);
+                continue;
+            }
+            const auto E = integrator_.whole_step(
+                [&](const auto& x, auto& dxdt) { derivative(p, refractory, I_stim, x, dxdt); }, y, h_);
+            for (std::size_t l = 0; l < m; ++l) {
+                const local_index c = i + l;
+                if (integrator::starts_whole(substep_[c], h_) && integrator::accept_whole_step(E[l], h_, substep_[c])) {
+                    for (std::size_t k = 0; k < Shape::size; ++k) y_[c][k] = y[k][l];
+                    check_membrane(Shape::name, gids_[c], n, h_, true, y_[c][V_M]);
+                } else {
+                    integrate(p, c, n, stim);
+                }
+            }
+        }
+    }
+
+    // Step 1 for cell i alone.
+    void integrate(const parameters& p, std::size_t i, step_type n, const double* stim) {
         const bool refractory = refractory_count_[i] > 0;
-        auto derivative = [&](const ode_state& y, ode_state& f) {
-            const double V = refractory ? p.V_reset : std::min(y[V_M], p.V_th);
-            const double I_syn_ex = y[Shape::g_ex] * (V - p.E_ex);
-            const double I_syn_in = y[Shape::g_in] * (V - p.E_in);
-            const double I_L = p.g_L * (V - p.E_L);
-            double I = Shape::membrane_current(I_L, I_stim, p.I_e, I_syn_ex, I_syn_in);
-            if constexpr (requires { Shape::currents(y, p, V, I); }) Shape::currents(y, p, V, I);
-            f[V_M] = refractory ? 0.0 : I / p.C_m;
-            Shape::synapses(y, f, p);
-        };
-        const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
+        const double I_stim = stim ? stim[i] : 0.0;
+        const bool integrated = integrator_.advance(
+            [&](const ode_state& y, ode_state& f) { derivative(p, refractory, I_stim, y, f); }, y_[i], h_, substep_[i]);
         check_membrane(Shape::name, gids_[i], n, h_, integrated, y_[i][V_M]);
     }
+
+    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
 
     double h_;
     local_index first_;

@@ -13,12 +13,24 @@
 //   E > 1.1: rejected, s *= max(0.9 E^(-1/q), 1/5) and tried again from the same state
 //   E < 0.5: accepted, the next s *= min(0.9 E^(-1/(q+1)), 5) (never below 1)
 //   else:    accepted, s kept                                          (q = 5, as NEST's)
+// Two shortcuts leave every trajectory as it is and skip the power (a quarter of a
+// conductance-based cell's step): E below 3e-5 gives the cap 5 anyway (0.9 E^(-1/6) > 5.1);
+// and after a sub-step that covered the whole step h, the next one is proposed as 5 s,
+// since any proposal from s = h up is only ever compared with h, which it never falls
+// below: the next step starts with a sub-step of h either way.
 // The step h is covered as adaptive_integrator.hpp covers it (and as NEST's update loop
 // does): a sub-step longer than what remains of h is clipped to end at h, the size
 // proposed after it is the cell's next one, kept per cell and in checkpoints. The same
 // interface as adaptive_integrator (a function may act after each accepted sub-step, as
 // NEST's aeif models do after each gsl_odeiv_evolve_apply); false when the sub-step
 // collapses below tolerances::smallest_substep * h.
+//
+// whole_step() tries the whole step h on L cells at once (lanes.hpp), the common case of
+// a cell whose sub-step has grown to h: per lane, the same operations as advance(), so a
+// cell accepted there (accept_whole_step) ends exactly where advance() would have taken
+// it; a rejected one (E > 1.1) runs advance() from its unchanged state. substeps() tries a
+// sub-step of each lane's own size, for callers that run advance()'s loop on L cells at
+// once with next_attempt(), settle() and collapsed() (aeif_family.hpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -26,6 +38,7 @@
 #include <limits>
 
 #include "spikex/models/ode/adaptive_integrator.hpp"
+#include "spikex/models/ode/lanes.hpp"
 
 namespace spikex::ode {
 
@@ -33,13 +46,15 @@ template <std::size_t N>
 class rkf45_integrator {
 public:
     using state = std::array<double, N>;
+    template <std::size_t L>
+    using state_lanes = std::array<lanes<L>, N>;
 
     explicit rkf45_integrator(tolerances t = {}): tolerances_(t) {}
 
     // Advances y from 0 to h; `substep` is the cell's sub-step size (start: h), updated.
     // derivative(y, dydt) gives f. False when the sub-step collapses (y is then partial).
     template <class Derivative>
-    bool advance(const Derivative& derivative, state& y, double h, double& substep) {
+    bool advance(const Derivative& derivative, state& y, double h, double& substep) const {
         return advance(derivative, y, h, substep, [](state&) {});
     }
 
@@ -48,45 +63,97 @@ public:
     // The derivative may read what after_substep changes (a refractory flag): every
     // sub-step evaluates it afresh from its start.
     template <class Derivative, class AfterSubstep>
-    bool advance(const Derivative& derivative, state& y, double h, double& substep, AfterSubstep&& after_substep) {
+    bool advance(const Derivative& derivative, state& y, double h, double& substep,
+                 AfterSubstep&& after_substep) const {
         double t = 0.0;
         while (t < h) {
-            const double remaining = h - t;
             const state y0 = y;
             for (;;) {
-                const bool last = substep > remaining;
-                const double s = last ? remaining : substep;
-                step(derivative, y, s);
-                const double t_next = last ? h : t + s;
-                const double E = scaled_error(derivative, y, s);
-                if (E > 1.1) {
-                    const double shrunk = std::max(0.9 / std::pow(E, 1.0 / order), 0.2) * s;
-                    if (shrunk < s && t_next + shrunk != t_next) { // rejected: again from y0
-                        y = y0;
-                        substep = shrunk;
-                        if (!(substep > tolerances_.smallest_substep * h)) return false;
-                        continue;
-                    }
-                    substep = s;
-                } else if (E < 0.5) {
-                    substep = std::max(std::min(0.9 / std::pow(E, 1.0 / (order + 1.0)), 5.0), 1.0) * s;
-                } else {
-                    substep = s;
-                }
-                t = t_next;
-                break;
+                const attempt a = next_attempt(t, h, substep);
+                state error{};
+                step(derivative, y, a.s, error);
+                if (settle(scaled_error(derivative, y, a.s, error), a, h, t, substep)) break;
+                y = y0; // rejected: again from the sub-step's start, smaller
+                if (collapsed(substep, h)) return false;
             }
             after_substep(y);
         }
         return true;
     }
 
-private:
-    static constexpr double order = 5.0; // the propagated solution's order (q above)
+    // advance()'s pieces, for callers that interleave several cells' sub-steps (lanes):
+    // from t, try next_attempt(); settle() its error E: true when accepted (t and the
+    // cell's sub-step advanced), false when rejected (sub-step shrunk: try again from the
+    // state before the attempt, unless collapsed()).
+    struct attempt {
+        double s;  // the sub-step's size
+        bool last; // clipped to end at h
+    };
+    static attempt next_attempt(double t, double h, double substep) {
+        const double remaining = h - t;
+        const bool last = substep > remaining;
+        return {last ? remaining : substep, last};
+    }
+    static bool settle(double E, const attempt& a, double h, double& t, double& substep) {
+        const double t_next = a.last ? h : t + a.s;
+        if (E > 1.1) {
+            const double shrunk = std::max(0.9 / std::pow(E, 1.0 / order), 0.2) * a.s;
+            if (shrunk < a.s && t_next + shrunk != t_next) {
+                substep = shrunk;
+                return false;
+            }
+            substep = a.s;
+        } else {
+            substep = next_substep(E, a.s, a.s == h);
+        }
+        t = t_next;
+        return true;
+    }
+    bool collapsed(double substep, double h) const { return !(substep > tolerances_.smallest_substep * h); }
 
-    // One Fehlberg step of size s from y (in place), its error estimate in error_.
-    template <class Derivative>
-    void step(const Derivative& f, state& y, double s) {
+    // One sub-step of each lane's own size s from y (L cells) in place; E per lane.
+    template <std::size_t L, class Derivative>
+    lanes<L> substeps(const Derivative& derivative, state_lanes<L>& y, const lanes<L>& s) const {
+        state_lanes<L> error{};
+        step(derivative, y, s, error);
+        return scaled_error(derivative, y, s, error);
+    }
+
+    // Whether advance() would start a cell with this sub-step by trying the whole step h.
+    static bool starts_whole(double substep, double h) { return !(substep < h); }
+
+    // The whole step h from y (L cells, each starting whole) in place; E per lane.
+    template <std::size_t L, class Derivative>
+    lanes<L> whole_step(const Derivative& derivative, state_lanes<L>& y, double h) const {
+        state_lanes<L> error{};
+        step(derivative, y, h, error);
+        return scaled_error(derivative, y, h, error);
+    }
+
+    // A lane of whole_step(): true when advance() would have accepted it (the cell's
+    // sub-step then updated as advance() does); false: run advance() from the start state.
+    static bool accept_whole_step(double E, double h, double& substep) {
+        if (E > 1.1) return false; // always rejected: 0.2 h <= shrunk < h
+        substep = next_substep(E, h, true);
+        return true;
+    }
+
+private:
+    static constexpr double order = 5.0;         // the propagated solution's order (q above)
+    static constexpr double capped_below = 3e-5; // E below it: the growth is capped at 5
+
+    // The sub-step proposed after an accepted one of size s with error E <= 1.1.
+    static double next_substep(double E, double s, bool whole) {
+        if (!(E < 0.5)) return s;
+        if (whole || E < capped_below) return 5.0 * s;
+        return std::max(std::min(0.9 / std::pow(E, 1.0 / (order + 1.0)), 5.0), 1.0) * s;
+    }
+
+    // One Fehlberg step of size s from y (in place), its error estimate in `error`. T is
+    // double (one cell) or lanes<L> (L cells), S double or lanes<L> (a size per cell): the
+    // same expressions either way.
+    template <class T, class S, class Derivative>
+    static void step(const Derivative& f, std::array<T, N>& y, const S& s, std::array<T, N>& error) {
         // Fehlberg's tableau: nodes 1/4, 3/8, 12/13, 1, 1/2.
         constexpr double a21 = 1.0 / 4.0;
         constexpr double a31 = 3.0 / 32.0, a32 = 9.0 / 32.0;
@@ -99,52 +166,49 @@ private:
                          b6 = 2.0 / 55.0;
         constexpr double e1 = 1.0 / 360.0, e3 = -128.0 / 4275.0, e4 = -2197.0 / 75240.0, e5 = 1.0 / 50.0,
                          e6 = 2.0 / 55.0;
-        f(y, k1_);
-        for (std::size_t i = 0; i < N; ++i) tmp_[i] = y[i] + a21 * s * k1_[i];
-        f(tmp_, k2_);
-        for (std::size_t i = 0; i < N; ++i) tmp_[i] = y[i] + s * (a31 * k1_[i] + a32 * k2_[i]);
-        f(tmp_, k3_);
-        for (std::size_t i = 0; i < N; ++i) tmp_[i] = y[i] + s * (a41 * k1_[i] + a42 * k2_[i] + a43 * k3_[i]);
-        f(tmp_, k4_);
+        std::array<T, N> k1{}, k2{}, k3{}, k4{}, k5{}, k6{}, tmp{}; // {}: GCC cannot see f write all
+        f(y, k1);
+        for (std::size_t i = 0; i < N; ++i) tmp[i] = y[i] + a21 * s * k1[i];
+        f(tmp, k2);
+        for (std::size_t i = 0; i < N; ++i) tmp[i] = y[i] + s * (a31 * k1[i] + a32 * k2[i]);
+        f(tmp, k3);
+        for (std::size_t i = 0; i < N; ++i) tmp[i] = y[i] + s * (a41 * k1[i] + a42 * k2[i] + a43 * k3[i]);
+        f(tmp, k4);
+        for (std::size_t i = 0; i < N; ++i) tmp[i] = y[i] + s * (a51 * k1[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
+        f(tmp, k5);
         for (std::size_t i = 0; i < N; ++i)
-            tmp_[i] = y[i] + s * (a51 * k1_[i] + a52 * k2_[i] + a53 * k3_[i] + a54 * k4_[i]);
-        f(tmp_, k5_);
-        for (std::size_t i = 0; i < N; ++i)
-            tmp_[i] = y[i] + s * (a61 * k1_[i] + a62 * k2_[i] + a63 * k3_[i] + a64 * k4_[i] + a65 * k5_[i]);
-        f(tmp_, k6_);
+            tmp[i] = y[i] + s * (a61 * k1[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
+        f(tmp, k6);
         for (std::size_t i = 0; i < N; ++i) {
-            y[i] += s * (b1 * k1_[i] + b3 * k3_[i] + b4 * k4_[i] + b5 * k5_[i] + b6 * k6_[i]);
-            error_[i] = s * (e1 * k1_[i] + e3 * k3_[i] + e4 * k4_[i] + e5 * k5_[i] + e6 * k6_[i]);
+            y[i] += s * (b1 * k1[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
+            error[i] = s * (e1 * k1[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i]);
         }
     }
 
     // E: the largest error over its component's bound (a NaN component is passed over, so a
     // diverging state is accepted and the model's own check reports it). y: the sub-step's
     // end, s its size.
-    template <class Derivative>
-    double scaled_error(const Derivative& f, const state& y, double s) {
+    template <class T, class S, class Derivative>
+    T scaled_error(const Derivative& f, const std::array<T, N>& y, const S& s, const std::array<T, N>& error) const {
         const tolerances& t = tolerances_;
-        double E = std::numeric_limits<double>::min();
+        T E = splat<T>(std::numeric_limits<double>::min());
         if (t.derivative_weight == 0.0 && t.state_weight == 1.0) {
-            for (std::size_t i = 0; i < N; ++i) {
-                const double r = std::abs(error_[i]) / (t.relative * std::abs(y[i]) + t.absolute);
-                E = r > E ? r : E;
-            }
+            for (std::size_t i = 0; i < N; ++i)
+                E = ode::max(ode::abs(error[i]) / (t.relative * ode::abs(y[i]) + t.absolute), E);
             return E;
         }
-        f(y, end_derivative_);
+        std::array<T, N> end_derivative{};
+        f(y, end_derivative);
         for (std::size_t i = 0; i < N; ++i) {
-            const double bound = t.relative * (t.state_weight * std::abs(y[i]) +
-                                               t.derivative_weight * std::abs(s * end_derivative_[i])) +
-                                 t.absolute;
-            const double r = std::abs(error_[i]) / bound;
-            E = r > E ? r : E;
+            const T bound =
+                t.relative * (t.state_weight * ode::abs(y[i]) + t.derivative_weight * ode::abs(s * end_derivative[i])) +
+                t.absolute;
+            E = ode::max(ode::abs(error[i]) / bound, E);
         }
         return E;
     }
 
     tolerances tolerances_;
-    state k1_{}, k2_{}, k3_{}, k4_{}, k5_{}, k6_{}, tmp_{}, error_{}, end_derivative_{}; // scratch, no cell state
 };
 
 } // namespace spikex::ode
