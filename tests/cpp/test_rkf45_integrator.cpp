@@ -2,12 +2,14 @@
 // its bound, the step-size control's documented rules (growth at most 5-fold, the size
 // proposed after a clipped last sub-step kept, a rejected sub-step tried again smaller),
 // a system it cannot follow reported, GSL's derivative-weighted bound (NEST's aeif models) and
-// a function acting between sub-steps. That it is NEST's scheme to the bit is shown
+// a function acting between sub-steps, and cells side by side (lanes) ending where each
+// alone ends, bit for bit. That it is NEST's scheme to the bit is shown
 // against NEST (tests/python/nest_validation/test_nest_hh.py, test_nest_aeif*.py).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "spikex/models/ode/rkf45_integrator.hpp"
 
@@ -230,4 +232,76 @@ TEST(rkf45_integrator, whole_steps_on_lanes_end_where_advance_ends_cell_by_cell)
     }
     EXPECT_GT(accepted, 1000);
     EXPECT_GT(refused, 1000);
+}
+
+namespace {
+
+// 13 kicked pairs with a reset between sub-steps (V >= -50: V = -65, as a spike), for
+// advance_cells: the lanes' view of them.
+struct resetting_cells {
+    static constexpr std::size_t L = 8;
+    using integrator_type = ode::rkf45_integrator<2>;
+    std::vector<std::array<double, 2>> y;
+    std::vector<double> substeps, drives;
+    std::vector<int> resets;
+    ode::lanes<L> drive{};
+
+    std::array<double, 2>& state(std::size_t c) { return y[c]; }
+    double& substep(std::size_t c) { return substeps[c]; }
+    void load(std::size_t l, std::size_t c) { drive[l] = drives[c]; }
+    void prepare(std::size_t, std::size_t) {}
+    void derivative(const integrator_type::state_lanes<L>& x, integrator_type::state_lanes<L>& f) const {
+        const ode::lanes<L> d = drive;
+        f[0] = (-(x[0] + 70.0) - x[1] * (x[0] - 0.0) + d) / 20.0;
+        f[1] = -x[1] / 2.0;
+    }
+    static void reset(std::array<double, 2>& v, int& count) {
+        if (v[0] >= -50.0) {
+            v[0] = -65.0;
+            ++count;
+        }
+    }
+    void after_substep(std::size_t c, std::array<double, 2>& v) { reset(v, resets[c]); }
+    void collapsed(std::size_t) const { FAIL() << "collapsed"; }
+};
+
+} // namespace
+
+TEST(rkf45_integrator, cells_side_by_side_end_where_advance_ends_each_alone) {
+    const ode::tolerances tol{
+        .absolute = 1e-6, .relative = 1e-6, .state_weight = 0.0, .derivative_weight = 1.0, .smallest_substep = 0.0};
+    const resetting_cells::integrator_type integrator(tol);
+    constexpr std::size_t cells = 13; // one full batch and a partial one
+    resetting_cells lanes;
+    for (std::size_t c = 0; c < cells; ++c) {
+        lanes.y.push_back({-70.0 + 15.0 * kick(c), 0.0});
+        lanes.substeps.push_back(0.1);
+        lanes.drives.push_back(600.0 + 400.0 * kick(c + 100));
+        lanes.resets.push_back(0);
+    }
+    resetting_cells alone = lanes;
+    int substep_sizes_below_h = 0;
+    for (std::uint64_t n = 0; n < 3000; ++n) {
+        for (std::size_t c = 0; c < cells; ++c) {
+            if (kick(n * cells + c) > 0.95) lanes.y[c][1] = alone.y[c][1] += 30.0; // volleys
+        }
+        integrator.advance_cells<resetting_cells::L>(lanes, 2, cells, 0.1); // cells 2 .. 12
+        for (std::size_t c = 2; c < cells; ++c) {
+            ASSERT_TRUE(integrator.advance(
+                [&](const std::array<double, 2>& x, std::array<double, 2>& f) {
+                    f[0] = (-(x[0] + 70.0) - x[1] * (x[0] - 0.0) + alone.drives[c]) / 20.0;
+                    f[1] = -x[1] / 2.0;
+                },
+                alone.y[c], 0.1, alone.substeps[c],
+                [&](std::array<double, 2>& v) { resetting_cells::reset(v, alone.resets[c]); }));
+            ASSERT_EQ(lanes.y[c], alone.y[c]) << "cell " << c << " step " << n;
+            ASSERT_EQ(lanes.substeps[c], alone.substeps[c]) << "cell " << c << " step " << n;
+            substep_sizes_below_h += alone.substeps[c] < 0.1;
+        }
+    }
+    EXPECT_EQ(lanes.resets, alone.resets);
+    EXPECT_GT(alone.resets[2], 10); // the cells fire
+    EXPECT_GT(substep_sizes_below_h, 1000);
+    EXPECT_EQ(lanes.y[0], alone.y[0]); // outside the range: untouched
+    EXPECT_EQ(lanes.y[1][0], -70.0 + 15.0 * kick(1));
 }

@@ -449,70 +449,47 @@ private:
         }
     }
 
-    // update() for the cells of a run, `batch` at a time: each lane runs advance()'s loop
-    // for one cell (its own sub-steps, after_substep after each), the lanes' sub-steps
-    // computed together; a lane whose cell has reached h takes the run's next cell. Every
-    // cell sees the same operations as in update(), so it ends in the same state. Steps 2
-    // and 3 then follow in the cells' order.
+    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
+
+    // update() for the cells of a run, `batch` side by side (rkf45_integrator's
+    // advance_cells: every cell gets update()'s operations); steps 2 and 3 then follow in
+    // the cells' order.
     void update_run(const parameter_set& s, const integrator& ode, const cell_run& run, step_type n, const double* stim,
                     spike_output& out) {
-        typename integrator::template state_lanes<batch> y{};
-        ode::lanes<batch> I_stim{}, sizes{};
-        ode::lane_mask<batch> refractory{};
-        std::array<ode_state, batch> start{}; // each lane's state before its sub-step
-        std::array<local_index, batch> cell{};
-        std::array<double, batch> t{};
-        std::array<typename integrator::attempt, batch> tried{};
-        std::array<bool, batch> active{};
         spiked_.assign(run.end - run.begin, 0);
-        local_index next = run.begin;
-        auto take_next_cell = [&](std::size_t l) {
-            active[l] = next < run.end;
-            if (!active[l]) return false; // idle: its last values stay, unused
-            cell[l] = next++;
-            t[l] = 0.0;
-            start[l] = y_[cell[l]];
-            for (std::size_t k = 0; k < size; ++k) y[k][l] = start[l][k];
-            I_stim[l] = stim ? stim[cell[l]] : 0.0;
-            return true;
-        };
-        std::size_t busy = 0;
-        for (std::size_t l = 0; l < batch; ++l) busy += take_next_cell(l);
-        while (busy > 0) {
-            for (std::size_t l = 0; l < batch; ++l) {
-                if (!active[l]) continue;
-                tried[l] = integrator::next_attempt(t[l], h_, substep_[cell[l]]);
-                sizes[l] = tried[l].s;
-                refractory.set(l, refractory_count_[cell[l]] > 0); // after_substep may change it
-            }
-            const auto E =
-                ode.substeps([&](const auto& x, auto& dxdt) { derivative(s, refractory, I_stim, x, dxdt); }, y, sizes);
-            for (std::size_t l = 0; l < batch; ++l) {
-                if (!active[l]) continue;
-                const local_index c = cell[l];
-                if (!integrator::settle(E[l], tried[l], h_, t[l], substep_[c])) {
-                    for (std::size_t k = 0; k < size; ++k) y[k][l] = start[l][k];
-                    if (ode.collapsed(substep_[c], h_))
-                        check_membrane(Model::name, gids_[c], n, h_, false, start[l][V_M]);
-                    continue;
-                }
-                ode_state& state = y_[c];
-                for (std::size_t k = 0; k < size; ++k) state[k] = y[k][l];
-                bool spiked = false;
-                after_substep(s, c, n, state, spiked);
-                if (spiked) spiked_[c - run.begin] = 1;
-                if (t[l] < h_) {
-                    start[l] = state;
-                    for (std::size_t k = 0; k < size; ++k) y[k][l] = state[k];
-                } else if (!take_next_cell(l)) {
-                    --busy;
-                }
-            }
-        }
+        run_cells cells{*this, s, run, n, stim};
+        ode.template advance_cells<batch>(cells, run.begin, run.end, h_);
         for (local_index c = run.begin; c < run.end; ++c) finish(s, c, n, spiked_[c - run.begin] != 0, out);
     }
 
-    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
+    // The cells of a run as advance_cells sees them.
+    struct run_cells {
+        group& g;
+        const parameter_set& s;
+        const cell_run& run;
+        step_type n;
+        const double* stim;
+        ode::lanes<batch> I_stim{};
+        ode::lane_mask<batch> refractory{};
+
+        ode_state& state(std::size_t c) { return g.y_[c]; }
+        double& substep(std::size_t c) { return g.substep_[c]; }
+        void load(std::size_t l, std::size_t c) { I_stim[l] = stim ? stim[c] : 0.0; }
+        void prepare(std::size_t l, std::size_t c) { refractory.set(l, g.refractory_count_[c] > 0); }
+        [[gnu::always_inline]] void derivative(const typename integrator::template state_lanes<batch>& y,
+                                               typename integrator::template state_lanes<batch>& f) const {
+            // copies: f's writes cannot alias them, so they stay in registers
+            const auto I = I_stim;
+            const auto r = refractory;
+            group::derivative(s, r, I, y, f);
+        }
+        void after_substep(std::size_t c, ode_state& y) {
+            bool spiked = false;
+            g.after_substep(s, c, n, y, spiked);
+            if (spiked) g.spiked_[c - run.begin] = 1;
+        }
+        void collapsed(std::size_t c) const { check_membrane(Model::name, g.gids_[c], n, g.h_, false, g.y_[c][V_M]); }
+    };
 
     double h_;
     local_index first_;

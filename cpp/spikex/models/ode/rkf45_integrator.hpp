@@ -30,7 +30,7 @@
 // cell accepted there (accept_whole_step) ends exactly where advance() would have taken
 // it; a rejected one (E > 1.1) runs advance() from its unchanged state. substeps() tries a
 // sub-step of each lane's own size, for callers that run advance()'s loop on L cells at
-// once with next_attempt(), settle() and collapsed() (aeif_family.hpp).
+// once with next_attempt(), settle() and collapsed(), as advance_cells() does.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -110,6 +110,71 @@ public:
         return true;
     }
     bool collapsed(double substep, double h) const { return !(substep > tolerances_.smallest_substep * h); }
+
+    // advance() for the cells begin .. end - 1, L side by side: each lane runs advance()'s
+    // loop for one cell (its own sub-steps, after_substep after each), the lanes' sub-steps
+    // computed together (substeps()); a lane whose cell has reached h takes the next cell.
+    // Every cell sees the operations advance() would give it, so it ends in the same state.
+    // `cells` (a model's group, or an adapter over it) provides:
+    //   state& state(c), double& substep(c)   the cell's state and sub-step size
+    //   void load(l, c)      lane l now holds cell c: set its inputs (I_stim, ...)
+    //   void prepare(l, c)   before each sub-step of cell c in lane l (flags such as
+    //                        refractoriness that after_substep may change)
+    //   void derivative(const state_lanes<L>& y, state_lanes<L>& f)   on all lanes, reading
+    //                        what load and prepare set (an idle lane's values are unused)
+    //   void after_substep(c, state& y)        as advance()'s
+    //   void collapsed(c)    the sub-step vanished (advance() would return false)
+    template <std::size_t L, class Cells>
+    void advance_cells(Cells& cells, std::size_t begin, std::size_t end, double h) const {
+        state_lanes<L> y{};
+        lanes<L> sizes = lanes<L>::all(h);
+        std::array<state, L> start{}; // each lane's state before its sub-step
+        std::array<std::size_t, L> cell{};
+        std::array<double, L> t{};
+        std::array<attempt, L> tried{};
+        std::array<bool, L> active{};
+        std::size_t next = begin;
+        auto take_next_cell = [&](std::size_t l) {
+            active[l] = next < end;
+            if (!active[l]) return false; // idle: its last values stay, unused
+            cell[l] = next++;
+            t[l] = 0.0;
+            start[l] = cells.state(cell[l]);
+            for (std::size_t k = 0; k < N; ++k) y[k][l] = start[l][k];
+            cells.load(l, cell[l]);
+            return true;
+        };
+        std::size_t busy = 0;
+        for (std::size_t l = 0; l < L; ++l) busy += take_next_cell(l);
+        while (busy > 0) {
+            for (std::size_t l = 0; l < L; ++l) {
+                if (!active[l]) continue;
+                tried[l] = next_attempt(t[l], h, cells.substep(cell[l]));
+                sizes[l] = tried[l].s;
+                cells.prepare(l, cell[l]);
+            }
+            const lanes<L> E =
+                substeps([&](const state_lanes<L>& x, state_lanes<L>& f) { cells.derivative(x, f); }, y, sizes);
+            for (std::size_t l = 0; l < L; ++l) {
+                if (!active[l]) continue;
+                const std::size_t c = cell[l];
+                if (!settle(E[l], tried[l], h, t[l], cells.substep(c))) {
+                    for (std::size_t k = 0; k < N; ++k) y[k][l] = start[l][k];
+                    if (collapsed(cells.substep(c), h)) cells.collapsed(c);
+                    continue;
+                }
+                state& y_c = cells.state(c);
+                for (std::size_t k = 0; k < N; ++k) y_c[k] = y[k][l];
+                cells.after_substep(c, y_c);
+                if (t[l] < h) {
+                    start[l] = y_c;
+                    for (std::size_t k = 0; k < N; ++k) y[k][l] = y_c[k];
+                } else if (!take_next_cell(l)) {
+                    --busy;
+                }
+            }
+        }
+    }
 
     // One sub-step of each lane's own size s from y (L cells) in place; E per lane.
     template <std::size_t L, class Derivative>
