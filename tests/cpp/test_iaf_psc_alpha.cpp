@@ -490,6 +490,25 @@ TEST(iaf_psc_alpha, poisson_table_has_poisson_moments) {
     EXPECT_EQ(iaf::poisson_table(0.0).sample(0.5), 0u);
 }
 
+TEST(iaf_psc_alpha, poisson_table_guided_search_equals_the_binary_search) {
+    // The guide table only shortens the search: every u gives the count a binary search over
+    // the whole table gives, at every entry, next to it and in between.
+    for (double mean: {1e-4, 0.3, 2.0856, 13.5, 99.0, 500.0}) {
+        const iaf::poisson_table table(mean);
+        const auto& cdf = table.cdf();
+        auto binary = [&](double u) {
+            return static_cast<std::uint32_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+        };
+        std::vector<double> us = {0.0, std::nextafter(1.0, 0.0)};
+        for (double c: cdf) {
+            if (c < 1.0) us.insert(us.end(), {c, std::nextafter(c, 0.0), std::nextafter(c, 1.0)});
+        }
+        for (int j = 0; j < 200000; ++j) us.push_back((j + 0.5) / 200000.0);
+        for (double u: us)
+            if (u < 1.0) ASSERT_EQ(table.sample(u), binary(u)) << "mean " << mean << " u " << u; // u in [0, 1)
+    }
+}
+
 TEST(iaf_psc_alpha, poisson_input_counts_have_the_right_mean_and_variance) {
     // hpc_benchmark's external drive: 20,856 Hz at h = 0.1 ms, mean 2.0856 per step. Weight
     // 1 pA, so that the excitatory input of a step is the count itself.

@@ -190,7 +190,7 @@ void device_inputs::sine_track::advance_to(step_type e) {
 std::size_t device_inputs::bytes() const {
     std::size_t b = gid_.capacity() * sizeof(gid_type) + sources_.capacity() * sizeof(source);
     for (const auto& s: sources_) b += s.schedule.levels.capacity() * sizeof(s.schedule.levels[0]);
-    for (const auto& t: tables_) b += t.cdf().capacity() * sizeof(double);
+    for (const auto& t: tables_) b += t.bytes();
     for (const auto& t: threads_) {
         for (const auto& k: t.tracks) b += k.ring.capacity() * sizeof(double);
         b += t.inputs.capacity() * sizeof(input) + t.tracks.capacity() * sizeof(sine_track) +

@@ -177,7 +177,7 @@ public:
                         refractory_count_.capacity() * sizeof(std::int32_t) + gid_.capacity() * sizeof(gid_type) +
                         poisson_cache_.capacity() * sizeof(std::uint64_t) + runs_.capacity() * sizeof(cell_run) +
                         sets_.capacity() * sizeof(parameter_set) + stim_.bytes();
-        for (const auto& s: sets_) b += s.table.cdf().capacity() * sizeof(double);
+        for (const auto& s: sets_) b += s.table.bytes();
         return b;
     }
 
