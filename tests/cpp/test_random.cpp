@@ -4,6 +4,7 @@
 #include <set>
 
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_lanes.hpp"
 
 using namespace spikex;
 
@@ -61,4 +62,18 @@ TEST(random, next_below_stays_in_range_and_covers_it) {
         seen.insert(v);
     }
     EXPECT_EQ(seen.size(), 7u);
+}
+
+TEST(random, blocks_of_eight_cells_are_random_block_word_for_word) {
+    for (std::uint32_t seed: {0u, 1u, 12345u, 0xFFFFFFFFu}) {
+        for (std::uint32_t index: {0u, 1u, 777u, 0x80000000u}) {
+            std::array<gid_type, 8> gids;
+            for (std::size_t l = 0; l < 8; ++l) gids[l] = static_cast<gid_type>(l * 1000003u + index);
+            const auto lanes = random_blocks<8>(seed, gids, purpose::external_input, index, index >> 3);
+            for (std::size_t l = 0; l < 8; ++l) {
+                const random_words one = random_block(seed, gids[l], purpose::external_input, index, index >> 3);
+                for (std::size_t w = 0; w < 4; ++w) ASSERT_EQ(lanes[w][l], one[w]) << seed << " " << index << " " << l;
+            }
+        }
+    }
 }

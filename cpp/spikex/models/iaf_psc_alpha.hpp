@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_lanes.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/iaf_propagators.hpp"
 #include "spikex/models/model_registry.hpp"
@@ -116,6 +117,12 @@ inline random_words poisson_block(std::uint32_t seed, gid_type gid, step_type n)
     const auto s = static_cast<std::uint64_t>(n);
     return random_block(seed, gid, purpose::external_input, static_cast<std::uint32_t>(s >> 1),
                         static_cast<std::uint32_t>(s >> 33));
+}
+// poisson_block for 8 cells at once (random_lanes.hpp: the same words).
+inline random_words_lanes<8> poisson_blocks(std::uint32_t seed, const std::array<gid_type, 8>& gids, step_type n) {
+    const auto s = static_cast<std::uint64_t>(n);
+    return random_blocks<8>(seed, gids, purpose::external_input, static_cast<std::uint32_t>(s >> 1),
+                            static_cast<std::uint32_t>(s >> 33));
 }
 inline double poisson_uniform(std::uint32_t seed, gid_type gid, step_type n) {
     const std::uint64_t bits = poisson_bits_from_block(poisson_block(seed, gid, n), n);
