@@ -16,18 +16,19 @@ namespace spikex {
 template <std::size_t L>
 using random_words_lanes = std::array<std::array<std::uint32_t, L>, 4>; // word, then cell
 
-// The blocks of cells gid[0 .. L-1] for one (seed, purpose, index, substream).
+// The blocks of L (gid, index, substream) keys for one (seed, purpose).
 template <std::size_t L>
 random_words_lanes<L> random_blocks(std::uint32_t seed, const std::array<gid_type, L>& gid, purpose p,
-                                    std::uint32_t index, std::uint32_t substream = 0) {
+                                    const std::array<std::uint32_t, L>& index,
+                                    const std::array<std::uint32_t, L>& substream) {
     constexpr std::uint64_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u; // the round multipliers
     constexpr std::uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u; // the key's Weyl increments
     random_words_lanes<L> c;
     std::array<std::uint32_t, L> k1;
     for (std::size_t l = 0; l < L; ++l) {
         c[0][l] = static_cast<std::uint32_t>(p);
-        c[1][l] = index;
-        c[2][l] = substream;
+        c[1][l] = index[l];
+        c[2][l] = substream[l];
         c[3][l] = 0;
         k1[l] = static_cast<std::uint32_t>(gid[l]);
     }
@@ -48,6 +49,16 @@ random_words_lanes<L> random_blocks(std::uint32_t seed, const std::array<gid_typ
         }
     }
     return c;
+}
+
+// The same with one index and substream for all cells gid[0 .. L-1].
+template <std::size_t L>
+random_words_lanes<L> random_blocks(std::uint32_t seed, const std::array<gid_type, L>& gid, purpose p,
+                                    std::uint32_t index, std::uint32_t substream = 0) {
+    std::array<std::uint32_t, L> indices, substreams;
+    indices.fill(index);
+    substreams.fill(substream);
+    return random_blocks<L>(seed, gid, p, indices, substreams);
 }
 
 } // namespace spikex

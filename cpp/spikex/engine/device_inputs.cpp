@@ -5,6 +5,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_lanes.hpp"
 #include "spikex/engine/device_inputs.hpp"
 #include "spikex/models/model_registry.hpp"
 
@@ -121,55 +122,92 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
         k.last_n = n;
         k.advance_to(std::min(n - static_cast<step_type>(k.min_delay), sched.last));
     }
-    for (input& in: mine.inputs) {
-        const step_type e = n - static_cast<step_type>(in.delay);
-        const source* era = &sources_[in.source];
-        while (e >= era->until) era = &sources_[era->next];
-        const source& s = *era;
-        if (e < s.schedule.first || e > s.schedule.last) continue;
-        if (s.kind == form::levels) {
-            cells.deliver_current(n, in.target, s.schedule.level(e) * in.weight);
-            continue;
+    // The Poisson inputs' Philox blocks, 8 at a time (random_lanes.hpp: the same words as
+    // one at a time), for a chunk of inputs; then the chunk in the inputs' order.
+    constexpr std::size_t chunk = 64, lanes = 8;
+    std::array<random_words, chunk> blocks;
+    std::array<std::size_t, chunk> pending;
+    for (std::size_t first = 0; first < mine.inputs.size(); first += chunk) {
+        const std::size_t last = std::min(first + chunk, mine.inputs.size());
+        std::size_t count = 0;
+        for (std::size_t j = first; j < last; ++j) {
+            const input& in = mine.inputs[j];
+            const step_type e = n - static_cast<step_type>(in.delay);
+            const source& s = era_of(in, e);
+            if (s.kind == form::spikes && e >= s.schedule.first && e <= s.schedule.last &&
+                !((e & 1) && in.cached_step == e))
+                pending[count++] = j;
         }
-        if (s.kind == form::sine) {
-            const double level = mine.tracks[in.track].sample(e) + s.schedule.offset; // NEST's I = y_1 + offset
-            cells.deliver_current(n, in.target, level * in.weight);
-            continue;
-        }
-        if (s.kind == form::noise) {
-            const step_type j = (e - s.schedule.first) / s.schedule.interval;
-            if (j != in.cached_interval) {
-                const device_schedule& d = s.schedule;
-                const double sine = d.has_sine ? mine.tracks[in.track].sample(d.first + j * d.interval) : 0.0;
-                // NEST's expression; a sine a few ulps past -1 (std_mod = std) gives variance 0, not NaN.
-                const double variance = std::max(d.std * d.std + sine * d.std_mod * d.std_mod, 0.0);
-                in.noise_amplitude = d.mean + std::sqrt(variance) * standard_normal(gid_[in.target], in.substream, j);
-                in.cached_interval = j;
+        for (std::size_t b = 0; b < count; b += lanes) {
+            std::array<gid_type, lanes> gids{};
+            std::array<std::uint32_t, lanes> index{}, substream{};
+            for (std::size_t l = 0; l < lanes && b + l < count; ++l) {
+                const input& in = mine.inputs[pending[b + l]];
+                gids[l] = gid_[in.target];
+                index[l] = static_cast<std::uint32_t>((n - static_cast<step_type>(in.delay)) >> 1);
+                substream[l] = in.substream;
             }
-            cells.deliver_current(n, in.target, in.noise_amplitude * in.weight);
-            continue;
+            const auto words = random_blocks<lanes>(seed_, gids, purpose::device_input, index, substream);
+            for (std::size_t l = 0; l < lanes && b + l < count; ++l)
+                blocks[pending[b + l] - first] = {words[0][l], words[1][l], words[2][l], words[3][l]};
         }
-        std::uint64_t bits;
-        if ((e & 1) && in.cached_step == e) {
-            bits = in.cached_bits;
-        } else {
-            const auto block = random_block(seed_, gid_[in.target], purpose::device_input,
-                                            static_cast<std::uint32_t>(e >> 1), in.substream);
-            const auto half = [&](int k) { return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1]; };
-            bits = (e & 1) ? half(2) : half(0);
-            in.cached_bits = half(2);
-            in.cached_step = (e & 1) ? -1 : e + 1;
-        }
-        const double u = uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
-        const std::uint32_t k = tables_[s.table].sample(u);
-        if (k == 0) continue;
-        mine.batch_targets.push_back(in.target);
-        mine.batch_weights.push_back(static_cast<double>(k) * in.weight);
+        for (std::size_t j = first; j < last; ++j) apply_input(mine, mine.inputs[j], n, blocks[j - first], cells);
     }
     if (!mine.batch_targets.empty()) {
         cells.deliver(n, mine.batch_targets.data(), mine.batch_weights.data(), 0,
                       static_cast<std::uint32_t>(mine.batch_targets.size()), out);
     }
+}
+
+const device_inputs::source& device_inputs::era_of(const input& in, step_type e) const {
+    const source* era = &sources_[in.source];
+    while (e >= era->until) era = &sources_[era->next];
+    return *era;
+}
+
+// One input's effect on step n; `block`: its Philox block for step e = n - delay when it is
+// a Poisson input whose draw is not cached (computed with the chunk's others).
+void device_inputs::apply_input(thread_inputs& mine, input& in, step_type n, const random_words& block,
+                                cell_group& cells) {
+    const step_type e = n - static_cast<step_type>(in.delay);
+    const source& s = era_of(in, e);
+    if (e < s.schedule.first || e > s.schedule.last) return;
+    if (s.kind == form::levels) {
+        cells.deliver_current(n, in.target, s.schedule.level(e) * in.weight);
+        return;
+    }
+    if (s.kind == form::sine) {
+        const double level = mine.tracks[in.track].sample(e) + s.schedule.offset; // NEST's I = y_1 + offset
+        cells.deliver_current(n, in.target, level * in.weight);
+        return;
+    }
+    if (s.kind == form::noise) {
+        const step_type j = (e - s.schedule.first) / s.schedule.interval;
+        if (j != in.cached_interval) {
+            const device_schedule& d = s.schedule;
+            const double sine = d.has_sine ? mine.tracks[in.track].sample(d.first + j * d.interval) : 0.0;
+            // NEST's expression; a sine a few ulps past -1 (std_mod = std) gives variance 0, not NaN.
+            const double variance = std::max(d.std * d.std + sine * d.std_mod * d.std_mod, 0.0);
+            in.noise_amplitude = d.mean + std::sqrt(variance) * standard_normal(gid_[in.target], in.substream, j);
+            in.cached_interval = j;
+        }
+        cells.deliver_current(n, in.target, in.noise_amplitude * in.weight);
+        return;
+    }
+    std::uint64_t bits;
+    if ((e & 1) && in.cached_step == e) {
+        bits = in.cached_bits;
+    } else {
+        const auto half = [&](int k) { return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1]; };
+        bits = (e & 1) ? half(2) : half(0);
+        in.cached_bits = half(2);
+        in.cached_step = (e & 1) ? -1 : e + 1;
+    }
+    const double u = uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
+    const std::uint32_t k = tables_[s.table].sample(u);
+    if (k == 0) return;
+    mine.batch_targets.push_back(in.target);
+    mine.batch_weights.push_back(static_cast<double>(k) * in.weight);
 }
 
 double device_inputs::standard_normal(gid_type target, std::uint32_t substream, step_type interval) const {

@@ -112,6 +112,11 @@ private:
         std::vector<double> batch_weights;
     };
 
+    // The source (era) an input's emission step e belongs to.
+    const source& era_of(const input& in, step_type e) const;
+    // One input's effect on step n (apply's loop body); `block`: its Philox block for its
+    // emission step, when that is a spike train's draw not cached.
+    void apply_input(thread_inputs& mine, input& in, step_type n, const random_words& block, cell_group& cells);
     // noise_generator's z of `interval` for input `substream` of `target` (header comment).
     double standard_normal(gid_type target, std::uint32_t substream, step_type interval) const;
 
