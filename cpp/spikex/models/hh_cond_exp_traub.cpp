@@ -30,14 +30,16 @@ struct parameters {
 };
 
 // NEST's rate functions [1/ms] of u = V - V_T [mV] (Traub and Miles' forms).
+template <class T>
 struct rates {
-    double alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
+    T alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
 };
-rates rates_at(double u) {
+template <class T>
+rates<T> rates_at(const T& u) {
     using hh_step::rate;
     return {rate(0.32, 13.0 - u, 4.0),           rate(0.28, u - 40.0, 5.0),
-            0.128 * std::exp((17.0 - u) / 18.0), 4.0 / (1.0 + std::exp((40.0 - u) / 5.0)),
-            rate(0.032, 15.0 - u, 5.0),          0.5 * std::exp((10.0 - u) / 40.0)};
+            0.128 * ode::exp((17.0 - u) / 18.0), 4.0 / (1.0 + ode::exp((40.0 - u) / 5.0)),
+            rate(0.032, 15.0 - u, 5.0),          0.5 * ode::exp((10.0 - u) / 40.0)};
 }
 
 // NEST's initial gating variables: alpha / (alpha + beta) of the rates evaluated at the
@@ -47,7 +49,7 @@ rates rates_at(double u) {
 // fires on its own), as in NEST.
 constexpr double default_V_m = -60.0;
 double nest_initial_gating(int which) {
-    const rates r = rates_at(default_V_m);
+    const rates<double> r = rates_at(default_V_m);
     if (which == 0) return r.alpha_m / (r.alpha_m + r.beta_m);
     if (which == 1) return r.alpha_h / (r.alpha_h + r.beta_h);
     return r.alpha_n / (r.alpha_n + r.beta_n);
@@ -157,10 +159,13 @@ public:
         const double* stim = stim_.now();
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
+            V_old_.resize(run.end - run.begin);
+            for (local_index i = run.begin; i < run.end; ++i) V_old_[i - run.begin] = y_[i][V_M];
+            integrate(s.p, run, n, stim);
             for (local_index i = run.begin; i < run.end; ++i) {
-                const double V_old = y_[i][V_M];
-                update(s.p, i, n, stim ? stim[i] : 0.0);
-                if (hh_step::spike_test(refractory_count_[i], V_old, y_[i][V_M], s.p.V_T + 30.0, s.refractory_steps))
+                add_input(i);
+                if (hh_step::spike_test(refractory_count_[i], V_old_[i - run.begin], y_[i][V_M], s.p.V_T + 30.0,
+                                        s.refractory_steps))
                     out.emit(first_ + i, n);
             }
         }
@@ -210,25 +215,37 @@ public:
     }
 
 private:
-    // Steps 1 and 2 of the header's update for cell i.
-    void update(const parameters& p, std::size_t i, step_type n, double I_stim) {
-        auto derivative = [&](const ode_state& y, ode_state& f) {
-            const double m = y[HH_M], h = y[HH_H], nk = y[HH_N], V = y[V_M];
-            const double I_Na = p.g_Na * m * m * m * h * (V - p.E_Na);
-            const double I_K = p.g_K * nk * nk * nk * nk * (V - p.E_K);
-            const double I_L = p.g_L * (V - p.E_L);
-            const double I_syn_ex = y[G_EX] * (V - p.E_ex);
-            const double I_syn_in = y[G_IN] * (V - p.E_in);
-            f[V_M] = (-I_Na - I_K - I_L - I_syn_ex - I_syn_in + I_stim + p.I_e) / p.C_m;
-            const rates r = rates_at(V - p.V_T);
-            f[HH_M] = r.alpha_m - (r.alpha_m + r.beta_m) * m;
-            f[HH_H] = r.alpha_h - (r.alpha_h + r.beta_h) * h;
-            f[HH_N] = r.alpha_n - (r.alpha_n + r.beta_n) * nk;
-            f[G_EX] = -y[G_EX] / p.tau_syn_ex;
-            f[G_IN] = -y[G_IN] / p.tau_syn_in;
-        };
-        const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
-        check_membrane(model_name, gids_[i], n, h_, integrated, y_[i][V_M]);
+    // The right-hand side for one cell (T = double) or cells side by side (ode::lanes).
+    template <class T>
+    [[gnu::always_inline]] static void derivative(const parameters& p, const T& I_stim,
+                                                  const std::array<T, STATE_SIZE>& y, std::array<T, STATE_SIZE>& f) {
+        const T m = y[HH_M], h = y[HH_H], nk = y[HH_N], V = y[V_M];
+        const T I_Na = p.g_Na * m * m * m * h * (V - p.E_Na);
+        const T I_K = p.g_K * nk * nk * nk * nk * (V - p.E_K);
+        const T I_L = p.g_L * (V - p.E_L);
+        const T I_syn_ex = y[G_EX] * (V - p.E_ex);
+        const T I_syn_in = y[G_IN] * (V - p.E_in);
+        f[V_M] = (-I_Na - I_K - I_L - I_syn_ex - I_syn_in + I_stim + p.I_e) / p.C_m;
+        const rates<T> r = rates_at(V - p.V_T);
+        f[HH_M] = r.alpha_m - (r.alpha_m + r.beta_m) * m;
+        f[HH_H] = r.alpha_h - (r.alpha_h + r.beta_h) * h;
+        f[HH_N] = r.alpha_n - (r.alpha_n + r.beta_n) * nk;
+        f[G_EX] = -y[G_EX] / p.tau_syn_ex;
+        f[G_IN] = -y[G_IN] / p.tau_syn_in;
+    }
+
+    // Step 1 of the header's update for the cells of a run, eight side by side
+    // (rkf45_integrator::advance_cells: each cell's own sub-steps, the same operations).
+    void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
+        const auto rhs = [&p](const auto& I_stim, const auto& y, auto& f) { derivative(p, I_stim, y, f); };
+        hh_step::cells_with_current<8, STATE_SIZE, decltype(rhs)> cells{y_,         substep_, stim, rhs,
+                                                                        model_name, gids_,    n,    h_};
+        integrator_.advance_cells<8>(cells, run.begin, run.end, h_);
+        for (local_index i = run.begin; i < run.end; ++i) check_membrane(model_name, gids_[i], n, h_, true, y_[i][V_M]);
+    }
+
+    // Step 2: the step's synaptic input into the conductances.
+    void add_input(std::size_t i) {
         y_[i][G_EX] += ex_sum_[i];
         y_[i][G_IN] += in_sum_[i];
         ex_sum_[i] = 0.0;
@@ -246,6 +263,7 @@ private:
     std::vector<double> ex_sum_, in_sum_;        // conductance input of the current step [nS]
     std::vector<std::int32_t> refractory_count_; // r: steps left without a spike test
     integrator integrator_;
+    std::vector<double> V_old_; // scratch of end_step: V_m at the step's start, per cell of a run
 };
 
 } // namespace

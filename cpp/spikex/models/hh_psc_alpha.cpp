@@ -31,24 +31,26 @@ struct parameters {
 };
 
 // NEST's rate functions [1/ms] of V [mV] (Hodgkin and Huxley's forms, rest near -65 mV).
+template <class T>
 struct rates {
-    double alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
+    T alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
 };
-rates rates_at(double V) {
+template <class T>
+rates<T> rates_at(const T& V) {
     using hh_step::rate;
     return {rate(0.1, -(V + 40.0), 10.0), // 0.1 (V + 40) / (1 - exp(-(V + 40) / 10))
-            4.0 * std::exp(-(V + 65.0) / 18.0),
-            0.07 * std::exp(-(V + 65.0) / 20.0),
-            1.0 / (1.0 + std::exp(-(V + 35.0) / 10.0)),
+            4.0 * ode::exp(-(V + 65.0) / 18.0),
+            0.07 * ode::exp(-(V + 65.0) / 20.0),
+            1.0 / (1.0 + ode::exp(-(V + 35.0) / 10.0)),
             rate(0.01, -(V + 55.0), 10.0), // 0.01 (V + 55) / (1 - exp(-(V + 55) / 10))
-            0.125 * std::exp(-(V + 65.0) / 80.0)};
+            0.125 * ode::exp(-(V + 65.0) / 80.0)};
 }
 
 // NEST's initial state: V_m = -65 mV and the gating variables at their steady state there,
 // alpha / (alpha + beta), whatever the parameters (E_L included) and a given V_m are.
 constexpr double default_V_m = -65.0;
 double nest_initial_gating(int which) {
-    const rates r = rates_at(default_V_m);
+    const rates<double> r = rates_at(default_V_m);
     if (which == 0) return r.alpha_m / (r.alpha_m + r.beta_m);
     if (which == 1) return r.alpha_h / (r.alpha_h + r.beta_h);
     return r.alpha_n / (r.alpha_n + r.beta_n);
@@ -156,10 +158,13 @@ public:
         const double* stim = stim_.now();
         for (const auto& run: runs_) {
             const parameter_set& s = sets_[run.set];
+            V_old_.resize(run.end - run.begin);
+            for (local_index i = run.begin; i < run.end; ++i) V_old_[i - run.begin] = y_[i][V_M];
+            integrate(s.p, run, n, stim);
             for (local_index i = run.begin; i < run.end; ++i) {
-                const double V_old = y_[i][V_M];
-                update(s, i, n, stim ? stim[i] : 0.0);
-                if (hh_step::spike_test(refractory_count_[i], V_old, y_[i][V_M], 0.0, s.refractory_steps))
+                add_input(s, i);
+                if (hh_step::spike_test(refractory_count_[i], V_old_[i - run.begin], y_[i][V_M], 0.0,
+                                        s.refractory_steps))
                     out.emit(first_ + i, n);
             }
         }
@@ -209,26 +214,37 @@ public:
     }
 
 private:
-    // Steps 1 and 2 of the header's update for cell i.
-    void update(const parameter_set& s, std::size_t i, step_type n, double I_stim) {
-        const parameters& p = s.p;
-        auto derivative = [&](const ode_state& y, ode_state& f) {
-            const double V = y[V_M], m = y[HH_M], h = y[HH_H], nk = y[HH_N];
-            const rates r = rates_at(V);
-            const double I_Na = p.g_Na * m * m * m * h * (V - p.E_Na);
-            const double I_K = p.g_K * nk * nk * nk * nk * (V - p.E_K);
-            const double I_L = p.g_L * (V - p.E_L);
-            f[V_M] = (-(I_Na + I_K + I_L) + I_stim + p.I_e + y[I_EX] + y[I_IN]) / p.C_m;
-            f[HH_M] = r.alpha_m * (1 - m) - r.beta_m * m;
-            f[HH_H] = r.alpha_h * (1 - h) - r.beta_h * h;
-            f[HH_N] = r.alpha_n * (1 - nk) - r.beta_n * nk;
-            f[DI_EX] = -y[DI_EX] / p.tau_syn_ex;
-            f[I_EX] = y[DI_EX] - y[I_EX] / p.tau_syn_ex;
-            f[DI_IN] = -y[DI_IN] / p.tau_syn_in;
-            f[I_IN] = y[DI_IN] - y[I_IN] / p.tau_syn_in;
-        };
-        const bool integrated = integrator_.advance(derivative, y_[i], h_, substep_[i]);
-        check_membrane(model_name, gids_[i], n, h_, integrated, y_[i][V_M]);
+    // The right-hand side for one cell (T = double) or cells side by side (ode::lanes).
+    template <class T>
+    [[gnu::always_inline]] static void derivative(const parameters& p, const T& I_stim,
+                                                  const std::array<T, STATE_SIZE>& y, std::array<T, STATE_SIZE>& f) {
+        const T V = y[V_M], m = y[HH_M], h = y[HH_H], nk = y[HH_N];
+        const rates<T> r = rates_at(V);
+        const T I_Na = p.g_Na * m * m * m * h * (V - p.E_Na);
+        const T I_K = p.g_K * nk * nk * nk * nk * (V - p.E_K);
+        const T I_L = p.g_L * (V - p.E_L);
+        f[V_M] = (-(I_Na + I_K + I_L) + I_stim + p.I_e + y[I_EX] + y[I_IN]) / p.C_m;
+        f[HH_M] = r.alpha_m * (1.0 - m) - r.beta_m * m;
+        f[HH_H] = r.alpha_h * (1.0 - h) - r.beta_h * h;
+        f[HH_N] = r.alpha_n * (1.0 - nk) - r.beta_n * nk;
+        f[DI_EX] = -y[DI_EX] / p.tau_syn_ex;
+        f[I_EX] = y[DI_EX] - y[I_EX] / p.tau_syn_ex;
+        f[DI_IN] = -y[DI_IN] / p.tau_syn_in;
+        f[I_IN] = y[DI_IN] - y[I_IN] / p.tau_syn_in;
+    }
+
+    // Step 1 of the header's update for the cells of a run, eight side by side
+    // (rkf45_integrator::advance_cells: each cell's own sub-steps, the same operations).
+    void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
+        const auto rhs = [&p](const auto& I_stim, const auto& y, auto& f) { derivative(p, I_stim, y, f); };
+        hh_step::cells_with_current<8, STATE_SIZE, decltype(rhs)> cells{y_,         substep_, stim, rhs,
+                                                                        model_name, gids_,    n,    h_};
+        integrator_.advance_cells<8>(cells, run.begin, run.end, h_);
+        for (local_index i = run.begin; i < run.end; ++i) check_membrane(model_name, gids_[i], n, h_, true, y_[i][V_M]);
+    }
+
+    // Step 2: the step's synaptic input into the currents' derivatives.
+    void add_input(const parameter_set& s, std::size_t i) {
         y_[i][DI_EX] += ex_sum_[i] * s.psc_ex;
         y_[i][DI_IN] += in_sum_[i] * s.psc_in;
         ex_sum_[i] = 0.0;
@@ -246,6 +262,7 @@ private:
     std::vector<double> ex_sum_, in_sum_;        // spike input of the current step [pA]
     std::vector<std::int32_t> refractory_count_; // r: steps left without a spike test
     integrator integrator_;
+    std::vector<double> V_old_; // scratch of end_step: V_m at the step's start, per cell of a run
 };
 
 } // namespace

@@ -106,6 +106,15 @@ T splat(double x) {
         return T::all(x);
 }
 
+// a < b, per lane.
+inline bool less(double a, double b) { return a < b; }
+template <std::size_t L>
+lane_mask<L> less(const lanes<L>& a, double b) {
+    lane_mask<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.set(l, a.v[l] < b);
+    return r;
+}
+
 inline double select(bool c, double a, double b) { return c ? a : b; }
 template <std::size_t L>
 lanes<L> select(const lane_mask<L>& c, const lanes<L>& a, const lanes<L>& b) {
