@@ -216,7 +216,13 @@ public:
                 }
                 stc_[i] = stc;
                 sfa_[i] = threshold;
-                integrate(s.p, ode, i, n, stim ? stim[i] : 0.0, stc);
+            }
+            integrate(s.p, ode, run, n, stim);
+            for (local_index i = run.begin; i < run.end; ++i) {
+                check_membrane(model_name, gids_[i], n, h_, true, y_[i][V_M]);
+                double* eta = eta_.data() + stc_begin_[i];
+                double* gamma = gamma_.data() + sfa_begin_[i];
+                const double threshold = sfa_[i];
                 y_[i][G_EX] += ex_sum_[i];
                 y_[i][G_IN] += in_sum_[i];
                 ex_sum_[i] = 0.0;
@@ -366,20 +372,54 @@ private:
         return it->second;
     }
 
-    // Step 2 of the header's update for cell i, I_stc constant over the step.
-    void integrate(const parameters& p, integrator& ode, std::size_t i, step_type n, double I_stim, double stc) {
-        const bool refractory = refractory_count_[i] > 0;
-        auto derivative = [&](const ode_state& y, ode_state& f) {
-            const double V = refractory ? p.V_reset : y[V_M];
-            const double I_syn_ex = y[G_EX] * (V - p.E_ex);
-            const double I_syn_in = y[G_IN] * (V - p.E_in);
-            const double I_L = p.g_L * (V - p.E_L);
-            f[V_M] = refractory ? 0.0 : (-I_L + I_stim + p.I_e - I_syn_ex - I_syn_in - stc) / p.C_m;
-            f[G_EX] = -y[G_EX] / p.tau_syn_ex;
-            f[G_IN] = -y[G_IN] / p.tau_syn_in;
-        };
-        const bool integrated = ode.advance(derivative, y_[i], h_, substep_[i]);
-        check_membrane(model_name, gids_[i], n, h_, integrated, y_[i][V_M]);
+    // The right-hand side for one cell (T = double, R = bool) or cells side by side
+    // (ode::lanes, ode::lane_mask), I_stc constant over the step.
+    template <class T, class R>
+    [[gnu::always_inline]] static void derivative(const parameters& p, const R& refractory, const T& I_stim,
+                                                  const T& stc, const std::array<T, 3>& y, std::array<T, 3>& f) {
+        const T V = ode::select(refractory, p.V_reset, y[V_M]);
+        const T I_syn_ex = y[G_EX] * (V - p.E_ex);
+        const T I_syn_in = y[G_IN] * (V - p.E_in);
+        const T I_L = p.g_L * (V - p.E_L);
+        f[V_M] = ode::select(refractory, 0.0, (-I_L + I_stim + p.I_e - I_syn_ex - I_syn_in - stc) / p.C_m);
+        f[G_EX] = -y[G_EX] / p.tau_syn_ex;
+        f[G_IN] = -y[G_IN] / p.tau_syn_in;
+    }
+
+    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
+
+    // The cells of a run as rkf45_integrator::advance_cells sees them.
+    struct run_cells {
+        gif_group& g;
+        const parameters& p;
+        const double* stim;
+        step_type n;
+        ode::lanes<batch> I_stim{}, stc{};
+        ode::lane_mask<batch> refractory{};
+
+        ode_state& state(std::size_t c) { return g.y_[c]; }
+        double& substep(std::size_t c) { return g.substep_[c]; }
+        void load(std::size_t l, std::size_t c) {
+            I_stim[l] = stim ? stim[c] : 0.0;
+            stc[l] = g.stc_[c];
+            refractory.set(l, g.refractory_count_[c] > 0);
+        }
+        void prepare(std::size_t, std::size_t) {}
+        void derivative(const integrator::state_lanes<batch>& y, integrator::state_lanes<batch>& f) const {
+            const auto I = I_stim; // copies: f's writes cannot alias them
+            const auto q = stc;
+            const auto r = refractory;
+            gif_group::derivative(p, r, I, q, y, f);
+        }
+        void after_substep(std::size_t, ode_state&) {}
+        void collapsed(std::size_t c) const { check_membrane(model_name, g.gids_[c], n, g.h_, false, g.y_[c][V_M]); }
+    };
+
+    // Step 2 of the header's update for the cells of a run, eight side by side (each with
+    // its own sub-steps: the same operations as one at a time).
+    void integrate(const parameters& p, const integrator& ode, const cell_run& run, step_type n, const double* stim) {
+        run_cells cells{*this, p, stim, n};
+        ode.advance_cells<batch>(cells, run.begin, run.end, h_);
     }
 
     double h_;
