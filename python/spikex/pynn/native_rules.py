@@ -169,3 +169,25 @@ def native_value(name: str, value, factor: float):
             f"{', '.join(_DISTRIBUTIONS)}"
         )
     return make(base.parameters, factor)
+
+
+_NEGATED = {  # spikex distribution of X -> that of -X, by its parameters
+    "normal": lambda p: sx.normal(-p["mean"], p["std"]),
+    "normal_clipped": lambda p: sx.normal_clipped(-p["mean"], p["std"], -p["high"], -p["low"]),
+    "uniform": lambda p: sx.uniform(-p["high"], -p["low"]),
+}
+
+
+def negated(name: str, value):
+    """-`value` for a spikex rule (a number or a distribution from native_value): the
+    inhibitory conductance weights, positive in PyNN, negative in spikex's models."""
+    if isinstance(value, float):
+        return -value
+    negate = _NEGATED.get(value.name)
+    if negate is None:
+        raise NotImplementedError(
+            f"spikex.pynn: {name} = RandomDistribution({value.name!r}) with a NativeRNG on an inhibitory "
+            "conductance receptor: spikex takes these weights negative and draws the negative of "
+            f"{', '.join(_NEGATED)} only (or give the connector a NumpyRNG)"
+        )
+    return negate(value.parameters)

@@ -30,7 +30,7 @@ from spikex.models import SYNAPSES
 from spikex.runtime.collective import gather_int64
 
 from . import simulator
-from .native_rules import defaulted_rng, native_rule, native_value
+from .native_rules import defaulted_rng, native_rule, native_value, negated
 from .standardmodels import (
     STDP_RULE_PARAMETERS,
     MultiQuantalSynapse,
@@ -116,18 +116,24 @@ class Projection(common.Projection):
             else self.post.populations[0].celltype
         )
         # Connectors hand over translated weights (x 1000: nA -> pA); IF_curr_delta's are
-        # mV, so its weight_scale undoes that. native = PyNN weight x _weight_factor.
+        # mV, so its weight_scale undoes that (the units only: PyNN's sign checks see
+        # weights scaled by it, never by the sign below).
         self._weight_scale = getattr(post_type, "weight_scale", 1.0)
         self._ports = _receptor_ports(self.post, self.receptor_type)
-        if (
-            getattr(post_type, "conductance_based", False)
+        # PyNN's conductance weights are positive; spikex's conductance models take the
+        # inhibitory ones negative (NEST's convention, as pyNN.nest does). The sign is
+        # applied only where spikex's weights are made from PyNN's (_native_weight_scale).
+        self._weight_sign = (
+            -1.0
+            if getattr(post_type, "conductance_based", False)
             and self.receptor_type == "inhibitory"
             and not getattr(post_type, "has_receptor_ports", False)
-        ):
-            # PyNN's conductance weights are positive; spikex's conductance models take
-            # the inhibitory ones negative (NEST's convention, as pyNN.nest does)
-            self._weight_scale = -self._weight_scale
-        self._weight_factor = 1000.0 * self._weight_scale
+            else 1.0
+        )
+        # translated PyNN weight x _native_weight_scale = spikex weight;
+        # PyNN weight x _weight_factor = spikex weight
+        self._native_weight_scale = self._weight_sign * self._weight_scale
+        self._weight_factor = 1000.0 * self._native_weight_scale
         self._synapse, self._synapse_params, self._rule_native, self.tau_minus = (
             "static",
             {},
@@ -176,10 +182,11 @@ class Projection(common.Projection):
         weights = self._store["weight"]
         if weights.min() < low or weights.max() > high:
             factor = self._weight_factor
+            given = weights / factor  # PyNN's weights
             raise errors.InvalidWeightError(
-                f"spikex.pynn: STDP weights must lie between 0 and w_max = {abs(bound) / factor:g}"
-                f"{' (negative on inhibitory receptors)' if bound < 0 else ''}; got weights from "
-                f"{weights.min() / factor:g} to {weights.max() / factor:g}"
+                f"spikex.pynn: STDP weights must lie between 0 and w_max = {abs(bound / factor):g}"
+                f"{' (negative on inhibitory current receptors)' if bound / factor < 0 else ''}; "
+                f"got weights from {given.min():g} to {given.max():g}"
             )
 
     def _native_rule(self, connector):
@@ -199,12 +206,13 @@ class Projection(common.Projection):
             ):
                 return None  # its connections could not be told from that projection's
             native = self.synapse_type.native_parameters
-            self._rule_weight = native_value("weight", native["weight"], self._weight_scale)
+            weight = native_value("weight", native["weight"], self._weight_scale)
             self._rule_delay = native_value("delay", native["delay"], 1.0)
             self._rule_populations()  # checks that pre and post are gid ranges
             check = getattr(self.synapse_type, "parameter_checks", {}).get("weight")
-            if check is not None and isinstance(self._rule_weight, float):
-                check(np.array([self._rule_weight]), self)  # PyNN's sign rule, as its connectors
+            if check is not None and isinstance(weight, float):
+                check(np.array([weight]), self)  # PyNN's sign rule on PyNN's weight
+            self._rule_weight = weight if self._weight_sign > 0 else negated("weight", weight)
         except NotImplementedError:
             if defaulted_rng(connector):
                 return None  # PyNN's implementation with PyNN's default NumpyRNG
@@ -445,9 +453,8 @@ class Projection(common.Projection):
             np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,))
             for name in self._varying
         ]
-        self._parts.append(
-            (pre, np.full(n, post, dtype=np.int64), weight * self._weight_scale, delay, *varying)
-        )
+        weight = weight * self._native_weight_scale
+        self._parts.append((pre, np.full(n, post, dtype=np.int64), weight, delay, *varying))
 
     def _gather_parts(self):
         if not self._parts:
@@ -481,7 +488,7 @@ class Projection(common.Projection):
                 else np.broadcast_to(matrix, self._pre_index.shape)
             )
             if name == "weight":
-                self._weights = np.array(new * self._weight_scale, dtype=float)
+                self._weights = np.array(new * self._native_weight_scale, dtype=float)
             elif name == "delay":
                 self._delays = _simulated(new)
             elif name in self._varying:  # a stochastic type's parameter given per connection

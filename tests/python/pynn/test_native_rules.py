@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("pyNN")
 import spikex as sx
 import spikex.pynn as sim
+from pyNN.parameters import Sequence
 
 
 def _populations():
@@ -145,4 +146,122 @@ def test_a_positive_weight_on_an_inhibitory_current_receptor_is_refused_as_pynn_
     with pytest.raises(Exception, match="[Ww]eights must be negative"):
         sim.Projection(pre, post, sim.FixedProbabilityConnector(0.2), sim.StaticSynapse(weight=0.1),
                        receptor_type="inhibitory")  # fmt: skip
+    sim.end()
+
+
+# Inhibitory conductances: PyNN's weights are positive (PyNN's sign check), spikex's
+# conductance models take them negative. A connector drawn by spikex's rule must hand
+# PyNN's check PyNN's weight and spikex the negative one, as the explicit path does.
+_NATIVE_CONNECTORS = {
+    "FixedProbabilityConnector": lambda rng: sim.FixedProbabilityConnector(0.4, rng=rng),
+    "FixedNumberPreConnector": lambda rng: sim.FixedNumberPreConnector(3, rng=rng),
+    "FixedNumberPostConnector": lambda rng: sim.FixedNumberPostConnector(2, rng=rng),
+    "FixedTotalNumberConnector": lambda rng: sim.FixedTotalNumberConnector(15, rng=rng),
+}
+_WEIGHTS = {"excitatory": 0.004, "inhibitory": 0.02}  # uS
+
+
+def _conductance_network(connectors):
+    """Two spike-train sources onto IF_cond_exp cells, excitatory and inhibitory by
+    `connectors` (receptor type -> connector); returns the cells and the projections."""
+    sim.setup(timestep=0.1, min_delay=0.1, seed=3)
+    times = {
+        "excitatory": [[2.0 + 1.5 * i + 0.3 * k for k in range(40)] for i in range(8)],
+        "inhibitory": [[20.0 + 2.0 * i + 1.1 * k for k in range(20)] for i in range(8)],
+    }
+    sources = {
+        kind: sim.Population(8, sim.SpikeSourceArray(spike_times=[Sequence(t) for t in trains]))
+        for kind, trains in times.items()
+    }
+    cells = sim.Population(6, sim.IF_cond_exp(i_offset=0.3))
+    cells.record(["spikes", "v"])
+    projections = {
+        kind: sim.Projection(
+            sources[kind],
+            cells,
+            connector,
+            sim.StaticSynapse(weight=_WEIGHTS[kind], delay=1.0),
+            receptor_type=kind,
+        )
+        for kind, connector in connectors.items()
+    }
+    return cells, projections
+
+
+def _recorded(cells):
+    segment = cells.get_data().segments[0]
+    spikes = [np.asarray(train.magnitude).tolist() for train in segment.spiketrains]
+    return spikes, np.asarray(segment.filter(name="v")[0].magnitude)
+
+
+@pytest.mark.parametrize(
+    ("connector", "rng"),
+    [(name, "NativeRNG") for name in _NATIVE_CONNECTORS] + [("FixedProbabilityConnector", "none")],
+)
+def test_inhibitory_conductance_weights_are_positive_in_pynn_and_negative_in_spikex(connector, rng):
+    make = _NATIVE_CONNECTORS[connector]
+    connectors = {kind: make(sim.NativeRNG() if rng == "NativeRNG" else None) for kind in _WEIGHTS}
+    cells, projections = _conductance_network(connectors)
+    assert all(p._rule is not None for p in projections.values())  # drawn by spikex's rule
+    sim.run(100.0)
+    drawn = {kind: p.get(["weight", "delay"], format="list") for kind, p in projections.items()}
+    for kind, rows in drawn.items():
+        weights = np.array(rows)[:, 2]
+        assert len(rows) > 0 and np.allclose(weights, _WEIGHTS[kind])  # positive, as given
+    net = sim.simulator.state.network
+    c = net.connections()
+    inh = np.isin(c["source"], np.asarray(projections["inhibitory"].pre.all_cells, dtype=np.int64))
+    assert inh.sum() == len(drawn["inhibitory"]) and len(c["weight"]) == inh.size
+    assert np.allclose(c["weight"][inh], -1000.0 * _WEIGHTS["inhibitory"])  # nS, negative
+    assert np.allclose(c["weight"][~inh], 1000.0 * _WEIGHTS["excitatory"])
+    native_spikes, native_v = _recorded(cells)
+    sim.end()
+
+    # The same connections as explicit lists (PyNN's connectors, spikex's explicit path).
+    lists = {
+        kind: sim.FromListConnector(rows, column_names=["weight", "delay"])
+        for kind, rows in drawn.items()
+    }
+    cells, projections = _conductance_network(lists)
+    assert all(p._rule is None for p in projections.values())
+    sim.run(100.0)
+    c = sim.simulator.state.network.connections()
+    assert sorted(c["weight"].tolist()) == sorted(
+        [-1000.0 * _WEIGHTS["inhibitory"]] * len(drawn["inhibitory"])
+        + [1000.0 * _WEIGHTS["excitatory"]] * len(drawn["excitatory"])
+    )
+    list_spikes, list_v = _recorded(cells)
+    sim.end()
+    assert native_spikes == list_spikes and sum(map(len, list_spikes)) > 0
+    assert np.array_equal(native_v, list_v)
+
+    if rng == "none":
+        return
+    # The inhibition acts: without it the cells fire more.
+    excitation = sim.FromListConnector(drawn["excitatory"], column_names=["weight", "delay"])
+    cells, _ = _conductance_network({"excitatory": excitation})
+    sim.run(100.0)
+    excitation_only, _ = _recorded(cells)
+    sim.end()
+    assert sum(map(len, excitation_only)) > sum(map(len, native_spikes))
+
+
+def test_native_inhibitory_conductance_weight_distributions_are_negated():
+    pre, _ = _populations()
+    cells = sim.Population(10, sim.IF_cond_exp())
+    native = sim.NativeRNG()
+    uniform = sim.RandomDistribution("uniform", low=0.01, high=0.03, rng=native)
+    projection = sim.Projection(pre, cells, sim.FixedProbabilityConnector(0.5, rng=native),
+                                sim.StaticSynapse(weight=uniform, delay=1.0), receptor_type="inhibitory")  # fmt: skip
+    weights = np.array(projection.get("weight", format="list"))[:, 2]
+    assert len(weights) > 0 and np.all((weights >= 0.01) & (weights < 0.03))
+    c = sim.simulator.state.network.connections()
+    assert np.all((c["weight"] > -30.0) & (c["weight"] <= -10.0))
+    sim.end()
+    pre, _ = _populations()
+    cells = sim.Population(10, sim.IF_cond_exp())
+    exponential = sim.RandomDistribution("exponential", beta=0.01, rng=native)
+    with pytest.raises(NotImplementedError, match="inhibitory conductance receptor"):
+        sim.Projection(pre, cells, sim.FixedProbabilityConnector(0.5, rng=native),
+                       sim.StaticSynapse(weight=exponential), receptor_type="inhibitory")  # fmt: skip
     sim.end()
