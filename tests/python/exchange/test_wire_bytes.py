@@ -231,6 +231,7 @@ def one_spike_block_bytes(items: int, steps: int) -> int:
 
 
 @pytest.mark.mpi
+@pytest.mark.slow
 def test_sparse_blocks_take_at_most_the_one_spike_bound(tmp_path):
     """Issue 52: 2^19 cells per rank, about one spike per rank and interval. One spike alone
     needs w + b = 19 + 6 bits (no code can name one of I * M = 2^25 places in fewer), so

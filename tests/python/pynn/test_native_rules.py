@@ -196,7 +196,12 @@ def _recorded(cells):
 
 @pytest.mark.parametrize(
     ("connector", "rng"),
-    [(name, "NativeRNG") for name in _NATIVE_CONNECTORS] + [("FixedProbabilityConnector", "none")],
+    # one connector in the fast tests, the others (about 1 s each) with the slow ones
+    [
+        pytest.param(name, "NativeRNG", marks=() if name == "FixedProbabilityConnector" else pytest.mark.slow)
+        for name in _NATIVE_CONNECTORS
+    ]
+    + [("FixedProbabilityConnector", "none")],
 )
 def test_inhibitory_conductance_weights_are_positive_in_pynn_and_negative_in_spikex(connector, rng):
     make = _NATIVE_CONNECTORS[connector]
