@@ -233,14 +233,10 @@ private:
         f[I_IN] = y[DI_IN] - y[I_IN] / p.tau_syn_in;
     }
 
-    // Step 1 of the header's update for the cells of a run, eight side by side
-    // (rkf45_integrator::advance_cells: each cell's own sub-steps, the same operations).
+    // Step 1 of the header's update for the cells of a run (hh_step::integrate_run).
     void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
         const auto rhs = [&p](const auto& I_stim, const auto& y, auto& f) { derivative(p, I_stim, y, f); };
-        hh_step::cells_with_current<8, STATE_SIZE, decltype(rhs)> cells{y_,         substep_, stim, rhs,
-                                                                        model_name, gids_,    n,    h_};
-        integrator_.advance_cells<8>(cells, run.begin, run.end, h_);
-        for (local_index i = run.begin; i < run.end; ++i) check_membrane(model_name, gids_[i], n, h_, true, y_[i][V_M]);
+        hh_step::integrate_run(integrator_, rhs, y_, substep_, stim, model_name, gids_, n, h_, run.begin, run.end);
     }
 
     // Step 2: the step's synaptic input into the currents' derivatives.

@@ -129,21 +129,25 @@ lanes<L> select(const lane_mask<L>& c, double a, const lanes<L>& b) {
     return select(c, lanes<L>::all(a), b);
 }
 
+// f of every lane.
+template <std::size_t L, class F>
+lanes<L> each(const lanes<L>& a, F f) {
+    lanes<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.v[l] = f(a.v[l]);
+    return r;
+}
+
 inline double abs(double a) { return std::abs(a); }
 template <std::size_t L>
 lanes<L> abs(const lanes<L>& a) {
-    lanes<L> r;
-    for (std::size_t l = 0; l < L; ++l) r.v[l] = std::abs(a.v[l]);
-    return r;
+    return each(a, [](double x) { return std::abs(x); });
 }
 
 // libm's exp per lane (a vector exp would round differently).
 inline double exp(double a) { return std::exp(a); }
 template <std::size_t L>
 lanes<L> exp(const lanes<L>& a) {
-    lanes<L> r;
-    for (std::size_t l = 0; l < L; ++l) r.v[l] = std::exp(a.v[l]);
-    return r;
+    return each(a, [](double x) { return std::exp(x); });
 }
 
 } // namespace spikex::ode
