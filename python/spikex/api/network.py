@@ -152,6 +152,7 @@ class Network:
         self._segments: list[dict] = []  # earlier segments of a resumed run
         self._segment_start_step = 0
         self._changes: list[dict] = []  # Network.set's records (api/changes.py)
+        self.sonata = None  # the SONATA circuit it was built from (from_sonata; spikex.sonata)
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -228,6 +229,47 @@ class Network:
         if get(config, "record.timeline"):
             network.record_timeline()
         network.config = config
+        return network
+
+    @classmethod
+    def from_sonata(
+        cls, path: str | Path, dt_ms: float | None = None, record_spikes: bool = True, **options: object
+    ) -> Network:
+        """Build the network of a SONATA circuit (docs/user/sonata.md).
+
+        Parameters
+        ----------
+        path : str or Path
+            A SONATA simulation config (``run``, ``network``, ``inputs``, ...) or circuit
+            config (``networks``, ``components``).
+        dt_ms : float, optional
+            Time step [default: the simulation config's ``run.dt``, else 0.025].
+        record_spikes : bool
+            Record the spikes of every population that is not virtual.
+        **options
+            Further ``Network`` arguments (``seed``, ``method``, ``distribution``,
+            ``threads``, ...).
+
+        Returns
+        -------
+        Network
+            One population per SONATA node population, named as it, node ids in order
+            (``net.sonata.gids(population, node_ids)``; ``net.sonata.populations``),
+            virtual nodes as ``spike_source_array`` fed by the config's spike inputs, the
+            edges as connections; still open: ``create`` / ``connect`` may add to it.
+            ``net.sonata.tstop_ms`` is the simulation config's ``run.tstop``.
+
+        Raises
+        ------
+        spikex.sonata.SonataError
+            (a ``ValueError``) naming the file, key and value of what is wrong.
+        """
+        from ..sonata import build_from_sonata, simulation_run
+
+        if dt_ms is None:
+            dt_ms = simulation_run(path).get("dt_ms", KEYS["simulation.dt_ms"].default)
+        network = cls(dt_ms=dt_ms, **options)
+        network.sonata = build_from_sonata(network, path, record_spikes=record_spikes)
         return network
 
     # ---- building ---------------------------------------------------------------------

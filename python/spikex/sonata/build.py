@@ -1,0 +1,232 @@
+"""Build a spikex ``Network`` from a SONATA circuit (``Network.from_sonata``,
+``[network] sonata``, ``spikex run simulation_config.json``).
+
+One spikex population per SONATA node population, named as it and in node-id order, so
+``gid = population.first_gid + node_id`` (``SonataCircuit.gids``) and ``spikes.h5`` holds
+each population's spikes under its name with the circuit's node ids. Virtual nodes are
+``spike_source_array`` cells fed by the config's spike inputs; edges are explicit-list
+connections (one ``connect`` call per edge population and synapse setting); current
+clamps are ``step_current_generator`` devices. Everything is read and checked before the
+first cell is created, so a bad circuit leaves the network as it was.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .config import SonataConfig, load_config
+from .edges import EdgePopulation, edge_populations, read_edges
+from .errors import SonataError
+from .inputs import current_clamps, spike_trains, unsupported_inputs
+from .node_sets import NodeSets
+from .nodes import NodePopulation, read_node_populations
+
+DELAY_TOLERANCE = 1e-9
+
+
+@dataclass
+class SonataCircuit:
+    """What ``Network.from_sonata`` built (``network.sonata``).
+
+    Attributes
+    ----------
+    config : SonataConfig
+        The resolved configuration.
+    populations : dict
+        SONATA node population name -> spikex ``Population`` (gid = first_gid + node_id).
+    node_populations : list of NodePopulation
+    edge_populations : list of EdgePopulation
+    connections : int
+        Edges connected (all ranks).
+    """
+
+    config: SonataConfig
+    populations: dict = field(default_factory=dict)
+    node_populations: list = field(default_factory=list)
+    edge_populations: list = field(default_factory=list)
+    connections: int = 0
+
+    @property
+    def tstop_ms(self) -> float | None:
+        """``run.tstop`` of a simulation config (None for a circuit config)."""
+        return self.config.run_value("tstop") if self.config.run else None
+
+    def gids(self, population: str, node_ids) -> np.ndarray:
+        """spikex gids of ``node_ids`` of the SONATA ``population``."""
+        pop = self.populations[population]
+        ids = np.asarray(node_ids, dtype=np.int64)
+        if ids.size and (ids.min() < 0 or ids.max() >= pop.size):
+            raise ValueError(f"population {population!r}: node ids must be in 0..{pop.size - 1}")
+        return ids + pop.first_gid
+
+    def node_ids(self, gids) -> tuple[np.ndarray, np.ndarray]:
+        """(population names, node ids) of spikex ``gids`` (``""`` and -1 for a gid that is in
+        no SONATA population)."""
+        gids = np.asarray(gids, dtype=np.int64)
+        names = np.full(gids.size, "", dtype=object)
+        ids = np.full(gids.size, -1, dtype=np.int64)
+        for name, pop in self.populations.items():
+            inside = (gids >= pop.first_gid) & (gids < pop.stop_gid)
+            names[inside] = name
+            ids[inside] = gids[inside] - pop.first_gid
+        return names, ids
+
+
+def simulation_run(path: str | Path) -> dict:
+    """``{"tstop_ms", "dt_ms"}`` of a simulation config's ``run`` (keys absent for a circuit
+    config), for the configuration layer."""
+    config = load_config(path)
+    run = {}
+    if config.run:
+        run["tstop_ms"] = config.run_value("tstop")
+        run["dt_ms"] = config.run_value("dt")
+    return run
+
+
+def build_from_sonata(network, path: str | Path, record_spikes: bool = True) -> SonataCircuit:
+    """Add the circuit of ``path`` (simulation or circuit config) to ``network``.
+
+    Raises
+    ------
+    SonataError
+        For a missing file, an undefined manifest variable, a model or synapse spikex lacks,
+        an edge naming a node outside its population, a delay below dt, a missing column.
+    """
+    config = load_config(path)
+    circuit = SonataCircuit(config=config)
+    nodes = read_node_populations(config)
+    if not nodes:
+        raise SonataError(str(config.circuit_path), "networks.nodes holds no node population")
+    by_name = {p.name: p for p in nodes}
+    edges = edge_populations(config)
+    for edge in edges:
+        for end in (edge.source, edge.target):
+            if end not in by_name:
+                raise SonataError(
+                    f"{edge.edges_file}: /edges/{edge.name}",
+                    f"node_population {end!r} is not a node population of the circuit ({', '.join(by_name)})",
+                )
+        if by_name[edge.target].virtual:
+            raise SonataError(
+                f"{edge.edges_file}: /edges/{edge.name}",
+                f"targets the virtual population {edge.target!r}: virtual nodes take no input",
+            )
+    node_sets = NodeSets(config, nodes)
+    trains = spike_trains(config, node_sets, network.dt_ms)
+    clamps = current_clamps(config, node_sets, network.dt_ms)
+    skipped = unsupported_inputs(config)
+    if skipped:
+        warnings.warn(
+            f"{config.path}: inputs {', '.join(skipped)} are of a type spikex does not read yet; left out",
+            stacklevel=3,
+        )
+    if config.reports:
+        warnings.warn(
+            f"{config.path}: reports ({', '.join(config.reports)}) are not written yet (spikes are)",
+            stacklevel=3,
+        )
+    tables = [(edge, read_edges(edge)) for edge in edges]
+    for edge, table in tables:
+        _check_edges(edge, table, by_name, network.dt_ms)
+
+    for population in nodes:
+        circuit.populations[population.name] = _create(
+            network, population, trains.get(population.name, {})
+        )
+    for edge, table in tables:
+        circuit.connections += _connect(network, edge, table, circuit.populations)
+    for clamp in clamps:
+        device = network.create(
+            "step_current_generator", 1,
+            params={"amplitude_times": clamp.amplitude_times, "amplitude_values": clamp.amplitude_values},
+            name=f"{clamp.name}",
+        )  # fmt: skip
+        targets = np.concatenate(
+            [circuit.gids(name, ids) for name, ids in clamp.cells.items()]
+            or [np.zeros(0, np.int64)]
+        )
+        if targets.size:
+            network.connect(device.first_gid, targets, weight=1.0, delay_ms=network.dt_ms)
+    if record_spikes:
+        for population in nodes:
+            if not population.virtual:
+                network.record_spikes(circuit.populations[population.name])
+    circuit.node_populations, circuit.edge_populations = nodes, edges
+    return circuit
+
+
+def _create(network, population: NodePopulation, trains: dict):
+    if population.virtual:
+        empty = np.zeros(0)
+        times = [trains.get(node, empty) for node in range(population.size)]
+        return network.create(
+            "spike_source_array",
+            population.size,
+            params={"spike_times": times},
+            name=population.name,
+        )
+    try:
+        return network.create(
+            population.model, population.size, params=population.params, name=population.name
+        )
+    except ValueError as error:
+        raise SonataError(
+            str(population.node_types_file),
+            f"population '{population.name}' ({population.model}): {error}",
+        ) from None
+
+
+def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -> None:
+    where = f"{edge.edges_file}: /edges/{edge.name}"
+    for ids, end, column in (
+        (table.source, edge.source, "source_node_id"),
+        (table.target, edge.target, "target_node_id"),
+    ):
+        size = populations[end].size
+        outside = (ids < 0) | (ids >= size)
+        if outside.any():
+            k = int(np.argmax(outside))
+            raise SonataError(
+                where,
+                f"edge {k}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
+            )
+    short = table.delay_ms < dt_ms * (1.0 - DELAY_TOLERANCE)
+    if short.any():
+        k = int(np.argmax(short))
+        raise SonataError(
+            where,
+            f"edge {k} (edge type {int(table.edge_type_id[k])}): delay = {float(table.delay_ms[k])} ms is shorter than dt = {dt_ms} ms",
+        )
+
+
+def _connect(network, edge: EdgePopulation, table, populations: dict) -> int:
+    """One connect call per synapse setting (all edges at once when they share one)."""
+    if table.target.size == 0:
+        return 0
+    sources = table.source + populations[edge.source].first_gid
+    targets = table.target + populations[edge.target].first_gid
+    settings: dict[tuple, list[int]] = {}
+    for type_id in np.unique(table.edge_type_id):
+        edge_type = edge.types[int(type_id)]
+        key = (
+            edge_type.synapse,
+            tuple(sorted(edge_type.synapse_params.items())),
+            edge_type.receptor,
+        )
+        settings.setdefault(key, []).append(int(type_id))
+    for (synapse, params, receptor), type_ids in settings.items():
+        keep = slice(None) if len(settings) == 1 else np.isin(table.edge_type_id, type_ids)
+        try:
+            network.connect(
+                sources[keep], targets[keep], weight=table.weight[keep], delay_ms=table.delay_ms[keep],
+                synapse=synapse, synapse_params=dict(params), receptor=receptor,
+            )  # fmt: skip
+        except ValueError as error:
+            raise SonataError(
+                f"{edge.edges_file}: /edges/{edge.name}", f"edge types {type_ids}: {error}"
+            ) from None
+    return int(table.target.size)
