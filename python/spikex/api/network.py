@@ -193,7 +193,12 @@ class Network:
             **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
         )
         model = get(config, "network.model")
-        if model == "hpc_benchmark":
+        if get(config, "network.sonata"):
+            from ..sonata import build_from_sonata
+
+            network.sonata = build_from_sonata(network, get(config, "network.sonata"), record_spikes=False)
+            recorded = [network.sonata.populations[p.name] for p in network.sonata.node_populations if not p.virtual]
+        elif model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
             recorded = [Population(0, network.cells, "iaf_psc_alpha")]
         elif model == "microcircuit":
