@@ -196,7 +196,10 @@ class Network:
         if get(config, "network.sonata"):
             from ..sonata import build_from_sonata
 
-            network.sonata = build_from_sonata(network, get(config, "network.sonata"), record_spikes=False)
+            network.sonata = build_from_sonata(
+                network, get(config, "network.sonata"), record_spikes=False,
+                input_rounding=get(config, "network.sonata_input_rounding"),
+            )  # fmt: skip
             recorded = [network.sonata.populations[p.name] for p in network.sonata.node_populations if not p.virtual]
         elif model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
@@ -238,7 +241,12 @@ class Network:
 
     @classmethod
     def from_sonata(
-        cls, path: str | Path, dt_ms: float | None = None, record_spikes: bool = True, **options: object
+        cls,
+        path: str | Path,
+        dt_ms: float | None = None,
+        record_spikes: bool = True,
+        input_rounding: str = "nest",
+        **options: object,
     ) -> Network:
         """Build the network of a SONATA circuit (docs/user/sonata.md).
 
@@ -251,6 +259,10 @@ class Network:
             Time step [default: the simulation config's ``run.dt``, else 0.025].
         record_spikes : bool
             Record the spikes of every population that is not virtual.
+        input_rounding : str
+            How an input spike time just after a grid point is read: ``"nest"`` as NEST's
+            SonataNetwork (a time within 0.5 us of a grid point is on it), ``"bmtk"`` as
+            BMTK's pointnet (at the end of its step) (``network.sonata_input_rounding``).
         **options
             Further ``Network`` arguments (``seed``, ``method``, ``distribution``,
             ``threads``, ...).
@@ -273,8 +285,9 @@ class Network:
 
         if dt_ms is None:
             dt_ms = simulation_run(path).get("dt_ms", KEYS["simulation.dt_ms"].default)
+        _check("from_sonata", "input_rounding", "network.sonata_input_rounding", input_rounding)
         network = cls(dt_ms=dt_ms, **options)
-        network.sonata = build_from_sonata(network, path, record_spikes=record_spikes)
+        network.sonata = build_from_sonata(network, path, record_spikes=record_spikes, input_rounding=input_rounding)
         return network
 
     # ---- building ---------------------------------------------------------------------

@@ -123,6 +123,15 @@ REGISTRY: tuple[Key, ...] = (
         "network is read from it (docs/user/sonata.md) and network.model, cells, indegree, "
         "connectivity, delay_ms and weight are not used; empty: no SONATA circuit.",
     ),
+    Key(
+        "network.sonata_input_rounding",
+        "choice",
+        "nest",
+        "How a SONATA input spike time just after a grid point is read: nest as NEST's "
+        "SonataNetwork (a time within half a NEST tic, 0.5 us, of a grid point is on it), bmtk "
+        "as BMTK's pointnet (it goes to the end of its step).",
+        choices=("nest", "bmtk"),
+    ),
     # gids are 32-bit (the last value is kept free as "no cell").
     Key("network.cells", "int", 8192, "Number of cells N.", minimum=1, maximum=4_294_967_294),
     Key(

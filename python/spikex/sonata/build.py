@@ -42,10 +42,15 @@ class SonataCircuit:
     edge_populations : list of EdgePopulation
     connections : int
         Edges connected (all ranks).
+    repeats : dict
+        Virtual population name -> (Population ``<name>.repeats``, node id of each of its
+        cells): the further spikes of a node in a step it spikes in already
+        (``split_repeats``).
     """
 
     config: SonataConfig
     populations: dict = field(default_factory=dict)
+    repeats: dict = field(default_factory=dict)
     node_populations: list = field(default_factory=list)
     edge_populations: list = field(default_factory=list)
     connections: int = 0
@@ -87,8 +92,12 @@ def simulation_run(path: str | Path) -> dict:
     return run
 
 
-def build_from_sonata(network, path: str | Path, record_spikes: bool = True) -> SonataCircuit:
+def build_from_sonata(
+    network, path: str | Path, record_spikes: bool = True, input_rounding: str = "nest"
+) -> SonataCircuit:
     """Add the circuit of ``path`` (simulation or circuit config) to ``network``.
+    ``input_rounding``: how input spike times just after a grid point are read, as NEST
+    (``"nest"``) or BMTK (``"bmtk"``) reads them (``inputs.INPUT_ROUNDING``).
 
     Raises
     ------
@@ -116,7 +125,7 @@ def build_from_sonata(network, path: str | Path, record_spikes: bool = True) -> 
                 f"targets the virtual population {edge.target!r}: virtual nodes take no input",
             )
     node_sets = NodeSets(config, nodes)
-    trains = spike_trains(config, node_sets, network.dt_ms)
+    trains = spike_trains(config, node_sets, network.dt_ms, input_rounding)
     clamps = current_clamps(config, node_sets, network.dt_ms)
     skipped = unsupported_inputs(config)
     if skipped:
@@ -134,11 +143,21 @@ def build_from_sonata(network, path: str | Path, record_spikes: bool = True) -> 
         _check_edges(edge, table, by_name, network.dt_ms)
 
     for population in nodes:
-        circuit.populations[population.name] = _create(
-            network, population, trains.get(population.name, {})
-        )
+        train, repeats = trains.get(population.name, {}), []
+        if population.virtual:
+            train, repeats = split_repeats(train, network.dt_ms)
+        circuit.populations[population.name] = _create(network, population, train)
+        if repeats:
+            cells = network.create(
+                "spike_source_array", len(repeats), name=f"{population.name}.repeats",
+                params={"spike_times": [times for _, times in repeats]},
+            )  # fmt: skip
+            nodes_of = np.array([node for node, _ in repeats], dtype=np.int64)
+            circuit.repeats[population.name] = (cells, nodes_of)
     for edge, table in tables:
-        circuit.connections += _connect(network, edge, table, circuit.populations)
+        circuit.connections += _connect(
+            network, edge, table, circuit.populations, circuit.repeats.get(edge.source)
+        )
     for clamp in clamps:
         device = network.create(
             "step_current_generator", 1,
@@ -157,6 +176,26 @@ def build_from_sonata(network, path: str | Path, record_spikes: bool = True) -> 
                 network.record_spikes(circuit.populations[population.name])
     circuit.node_populations, circuit.edge_populations = nodes, edges
     return circuit
+
+
+def split_repeats(trains: dict, dt_ms: float) -> tuple[dict, list]:
+    """NEST delivers every spike of a spike generator, several in one step too; a spikex
+    cell spikes at most once per step. So the k-th spike (k >= 1) of a node within one
+    step goes to a k-th cell of that node (a repeat cell, connected as the node is): the
+    node's trains without those spikes, and ``[(node id, times)]`` of the repeat cells."""
+    from ..api.spike_times import stamps
+
+    first: dict[int, np.ndarray] = {}
+    repeats: list[tuple[int, np.ndarray]] = []
+    for node, times in trains.items():
+        times = np.sort(np.asarray(times, dtype=float))
+        steps = stamps(times, dt_ms)
+        starts = np.searchsorted(steps, steps, side="left")
+        layer = np.arange(steps.size) - starts  # 0 for the first spike of its step
+        first[node] = times[layer == 0]
+        for k in range(1, int(layer.max(initial=0)) + 1):
+            repeats.append((node, times[layer == k]))
+    return first, repeats
 
 
 def _create(network, population: NodePopulation, trains: dict):
@@ -203,12 +242,29 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
         )
 
 
-def _connect(network, edge: EdgePopulation, table, populations: dict) -> int:
-    """One connect call per synapse setting (all edges at once when they share one)."""
+def _connect(network, edge: EdgePopulation, table, populations: dict, repeats=None) -> int:
+    """One connect call per synapse setting (all edges at once when they share one); the
+    edges of a virtual node also from its repeat cells (``split_repeats``)."""
     if table.target.size == 0:
         return 0
+    count = int(table.target.size)
     sources = table.source + populations[edge.source].first_gid
     targets = table.target + populations[edge.target].first_gid
+    if repeats is not None:
+        cells, nodes_of = repeats
+        rows = [np.flatnonzero(table.source == node) for node in nodes_of]
+        extra = np.concatenate(rows)
+        sources = np.concatenate(
+            [sources, np.repeat(cells.first_gid + np.arange(cells.size), [r.size for r in rows])]
+        )
+        targets = np.concatenate([targets, targets[extra]])
+        table = type(table)(
+            source=np.concatenate([table.source, table.source[extra]]),
+            target=np.concatenate([table.target, table.target[extra]]),
+            weight=np.concatenate([table.weight, table.weight[extra]]),
+            delay_ms=np.concatenate([table.delay_ms, table.delay_ms[extra]]),
+            edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),
+        )
     settings: dict[tuple, list[int]] = {}
     for type_id in np.unique(table.edge_type_id):
         edge_type = edge.types[int(type_id)]
@@ -229,4 +285,4 @@ def _connect(network, edge: EdgePopulation, table, populations: dict) -> int:
             raise SonataError(
                 f"{edge.edges_file}: /edges/{edge.name}", f"edge types {type_ids}: {error}"
             ) from None
-    return int(table.target.size)
+    return count

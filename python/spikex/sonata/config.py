@@ -12,7 +12,8 @@ them):
 * a relative path (a key ending in ``_file``, ``_dir`` or ``_path``, ``network``,
   ``output_dir``) is relative to the directory of the config file that holds it.
 * a simulation config names its circuit config with ``network`` (or holds ``networks``
-  itself); ``run.tstop`` and ``run.dt`` are in ms.
+  itself); ``run.tstop`` and ``run.dt`` are in ms. BMTK's ``config.json``, which names
+  both (``network`` and ``simulation``), reads as the simulation config it names.
 """
 
 from __future__ import annotations
@@ -114,6 +115,10 @@ def load_config(path: str | Path) -> SonataConfig:
     """
     path = Path(path).absolute()
     content = _resolved(path, read_json(path, "config", "sonata"))
+    if isinstance(content.get("simulation"), str):  # BMTK's config.json: {"network", "simulation"}
+        simulation_path = Path(content["simulation"])
+        simulation = _resolved(simulation_path, read_json(simulation_path, "simulation", str(path)))
+        content = {**simulation, **{k: v for k, v in content.items() if k != "simulation"}}
     config = SonataConfig(path=path, circuit_path=path)
     circuit = content
     if "networks" not in content:

@@ -4,9 +4,12 @@
   ``/spikes/<population>/{node_ids,timestamps}`` or the older ``/spikes/{gids,timestamps}``
   (its ids are node ids of the node set's one population). The spikes of the node set's
   nodes become their ``spike_source_array`` trains (times in ms; a time off the grid is
-  emitted at the end of its step, as NEST's spike generators do). As in NEST, a time is
-  first rounded to NEST's tic (``NEST_TICS_PER_MS``): one within half a tic (0.5 us) of
-  a grid point is on that point (``nest_grid_times``).
+  emitted at the end of its step). Two readings of a time just after a grid point
+  (``INPUT_ROUNDING``): ``nest`` (NEST's ``SonataNetwork``, whose spike_train_injector,
+  like NEST's spike_generator, first rounds a time to NEST's tic, ``NEST_TICS_PER_MS``: a
+  time within half a tic, 0.5 us, of a grid point is on that point;
+  ``nest_grid_times``) and ``bmtk`` (BMTK's pointnet, whose spike_generator with
+  ``precise_times`` sends every time that is not on the grid at the end of its step).
 * ``input_type: current_clamp`` (``module: IClamp``): ``amp`` (pA, as NEST and BMTK's
   pointnet take it), ``delay`` and ``duration`` (ms), each a number or lists of equal
   length: one ``step_current_generator`` per input, on from ``delay`` to
@@ -26,6 +29,7 @@ from .node_sets import NodeSets
 
 SPIKE_MODULES = ("h5", "sonata", "hdf5")
 NEST_TICS_PER_MS = 1000  # NEST's default time base: 1 tic = 1 us
+INPUT_ROUNDING = ("nest", "bmtk")
 
 
 def nest_grid_times(times: np.ndarray, dt_ms: float) -> np.ndarray:
@@ -51,9 +55,16 @@ class CurrentClamp:
     cells: dict  # population -> node ids
 
 
-def spike_trains(config, node_sets: NodeSets, dt_ms: float) -> dict[str, dict[int, np.ndarray]]:
-    """``{population: {node id: sorted spike times (ms)}}`` of every spike input, on NEST's
-    grid of ``dt_ms`` (``nest_grid_times``)."""
+def spike_trains(
+    config, node_sets: NodeSets, dt_ms: float, rounding: str = "nest"
+) -> dict[str, dict[int, np.ndarray]]:
+    """``{population: {node id: sorted spike times (ms)}}`` of every spike input; with
+    ``rounding="nest"`` on NEST's grid of ``dt_ms`` (``nest_grid_times``)."""
+    if rounding not in INPUT_ROUNDING:
+        raise ValueError(
+            f"input_rounding = {rounding!r}: must be one of {', '.join(INPUT_ROUNDING)}"
+        )
+    grid = nest_grid_times if rounding == "nest" else (lambda times, dt: times)
     trains: dict[str, dict[int, list]] = {}
     for name, entry in config.inputs.items():
         where = f"{config.path}: inputs.{name}"
@@ -87,10 +98,7 @@ def spike_trains(config, node_sets: NodeSets, dt_ms: float) -> dict[str, dict[in
             for node_id, time in zip(node_ids[keep].tolist(), times[keep].tolist(), strict=True):
                 target.setdefault(node_id, []).append(time)
     return {
-        pop: {
-            node: np.sort(nest_grid_times(np.asarray(t, dtype=float), dt_ms))
-            for node, t in per.items()
-        }
+        pop: {node: np.sort(grid(np.asarray(t, dtype=float), dt_ms)) for node, t in per.items()}
         for pop, per in trains.items()
     }
 

@@ -2,9 +2,11 @@
 
 A node set is a name, looked up in the config's ``node_sets`` and in its
 ``node_sets_file`` (read only when a name needs it), or else taken as a node population's
-name (as NEST and BMTK do); a dict of conditions (``population``, ``node_id``, and any
-node attribute: a node type column such as ``model_name`` or ``ei``, or a node group
-dataset), each a value or a list of values; or a list of node sets (their union).
+name (as NEST and BMTK do), ``all`` meaning every node that is not virtual (BMTK's
+built-in node set); a dict of conditions (``population``, ``node_id`` (or BMTK's
+``node_ids``), and any node attribute: a node type column such as ``model_type``, ``ei``
+or ``pop_name``, or a node group dataset), each a value or a list of values; or a list of
+node sets (their union).
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ class NodeSets:
                 )
             if node_set in self.populations:
                 return {node_set: np.arange(self.populations[node_set].size)}
+            if node_set == "all":
+                return {
+                    name: np.arange(p.size) for name, p in self.populations.items() if not p.virtual
+                }
             source = self.config.node_sets_file
             known = (
                 f"{source} does not exist"

@@ -288,3 +288,61 @@ def test_network_holds_the_edges_and_can_grow(tmp_path):
     ])  # fmt: skip
     assert rows == expected
     assert net.dt_ms == 0.1 and net.sonata.tstop_ms == 50.0
+
+
+def test_two_spikes_of_a_node_in_one_step_are_both_delivered(tmp_path):
+    # NEST's spike generators deliver each: the second goes through a repeat cell
+    currents = {}
+    for name, spikes in (("double", [5.01, 5.04]), ("single", [5.01])):
+        path = write_circuit(tmp_path / name, cells=1, inputs=1, spikes={0: spikes})
+        net = sx.Network.from_sonata(path)
+        index = net.record_state(net.sonata.gids("cells", [0]), "I_syn_ex")
+        currents[name] = net.simulate(12.0).states[index]["values"][:, 0]
+        if name == "double":
+            cells, nodes = net.sonata.repeats["inputs"]
+            assert cells.size == 1 and nodes.tolist() == [0]
+    assert currents["single"].max() > 50.0
+    np.testing.assert_allclose(currents["double"], 2.0 * currents["single"], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(("rounding", "step"), [("nest", 29), ("bmtk", 30)])
+def test_input_rounding_as_nest_or_bmtk(tmp_path, rounding, step):
+    path = write_circuit(tmp_path, cells=1, inputs=1, spikes={0: [3.0000003]})
+    net = sx.Network.from_sonata(path, input_rounding=rounding)
+    net.record_spikes(net.sonata.populations["inputs"])
+    assert net.simulate(5.0).spike_steps.tolist() == [step]
+
+
+def test_bmtk_config_naming_network_and_simulation(tmp_path):
+    write_circuit(tmp_path)
+    simulation = json.loads((tmp_path / "simulation_config.json").read_text())
+    simulation.pop("network")
+    (tmp_path / "simulation_config.json").write_text(json.dumps(simulation))
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "network": str(tmp_path / "circuit_config.json"),
+                "simulation": str(tmp_path / "simulation_config.json"),
+            }
+        )
+    )
+    config = load_config(tmp_path / "config.json")
+    assert config.run_value("dt") == 0.1 and "spikes_in" in config.inputs and len(config.nodes) == 2
+
+
+def test_node_set_all_is_every_cell_that_is_not_virtual(tmp_path):
+    path = write_circuit(tmp_path, spikes={})
+    config = json.loads(path.read_text())
+    config["inputs"] = {
+        "clamp": {
+            "input_type": "current_clamp",
+            "amp": 1000.0,
+            "delay": 10.0,
+            "duration": 20.0,
+            "node_set": "all",
+        }
+    }
+    path.write_text(json.dumps(config))
+    net = sx.Network.from_sonata(path)
+    names, nodes = net.sonata.node_ids(net.simulate(40.0).spikes[0])
+    assert set(names) == {"cells"} and set(nodes.tolist()) == {0, 1, 2, 3}
