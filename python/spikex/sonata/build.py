@@ -183,19 +183,25 @@ def split_repeats(trains: dict, dt_ms: float) -> tuple[dict, list]:
     cell spikes at most once per step. So the k-th spike (k >= 1) of a node within one
     step goes to a k-th cell of that node (a repeat cell, connected as the node is): the
     node's trains without those spikes, and ``[(node id, times)]`` of the repeat cells."""
-    from ..api.spike_times import stamps
-
     first: dict[int, np.ndarray] = {}
     repeats: list[tuple[int, np.ndarray]] = []
     for node, times in trains.items():
         times = np.sort(np.asarray(times, dtype=float))
-        steps = stamps(times, dt_ms)
+        steps = _stamps(times, dt_ms)
         starts = np.searchsorted(steps, steps, side="left")
         layer = np.arange(steps.size) - starts  # 0 for the first spike of its step
         first[node] = times[layer == 0]
         for k in range(1, int(layer.max(initial=0)) + 1):
             repeats.append((node, times[layer == k]))
     return first, repeats
+
+
+def _stamps(times: np.ndarray, dt_ms: float) -> np.ndarray:
+    """The step a spike_source_array emits each time in (the rule of
+    ``api/spike_times.stamps``, repeated here: ``sonata`` is below ``api``)."""
+    steps = np.asarray(times, dtype=float) / dt_ms
+    rounded = np.round(steps)
+    return np.where(np.abs(steps - rounded) <= 1e-6, rounded, np.ceil(steps)).astype(np.int64)
 
 
 def _create(network, population: NodePopulation, trains: dict):
