@@ -157,6 +157,8 @@ def _read_population(
         values = {t: types[t].get(column) for t in types}
         return np.array([values[int(t)] for t in type_ids], dtype=object)
 
+    if "model_type" not in attributes and not any("model_type" in row for row in types.values()):
+        raise SonataError(str(types_path), f"missing column 'model_type' (population '{name}')")
     model_types = per_node("model_type")
     kinds = {str(m) for m in model_types}
     if kinds - {VIRTUAL, *POINT_TYPES}:

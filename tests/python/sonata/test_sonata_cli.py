@@ -111,3 +111,16 @@ def test_toml_naming_a_missing_circuit_exits_2(tmp_path):
     done = run_cli(["run", str(toml)])
     assert done.returncode == 2 and "network.sonata" in done.stderr, done.stderr
     assert "nowhere/circuit_config.json" in done.stderr
+
+
+def test_run_writes_the_reports_into_state_h5(tmp_path):
+    import h5py
+
+    path = copy_example(tmp_path)
+    (path.parent / "node_sets.json").write_text(
+        '{"recorded_cells": {"population": "internal", "node_id": [0, 7]}}'
+    )
+    run_config(path, tmp_path / "out", sets=("simulation.tstop_ms=20",))
+    with h5py.File(tmp_path / "out" / "state.h5") as f:
+        assert f["report/internal/mapping/node_ids"][:].tolist() == [0, 7]
+        assert f["report/internal/data"].shape == (2000, 2)

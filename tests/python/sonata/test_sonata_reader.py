@@ -346,3 +346,30 @@ def test_node_set_all_is_every_cell_that_is_not_virtual(tmp_path):
     net = sx.Network.from_sonata(path)
     names, nodes = net.sonata.node_ids(net.simulate(40.0).spikes[0])
     assert set(names) == {"cells"} and set(nodes.tolist()) == {0, 1, 2, 3}
+
+
+def test_membrane_report_records_its_node_set(tmp_path):
+    path = write_circuit(tmp_path)
+    (tmp_path / "node_sets.json").write_text(
+        json.dumps({"recorded": {"population": "cells", "node_id": [1, 3]}})
+    )
+    config = json.loads(path.read_text())
+    config["node_sets_file"] = "$BASE_DIR/node_sets.json"
+    config["reports"] = {
+        "v": {"cells": "recorded", "variable_name": "V_m", "module": "membrane_report", "dt": 0.5}
+    }
+    path.write_text(json.dumps(config))
+    net = sx.Network.from_sonata(path)
+    state = net.simulate(10.0).states[net.sonata.reports["v"]]
+    assert state["gids"].tolist() == net.sonata.gids("cells", [1, 3]).tolist()
+    assert state["values"].shape == (20, 2)
+
+
+def test_report_of_a_variable_the_model_lacks_is_named(tmp_path):
+    path = write_circuit(tmp_path)
+    config = json.loads(path.read_text())
+    config["reports"] = {"w": {"cells": "cells", "variable_name": "w", "module": "membrane_report"}}
+    path.write_text(json.dumps(config))
+    with pytest.raises(SonataError) as error:
+        sx.Network.from_sonata(path)
+    assert "reports.w" in _one_line(error) and "'w'" in str(error.value)
