@@ -123,33 +123,29 @@ def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
 
 def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = None) -> EdgeTable:
     """The edges of ``population`` whose target node id is in ``target_node_ids`` (all
-    when None), in file order; weights and delays resolved (module docstring)."""
+    when None), in file order; weights and delays resolved (module docstring). With
+    targets, memory stays within the selected edges and one chunk of ``CHUNK_ROWS`` rows."""
     import h5py
 
     where = f"{population.edges_file}: /edges/{population.name}"
     with h5py.File(population.edges_file, "r") as handle:
         group = handle["edges"][population.name]
-        ranges = _edge_ranges(group, population.size, target_node_ids)
+        rows = None if target_node_ids is None else _selected_rows(group, target_node_ids)
 
-        def column(dataset, dtype) -> np.ndarray:
-            if ranges is None:
-                return np.asarray(dataset[:], dtype=dtype)
-            parts = [np.asarray(dataset[start:stop], dtype=dtype) for start, stop in ranges]
-            return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        def column(name: str, dtype) -> np.ndarray:
+            dataset = group[name]
+            return (
+                np.asarray(dataset[:], dtype=dtype)
+                if rows is None
+                else _read_rows(dataset, rows, dtype)
+            )
 
-        target = column(group["target_node_id"], np.int64)
-        source = column(group["source_node_id"], np.int64)
-        type_ids = column(group["edge_type_id"], np.int64)
-        if target_node_ids is not None and ranges is None:
-            keep = np.isin(target, np.asarray(target_node_ids, dtype=np.int64))
-            target, source, type_ids = target[keep], source[keep], type_ids[keep]
-            rows = np.flatnonzero(keep)
-        else:
-            rows = None
+        target = column("target_node_id", np.int64)
+        source = column("source_node_id", np.int64)
+        type_ids = column("edge_type_id", np.int64)
         n = target.size
-        unknown = np.setdiff1d(
-            np.unique(type_ids), np.fromiter(population.types, np.int64, len(population.types))
-        )
+        known = np.fromiter(population.types, np.int64, len(population.types))
+        unknown = np.setdiff1d(np.unique(type_ids), known)
         if unknown.size:
             raise SonataError(
                 where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
@@ -157,29 +153,35 @@ def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = 
         values = {name: np.full(n, np.nan) for name in ("syn_weight", "nsyns", "delay")}
         groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
         if groups:
-            group_ids = _column_or(group, "edge_group_id", column, rows, n, 0)
-            group_index = _column_or(group, "edge_group_index", column, rows, n, None)
-            if group_index is None:
-                group_index = (
-                    np.arange(n) if rows is None and ranges is None else _all_rows(ranges, rows, n)
-                )
+            group_ids = (
+                column("edge_group_id", np.int64)
+                if "edge_group_id" in group
+                else np.zeros(n, np.int64)
+            )
+            if "edge_group_index" in group:
+                group_index = column("edge_group_index", np.int64)
+            else:
+                group_index = np.arange(n) if rows is None else rows
             for key in groups:
-                if not key.isdigit():
-                    continue
-                mine = np.flatnonzero(group_ids == int(key))
+                mine = (
+                    np.flatnonzero(group_ids == int(key))
+                    if key.isdigit()
+                    else np.zeros(0, np.int64)
+                )
                 if mine.size == 0:
                     continue
                 edge_group = group[key]
-                for name, column in values.items():
-                    if name in edge_group:
-                        data = edge_group[name]
-                        picked = group_index[mine]
-                        if picked.max() >= data.shape[0]:
-                            raise SonataError(
-                                f"{where}/{key}/{name}",
-                                f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
-                            )
-                        column[mine] = _gather(data, picked)
+                for name, array in values.items():
+                    if name not in edge_group:
+                        continue
+                    picked = group_index[mine]
+                    data = edge_group[name]
+                    if picked.max() >= data.shape[0]:
+                        raise SonataError(
+                            f"{where}/{key}/{name}",
+                            f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
+                        )
+                    array[mine] = _read_rows(data, picked, np.float64)
                 if "dynamics_params" in edge_group and len(edge_group["dynamics_params"]):
                     names = ", ".join(sorted(edge_group["dynamics_params"]))
                     raise SonataError(
@@ -195,14 +197,13 @@ def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = 
             (nsyns, edge_type.nsyns),
             (delay, edge_type.delay),
         ):
-            unset = of_type & np.isnan(array)
             if fallback is not None:
-                array[unset] = fallback
+                array[of_type & np.isnan(array)] = fallback
         if np.isnan(weight[of_type]).any():
             raise SonataError(
                 where,
-                f"edge type {int(type_id)} has no syn_weight (no syn_weight dataset, none in {population.edge_types_file} "
-                "or its dynamics_params)",
+                f"edge type {int(type_id)} has no syn_weight (no syn_weight dataset, none in "
+                f"{population.edge_types_file} or its dynamics_params)",
             )
     nsyns[np.isnan(nsyns)] = 1.0
     delay[np.isnan(delay)] = DEFAULT_DELAY_MS
@@ -211,55 +212,55 @@ def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = 
     )
 
 
-def _edge_ranges(group, size: int, target_node_ids) -> list[tuple[int, int]] | None:
-    """Sorted, merged [start, stop) edge ranges of the targets through
-    indices/target_to_source, or None (read everything) when there is no index or no
-    selection."""
-    if target_node_ids is None:
-        return None
-    index = group.get("indices/target_to_source")
-    if index is None or "node_id_to_range" not in index or "range_to_edge_id" not in index:
-        return None
-    to_range = np.asarray(index["node_id_to_range"][:], dtype=np.int64)
-    to_edges = np.asarray(index["range_to_edge_id"][:], dtype=np.int64)
+CHUNK_ROWS = 1 << 20  # rows read at once when selecting edges (NEST's hyperslab size)
+
+
+def _selected_rows(group, target_node_ids) -> np.ndarray:
+    """Sorted edge ids (rows) of the edges ending on ``target_node_ids``: through
+    ``indices/target_to_source`` where it exists, else by one pass over
+    ``target_node_id`` in chunks."""
     targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
-    targets = targets[(targets >= 0) & (targets < to_range.shape[0])]
-    spans = [to_edges[start:stop] for start, stop in to_range[targets] if stop > start]
-    if not spans:
-        return []
-    edges = np.concatenate(spans)
-    edges = edges[np.argsort(edges[:, 0], kind="stable")]
-    merged: list[tuple[int, int]] = []
-    for start, stop in edges:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], int(stop)))
-        else:
-            merged.append((int(start), int(stop)))
-    return merged
-
-
-def _all_rows(ranges, rows, n) -> np.ndarray:
-    """Edge ids (rows of the file) of the edges read."""
-    if ranges is not None:
-        return (
-            np.concatenate([np.arange(a, b) for a, b in ranges])
-            if ranges
-            else np.zeros(0, np.int64)
+    index = group.get("indices/target_to_source")
+    if index is not None and "node_id_to_range" in index and "range_to_edge_id" in index:
+        to_range = index["node_id_to_range"]
+        targets = targets[(targets >= 0) & (targets < to_range.shape[0])]
+        spans = (
+            _read_rows(to_range, targets, np.int64) if targets.size else np.zeros((0, 2), np.int64)
         )
-    return rows if rows is not None else np.arange(n)
+        spans = spans[spans[:, 1] > spans[:, 0]]
+        ranges = [
+            _read_rows(index["range_to_edge_id"], np.arange(a, b), np.int64) for a, b in spans
+        ]
+        ranges = np.concatenate(ranges) if ranges else np.zeros((0, 2), np.int64)
+        if ranges.size == 0:
+            return np.zeros(0, np.int64)
+        return np.unique(np.concatenate([np.arange(a, b) for a, b in ranges]))
+    dataset = group["target_node_id"]
+    rows = []
+    for start in range(0, dataset.shape[0], CHUNK_ROWS):
+        chunk = np.asarray(dataset[start : start + CHUNK_ROWS], dtype=np.int64)
+        rows.append(start + np.flatnonzero(np.isin(chunk, targets)))
+    return np.concatenate(rows) if rows else np.zeros(0, np.int64)
 
 
-def _column_or(group, name, column, rows, n, default):
-    if name not in group:
-        return None if default is None else np.full(n, default, dtype=np.int64)
-    values = column(group[name], np.int64)
-    return values if rows is None else values[rows]
-
-
-def _gather(dataset, index: np.ndarray) -> np.ndarray:
-    """dataset[index] for any index order (reads the span once)."""
-    low, high = int(index.min()), int(index.max()) + 1
-    return np.asarray(dataset[low:high], dtype=np.float64)[index - low]
+def _read_rows(dataset, rows: np.ndarray, dtype) -> np.ndarray:
+    """``dataset[rows]`` for rows in any order, read in windows of at most CHUNK_ROWS rows
+    that hold wanted rows (the whole span once when it is short)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    shape = (rows.size, *dataset.shape[1:])
+    out = np.empty(shape, dtype=dtype)
+    if rows.size == 0:
+        return out
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    start = 0
+    while start < ordered.size:
+        low = int(ordered[start])
+        stop = int(np.searchsorted(ordered, low + CHUNK_ROWS, side="left"))
+        block = np.asarray(dataset[low : int(ordered[stop - 1]) + 1], dtype=dtype)
+        out[order[start:stop]] = block[ordered[start:stop] - low]
+        start = stop
+    return out
 
 
 def _population_attribute(dataset, where: str) -> str:

@@ -160,14 +160,27 @@ def test_several_edge_groups(tmp_path):
     np.testing.assert_array_equal(table.delay_ms, [1.0, 2.0, 1.0, 3.0])
 
 
+@pytest.mark.parametrize("chunk", [1 << 20, 7])
+@pytest.mark.parametrize("index", [True, False])
 @pytest.mark.parametrize("population", [0, 1])
-def test_edges_of_given_targets_are_those_of_the_whole_table(population):
-    config = load_config(require_example())
+def test_edges_of_given_targets_are_those_of_the_whole_table(
+    tmp_path, monkeypatch, population, index, chunk
+):
+    import spikex.sonata.edges as edges_module
+
+    path = copy_example(tmp_path)
+    if not index:  # the same files without indices/target_to_source: one pass in chunks
+        for name in ("internal_internal_edges.h5", "external_internal_edges.h5"):
+            with h5py.File(path.parent / "network" / name, "a") as f:
+                del f[f"edges/{next(iter(f['edges']))}/indices"]
+    config = load_config(path)
     edges = edge_populations(config)[population]
     whole = read_edges(edges)
+    monkeypatch.setattr(edges_module, "CHUNK_ROWS", chunk)
     targets = np.array([3, 4, 5, 17, 299, 150])
-    part = read_edges(edges, target_node_ids=targets)  # through indices/target_to_source
+    part = read_edges(edges, target_node_ids=targets)
     keep = np.isin(whole.target, targets)
+    assert keep.sum() > 100
     for column in ("source", "target", "weight", "delay_ms", "edge_type_id"):
         np.testing.assert_array_equal(getattr(part, column), getattr(whole, column)[keep])
 
