@@ -153,6 +153,9 @@ class Network:
         self._segment_start_step = 0
         self._changes: list[dict] = []  # Network.set's records (api/changes.py)
         self.sonata = None  # the SONATA circuit it was built from (from_sonata; spikex.sonata)
+        # Called once, collectively, when the network is built and its cells are final
+        # (each rank's share is known): SONATA edges are read there, per rank.
+        self._build_hooks: list[Callable[[], None]] = []
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -834,9 +837,15 @@ class Network:
             return contextlib.nullcontext()
         return StallWatchdog(self.stall_timeout_s, on_stall or end_stalled_rank)
 
+    def _run_build_hooks(self) -> None:
+        hooks, self._build_hooks = self._build_hooks, []
+        for hook in hooks:
+            hook()
+
     def _build(self) -> None:
         if self._state != "open":
             return
+        self._run_build_hooks()
         if self._cells_total == 0:
             raise ValueError("the network has no cells: call create() before simulate()")
         # Before anything of the network's size is allocated or drawn.
@@ -857,6 +866,8 @@ class Network:
         """The network partitioned for ``ranks`` virtual ranks without simulating or MPI
         (``spikex model dryrun``): a ``_core.DryRunPartition`` holding the ranks listed in
         ``sampled`` (all when empty)."""
+        if self._state == "open":
+            self._run_build_hooks()
         return _core.DryRunPartition(self._engine, ranks, list(sampled))
 
     def _cells_by_model(self) -> dict[str, int]:

@@ -137,9 +137,6 @@ def build_from_sonata(
             stacklevel=3,
         )
     reports = _reports(config, node_sets, by_name, network.dt_ms)
-    tables = [(edge, read_edges(edge)) for edge in edges]
-    for edge, table in tables:
-        _check_edges(edge, table, by_name, network.dt_ms)
 
     for population in nodes:
         train, repeats = trains.get(population.name, {}), []
@@ -153,10 +150,9 @@ def build_from_sonata(
             )  # fmt: skip
             nodes_of = np.array([node for node, _ in repeats], dtype=np.int64)
             circuit.repeats[population.name] = (cells, nodes_of)
-    for edge, table in tables:
-        circuit.connections += _connect(
-            network, edge, table, circuit.populations, circuit.repeats.get(edge.source)
-        )
+    # The edges are read when the network is built: each rank reads those ending on its
+    # own cells, once every cell (also those created after this) has its rank.
+    network._build_hooks.append(lambda: _connect_edges(network, circuit, edges, by_name))
     for clamp in clamps:
         device = network.create(
             "step_current_generator", 1,
@@ -287,28 +283,98 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
         outside = (ids < 0) | (ids >= size)
         if outside.any():
             k = int(np.argmax(outside))
+            edge_id = k if table.edge_id is None else int(table.edge_id[k])
             raise SonataError(
                 where,
-                f"edge {k}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
+                f"edge {edge_id}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
             )
     short = table.delay_ms < dt_ms * (1.0 - DELAY_TOLERANCE)
     if short.any():
         k = int(np.argmax(short))
+        edge_id = k if table.edge_id is None else int(table.edge_id[k])
         raise SonataError(
             where,
-            f"edge {k} (edge type {int(table.edge_type_id[k])}): delay = {float(table.delay_ms[k])} ms is shorter than dt = {dt_ms} ms",
+            f"edge {edge_id} (edge type {int(table.edge_type_id[k])}): delay = {float(table.delay_ms[k])} ms is shorter than dt = {dt_ms} ms",
         )
 
 
-def _connect(network, edge: EdgePopulation, table, populations: dict, repeats=None) -> int:
-    """One connect call per synapse setting (all edges at once when they share one); the
-    edges of a virtual node also from its repeat cells (``split_repeats``)."""
-    if table.target.size == 0:
-        return 0
+def _connect_edges(network, circuit: SonataCircuit, edges: list, populations: dict) -> None:
+    """Collective, at build: each rank reads the edges ending on its cells
+    (``read_edges`` with its target node ids) and connects them (``local=True``); an error
+    found on any rank is raised on every rank."""
+    local = np.asarray(network.local_gids(), dtype=np.int64)
+    tables, message = [], ""
+    try:
+        for edge in edges:
+            target = circuit.populations[edge.target]
+            mine = local[(local >= target.first_gid) & (local < target.stop_gid)] - target.first_gid
+            table = read_edges(
+                edge, target_node_ids=mine, target_size=populations[edge.target].size
+            )
+            _check_edges(edge, table, populations, network.dt_ms)
+            tables.append((edge, table))
+    except SonataError as error:
+        message = str(error)
+    message = _first_error(message)
+    if message:
+        raise SonataError(message)
+    count = 0
+    for edge, table in tables:
+        used = _used_types(edge, table)
+        count += _connect(
+            network, edge, table, circuit.populations, circuit.repeats.get(edge.source), used
+        )
+    circuit.connections = int(_gathered(np.array([count])).sum())
+
+
+def _gathered(values: np.ndarray) -> np.ndarray:
+    """(ranks, n) int64 array of every rank's ``values`` (the core's allgather)."""
+    from .. import _core
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return np.asarray(_core.allgather_int64(values, False)).reshape(-1, values.size)
+
+
+def _first_error(message: str) -> str:
+    """The message of the lowest rank that has one, on every rank ("" when none)."""
+    from .. import _core
+
+    if _core.comm_size() == 1:
+        return message
+    data = message.encode()
+    padded = data.ljust(-(-len(data) // 8) * 8, b"\0")
+    lengths = _gathered(np.array([len(padded) // 8]))[:, 0]
+    words = np.asarray(_core.allgather_int64(np.frombuffer(padded, "<i8").copy(), False))
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    for rank, length in enumerate(lengths):
+        if length:
+            return (
+                words[starts[rank] : starts[rank] + length]
+                .astype("<i8")
+                .tobytes()
+                .rstrip(b"\0")
+                .decode()
+            )
+    return ""
+
+
+def _used_types(edge: EdgePopulation, table) -> list[int]:
+    """The edge types of ``edge`` that some rank's edges use (the same list on every rank)."""
+    type_ids = np.array(sorted(edge.types), dtype=np.int64)
+    flags = np.isin(type_ids, table.edge_type_id).astype(np.int64)
+    return type_ids[_gathered(flags).any(axis=0)].tolist()
+
+
+def _connect(
+    network, edge: EdgePopulation, table, populations: dict, repeats, used: list[int]
+) -> int:
+    """This rank's edges (``local=True``): one connect call per synapse setting of the
+    ``used`` edge types, the same calls on every rank (some maybe empty); the edges of a
+    virtual node also from its repeat cells (``split_repeats``)."""
     count = int(table.target.size)
     sources = table.source + populations[edge.source].first_gid
     targets = table.target + populations[edge.target].first_gid
-    if repeats is not None:
+    if repeats is not None and count:
         cells, nodes_of = repeats
         rows = [np.flatnonzero(table.source == node) for node in nodes_of]
         extra = np.concatenate(rows)
@@ -324,7 +390,7 @@ def _connect(network, edge: EdgePopulation, table, populations: dict, repeats=No
             edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),
         )
     settings: dict[tuple, list[int]] = {}
-    for type_id in np.unique(table.edge_type_id):
+    for type_id in used:
         edge_type = edge.types[int(type_id)]
         key = (
             edge_type.synapse,
@@ -337,7 +403,7 @@ def _connect(network, edge: EdgePopulation, table, populations: dict, repeats=No
         try:
             network.connect(
                 sources[keep], targets[keep], weight=table.weight[keep], delay_ms=table.delay_ms[keep],
-                synapse=synapse, synapse_params=dict(params), receptor=receptor,
+                synapse=synapse, synapse_params=dict(params), receptor=receptor, local=True,
             )  # fmt: skip
         except ValueError as error:
             raise SonataError(

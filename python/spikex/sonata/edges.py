@@ -72,6 +72,7 @@ class EdgeTable:
     weight: np.ndarray  # float64, syn_weight * nsyns
     delay_ms: np.ndarray  # float64
     edge_type_id: np.ndarray  # int64
+    edge_id: np.ndarray | None = None  # int64 row of each edge in the file (for messages)
 
 
 def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
@@ -121,16 +122,26 @@ def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
     return populations
 
 
-def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = None) -> EdgeTable:
+def read_edges(
+    population: EdgePopulation,
+    target_node_ids: np.ndarray | None = None,
+    target_size: int | None = None,
+) -> EdgeTable:
     """The edges of ``population`` whose target node id is in ``target_node_ids`` (all
     when None), in file order; weights and delays resolved (module docstring). With
-    targets, memory stays within the selected edges and one chunk of ``CHUNK_ROWS`` rows."""
+    targets, memory stays within the selected edges and one chunk of ``CHUNK_ROWS`` rows;
+    ``target_size`` (the target population's size) makes an edge ending outside the
+    population an error, though no selection holds it."""
     import h5py
 
     where = f"{population.edges_file}: /edges/{population.name}"
     with h5py.File(population.edges_file, "r") as handle:
         group = handle["edges"][population.name]
-        rows = None if target_node_ids is None else _selected_rows(group, target_node_ids)
+        rows = (
+            None
+            if target_node_ids is None
+            else _selected_rows(group, target_node_ids, target_size, where, population.target)
+        )
 
         def column(name: str, dtype) -> np.ndarray:
             dataset = group[name]
@@ -208,21 +219,35 @@ def read_edges(population: EdgePopulation, target_node_ids: np.ndarray | None = 
     nsyns[np.isnan(nsyns)] = 1.0
     delay[np.isnan(delay)] = DEFAULT_DELAY_MS
     return EdgeTable(
-        source=source, target=target, weight=weight * nsyns, delay_ms=delay, edge_type_id=type_ids
-    )
+        source=source, target=target, weight=weight * nsyns, delay_ms=delay, edge_type_id=type_ids,
+        edge_id=np.arange(n, dtype=np.int64) if rows is None else rows,
+    )  # fmt: skip
 
 
 CHUNK_ROWS = 1 << 20  # rows read at once when selecting edges (NEST's hyperslab size)
 
 
-def _selected_rows(group, target_node_ids) -> np.ndarray:
+def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarray:
     """Sorted edge ids (rows) of the edges ending on ``target_node_ids``: through
     ``indices/target_to_source`` where it exists, else by one pass over
-    ``target_node_id`` in chunks."""
+    ``target_node_id`` in chunks. With ``size``: SonataError for an edge ending on a node
+    id >= size (outside the target ``population``)."""
+
+    def outside(node_id: int):
+        return SonataError(
+            where,
+            f"target_node_id = {node_id} is outside population '{population}' (node ids 0..{size - 1})",
+        )
+
     targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
     index = group.get("indices/target_to_source")
     if index is not None and "node_id_to_range" in index and "range_to_edge_id" in index:
         to_range = index["node_id_to_range"]
+        if size is not None and to_range.shape[0] > size:
+            beyond = np.asarray(to_range[size:], dtype=np.int64)
+            used = np.flatnonzero(beyond[:, 1] > beyond[:, 0])
+            if used.size:
+                raise outside(size + int(used[0]))
         targets = targets[(targets >= 0) & (targets < to_range.shape[0])]
         spans = (
             _read_rows(to_range, targets, np.int64) if targets.size else np.zeros((0, 2), np.int64)
@@ -239,6 +264,8 @@ def _selected_rows(group, target_node_ids) -> np.ndarray:
     rows = []
     for start in range(0, dataset.shape[0], CHUNK_ROWS):
         chunk = np.asarray(dataset[start : start + CHUNK_ROWS], dtype=np.int64)
+        if size is not None and chunk.size and chunk.max() >= size:
+            raise outside(int(chunk.max()))
         rows.append(start + np.flatnonzero(np.isin(chunk, targets)))
     return np.concatenate(rows) if rows else np.zeros(0, np.int64)
 

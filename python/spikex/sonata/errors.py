@@ -12,5 +12,6 @@ class SonataError(UserInputError):
     ``spikex run`` prints it as one line and exits with status 2.
     """
 
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(" ".join(f"{where}: {message}".split()))
+    def __init__(self, where: str, message: str | None = None) -> None:
+        text = where if message is None else f"{where}: {message}"
+        super().__init__(" ".join(text.split()))

@@ -124,3 +124,22 @@ def test_run_writes_the_reports_into_state_h5(tmp_path):
     with h5py.File(tmp_path / "out" / "state.h5") as f:
         assert f["report/internal/mapping/node_ids"][:].tolist() == [0, 7]
         assert f["report/internal/data"].shape == (2000, 2)
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_error_found_by_one_rank_ends_the_run_with_one_line(tmp_path):
+    import h5py
+
+    # each rank reads the edges of its own cells: only the rank owning edge 20000's target
+    # sees its bad source; every rank stops with that rank's message
+    path = copy_example(tmp_path)
+    with h5py.File(path.parent / "network" / "internal_internal_edges.h5", "a") as f:
+        sources = f["edges/internal_to_internal/source_node_id"]
+        values = sources[:]
+        values[20000] = 999
+        sources[:] = values
+    done = run_cli(["run", str(path), "--np", "2", "-o", str(tmp_path / "out")])
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "edge 20000: source_node_id = 999" in lines[0], done.stderr

@@ -199,18 +199,38 @@ def test_edges_of_given_targets_without_an_index(tmp_path):
 
 
 def test_edge_naming_a_node_outside_its_population(tmp_path):
+    # edges are read when the network is built (each rank those ending on its cells)
     edges = {"source_node_id": [0, 5], "target_node_id": [0, 1], "edge_type_id": [1, 1]}
     write_circuit(tmp_path, edges=edges)
     with pytest.raises(SonataError) as error:
-        sx.Network.from_sonata(tmp_path / "simulation_config.json")
+        sx.Network.from_sonata(tmp_path / "simulation_config.json").build()
     text = _one_line(error)
     assert "edges.h5" in text and "source_node_id = 5" in text and "'inputs'" in text
+
+
+@pytest.mark.parametrize("index", [True, False])
+def test_edge_ending_outside_its_population(tmp_path, index):
+    path = copy_example(tmp_path)
+    with h5py.File(path.parent / "network" / "internal_internal_edges.h5", "a") as f:
+        group = f["edges/internal_to_internal"]
+        targets = group["target_node_id"][:]
+        targets[10] = 300  # the population has node ids 0..299
+        group["target_node_id"][:] = targets
+        if index:
+            ranges = group["indices/target_to_source/node_id_to_range"][:]
+            del group["indices/target_to_source/node_id_to_range"]
+            group["indices/target_to_source/node_id_to_range"] = np.vstack([ranges, [[0, 1]]])
+        else:
+            del group["indices"]
+    with pytest.raises(SonataError) as error:
+        sx.Network.from_sonata(path).build()
+    assert "target_node_id = 300" in _one_line(error) and "'internal'" in str(error.value)
 
 
 def test_delay_below_dt_is_refused(tmp_path):
     write_circuit(tmp_path, edge_groups={0: {"syn_weight": [1.0, 1.0], "delay": [0.05, 1.0]}})
     with pytest.raises(SonataError) as error:
-        sx.Network.from_sonata(tmp_path / "simulation_config.json")
+        sx.Network.from_sonata(tmp_path / "simulation_config.json").build()
     assert "delay = 0.05" in _one_line(error) and "edges.h5" in str(error.value)
 
 
