@@ -48,18 +48,33 @@ def test_toml_names_the_circuit(tmp_path):
     assert by_toml["spikes_sha256"] == by_json["spikes_sha256"]
 
 
+@pytest.fixture(scope="module")
+def one_rank(tmp_path_factory):
+    """The example on one rank (allgather): the reference of the multi-rank runs."""
+    directory = tmp_path_factory.mktemp("one")
+    return run_config(copy_example(directory), directory / "out", sets=SHORT)
+
+
 @pytest.mark.mpi
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["allgather", "alltoall"])
-def test_same_spikes_on_one_and_two_ranks(tmp_path, method):
+@pytest.mark.parametrize(
+    ("ranks", "method", "scheme"),
+    [
+        (2, "allgather", "random_shuffle"),
+        (3, "alltoall", "consecutive"),
+        (4, "allgather", "round_robin"),
+    ]
+    + [
+        (3, method, "random_shuffle")
+        for method in ("alltoallv", "multisend", "persistent", "rma", "routed")
+    ],
+)
+def test_same_spikes_on_any_ranks_and_method(tmp_path, one_rank, ranks, method, scheme):
     path = copy_example(tmp_path)
-    sets = (*SHORT, f"exchange.method={method}")
-    one = run_config(path, tmp_path / "one", ranks=1, sets=sets)
-    two = run_config(
-        path, tmp_path / "two", ranks=2, sets=(*sets, "distribution.scheme=random_shuffle")
-    )
-    assert two["ranks"] == 2 and two["connections"] == one["connections"] == 48432
-    assert two["spikes_sha256"] == one["spikes_sha256"]
+    sets = (*SHORT, f"exchange.method={method}", f"distribution.scheme={scheme}")
+    summary = run_config(path, tmp_path / "out", ranks=ranks, sets=sets)
+    assert summary["ranks"] == ranks and summary["connections"] == one_rank["connections"] == 48432
+    assert summary["spikes_sha256"] == one_rank["spikes_sha256"]
 
 
 def _bad_manifest(path):
