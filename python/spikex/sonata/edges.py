@@ -152,6 +152,12 @@ def read_edges(
             )
 
         target = column("target_node_id", np.int64)
+        if rows is None and target_size is not None and target.size and target.max() >= target_size:
+            raise SonataError(
+                where,
+                f"target_node_id = {int(target.max())} is outside population '{population.target}' "
+                f"(node ids 0..{target_size - 1})",
+            )
         source = column("source_node_id", np.int64)
         type_ids = column("edge_type_id", np.int64)
         n = target.size
@@ -240,6 +246,12 @@ def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarra
         )
 
     targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
+    if (
+        size is not None
+        and targets.size == size
+        and (size == 0 or (targets[0] == 0 and targets[-1] == size - 1))
+    ):
+        return None  # every target: read the columns whole (read_edges checks the ids)
     index = group.get("indices/target_to_source")
     if index is not None and "node_id_to_range" in index and "range_to_edge_id" in index:
         to_range = index["node_id_to_range"]
@@ -253,13 +265,12 @@ def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarra
             _read_rows(to_range, targets, np.int64) if targets.size else np.zeros((0, 2), np.int64)
         )
         spans = spans[spans[:, 1] > spans[:, 0]]
-        ranges = [
-            _read_rows(index["range_to_edge_id"], np.arange(a, b), np.int64) for a, b in spans
-        ]
-        ranges = np.concatenate(ranges) if ranges else np.zeros((0, 2), np.int64)
-        if ranges.size == 0:
+        if spans.size == 0:
             return np.zeros(0, np.int64)
-        return np.unique(np.concatenate([np.arange(a, b) for a, b in ranges]))
+        ranges = _read_rows(index["range_to_edge_id"], _spans_to_rows(spans), np.int64)
+        ranges = ranges[ranges[:, 1] > ranges[:, 0]]
+        rows = _spans_to_rows(ranges)
+        return rows if _increasing(rows, strict=True) else np.unique(rows)
     dataset = group["target_node_id"]
     rows = []
     for start in range(0, dataset.shape[0], CHUNK_ROWS):
@@ -270,24 +281,45 @@ def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarra
     return np.concatenate(rows) if rows else np.zeros(0, np.int64)
 
 
+def _spans_to_rows(spans: np.ndarray) -> np.ndarray:
+    """The rows of [start, stop) spans, concatenated (vectorised ``np.arange`` per span)."""
+    spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    lengths = spans[:, 1] - spans[:, 0]
+    if lengths.sum() == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.repeat(spans[:, 0] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(lengths.sum(), dtype=np.int64) + offsets
+
+
 def _read_rows(dataset, rows: np.ndarray, dtype) -> np.ndarray:
     """``dataset[rows]`` for rows in any order, read in windows of at most CHUNK_ROWS rows
     that hold wanted rows (the whole span once when it is short)."""
     rows = np.asarray(rows, dtype=np.int64)
     shape = (rows.size, *dataset.shape[1:])
-    out = np.empty(shape, dtype=dtype)
     if rows.size == 0:
-        return out
-    order = np.argsort(rows, kind="stable")
-    ordered = rows[order]
+        return np.empty(shape, dtype=dtype)
+    if _increasing(rows, strict=True) and rows[-1] - rows[0] + 1 == rows.size:  # one span
+        return np.asarray(dataset[int(rows[0]) : int(rows[-1]) + 1], dtype=dtype)
+    order = None if _increasing(rows) else np.argsort(rows, kind="stable")
+    ordered = rows if order is None else rows[order]
+    out = np.empty(shape, dtype=dtype)
     start = 0
     while start < ordered.size:
         low = int(ordered[start])
         stop = int(np.searchsorted(ordered, low + CHUNK_ROWS, side="left"))
         block = np.asarray(dataset[low : int(ordered[stop - 1]) + 1], dtype=dtype)
-        out[order[start:stop]] = block[ordered[start:stop] - low]
+        if order is None:
+            out[start:stop] = block[ordered[start:stop] - low]
+        else:
+            out[order[start:stop]] = block[ordered[start:stop] - low]
         start = stop
     return out
+
+
+def _increasing(values: np.ndarray, strict: bool = False) -> bool:
+    """Whether ``values`` never decrease (``strict``: always increase)."""
+    steps = np.diff(values)
+    return bool(np.all(steps > 0) if strict else np.all(steps >= 0))
 
 
 def _population_attribute(dataset, where: str) -> str:
