@@ -2,7 +2,8 @@
 
 * ``input_type: spikes`` (``module`` ``h5`` or ``sonata``): a SONATA spike file,
   ``/spikes/<population>/{node_ids,timestamps}`` or the older ``/spikes/{gids,timestamps}``
-  (its ids are node ids of the node set's one population). The spikes of the node set's
+  (its ids are node ids of the node set's one population); ``module: csv``: BMTK's spike
+  CSV (``timestamps population node_ids``, space separated). The spikes of the node set's
   nodes become their ``spike_source_array`` trains (times in ms; a time off the grid is
   emitted at the end of its step). Two readings of a time just after a grid point
   (``INPUT_ROUNDING``): ``nest`` (NEST's ``SonataNetwork``, whose spike_train_injector,
@@ -27,7 +28,7 @@ import numpy as np
 from .errors import SonataError
 from .node_sets import NodeSets
 
-SPIKE_MODULES = ("h5", "sonata", "hdf5")
+SPIKE_MODULES = ("h5", "sonata", "hdf5", "csv")
 NEST_TICS_PER_MS = 1000  # NEST's default time base: 1 tic = 1 us
 INPUT_ROUNDING = ("nest", "bmtk")
 
@@ -74,14 +75,14 @@ def spike_trains(
         if module not in SPIKE_MODULES:
             raise SonataError(
                 where,
-                f"module = {module!r}: spikex reads SONATA spike files (module {' or '.join(SPIKE_MODULES[:2])}) only, not yet {module!r}",
+                f"module = {module!r}: spikex reads SONATA spike files (module h5 or sonata) and BMTK's "
+                f"spike CSV files (module csv), not yet {module!r}",
             )
         if "input_file" not in entry:
             raise SonataError(where, "missing 'input_file'")
         cells = node_sets.resolve(entry.get("node_set"), where) if "node_set" in entry else None
-        for population, node_ids, times in _read_spike_file(
-            Path(entry["input_file"]), cells, where
-        ):
+        read = _read_spike_csv if module == "csv" else _read_spike_file
+        for population, node_ids, times in read(Path(entry["input_file"]), cells, where):
             size = node_sets.populations[population].size
             if node_ids.size and (node_ids.min() < 0 or node_ids.max() >= size):
                 bad = int(node_ids[(node_ids < 0) | (node_ids >= size)][0])
@@ -101,6 +102,51 @@ def spike_trains(
         pop: {node: np.sort(grid(np.asarray(t, dtype=float), dt_ms)) for node, t in per.items()}
         for pop, per in trains.items()
     }
+
+
+def _read_spike_csv(path: Path, cells, where: str):
+    """BMTK's spike CSV: space separated, header ``timestamps population node_ids`` (without
+    ``population`` the node set's one population; without a header: timestamps, node_ids)."""
+    import csv
+
+    if not path.is_file():
+        raise SonataError(where, f"input_file {path}: file not found")
+    with open(path, newline="", encoding="utf-8") as stream:
+        rows = [row for row in csv.reader(stream, delimiter=" ", skipinitialspace=True) if row]
+    header = ["timestamps", "node_ids"]
+    if rows and not _is_number(rows[0][0]):
+        header, rows = [name.strip() for name in rows[0]], rows[1:]
+    for column in ("timestamps", "node_ids"):
+        if column not in header:
+            raise SonataError(str(path), f"missing column '{column}' (columns: {' '.join(header)})")
+    columns = {name: [row[k] for row in rows] for k, name in enumerate(header)}
+    try:
+        times = np.asarray(columns["timestamps"], dtype=float)
+        node_ids = np.asarray(columns["node_ids"], dtype=np.int64)
+    except (ValueError, IndexError) as error:
+        raise SonataError(str(path), f"timestamps and node_ids must be numbers: {error}") from None
+    if "population" in columns:
+        populations = np.asarray(columns["population"], dtype=object)
+    else:
+        if cells is None or len(cells) != 1:
+            raise SonataError(
+                where,
+                f"{path} has no population column: its node_set must name one node population",
+            )
+        populations = np.full(times.size, next(iter(cells)), dtype=object)
+    for population in dict.fromkeys(populations.tolist()):
+        if cells is not None and population not in cells:
+            continue
+        keep = populations == population
+        yield population, node_ids[keep], times[keep]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_spike_file(path: Path, cells, where: str):

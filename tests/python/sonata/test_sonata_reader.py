@@ -406,3 +406,23 @@ def test_report_of_a_variable_the_model_lacks_is_named(tmp_path):
     with pytest.raises(SonataError) as error:
         sx.Network.from_sonata(path)
     assert "reports.w" in _one_line(error) and "'w'" in str(error.value)
+
+
+@pytest.mark.parametrize("header", ["timestamps population node_ids", ""])
+def test_bmtk_spike_csv_input_as_the_h5_one(tmp_path, header):
+    spikes = {0: [2.0, 7.5], 1: [3.25]}
+    reference = sx.Network.from_sonata(write_circuit(tmp_path / "h5", spikes=spikes))
+    reference.record_spikes(reference.sonata.populations["inputs"])
+    path = write_circuit(tmp_path / "csv", spikes=spikes)
+    rows = [(t, "inputs", node) for node, times in spikes.items() for t in times]
+    lines = [header] if header else []
+    lines += [f"{t} {pop} {node}" if header else f"{t} {node}" for t, pop, node in rows]
+    (tmp_path / "csv" / "spikes.csv").write_text("\n".join(lines) + "\n")
+    config = json.loads(path.read_text())
+    config["inputs"]["spikes_in"].update({"module": "csv", "input_file": "$BASE_DIR/spikes.csv"})
+    path.write_text(json.dumps(config))
+    net = sx.Network.from_sonata(path)
+    net.record_spikes(net.sonata.populations["inputs"])
+    ours, theirs = net.simulate(20.0), reference.simulate(20.0)
+    assert ours.summary["spikes_sha256"] == theirs.summary["spikes_sha256"]
+    assert ours.summary["spikes_total"] >= 3
