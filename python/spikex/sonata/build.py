@@ -157,7 +157,7 @@ def build_from_sonata(
         device = network.create(
             "step_current_generator", 1,
             params={"amplitude_times": clamp.amplitude_times, "amplitude_values": clamp.amplitude_values},
-            name=f"{clamp.name}",
+            name=f"{clamp.name}.clamp",  # the input's name (apart from the SONATA populations')
         )  # fmt: skip
         targets = np.concatenate(
             [circuit.gids(name, ids) for name, ids in clamp.cells.items()]
