@@ -4,7 +4,8 @@
     python build_network.py DIRECTORY [--dt 0.1] [--tstop 1000]
 
 ``v1``: 100 iaf_psc_alpha cells in three node types (two excitatory, one inhibitory,
-each with its own dynamics_params JSON), ``lgn``: 50 virtual inputs with Poisson spike
+each with its own dynamics_params JSON), ``l5``: 30 iaf_psc_exp cells driven by v1's
+excitatory cells (edges in a file of their own), ``lgn``: 50 virtual inputs with Poisson spike
 trains (BMTK's PoissonSpikeGenerator, seed 1). Edges v1 -> v1 with nsyns from 1 to 3
 per pair (BMTK multiplies syn_weight by nsyns), delays and weights per edge type; lgn ->
 v1 with per-edge syn_weight (an edge-group dataset) and nsyns. A current clamp on the
@@ -75,9 +76,22 @@ def build(directory: Path, dt: float, tstop: float) -> Path:
     v1.add_edges(source={"ei": "e"}, target={"ei": "i"}, connection_rule=nsyns_rule, connection_params={"low": 3, "high": 2},
                  syn_weight=40.0, delay=1.0, dynamics_params="e2x.json", model_template="static_synapse")  # fmt: skip
     v1.add_edges(source={"ei": "i"}, target={"ei": "e"}, connection_rule=nsyns_rule, connection_params={"low": 3, "high": 3},
-                 syn_weight=-90.0, delay=0.8, dynamics_params="i2x.json", model_template="static_synapse")  # fmt: skip
+                 syn_weight=-15.0, delay=0.8, dynamics_params="i2x.json", model_template="static_synapse")  # fmt: skip
     v1.build()
     v1.save(output_dir=str(directory / "network"))
+
+    # A second population of another model (iaf_psc_exp), driven by v1's excitatory cells
+    (models / "exp.json").write_text(
+        json.dumps({"C_m": 150.0, "tau_m": 12.0, "V_th": -54.0, "tau_syn_ex": 3.0})
+    )
+    l5 = NetworkBuilder("l5")
+    l5.add_nodes(N=30, pop_name="exp", ei="e", model_type="point_process", model_template="nest:iaf_psc_exp",
+                 dynamics_params="exp.json")  # fmt: skip
+    l5.add_edges(source=v1.nodes(ei="e"), target=l5.nodes(), connection_rule=nsyns_rule,
+                 connection_params={"low": 3, "high": 2}, syn_weight=300.0, delay=1.2,
+                 dynamics_params="e2x.json", model_template="static_synapse")  # fmt: skip
+    l5.build()
+    l5.save(output_dir=str(directory / "network"))
 
     lgn = NetworkBuilder("lgn")
     lgn.add_nodes(N=50, model_type="virtual", pop_name="lgn_input")
@@ -85,7 +99,7 @@ def build(directory: Path, dt: float, tstop: float) -> Path:
                          delay=2.0, dynamics_params="lgn.json", model_template="static_synapse")  # fmt: skip
     conn.add_properties(
         "syn_weight",
-        rule=lambda s, t: 60.0 + 2.0 * ((s.node_id * 31 + t.node_id) % 11),
+        rule=lambda s, t: 150.0 + 4.0 * ((s.node_id * 31 + t.node_id) % 11),
         dtypes=float,
     )
     lgn.build()
@@ -99,7 +113,7 @@ def build(directory: Path, dt: float, tstop: float) -> Path:
 
     build_env_pointnet(base_dir=str(directory), network_dir=str(directory / "network"), tstop=tstop, dt=dt,
                        spikes_inputs=[("lgn", str(inputs / "lgn_spikes.h5"))],
-                       current_clamp={"amp": 120.0, "delay": 200.0, "duration": 200.0},
+                       current_clamp={"amp": 250.0, "delay": 200.0, "duration": 200.0},
                        components_dir=str(directory / "components"), overwrite_config=True)  # fmt: skip
     # The clamp on the v1 cells (BMTK's "all" would include the virtual nodes, which BMTK's
     # pointnet cannot clamp).

@@ -1,8 +1,8 @@
 """spikex against BMTK's pointnet (NEST 3.10) on a circuit built with BMTK's builder.
 
-The circuit (build_network.py: iaf_psc_alpha cells in three node types, nsyns 1-3, edge
-types with delays and weights, per-edge weights in an edge group, Poisson spike-file
-inputs, a current clamp) is built and run by BMTK with the interpreter BMTK_PYTHON, then
+The circuit (build_network.py: iaf_psc_alpha cells in three node types and a second
+population of iaf_psc_exp cells, nsyns 1-3, edge types with delays and weights, per-edge
+weights in an edge group, Poisson spike-file inputs, a current clamp) is built and run by BMTK with the interpreter BMTK_PYTHON, then
 read by ``spikex.Network.from_sonata(config.json, input_rounding="bmtk")`` and simulated.
 Both models are exact, so the spikes must agree step for step (NEST stamps a spike at the
 end of its step: NEST time = (spikex step + 1) dt)::
@@ -74,28 +74,36 @@ def build_and_run_bmtk(directory: Path, dt: float, tstop: float) -> Path:
     return config
 
 
-def bmtk_spikes(config: Path, dt: float) -> list[tuple[int, int]]:
-    """BMTK's v1 spikes as sorted (spikex step, node id)."""
+POPULATIONS = ("v1", "l5")
+
+
+def bmtk_spikes(config: Path, dt: float) -> list[tuple[str, int, int]]:
+    """BMTK's spikes as sorted (population, spikex step, node id)."""
     import h5py
 
+    rows = []
     with h5py.File(config.parent / "output" / "spikes.h5", "r") as f:
-        times, nodes = f["spikes/v1/timestamps"][:], f["spikes/v1/node_ids"][:]
-    steps = np.rint(times / dt).astype(np.int64) - 1
-    return sorted(zip(steps.tolist(), nodes.tolist(), strict=True))
+        for population in POPULATIONS:
+            if population not in f["spikes"]:  # BMTK writes no group for a silent population
+                continue
+            times = f[f"spikes/{population}/timestamps"][:]
+            nodes = f[f"spikes/{population}/node_ids"][:]
+            steps = np.rint(times / dt).astype(np.int64) - 1
+            rows += [
+                (population, s, n) for s, n in zip(steps.tolist(), nodes.tolist(), strict=True)
+            ]
+    return sorted(rows)
 
 
-def spikex_spikes(config: Path) -> tuple[list[tuple[int, int]], dict]:
-    """spikex's v1 spikes as sorted (step, node id), and its summary."""
+def spikex_spikes(config: Path) -> tuple[list[tuple[str, int, int]], dict]:
+    """spikex's spikes as sorted (population, step, node id), and its summary."""
     import spikex as sx
 
     net = sx.Network.from_sonata(config, input_rounding="bmtk")
     result = net.simulate(net.sonata.tstop_ms)
-    v1 = net.sonata.populations["v1"]
-    gids, steps = result.spikes[0], result.spike_steps
-    keep = (gids >= v1.first_gid) & (gids < v1.stop_gid)
-    return sorted(
-        zip(steps[keep].tolist(), (gids[keep] - v1.first_gid).tolist(), strict=True)
-    ), result.summary
+    names, nodes = net.sonata.node_ids(result.spikes[0])
+    rows = zip(names.tolist(), result.spike_steps.tolist(), nodes.tolist(), strict=True)
+    return sorted(row for row in rows if row[0] in POPULATIONS), result.summary
 
 
 def compare(dt: float = 0.1, tstop: float = 1000.0, directory: Path | None = None) -> dict:
@@ -107,7 +115,8 @@ def compare(dt: float = 0.1, tstop: float = 1000.0, directory: Path | None = Non
         (k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs))
     )
     return {
-        "dt_ms": dt, "tstop_ms": tstop, "bmtk_spikes": len(theirs), "spikex_spikes": len(ours),
+        "dt_ms": dt, "tstop_ms": tstop, "bmtk_spikes": len(theirs),
+        "per_population": {p: sum(1 for row in theirs if row[0] == p) for p in POPULATIONS}, "spikex_spikes": len(ours),
         "identical": ours == theirs, "matching_until_first_difference": first,
         "connections": summary["connections"],
     }  # fmt: skip
