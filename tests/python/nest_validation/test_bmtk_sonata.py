@@ -1,8 +1,9 @@
 """A circuit built with BMTK's NetworkBuilder (bench/bmtk/build_network.py: iaf_psc_alpha in
 three node types and an iaf_psc_exp population, nsyns 1-3, per-edge weights, Poisson
 spike-file inputs with several spikes of one input in a step, a current clamp) on BMTK's
-pointnet (NEST 3.10) and on spikex: the same spikes, step for step. Needs BMTK (scripts/setup_bmtk.sh, or SPIKEX_BMTK_PYTHON); skips without it
-(also under CI, which does not install BMTK)."""
+pointnet (NEST 3.10) and on spikex: the same spikes, step for step. Needs BMTK
+(scripts/setup_bmtk.sh, or SPIKEX_BMTK_PYTHON); skips without it (also under CI, which
+does not install BMTK)."""
 
 from __future__ import annotations
 
