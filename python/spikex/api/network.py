@@ -152,6 +152,10 @@ class Network:
         self._segments: list[dict] = []  # earlier segments of a resumed run
         self._segment_start_step = 0
         self._changes: list[dict] = []  # Network.set's records (api/changes.py)
+        self.sonata = None  # the SONATA circuit it was built from (from_sonata; spikex.sonata)
+        # Called once, collectively, when the network is built and its cells are final
+        # (each rank's share is known): SONATA edges are read there, per rank.
+        self._build_hooks: list[Callable[[], None]] = []
 
     # ---- construction from a configuration ------------------------------------------
 
@@ -192,7 +196,15 @@ class Network:
             **{name: config["exchange"][name] for name in EXCHANGE_OPTIONS},
         )
         model = get(config, "network.model")
-        if model == "hpc_benchmark":
+        if get(config, "network.sonata"):
+            from ..sonata import build_from_sonata
+
+            network.sonata = build_from_sonata(
+                network, get(config, "network.sonata"), record_spikes=False,
+                input_rounding=get(config, "network.sonata_input_rounding"),
+            )  # fmt: skip
+            recorded = [network.sonata.populations[p.name] for p in network.sonata.node_populations if not p.virtual]
+        elif model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
             recorded = [Population(0, network.cells, "iaf_psc_alpha")]
         elif model == "microcircuit":
@@ -228,6 +240,57 @@ class Network:
         if get(config, "record.timeline"):
             network.record_timeline()
         network.config = config
+        return network
+
+    @classmethod
+    def from_sonata(
+        cls,
+        path: str | Path,
+        dt_ms: float | None = None,
+        record_spikes: bool = True,
+        input_rounding: str = "nest",
+        **options: object,
+    ) -> Network:
+        """Build the network of a SONATA circuit (docs/user/sonata.md).
+
+        Parameters
+        ----------
+        path : str or Path
+            A SONATA simulation config (``run``, ``network``, ``inputs``, ...) or circuit
+            config (``networks``, ``components``).
+        dt_ms : float, optional
+            Time step [default: the simulation config's ``run.dt``, else 0.025].
+        record_spikes : bool
+            Record the spikes of every population that is not virtual.
+        input_rounding : str
+            How an input spike time just after a grid point is read: ``"nest"`` as NEST's
+            SonataNetwork (a time within 0.5 us of a grid point is on it), ``"bmtk"`` as
+            BMTK's pointnet (at the end of its step) (``network.sonata_input_rounding``).
+        **options
+            Further ``Network`` arguments (``seed``, ``method``, ``distribution``,
+            ``threads``, ...).
+
+        Returns
+        -------
+        Network
+            One population per SONATA node population, named as it, node ids in order
+            (``net.sonata.gids(population, node_ids)``; ``net.sonata.populations``),
+            virtual nodes as ``spike_source_array`` fed by the config's spike inputs, the
+            edges as connections; still open: ``create`` / ``connect`` may add to it.
+            ``net.sonata.tstop_ms`` is the simulation config's ``run.tstop``.
+
+        Raises
+        ------
+        spikex.sonata.SonataError
+            (a ``ValueError``) naming the file, key and value of what is wrong.
+        """
+        from ..sonata import build_from_sonata, simulation_run
+
+        if dt_ms is None:
+            dt_ms = simulation_run(path).get("dt_ms", KEYS["simulation.dt_ms"].default)
+        _check("from_sonata", "input_rounding", "network.sonata_input_rounding", input_rounding)
+        network = cls(dt_ms=dt_ms, **options)
+        network.sonata = build_from_sonata(network, path, record_spikes=record_spikes, input_rounding=input_rounding)
         return network
 
     # ---- building ---------------------------------------------------------------------
@@ -774,14 +837,20 @@ class Network:
             return contextlib.nullcontext()
         return StallWatchdog(self.stall_timeout_s, on_stall or end_stalled_rank)
 
+    def _run_build_hooks(self) -> None:
+        hooks, self._build_hooks = self._build_hooks, []
+        for hook in hooks:
+            hook()
+
     def _build(self) -> None:
         if self._state != "open":
             return
+        start = time.perf_counter()
+        self._run_build_hooks()  # reading SONATA edges counts as building
         if self._cells_total == 0:
             raise ValueError("the network has no cells: call create() before simulate()")
         # Before anything of the network's size is allocated or drawn.
         check_fits(self._rules, _core.comm_size(), _core, cells=self._cells_by_model())
-        start = time.perf_counter()
         self._engine.build()
         self._wall["build"] = time.perf_counter() - start
         self._wall["total"] += self._wall["build"]
@@ -797,6 +866,8 @@ class Network:
         """The network partitioned for ``ranks`` virtual ranks without simulating or MPI
         (``spikex model dryrun``): a ``_core.DryRunPartition`` holding the ranks listed in
         ``sampled`` (all when empty)."""
+        if self._state == "open":
+            self._run_build_hooks()
         return _core.DryRunPartition(self._engine, ranks, list(sampled))
 
     def _cells_by_model(self) -> dict[str, int]:

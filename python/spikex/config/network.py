@@ -115,6 +115,23 @@ REGISTRY: tuple[Key, ...] = (
         "smaller initial burst) or original (normal(-58, 10) mV for all).",
         choices=("optimized", "original"),
     ),
+    Key(
+        "network.sonata",
+        "path",
+        "",
+        "A SONATA simulation config or circuit config (JSON; relative to the TOML file): the "
+        "network is read from it (docs/user/sonata.md) and network.model, cells, indegree, "
+        "connectivity, delay_ms and weight are not used; empty: no SONATA circuit.",
+    ),
+    Key(
+        "network.sonata_input_rounding",
+        "choice",
+        "nest",
+        "How a SONATA input spike time just after a grid point is read: nest as NEST's "
+        "SonataNetwork (a time within half a NEST tic, 0.5 us, of a grid point is on it), bmtk "
+        "as BMTK's pointnet (it goes to the end of its step).",
+        choices=("nest", "bmtk"),
+    ),
     # gids are 32-bit (the last value is kept free as "no cell").
     Key("network.cells", "int", 8192, "Number of cells N.", minimum=1, maximum=4_294_967_294),
     Key(
@@ -366,6 +383,7 @@ REGISTRY: tuple[Key, ...] = (
 )
 
 CROSS_RULES: tuple[str, ...] = (
+    "`network.sonata`, when set, names an existing file.",
     "`network.delay_ms` >= `simulation.dt_ms` (a delay shorter than dt is an error).",
     "`network.interval_fire.invl_high_ms` >= `network.interval_fire.invl_low_ms`.",
     "`network.iaf_psc_alpha.V_reset` < `network.iaf_psc_alpha.V_th`.",
@@ -409,6 +427,14 @@ def network_delay_ms(config: dict) -> float:
     if model == "microcircuit":
         return get(config, "simulation.dt_ms")
     return get(config, "network.delay_ms")
+
+
+def _check_sonata(config: dict, ranks: int) -> None:
+    from pathlib import Path
+
+    path = get(config, "network.sonata")
+    if path and not Path(path).is_file():
+        raise ConfigError("network.sonata", path, "file not found (a SONATA simulation or circuit config)")
 
 
 def _check_microcircuit(config: dict, ranks: int) -> None:
@@ -490,6 +516,7 @@ def _check_burst_groups(config: dict, ranks: int) -> None:
 
 
 CROSS_CHECKS: tuple[Callable[[dict, int], None], ...] = (
+    _check_sonata,
     _check_microcircuit,
     _check_delay,
     _check_intervals,

@@ -27,7 +27,7 @@ def load_config(path: str | Path) -> dict:
     Parameters
     ----------
     path : str or Path
-        TOML file.
+        TOML file, or a SONATA simulation config (``.json``: ``sonata_configuration``).
 
     Returns
     -------
@@ -40,6 +40,8 @@ def load_config(path: str | Path) -> dict:
         Missing or unreadable file, invalid TOML, unknown section or key.
     """
     path = Path(path)
+    if path.suffix.lower() == ".json":
+        return resolve(sonata_configuration(path))
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -50,7 +52,24 @@ def load_config(path: str | Path) -> dict:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), allowed=f"invalid TOML: {error}") from None
+    network = raw.get("network")
+    if isinstance(network, dict) and isinstance(network.get("sonata"), str) and network["sonata"]:
+        network["sonata"] = str(path.absolute().parent / network["sonata"])  # relative to the TOML
     return resolve(raw)
+
+
+def sonata_configuration(path: Path) -> dict:
+    """The spikex configuration of a SONATA simulation config (``spikex run
+    simulation_config.json``): ``network.sonata`` names it, ``run.tstop`` and ``run.dt`` are
+    ``simulation.tstop_ms`` and ``dt_ms`` (defaults for a circuit config, which has no
+    ``run``). SonataError (exit status 2) for a missing or bad file."""
+    from ..sonata.config import load_config as load_sonata
+
+    sonata = load_sonata(path)
+    simulation = {}
+    if sonata.run:
+        simulation = {"tstop_ms": sonata.run_value("tstop"), "dt_ms": sonata.run_value("dt")}
+    return {"simulation": simulation, "network": {"sonata": str(sonata.path)}}
 
 
 def resolve(raw: dict) -> dict:

@@ -93,7 +93,14 @@ class RunPlan:
 
 
 def default_outdir(config_path: Path) -> Path:
-    """``./spikex-out/<config stem>``."""
+    """``./spikex-out/<config stem>``; for a SONATA simulation config (``.json``) its
+    ``output.output_dir`` when it names one (as BMTK writes there)."""
+    if Path(config_path).suffix.lower() == ".json":
+        from ..sonata.config import load_config as load_sonata
+
+        output_dir = load_sonata(config_path).output.get("output_dir")
+        if output_dir:
+            return Path(output_dir)
     return Path("spikex-out") / Path(config_path).stem
 
 

@@ -15,6 +15,7 @@ PACKAGE = REPO / "python" / "spikex"
 LAYERS = [
     {"errors", "version", "methods", "counters", "distributions"},  # the core's registries as Python sees them; random distributions
     {"models"},  # the model registry and the network builders
+    {"sonata"},  # SONATA circuits as input (builds through a Network it is given)
     {"config"},  # the configuration registry and validation
     {"runtime"},  # what a running rank needs: allocation, watchdog, collectives
     {"io"},  # result files, checkpoints

@@ -1,0 +1,412 @@
+"""Build a spikex ``Network`` from a SONATA circuit (``Network.from_sonata``,
+``[network] sonata``, ``spikex run simulation_config.json``).
+
+One spikex population per SONATA node population, named as it and in node-id order, so
+``gid = population.first_gid + node_id`` (``SonataCircuit.gids``) and ``spikes.h5`` holds
+each population's spikes under its name with the circuit's node ids. Virtual nodes are
+``spike_source_array`` cells fed by the config's spike inputs; edges are explicit-list
+connections (one ``connect`` call per edge population and synapse setting); current
+clamps are ``step_current_generator`` devices. Everything is read and checked before the
+first cell is created, so a bad circuit leaves the network as it was.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .config import SonataConfig, load_config
+from .edges import EdgePopulation, edge_populations, read_edges
+from .errors import SonataError
+from .inputs import current_clamps, spike_trains, unsupported_inputs
+from .node_sets import NodeSets
+from .nodes import NodePopulation, read_node_populations
+
+DELAY_TOLERANCE = 1e-9
+
+
+@dataclass
+class SonataCircuit:
+    """What ``Network.from_sonata`` built (``network.sonata``).
+
+    Attributes
+    ----------
+    config : SonataConfig
+        The resolved configuration.
+    populations : dict
+        SONATA node population name -> spikex ``Population`` (gid = first_gid + node_id).
+    node_populations : list of NodePopulation
+    edge_populations : list of EdgePopulation
+    connections : int
+        Edges connected (all ranks).
+    repeats : dict
+        Virtual population name -> (Population ``<name>.repeats``, node id of each of its
+        cells): the further spikes of a node in a step it spikes in already
+        (``split_repeats``).
+    reports : dict
+        Report name -> index of its recording in ``Result.states`` (``record_state``).
+    """
+
+    config: SonataConfig
+    populations: dict = field(default_factory=dict)
+    repeats: dict = field(default_factory=dict)
+    reports: dict = field(default_factory=dict)
+    node_populations: list = field(default_factory=list)
+    edge_populations: list = field(default_factory=list)
+    connections: int = 0
+
+    @property
+    def tstop_ms(self) -> float | None:
+        """``run.tstop`` of a simulation config (None for a circuit config)."""
+        return self.config.run_value("tstop") if self.config.run else None
+
+    def gids(self, population: str, node_ids) -> np.ndarray:
+        """spikex gids of ``node_ids`` of the SONATA ``population``."""
+        pop = self.populations[population]
+        ids = np.asarray(node_ids, dtype=np.int64)
+        if ids.size and (ids.min() < 0 or ids.max() >= pop.size):
+            raise ValueError(f"population {population!r}: node ids must be in 0..{pop.size - 1}")
+        return ids + pop.first_gid
+
+    def node_ids(self, gids) -> tuple[np.ndarray, np.ndarray]:
+        """(population names, node ids) of spikex ``gids`` (``""`` and -1 for a gid that is in
+        no SONATA population)."""
+        gids = np.asarray(gids, dtype=np.int64)
+        names = np.full(gids.size, "", dtype=object)
+        ids = np.full(gids.size, -1, dtype=np.int64)
+        for name, pop in self.populations.items():
+            inside = (gids >= pop.first_gid) & (gids < pop.stop_gid)
+            names[inside] = name
+            ids[inside] = gids[inside] - pop.first_gid
+        return names, ids
+
+
+def simulation_run(path: str | Path) -> dict:
+    """``{"tstop_ms", "dt_ms"}`` of a simulation config's ``run`` (keys absent for a circuit
+    config), for the configuration layer."""
+    config = load_config(path)
+    run = {}
+    if config.run:
+        run["tstop_ms"] = config.run_value("tstop")
+        run["dt_ms"] = config.run_value("dt")
+    return run
+
+
+def build_from_sonata(
+    network, path: str | Path, record_spikes: bool = True, input_rounding: str = "nest"
+) -> SonataCircuit:
+    """Add the circuit of ``path`` (simulation or circuit config) to ``network``.
+    ``input_rounding``: how input spike times just after a grid point are read, as NEST
+    (``"nest"``) or BMTK (``"bmtk"``) reads them (``inputs.INPUT_ROUNDING``).
+
+    Raises
+    ------
+    SonataError
+        For a missing file, an undefined manifest variable, a model or synapse spikex lacks,
+        an edge naming a node outside its population, a delay below dt, a missing column.
+    """
+    config = load_config(path)
+    circuit = SonataCircuit(config=config)
+    nodes = read_node_populations(config)
+    if not nodes:
+        raise SonataError(str(config.circuit_path), "networks.nodes holds no node population")
+    by_name = {p.name: p for p in nodes}
+    edges = edge_populations(config)
+    for edge in edges:
+        for end in (edge.source, edge.target):
+            if end not in by_name:
+                raise SonataError(
+                    f"{edge.edges_file}: /edges/{edge.name}",
+                    f"node_population {end!r} is not a node population of the circuit ({', '.join(by_name)})",
+                )
+        if by_name[edge.target].virtual:
+            raise SonataError(
+                f"{edge.edges_file}: /edges/{edge.name}",
+                f"targets the virtual population {edge.target!r}: virtual nodes take no input",
+            )
+    node_sets = NodeSets(config, nodes)
+    trains = spike_trains(config, node_sets, network.dt_ms, input_rounding)
+    clamps = current_clamps(config, node_sets, network.dt_ms)
+    skipped = unsupported_inputs(config)
+    if skipped:
+        warnings.warn(
+            f"{config.path}: inputs {', '.join(skipped)} are of a type spikex does not read yet; left out",
+            stacklevel=3,
+        )
+    reports = _reports(config, node_sets, by_name, network.dt_ms)
+
+    for population in nodes:
+        train, repeats = trains.get(population.name, {}), []
+        if population.virtual:
+            train, repeats = split_repeats(train, network.dt_ms)
+        circuit.populations[population.name] = _create(network, population, train)
+        if repeats:
+            cells = network.create(
+                "spike_source_array", len(repeats), name=f"{population.name}.repeats",
+                params={"spike_times": [times for _, times in repeats]},
+            )  # fmt: skip
+            nodes_of = np.array([node for node, _ in repeats], dtype=np.int64)
+            circuit.repeats[population.name] = (cells, nodes_of)
+    # The edges are read when the network is built: each rank reads those ending on its
+    # own cells, once every cell (also those created after this) has its rank.
+    network._build_hooks.append(lambda: _connect_edges(network, circuit, edges, by_name))
+    for clamp in clamps:
+        device = network.create(
+            "step_current_generator", 1,
+            params={"amplitude_times": clamp.amplitude_times, "amplitude_values": clamp.amplitude_values},
+            name=f"{clamp.name}.clamp",  # the input's name (apart from the SONATA populations')
+        )  # fmt: skip
+        targets = np.concatenate(
+            [circuit.gids(name, ids) for name, ids in clamp.cells.items()]
+            or [np.zeros(0, np.int64)]
+        )
+        if targets.size:
+            network.connect(device.first_gid, targets, weight=1.0, delay_ms=network.dt_ms)
+    if record_spikes:
+        for population in nodes:
+            if not population.virtual:
+                network.record_spikes(circuit.populations[population.name])
+    for name, cells, variable, interval_ms, start_ms in reports:
+        gids = np.concatenate([circuit.gids(pop, ids) for pop, ids in cells.items()])
+        try:
+            circuit.reports[name] = network.record_state(
+                np.sort(gids), variable, interval_ms=interval_ms, start_ms=start_ms
+            )
+        except ValueError as error:
+            raise SonataError(f"{config.path}: reports.{name}", str(error)) from None
+    circuit.node_populations, circuit.edge_populations = nodes, edges
+    return circuit
+
+
+REPORT_MODULES = ("membrane_report", "multimeter_report")
+
+
+def _reports(config, node_sets, populations: dict, dt_ms: float) -> list[tuple]:
+    """The config's membrane reports as ``(name, {population: node ids}, variable,
+    interval_ms, start_ms)``. A report of another module, or whose node set is defined
+    nowhere (NEST's example names a node_sets_file it does not ship), is left out with a
+    warning; a variable the cells' model does not record is an error."""
+    from ..models import is_state_variable
+
+    found, skipped = [], []
+    for name, report in config.reports.items():
+        where = f"{config.path}: reports.{name}"
+        if (
+            not isinstance(report, dict)
+            or report.get("module", "membrane_report") not in REPORT_MODULES
+        ):
+            skipped.append(
+                f"{name} (module {report.get('module') if isinstance(report, dict) else report!r})"
+            )
+            continue
+        try:
+            cells = node_sets.resolve(report.get("cells", "all"), where)
+        except SonataError as error:
+            skipped.append(f"{name} ({error})")
+            continue
+        cells = {
+            pop: ids for pop, ids in cells.items() if not populations[pop].virtual and ids.size
+        }
+        variable = report.get("variable_name", "V_m")
+        for pop in cells:
+            model = populations[pop].model
+            if not isinstance(variable, str) or not is_state_variable(model, variable):
+                raise SonataError(
+                    where,
+                    f"variable_name = {variable!r}: not a recordable variable of {model} (population '{pop}')",
+                )
+        if cells:
+            interval = float(report.get("dt", dt_ms))
+            found.append((name, cells, variable, interval, float(report.get("start_time", 0.0))))
+    if skipped:
+        warnings.warn(f"{config.path}: reports left out: {'; '.join(skipped)}", stacklevel=4)
+    return found
+
+
+def split_repeats(trains: dict, dt_ms: float) -> tuple[dict, list]:
+    """NEST delivers every spike of a spike generator, several in one step too; a spikex
+    cell spikes at most once per step. So the k-th spike (k >= 1) of a node within one
+    step goes to a k-th cell of that node (a repeat cell, connected as the node is): the
+    node's trains without those spikes, and ``[(node id, times)]`` of the repeat cells."""
+    first: dict[int, np.ndarray] = {}
+    repeats: list[tuple[int, np.ndarray]] = []
+    for node, times in trains.items():
+        times = np.sort(np.asarray(times, dtype=float))
+        steps = _stamps(times, dt_ms)
+        starts = np.searchsorted(steps, steps, side="left")
+        layer = np.arange(steps.size) - starts  # 0 for the first spike of its step
+        first[node] = times[layer == 0]
+        for k in range(1, int(layer.max(initial=0)) + 1):
+            repeats.append((node, times[layer == k]))
+    return first, repeats
+
+
+def _stamps(times: np.ndarray, dt_ms: float) -> np.ndarray:
+    """The step a spike_source_array emits each time in (the rule of
+    ``api/spike_times.stamps``, repeated here: ``sonata`` is below ``api``)."""
+    steps = np.asarray(times, dtype=float) / dt_ms
+    rounded = np.round(steps)
+    return np.where(np.abs(steps - rounded) <= 1e-6, rounded, np.ceil(steps)).astype(np.int64)
+
+
+def _create(network, population: NodePopulation, trains: dict):
+    if population.virtual:
+        empty = np.zeros(0)
+        times = [trains.get(node, empty) for node in range(population.size)]
+        return network.create(
+            "spike_source_array",
+            population.size,
+            params={"spike_times": times},
+            name=population.name,
+        )
+    try:
+        return network.create(
+            population.model, population.size, params=population.params, name=population.name
+        )
+    except ValueError as error:
+        raise SonataError(
+            str(population.node_types_file),
+            f"population '{population.name}' ({population.model}): {error}",
+        ) from None
+
+
+def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -> None:
+    where = f"{edge.edges_file}: /edges/{edge.name}"
+    for ids, end, column in (
+        (table.source, edge.source, "source_node_id"),
+        (table.target, edge.target, "target_node_id"),
+    ):
+        size = populations[end].size
+        outside = (ids < 0) | (ids >= size)
+        if outside.any():
+            k = int(np.argmax(outside))
+            edge_id = k if table.edge_id is None else int(table.edge_id[k])
+            raise SonataError(
+                where,
+                f"edge {edge_id}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
+            )
+    short = table.delay_ms < dt_ms * (1.0 - DELAY_TOLERANCE)
+    if short.any():
+        k = int(np.argmax(short))
+        edge_id = k if table.edge_id is None else int(table.edge_id[k])
+        raise SonataError(
+            where,
+            f"edge {edge_id} (edge type {int(table.edge_type_id[k])}): delay = {float(table.delay_ms[k])} ms is shorter than dt = {dt_ms} ms",
+        )
+
+
+def _connect_edges(network, circuit: SonataCircuit, edges: list, populations: dict) -> None:
+    """Collective, at build: each rank reads the edges ending on its cells
+    (``read_edges`` with its target node ids) and connects them (``local=True``); an error
+    found on any rank is raised on every rank."""
+    local = np.asarray(network.local_gids(), dtype=np.int64)
+    tables, message = [], ""
+    try:
+        for edge in edges:
+            target = circuit.populations[edge.target]
+            mine = local[(local >= target.first_gid) & (local < target.stop_gid)] - target.first_gid
+            table = read_edges(
+                edge, target_node_ids=mine, target_size=populations[edge.target].size
+            )
+            _check_edges(edge, table, populations, network.dt_ms)
+            tables.append((edge, table))
+    except SonataError as error:
+        message = str(error)
+    message = _first_error(message)
+    if message:
+        raise SonataError(message)
+    count = 0
+    for edge, table in tables:
+        used = _used_types(edge, table)
+        count += _connect(
+            network, edge, table, circuit.populations, circuit.repeats.get(edge.source), used
+        )
+    circuit.connections = int(_gathered(np.array([count])).sum())
+
+
+def _gathered(values: np.ndarray) -> np.ndarray:
+    """(ranks, n) int64 array of every rank's ``values`` (the core's allgather)."""
+    from .. import _core
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return np.asarray(_core.allgather_int64(values, False)).reshape(-1, values.size)
+
+
+def _first_error(message: str) -> str:
+    """The message of the lowest rank that has one, on every rank ("" when none)."""
+    from .. import _core
+
+    if _core.comm_size() == 1:
+        return message
+    data = message.encode()
+    padded = data.ljust(-(-len(data) // 8) * 8, b"\0")
+    lengths = _gathered(np.array([len(padded) // 8]))[:, 0]
+    words = np.asarray(_core.allgather_int64(np.frombuffer(padded, "<i8").copy(), False))
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    for rank, length in enumerate(lengths):
+        if length:
+            return (
+                words[starts[rank] : starts[rank] + length]
+                .astype("<i8")
+                .tobytes()
+                .rstrip(b"\0")
+                .decode()
+            )
+    return ""
+
+
+def _used_types(edge: EdgePopulation, table) -> list[int]:
+    """The edge types of ``edge`` that some rank's edges use (the same list on every rank)."""
+    type_ids = np.array(sorted(edge.types), dtype=np.int64)
+    flags = np.isin(type_ids, table.edge_type_id).astype(np.int64)
+    return type_ids[_gathered(flags).any(axis=0)].tolist()
+
+
+def _connect(
+    network, edge: EdgePopulation, table, populations: dict, repeats, used: list[int]
+) -> int:
+    """This rank's edges (``local=True``): one connect call per synapse setting of the
+    ``used`` edge types, the same calls on every rank (some maybe empty); the edges of a
+    virtual node also from its repeat cells (``split_repeats``)."""
+    count = int(table.target.size)
+    sources = table.source + populations[edge.source].first_gid
+    targets = table.target + populations[edge.target].first_gid
+    if repeats is not None and count:
+        cells, nodes_of = repeats
+        rows = [np.flatnonzero(table.source == node) for node in nodes_of]
+        extra = np.concatenate(rows)
+        sources = np.concatenate(
+            [sources, np.repeat(cells.first_gid + np.arange(cells.size), [r.size for r in rows])]
+        )
+        targets = np.concatenate([targets, targets[extra]])
+        table = type(table)(
+            source=np.concatenate([table.source, table.source[extra]]),
+            target=np.concatenate([table.target, table.target[extra]]),
+            weight=np.concatenate([table.weight, table.weight[extra]]),
+            delay_ms=np.concatenate([table.delay_ms, table.delay_ms[extra]]),
+            edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),
+        )
+    settings: dict[tuple, list[int]] = {}
+    for type_id in used:
+        edge_type = edge.types[int(type_id)]
+        key = (
+            edge_type.synapse,
+            tuple(sorted(edge_type.synapse_params.items())),
+            edge_type.receptor,
+        )
+        settings.setdefault(key, []).append(int(type_id))
+    for (synapse, params, receptor), type_ids in settings.items():
+        keep = slice(None) if len(settings) == 1 else np.isin(table.edge_type_id, type_ids)
+        try:
+            network.connect(
+                sources[keep], targets[keep], weight=table.weight[keep], delay_ms=table.delay_ms[keep],
+                synapse=synapse, synapse_params=dict(params), receptor=receptor, local=True,
+            )  # fmt: skip
+        except ValueError as error:
+            raise SonataError(
+                f"{edge.edges_file}: /edges/{edge.name}", f"edge types {type_ids}: {error}"
+            ) from None
+    return count

@@ -1,0 +1,402 @@
+"""SONATA edges: edge populations, their edge types, weights, delays and synapse models.
+
+``edge_populations`` lists the edge populations of the circuit without reading their
+edges; ``read_edges(population, config, target_node_ids)`` reads the edges of one
+population whose targets are among ``target_node_ids`` (all when None): the one entry
+point for reading edges, so that a rank can read only the edges of the cells it owns.
+With ``target_node_ids`` the reader follows the file's ``indices/target_to_source``
+where it exists (only the edge ranges of those targets are read), else it reads the
+columns once and keeps the matching edges. Either way the edges keep the file's order.
+
+Per edge (the edge's own dataset first, then the edge type's ``dynamics_params`` JSON,
+then its column in the edge types CSV):
+
+* ``weight = syn_weight * nsyns`` (as BMTK's pointnet; ``nsyns`` is 1 when absent; NEST's
+  own SONATA reader ignores ``nsyns``), in NEST's unit of the target model (pA or nS);
+* ``delay`` in ms; absent everywhere: 1.0 ms, the default delay of NEST's synapse models
+  (as NEST and BMTK do);
+* the synapse model: the type's ``model_template`` (``static_synapse`` or another NEST
+  synapse name spikex has, ``nest:`` prefix optional) with the other keys of its
+  ``dynamics_params`` JSON as the synapse's parameters.
+
+Edges may be split over several edge groups (``edge_group_id`` / ``edge_group_index``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .config import SonataConfig, read_json
+from .errors import SonataError
+from .types_table import read_types
+
+DEFAULT_DELAY_MS = 1.0  # NEST's default delay of its synapse models (BMTK leaves it to NEST)
+STATIC_NAMES = ("static_synapse", "static")
+
+
+@dataclass
+class EdgeType:
+    """What an edge type gives its edges: synapse model (spikex name) and parameters,
+    and the fallbacks of syn_weight, nsyns and delay (None: not given)."""
+
+    synapse: str = "static"
+    synapse_params: dict = field(default_factory=dict)
+    receptor: int = 0
+    syn_weight: float | None = None
+    nsyns: float | None = None
+    delay: float | None = None
+
+
+@dataclass
+class EdgePopulation:
+    """One SONATA edge population (``/edges/<name>``), its edges not yet read."""
+
+    name: str
+    edges_file: Path
+    edge_types_file: Path
+    source: str
+    target: str
+    size: int
+    types: dict  # edge type id -> EdgeType
+
+
+@dataclass
+class EdgeTable:
+    """Edges of one population (node ids local to their populations), in file order."""
+
+    source: np.ndarray  # int64 node ids in the source population
+    target: np.ndarray  # int64 node ids in the target population
+    weight: np.ndarray  # float64, syn_weight * nsyns
+    delay_ms: np.ndarray  # float64
+    edge_type_id: np.ndarray  # int64
+    edge_id: np.ndarray | None = None  # int64 row of each edge in the file (for messages)
+
+
+def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
+    """Every edge population of the circuit (``networks.edges`` entries that are not
+    ``"enabled": false``), with their edge types read and checked."""
+    import h5py
+
+    populations: list[EdgePopulation] = []
+    for index, entry in enumerate(config.edges):
+        where = f"{config.circuit_path}: networks.edges[{index}]"
+        for key in ("edges_file", "edge_types_file"):
+            if key not in entry:
+                raise SonataError(where, f"missing '{key}'")
+        types_path, path = Path(entry["edge_types_file"]), Path(entry["edges_file"])
+        table = read_types(types_path, "edge_type_id")
+        types = {
+            type_id: _edge_type(type_id, row, types_path, config) for type_id, row in table.items()
+        }
+        if not path.is_file():
+            raise SonataError(str(path), "edges_file not found")
+        try:
+            handle = h5py.File(path, "r")
+        except OSError as error:
+            raise SonataError(str(path), f"cannot read as HDF5: {error}") from None
+        with handle:
+            if "edges" not in handle:
+                raise SonataError(str(path), "no /edges group: not a SONATA edges file")
+            for name in sorted(handle["edges"]):
+                group = handle["edges"][name]
+                here = f"{path}: /edges/{name}"
+                for dataset in ("source_node_id", "target_node_id", "edge_type_id"):
+                    if dataset not in group:
+                        raise SonataError(here, f"missing dataset {dataset}")
+                source = _population_attribute(group["source_node_id"], here)
+                target = _population_attribute(group["target_node_id"], here)
+                populations.append(
+                    EdgePopulation(
+                        name,
+                        path,
+                        types_path,
+                        source,
+                        target,
+                        int(group["target_node_id"].shape[0]),
+                        types,
+                    )
+                )
+    return populations
+
+
+def read_edges(
+    population: EdgePopulation,
+    target_node_ids: np.ndarray | None = None,
+    target_size: int | None = None,
+) -> EdgeTable:
+    """The edges of ``population`` whose target node id is in ``target_node_ids`` (all
+    when None), in file order; weights and delays resolved (module docstring). With
+    targets, memory stays within the selected edges and one chunk of ``CHUNK_ROWS`` rows;
+    ``target_size`` (the target population's size) makes an edge ending outside the
+    population an error, though no selection holds it."""
+    import h5py
+
+    where = f"{population.edges_file}: /edges/{population.name}"
+    with h5py.File(population.edges_file, "r") as handle:
+        group = handle["edges"][population.name]
+        rows = (
+            None
+            if target_node_ids is None
+            else _selected_rows(group, target_node_ids, target_size, where, population.target)
+        )
+
+        def column(name: str, dtype) -> np.ndarray:
+            dataset = group[name]
+            return (
+                np.asarray(dataset[:], dtype=dtype)
+                if rows is None
+                else _read_rows(dataset, rows, dtype)
+            )
+
+        target = column("target_node_id", np.int64)
+        if rows is None and target_size is not None and target.size and target.max() >= target_size:
+            raise SonataError(
+                where,
+                f"target_node_id = {int(target.max())} is outside population '{population.target}' "
+                f"(node ids 0..{target_size - 1})",
+            )
+        source = column("source_node_id", np.int64)
+        type_ids = column("edge_type_id", np.int64)
+        n = target.size
+        known = np.fromiter(population.types, np.int64, len(population.types))
+        unknown = np.setdiff1d(np.unique(type_ids), known)
+        if unknown.size:
+            raise SonataError(
+                where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
+            )
+        values = {name: np.full(n, np.nan) for name in ("syn_weight", "nsyns", "delay")}
+        groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
+        if groups:
+            group_ids = (
+                column("edge_group_id", np.int64)
+                if "edge_group_id" in group
+                else np.zeros(n, np.int64)
+            )
+            if "edge_group_index" in group:
+                group_index = column("edge_group_index", np.int64)
+            else:
+                group_index = np.arange(n) if rows is None else rows
+            for key in groups:
+                mine = (
+                    np.flatnonzero(group_ids == int(key))
+                    if key.isdigit()
+                    else np.zeros(0, np.int64)
+                )
+                if mine.size == 0:
+                    continue
+                edge_group = group[key]
+                for name, array in values.items():
+                    if name not in edge_group:
+                        continue
+                    picked = group_index[mine]
+                    data = edge_group[name]
+                    if picked.max() >= data.shape[0]:
+                        raise SonataError(
+                            f"{where}/{key}/{name}",
+                            f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
+                        )
+                    array[mine] = _read_rows(data, picked, np.float64)
+                if "dynamics_params" in edge_group and len(edge_group["dynamics_params"]):
+                    names = ", ".join(sorted(edge_group["dynamics_params"]))
+                    raise SonataError(
+                        f"{where}/{key}/dynamics_params",
+                        f"per-edge synapse parameters ({names}) are not supported yet: give them per edge type",
+                    )
+    weight, nsyns, delay = values["syn_weight"], values["nsyns"], values["delay"]
+    for type_id in np.unique(type_ids):
+        edge_type = population.types[int(type_id)]
+        of_type = type_ids == type_id
+        for array, fallback in (
+            (weight, edge_type.syn_weight),
+            (nsyns, edge_type.nsyns),
+            (delay, edge_type.delay),
+        ):
+            if fallback is not None:
+                array[of_type & np.isnan(array)] = fallback
+        if np.isnan(weight[of_type]).any():
+            raise SonataError(
+                where,
+                f"edge type {int(type_id)} has no syn_weight (no syn_weight dataset, none in "
+                f"{population.edge_types_file} or its dynamics_params)",
+            )
+    nsyns[np.isnan(nsyns)] = 1.0
+    delay[np.isnan(delay)] = DEFAULT_DELAY_MS
+    return EdgeTable(
+        source=source, target=target, weight=weight * nsyns, delay_ms=delay, edge_type_id=type_ids,
+        edge_id=np.arange(n, dtype=np.int64) if rows is None else rows,
+    )  # fmt: skip
+
+
+CHUNK_ROWS = 1 << 20  # rows read at once when selecting edges (NEST's hyperslab size)
+
+
+def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarray:
+    """Sorted edge ids (rows) of the edges ending on ``target_node_ids``: through
+    ``indices/target_to_source`` where it exists, else by one pass over
+    ``target_node_id`` in chunks. With ``size``: SonataError for an edge ending on a node
+    id >= size (outside the target ``population``)."""
+
+    def outside(node_id: int):
+        return SonataError(
+            where,
+            f"target_node_id = {node_id} is outside population '{population}' (node ids 0..{size - 1})",
+        )
+
+    targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
+    if (
+        size is not None
+        and targets.size == size
+        and (size == 0 or (targets[0] == 0 and targets[-1] == size - 1))
+    ):
+        return None  # every target: read the columns whole (read_edges checks the ids)
+    index = group.get("indices/target_to_source")
+    if index is not None and "node_id_to_range" in index and "range_to_edge_id" in index:
+        to_range = index["node_id_to_range"]
+        if size is not None and to_range.shape[0] > size:
+            beyond = np.asarray(to_range[size:], dtype=np.int64)
+            used = np.flatnonzero(beyond[:, 1] > beyond[:, 0])
+            if used.size:
+                raise outside(size + int(used[0]))
+        targets = targets[(targets >= 0) & (targets < to_range.shape[0])]
+        spans = (
+            _read_rows(to_range, targets, np.int64) if targets.size else np.zeros((0, 2), np.int64)
+        )
+        spans = spans[spans[:, 1] > spans[:, 0]]
+        if spans.size == 0:
+            return np.zeros(0, np.int64)
+        ranges = _read_rows(index["range_to_edge_id"], _spans_to_rows(spans), np.int64)
+        ranges = ranges[ranges[:, 1] > ranges[:, 0]]
+        rows = _spans_to_rows(ranges)
+        return rows if _increasing(rows, strict=True) else np.unique(rows)
+    dataset = group["target_node_id"]
+    rows = []
+    for start in range(0, dataset.shape[0], CHUNK_ROWS):
+        chunk = np.asarray(dataset[start : start + CHUNK_ROWS], dtype=np.int64)
+        if size is not None and chunk.size and chunk.max() >= size:
+            raise outside(int(chunk.max()))
+        rows.append(start + np.flatnonzero(np.isin(chunk, targets)))
+    return np.concatenate(rows) if rows else np.zeros(0, np.int64)
+
+
+def _spans_to_rows(spans: np.ndarray) -> np.ndarray:
+    """The rows of [start, stop) spans, concatenated (vectorised ``np.arange`` per span)."""
+    spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    lengths = spans[:, 1] - spans[:, 0]
+    if lengths.sum() == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.repeat(spans[:, 0] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(lengths.sum(), dtype=np.int64) + offsets
+
+
+def _read_rows(dataset, rows: np.ndarray, dtype) -> np.ndarray:
+    """``dataset[rows]`` for rows in any order, read in windows of at most CHUNK_ROWS rows
+    that hold wanted rows (the whole span once when it is short)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    shape = (rows.size, *dataset.shape[1:])
+    if rows.size == 0:
+        return np.empty(shape, dtype=dtype)
+    if _increasing(rows, strict=True) and rows[-1] - rows[0] + 1 == rows.size:  # one span
+        return np.asarray(dataset[int(rows[0]) : int(rows[-1]) + 1], dtype=dtype)
+    order = None if _increasing(rows) else np.argsort(rows, kind="stable")
+    ordered = rows if order is None else rows[order]
+    out = np.empty(shape, dtype=dtype)
+    start = 0
+    while start < ordered.size:
+        low = int(ordered[start])
+        stop = int(np.searchsorted(ordered, low + CHUNK_ROWS, side="left"))
+        block = np.asarray(dataset[low : int(ordered[stop - 1]) + 1], dtype=dtype)
+        if order is None:
+            out[start:stop] = block[ordered[start:stop] - low]
+        else:
+            out[order[start:stop]] = block[ordered[start:stop] - low]
+        start = stop
+    return out
+
+
+def _increasing(values: np.ndarray, strict: bool = False) -> bool:
+    """Whether ``values`` never decrease (``strict``: always increase)."""
+    steps = np.diff(values)
+    return bool(np.all(steps > 0) if strict else np.all(steps >= 0))
+
+
+def _population_attribute(dataset, where: str) -> str:
+    value = dataset.attrs.get("node_population")
+    if value is None:
+        raise SonataError(
+            where, f"{dataset.name.rsplit('/', 1)[-1]} has no 'node_population' attribute"
+        )
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _edge_type(type_id: int, row: dict, types_path: Path, config: SonataConfig) -> EdgeType:
+    from ..models import SYNAPSES
+
+    where = str(types_path)
+    if "weight_function" in row:
+        raise SonataError(
+            where,
+            f"edge type {type_id}: weight_function = {row['weight_function']!r}: BMTK's weight functions are Python code; spikex reads syn_weight (and nsyns) only",
+        )
+    template = row.get("model_template", "static_synapse")
+    if not isinstance(template, str):
+        raise SonataError(
+            where, f"edge type {type_id}: model_template = {template!r}: must name a synapse model"
+        )
+    name = template.removeprefix("nest:")
+    synapse = "static" if name in STATIC_NAMES else name
+    if synapse not in SYNAPSES:
+        known = ", ".join(["static_synapse", *(s for s in SYNAPSES if s != "static")])
+        raise SonataError(
+            where,
+            f"edge type {type_id}: model_template = {template!r}: spikex has no synapse model {name!r} (it has {known})",
+        )
+    params: dict = {}
+    file_name = row.get("dynamics_params")
+    if isinstance(file_name, str):
+        path = Path(file_name)
+        if not path.is_absolute():
+            directory = config.components.get("synaptic_models_dir")
+            if directory is None:
+                raise SonataError(
+                    str(config.circuit_path),
+                    f"components.synaptic_models_dir is missing ({types_path} names dynamics_params {file_name!r})",
+                )
+            path = Path(directory) / path
+        params = read_json(path, "dynamics_params", f"{types_path}: edge type {type_id}")
+        where = str(path)
+    edge_type = EdgeType(synapse=synapse)
+    for key, attribute in (
+        ("syn_weight", "syn_weight"),
+        ("weight", "syn_weight"),
+        ("nsyns", "nsyns"),
+        ("delay", "delay"),
+    ):
+        value = params.pop(key, None)
+        if value is None:
+            value = row.get(key)
+        if value is not None:
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not np.isfinite(value)
+            ):
+                raise SonataError(
+                    where, f"edge type {type_id}: {key} = {value!r}: must be a number"
+                )
+            setattr(edge_type, attribute, float(value))
+    receptor = params.pop("receptor_type", 0)
+    edge_type.receptor = int(receptor)
+    params.pop("synapse_model", None)
+    known = SYNAPSES[synapse]
+    for key in params:
+        if key not in known:
+            allowed = ", ".join(known) or "none"
+            raise SonataError(
+                where,
+                f"edge type {type_id}: {key!r} is not a parameter of {name} (its parameters: {allowed})",
+            )
+    edge_type.synapse_params = {key: float(value) for key, value in params.items()}
+    return edge_type

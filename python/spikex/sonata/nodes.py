@@ -1,0 +1,351 @@
+"""SONATA nodes: node populations, their node types, models and parameters.
+
+For each ``networks.nodes`` entry, each population ``/nodes/<name>`` of its HDF5 file
+becomes a ``NodePopulation``: its node ids (``node_id``, else 0..n-1; they must be 0..n-1
+in some order), each node's type (``node_type_id``, a row of the node types CSV), its
+model and its parameters, ordered by node id.
+
+* ``model_type`` ``virtual``: input nodes (spikex ``spike_source_array``, fed by the
+  config's spike inputs); ``point_neuron`` / ``point_process``: neurons whose
+  ``model_template`` ``nest:<model>`` names the spikex model of NEST's name (the prefix
+  may be left out). A model spikex lacks is refused here, before anything is built.
+* parameters: the node type's ``dynamics_params`` JSON (in
+  ``components.point_neuron_models_dir``), then per-node values in the node group's
+  ``dynamics_params`` HDF5 group, which override it; a parameter a node type does not set
+  takes the model's default (NEST's). Names and units are NEST's, which are spikex's.
+* one population holds one model (several node types with different parameters are
+  fine); a population that mixes models, or virtual and real nodes, is refused by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .config import SonataConfig, read_json
+from .errors import SonataError
+from .types_table import read_types
+
+VIRTUAL = "virtual"
+POINT_TYPES = ("point_neuron", "point_process")
+NEST_PREFIX = "nest:"
+
+
+@dataclass
+class NodePopulation:
+    """One SONATA node population, ordered by node id.
+
+    Attributes
+    ----------
+    name : str
+        The population's name (``/nodes/<name>``).
+    nodes_file, node_types_file : Path
+    size : int
+        Number of nodes (node ids 0..size-1).
+    node_type_ids : numpy.ndarray
+        Each node's type (int64), by node id.
+    virtual : bool
+        Input nodes (``model_type`` virtual).
+    model : str
+        spikex model (``spike_source_array`` for virtual nodes).
+    params : dict
+        Parameter name -> per-node numpy array (float64) or list of per-node lists.
+    types : dict
+        The node types table (type id -> columns).
+    attributes : dict
+        Per-node datasets of the node groups (name -> array by node id; for node sets).
+    """
+
+    name: str
+    nodes_file: Path
+    node_types_file: Path
+    size: int
+    node_type_ids: np.ndarray
+    virtual: bool
+    model: str
+    params: dict = field(default_factory=dict)
+    types: dict = field(default_factory=dict)
+    attributes: dict = field(default_factory=dict)
+
+    def attribute(self, name: str) -> np.ndarray | None:
+        """A per-node value of ``name`` (a node group dataset, else the node type's column),
+        as an object array by node id; None when neither has it."""
+        if name in self.attributes:
+            return np.asarray(self.attributes[name])
+        if name == "node_type_id":
+            return self.node_type_ids
+        if not any(name in row for row in self.types.values()):
+            return None
+        column = {type_id: row.get(name) for type_id, row in self.types.items()}
+        return np.array([column.get(int(t)) for t in self.node_type_ids], dtype=object)
+
+
+def read_node_populations(config: SonataConfig) -> list[NodePopulation]:
+    """Every node population of the circuit, in the order of ``networks.nodes`` and of the
+    populations in each file (sorted by name). SonataError for anything missing or
+    unsupported, naming the file."""
+    populations: list[NodePopulation] = []
+    for index, entry in enumerate(config.nodes):
+        where = f"{config.circuit_path}: networks.nodes[{index}]"
+        for key in ("nodes_file", "node_types_file"):
+            if key not in entry:
+                raise SonataError(where, f"missing '{key}'")
+        types = read_types(entry["node_types_file"], "node_type_id")
+        for population in _read_file(
+            Path(entry["nodes_file"]), Path(entry["node_types_file"]), types, config
+        ):
+            if any(p.name == population.name for p in populations):
+                raise SonataError(
+                    str(population.nodes_file),
+                    f"node population '{population.name}' is defined twice",
+                )
+            populations.append(population)
+    return populations
+
+
+def _read_file(
+    path: Path, types_path: Path, types: dict, config: SonataConfig
+) -> list[NodePopulation]:
+    import h5py
+
+    if not path.is_file():
+        raise SonataError(str(path), "nodes_file not found")
+    try:
+        handle = h5py.File(path, "r")
+    except OSError as error:
+        raise SonataError(str(path), f"cannot read as HDF5: {error}") from None
+    with handle:
+        if "nodes" not in handle:
+            raise SonataError(str(path), "no /nodes group: not a SONATA nodes file")
+        return [
+            _read_population(handle["nodes"][name], name, path, types_path, types, config)
+            for name in sorted(handle["nodes"])
+        ]
+
+
+def _read_population(
+    group, name: str, path: Path, types_path: Path, types: dict, config: SonataConfig
+) -> NodePopulation:
+    where = f"{path}: /nodes/{name}"
+    if "node_type_id" not in group:
+        raise SonataError(where, "missing dataset node_type_id")
+    type_ids = np.asarray(group["node_type_id"][:], dtype=np.int64)
+    size = type_ids.size
+    node_ids = (
+        np.asarray(group["node_id"][:], dtype=np.int64) if "node_id" in group else np.arange(size)
+    )
+    if node_ids.size != size or not np.array_equal(np.sort(node_ids), np.arange(size)):
+        raise SonataError(
+            where, f"node_id must hold 0..{size - 1} (each once), as SONATA numbers nodes"
+        )
+    order = np.argsort(node_ids, kind="stable")  # row of each node id
+    type_ids = type_ids[order]
+    unknown = np.setdiff1d(
+        np.unique(type_ids), np.fromiter(types, dtype=np.int64, count=len(types))
+    )
+    if unknown.size:
+        raise SonataError(where, f"node_type_id {int(unknown[0])} is not in {types_path}")
+    attributes, overrides = _group_columns(group, where, size)
+    attributes = {key: values[order] for key, values in attributes.items()}
+    overrides = {key: values[order] for key, values in overrides.items()}
+
+    def per_node(column: str) -> np.ndarray:
+        if column in attributes:
+            return np.asarray([_text(v) for v in attributes[column]], dtype=object)
+        values = {t: types[t].get(column) for t in types}
+        return np.array([values[int(t)] for t in type_ids], dtype=object)
+
+    if "model_type" not in attributes and not any("model_type" in row for row in types.values()):
+        raise SonataError(str(types_path), f"missing column 'model_type' (population '{name}')")
+    model_types = per_node("model_type")
+    kinds = {str(m) for m in model_types}
+    if kinds - {VIRTUAL, *POINT_TYPES}:
+        bad = min(kinds - {VIRTUAL, *POINT_TYPES}, key=str)
+        raise SonataError(
+            str(types_path),
+            f"model_type = {bad!r} (population '{name}'): spikex runs point neurons "
+            f"(model_type {' or '.join(POINT_TYPES)}) and virtual input nodes",
+        )
+    if VIRTUAL in kinds and len(kinds) > 1:
+        raise SonataError(
+            where, "mixes virtual and point-neuron nodes in one population: not supported yet"
+        )
+    population = NodePopulation(
+        name=name, nodes_file=path, node_types_file=types_path, size=size, node_type_ids=type_ids,
+        virtual=VIRTUAL in kinds, model="spike_source_array", types=types, attributes=attributes,
+    )  # fmt: skip
+    if population.virtual:
+        return population
+    templates = per_node("model_template")
+    models = {str(t): _model_name(t, types_path, name) for t in dict.fromkeys(templates)}
+    if len(set(models.values())) > 1:
+        names = ", ".join(sorted(set(models.values())))
+        raise SonataError(
+            where,
+            f"mixes the models {names} in one population: not supported yet (give each model its own population)",
+        )
+    population.model = next(iter(models.values()))
+    population.params = _parameters(population, per_node("dynamics_params"), overrides, config)
+    return population
+
+
+def _text(value: object) -> object:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _group_columns(group, where: str, size: int) -> tuple[dict, dict]:
+    """Per-node datasets of the node groups (by row) and per-node ``dynamics_params``
+    overrides (by row), from ``node_group_id`` / ``node_group_index``."""
+    import h5py
+
+    groups = {
+        key: group[key] for key in group if isinstance(group[key], h5py.Group) and key != "indices"
+    }
+    if not groups:
+        return {}, {}
+    group_ids = (
+        np.asarray(group["node_group_id"][:], dtype=np.int64)
+        if "node_group_id" in group
+        else np.zeros(size, np.int64)
+    )
+    index = (
+        np.asarray(group["node_group_index"][:], dtype=np.int64)
+        if "node_group_index" in group
+        else np.arange(size)
+    )
+    attributes: dict[str, np.ndarray] = {}
+    overrides: dict[str, np.ndarray] = {}
+    for key, node_group in groups.items():
+        rows = np.flatnonzero(group_ids == int(key)) if key.isdigit() else np.zeros(0, np.int64)
+        if rows.size == 0:
+            continue
+        for column, target in (
+            (node_group, attributes),
+            (node_group.get("dynamics_params"), overrides),
+        ):
+            if column is None:
+                continue
+            for name in column:
+                if not isinstance(column[name], h5py.Dataset) or column[name].ndim != 1:
+                    continue
+                data = column[name][:]
+                if index[rows].max() >= data.size:
+                    raise SonataError(
+                        f"{where}/{key}/{name}",
+                        f"has {data.size} values but node_group_index reaches {int(index[rows].max())}",
+                    )
+                if name not in target:
+                    target[name] = (
+                        np.full(size, np.nan)
+                        if data.dtype.kind in "iuf"
+                        else np.full(size, None, dtype=object)
+                    )
+                target[name][rows] = data[index[rows]]
+    return attributes, overrides
+
+
+def _model_name(template: object, types_path: Path, population: str) -> str:
+    from ..models import MODELS
+
+    if not isinstance(template, str) or not template:
+        raise SonataError(
+            str(types_path),
+            f"population '{population}': point neurons need a model_template (nest:<model>)",
+        )
+    name = template.removeprefix(NEST_PREFIX)
+    if ":" in name:
+        raise SonataError(
+            str(types_path),
+            f"model_template = {template!r}: not a NEST point-neuron model (nest:<model>)",
+        )
+    if name not in MODELS or MODELS[name]["kind"] != "neuron":
+        raise SonataError(
+            str(types_path),
+            f"model_template = {template!r} (population '{population}'): spikex has no neuron model "
+            f"{name!r} (its models: docs/models/, spikex.models.MODELS)",
+        )
+    return name
+
+
+def _parameters(
+    population: NodePopulation, dynamics: np.ndarray, overrides: dict, config: SonataConfig
+) -> dict:
+    """Per-node parameters: each node type's JSON, then the per-node overrides, then the
+    model's defaults; numbers as float64 arrays, list parameters as lists per node."""
+    from ..models import MODELS
+
+    specs = {spec["name"]: spec for spec in MODELS[population.model]["parameter_specs"]}
+    files: dict[object, dict] = {}
+    for file_name in dict.fromkeys(dynamics):
+        files[file_name] = _dynamics_file(file_name, population, config)
+    given = {name for content in files.values() for name in content} | set(overrides)
+    for name in sorted(given):
+        if name not in specs:
+            source = next((str(f) for f, c in files.items() if name in c), "dynamics_params (HDF5)")
+            raise SonataError(
+                source,
+                f"parameter {name!r} is not a parameter of {population.model} (population "
+                f"'{population.name}'; its parameters: {', '.join(specs)})",
+            )
+    params: dict[str, object] = {}
+    for name in sorted(given):
+        spec = specs[name]
+        values = [files[f].get(name) for f in dynamics]
+        if name in overrides:
+            column = overrides[name]
+            values = [v if _missing(c) else c for v, c in zip(values, column, strict=True)]
+        if spec["shape"] == "per_cell_list":
+            if any(v is None for v in values):
+                raise SonataError(
+                    str(population.node_types_file),
+                    f"list parameter {name!r} of {population.model} is given for some "
+                    f"node types of population '{population.name}' and not for others: give it for all",
+                )
+            params[name] = [list(np.atleast_1d(np.asarray(v, dtype=float))) for v in values]
+            continue
+        default = spec["default"]
+        array = np.array([default if v is None else v for v in values], dtype=object)
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            bad = next(v for v in values if not _number(v))
+            raise SonataError(
+                str(population.node_types_file),
+                f"population '{population.name}': parameter {name!r} = {bad!r}: must be a number",
+            ) from None
+        params[name] = float(array[0]) if array.size and np.all(array == array[0]) else array
+    return params
+
+
+def _dynamics_file(file_name: object, population: NodePopulation, config: SonataConfig) -> dict:
+    if file_name is None:
+        return {}
+    if not isinstance(file_name, str):
+        raise SonataError(
+            str(population.node_types_file),
+            f"dynamics_params = {file_name!r}: must name a JSON file",
+        )
+    directory = config.components.get("point_neuron_models_dir")
+    path = Path(file_name)
+    if not path.is_absolute():
+        if directory is None:
+            raise SonataError(
+                str(config.circuit_path),
+                f"components.point_neuron_models_dir is missing (node types file {population.node_types_file} names dynamics_params {file_name!r})",
+            )
+        path = Path(directory) / path
+    return read_json(path, "dynamics_params", str(population.node_types_file))
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _number(value: object) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, bool)

@@ -1,0 +1,27 @@
+"""A circuit built with BMTK's NetworkBuilder (bench/bmtk/build_network.py: iaf_psc_alpha in
+three node types and an iaf_psc_exp population, nsyns 1-3, per-edge weights, Poisson
+spike-file inputs with several spikes of one input in a step, a current clamp) on BMTK's
+pointnet (NEST 3.10) and on spikex: the same spikes, step for step. Needs BMTK
+(scripts/setup_bmtk.sh, or SPIKEX_BMTK_PYTHON); skips without it (also under CI, which
+does not install BMTK)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench" / "bmtk"))
+import compare_bmtk
+
+pytestmark = pytest.mark.slow  # BMTK and NEST run in subprocesses
+
+
+def test_bmtk_circuit_spikes_as_on_bmtk(tmp_path):
+    reason = compare_bmtk.bmtk_unavailable_reason()
+    if reason:
+        pytest.skip(f"BMTK not available: {reason}")
+    report = compare_bmtk.compare(dt=0.1, tstop=1000.0, directory=tmp_path)
+    assert report["per_population"]["v1"] > 1000 and report["per_population"]["l5"] > 500, report
+    assert report["identical"], report
