@@ -60,6 +60,7 @@ test-sanitize: setup
 # fails (here and in the tests).
 setup-nest:
 	bash scripts/setup_pynn_nest.sh
+	bash scripts/setup_bmtk.sh || [ "$$CI" != true ]  # BMTK for the SONATA comparison; needed under CI
 
 test-python: setup-nest
 	$(PY) -m pytest -q -m "not cluster" tests/python
