@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import run_cli, run_config, small_config  # noqa: F401 - fixture
 
 
+@pytest.mark.slow  # a checkpointed run and its resume (make test-fast under 90 s)
 def test_checkpoints_go_into_the_given_directory(tmp_path, small_config):
     whole = run_config(small_config, tmp_path / "whole")
     directory = tmp_path / "123"  # a name that also reads as a TOML number

@@ -88,6 +88,7 @@ def test_verification_passes(tmp_path, ranks, algorithm):
 
 @pytest.mark.mpi
 @pytest.mark.parametrize("algorithm", ("baseline", "routed"))
+@pytest.mark.slow  # an mpiexec launch each (make test-fast under 90 s)
 def test_time_split_covers_the_timed_part(tmp_path, algorithm):
     # A run long enough for the barriers around the timed part not to matter: the phases of
     # the slowest rank alone nearly fill time_s, and the loops' own phases (all but set-up)
@@ -122,6 +123,7 @@ def test_message_bytes_caps_the_routed_messages(tmp_path):
 
 
 @pytest.mark.mpi
+@pytest.mark.slow  # an mpiexec launch each (make test-fast under 90 s)
 def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
     done, result = gups(tmp_path, "--np", "2", "--lanes", "3")
     assert done.returncode == 0, done.stderr
@@ -132,6 +134,7 @@ def test_lanes_split_the_budget_and_lose_nothing(tmp_path):
 
 
 @pytest.mark.mpi
+@pytest.mark.slow  # an mpiexec launch each (make test-fast under 90 s)
 def test_shared_memory_asked_for_is_used_also_with_more_ranks_than_cores(tmp_path):
     ranks = len(os.sched_getaffinity(0)) + 1
     done, result = gups(tmp_path, "--np", str(ranks), "--shared-memory")
@@ -155,6 +158,7 @@ def test_ranks_yield_inside_mpi_only_when_they_share_the_cores(tmp_path):
 
 
 @pytest.mark.mpi
+@pytest.mark.slow  # an mpiexec launch each (make test-fast under 90 s)
 def test_no_shared_memory_sends_mpi_messages(tmp_path):
     done, result = gups(tmp_path, "--np", "2", "--no-shared-memory")
     assert done.returncode == 0, done.stderr
@@ -164,6 +168,7 @@ def test_no_shared_memory_sends_mpi_messages(tmp_path):
 
 
 @pytest.mark.mpi
+@pytest.mark.slow  # an mpiexec launch each (make test-fast under 90 s)
 def test_an_mpi_without_shared_windows_falls_back_to_mpi_messages(tmp_path):
     # OpenMPI's osc ucx cannot allocate shared-memory windows: the mailboxes are then not
     # set up on any rank, and the run goes on with MPI messages
