@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _core
 from ..config import KEYS, get, resolved_config
+from ..distributions import Distribution
 from ..errors import format_value
 from ..io.output import canonical_order, spikes_sha256
 from ..io.timeline import gather_timeline, timeline_summary
@@ -40,7 +41,6 @@ from ..runtime.allocation import thread_limit_problem
 from ..runtime.collective import broadcast_text, gather_spikes
 from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..version import __version__
-from ..distributions import Distribution
 from . import spike_times
 from .list_parameters import _cell_lists, _float_array
 from .memory_check import check_fits
@@ -119,6 +119,9 @@ class Network:
         self.distribution = _check("Network", "distribution", "distribution.scheme", distribution)
         self.exchange_options = _exchange_options(exchange_options)
         self.populations: list[Population] = []
+        # Populations made of several created ones (a SONATA population of several models):
+        # spikes.h5 and summary.json report them under their own name (output_populations).
+        self._population_groups: list[Population] = []
         self.config: dict | None = None
         self.sort_by_source = _check("Network", "sort_by_source", "connections.sort_by_source", sort_by_source)
         self.keep_sources = _check("Network", "keep_sources", "connections.keep_sources", keep_sources)
@@ -202,8 +205,9 @@ class Network:
             network.sonata = build_from_sonata(
                 network, get(config, "network.sonata"), record_spikes=False,
                 input_rounding=get(config, "network.sonata_input_rounding"),
+                summary_populations=get(config, "network.sonata_summary_populations") or None,
             )  # fmt: skip
-            recorded = [network.sonata.populations[p.name] for p in network.sonata.node_populations if not p.virtual]
+            recorded = []  # the circuit's node set: record_node_spikes below
         elif model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
             recorded = [Population(0, network.cells, "iaf_psc_alpha")]
@@ -237,6 +241,10 @@ class Network:
         if get(config, "record.spikes"):
             for population in recorded:
                 network.record_spikes(population)
+            if network.sonata is not None:
+                from ..sonata.build import record_node_spikes
+
+                record_node_spikes(network, network.sonata)
         if get(config, "record.timeline"):
             network.record_timeline()
         network.config = config
@@ -249,6 +257,7 @@ class Network:
         dt_ms: float | None = None,
         record_spikes: bool = True,
         input_rounding: str = "nest",
+        summary_populations: str | None = None,
         **options: object,
     ) -> Network:
         """Build the network of a SONATA circuit (docs/user/sonata.md).
@@ -266,6 +275,12 @@ class Network:
             How an input spike time just after a grid point is read: ``"nest"`` as NEST's
             SonataNetwork (a time within 0.5 us of a grid point is on it), ``"bmtk"`` as
             BMTK's pointnet (at the end of its step) (``network.sonata_input_rounding``).
+        summary_populations : str, optional
+            ``summary["populations"]`` per SONATA population (``"populations"``), per node
+            type (``"node_types"``: ``<population>:<node_type_id>``) or per value of a node
+            attribute (e.g. ``"pop_name"``: ``<population>:<value>``); default: the
+            simulation config's ``"spikex": {"summary_populations": ...}``, else
+            ``"populations"`` (``network.sonata_summary_populations``).
         **options
             Further ``Network`` arguments (``seed``, ``method``, ``distribution``,
             ``threads``, ...).
@@ -290,7 +305,10 @@ class Network:
             dt_ms = simulation_run(path).get("dt_ms", KEYS["simulation.dt_ms"].default)
         _check("from_sonata", "input_rounding", "network.sonata_input_rounding", input_rounding)
         network = cls(dt_ms=dt_ms, **options)
-        network.sonata = build_from_sonata(network, path, record_spikes=record_spikes, input_rounding=input_rounding)
+        network.sonata = build_from_sonata(
+            network, path, record_spikes=record_spikes, input_rounding=input_rounding,
+            summary_populations=summary_populations,
+        )  # fmt: skip
         return network
 
     # ---- building ---------------------------------------------------------------------
@@ -893,8 +911,9 @@ class Network:
         steps, gids = steps[order], gids[order]
         sha256 = spikes_sha256(steps, gids)
         counts = None
+        populations = self.output_populations()
         if self._streaming:
-            sha256, counts = _streamed_totals(self._spike_stream, self.populations)
+            sha256, counts = _streamed_totals(self._spike_stream, populations)
         # "total" covers the whole call, gathering included; the summary's own
         # reductions are the only thing left out.
         self._wall["total"] += time.perf_counter() - call_start
@@ -910,8 +929,12 @@ class Network:
             dt_ms=self.dt_ms,
         )
         summary["populations"] = population_summary(
-            self.populations, self._recorded, gids, recorded_ms, counts
+            populations, self._recorded, gids, recorded_ms, counts
         )
+        if self.sonata is not None and counts is None:
+            summary["populations"] = self.sonata.grouped_summary(
+                summary["populations"], gids, recorded_ms
+            )
         if self._segments:
             summary["segments"] = self._segments
         timeline = None
@@ -925,8 +948,28 @@ class Network:
             summary=summary,
             timeline=timeline,
             states=states,
-            populations=list(self.populations),
+            populations=populations,
         )
+
+    def output_populations(self) -> list[Population]:
+        """The populations as ``spikes.h5`` and ``summary.json`` report them: the created
+        ones, except that those inside a group (a SONATA population of several models,
+        created as one population per model) are reported as that group, under its name."""
+        if not self._population_groups:
+            return list(self.populations)
+        out, seen = [], set()
+        for pop in self.populations:
+            group = next(
+                (g for g in self._population_groups
+                 if g.first_gid <= pop.first_gid and pop.stop_gid <= g.stop_gid),
+                None,
+            )  # fmt: skip
+            if group is None:
+                out.append(pop)
+            elif group.name not in seen:
+                seen.add(group.name)
+                out.append(group)
+        return out
 
     def _description(self) -> dict:
         """What ``summary["config"]`` holds for a network built through the API."""
@@ -977,7 +1020,7 @@ class Network:
         return gids
 
     def _population_name(self, where: str, model: str, name: str | None) -> str:
-        taken = {pop.name for pop in self.populations}
+        taken = {pop.name for pop in self.populations + self._population_groups}
         if name is None:
             count = sum(1 for pop in self.populations if pop.model == model)
             name = model if count == 0 else f"{model}_{count + 1}"

@@ -24,8 +24,8 @@ class Key:
         Dotted path, e.g. ``network.burst.groups``.
     kind : str
         ``"int"``, ``"float"``, ``"bool"``, ``"choice"``, ``"grid"`` (a process-grid
-        shape: ``"auto"``, ``"hypercube"`` or a list of dimension sizes) or ``"path"`` (a
-        string naming a file or directory; may be empty).
+        shape: ``"auto"``, ``"hypercube"`` or a list of dimension sizes), ``"path"`` (a
+        string naming a file or directory; may be empty) or ``"text"`` (any string).
     default : object
         Value used when the key is absent.
     doc : str
@@ -65,6 +65,8 @@ class Key:
             return '"auto", "hypercube", list of sizes >= 1'
         if self.kind == "path":
             return "a path (string)"
+        if self.kind == "text":
+            return "a string"
         bounds = []
         if self.minimum is not None:
             bounds.append(
@@ -84,6 +86,8 @@ class Key:
             return 'must be "auto", "hypercube" or a list of dimension sizes >= 1, e.g. [4, 2]'
         if self.kind == "path":
             return "must be a path (a string)"
+        if self.kind == "text":
+            return "must be a string"
         noun = "an integer" if self.kind == "int" else "a number"
         bounds = self.range_text()
         return f"must be {noun}" + ("" if bounds == "any" else " " + bounds)
@@ -109,7 +113,7 @@ class Key:
             return _matching_choice(value, self.choices)
         if self.kind == "grid":
             return _grid_shape(value)
-        if self.kind == "path":
+        if self.kind in ("path", "text"):
             return value if isinstance(value, str) and "\0" not in value else None
         if isinstance(value, bool):
             return None

@@ -49,7 +49,7 @@ def _type_name(key: Key) -> str:
     if key.kind == "grid":
         return "string or list"
     if key.kind != "choice":
-        return {"int": "integer", "float": "float", "bool": "boolean", "path": "string"}[key.kind]
+        return {"int": "integer", "float": "float", "bool": "boolean", "path": "string", "text": "string"}[key.kind]
     kinds = {type(choice) for choice in key.choices}
     return "string" if kinds == {str} else "string or boolean"
 

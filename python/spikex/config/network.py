@@ -132,6 +132,15 @@ REGISTRY: tuple[Key, ...] = (
         "as BMTK's pointnet (it goes to the end of its step).",
         choices=("nest", "bmtk"),
     ),
+    Key(
+        "network.sonata_summary_populations",
+        "text",
+        "",
+        "summary.json populations of a SONATA circuit: populations (one entry per SONATA "
+        "population), node_types (<population>:<node_type_id>) or a node attribute such as "
+        "pop_name (<population>:<value>); empty: the simulation config's "
+        '"spikex": {"summary_populations": ...}, else populations.',
+    ),
     # gids are 32-bit (the last value is kept free as "no cell").
     Key("network.cells", "int", 8192, "Number of cells N.", minimum=1, maximum=4_294_967_294),
     Key(
@@ -434,7 +443,9 @@ def _check_sonata(config: dict, ranks: int) -> None:
 
     path = get(config, "network.sonata")
     if path and not Path(path).is_file():
-        raise ConfigError("network.sonata", path, "file not found (a SONATA simulation or circuit config)")
+        raise ConfigError(
+            "network.sonata", path, "file not found (a SONATA simulation or circuit config)"
+        )
 
 
 def _check_microcircuit(config: dict, ranks: int) -> None:

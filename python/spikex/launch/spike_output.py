@@ -33,7 +33,7 @@ class SpikeOutput:
     def _populations(self):
         from ..io.output import spikes_population
 
-        return self.network.populations or spikes_population(self.network.config)
+        return self.network.output_populations() or spikes_population(self.network.config)
 
     def start(self) -> None:
         from ..io.spike_log import SpikeLog

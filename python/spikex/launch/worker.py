@@ -152,7 +152,7 @@ def run_rank(
     # The log stays while checkpoints refer to it (this run's, or the one it resumed).
     spikes = output.finish(keep_log=bool(control.checkpoints_written) or resume is not None)
     if rank == 0:
-        _write_outputs(result, network.config, workdir, outdir, spikes)
+        _write_outputs(result, network.config, workdir, outdir, spikes, network.sonata)
     return summary
 
 
@@ -241,19 +241,32 @@ def _progress_callback(rank: int, workdir: Path, reporter=None):
     return report
 
 
-def _write_outputs(result, config: dict, workdir: Path, outdir: Path, spikes: Path) -> None:
+def _write_outputs(
+    result, config: dict, workdir: Path, outdir: Path, spikes: Path, sonata=None
+) -> None:
     """Rank 0: the spike file (made from the log), reports, then summary.json last, each
-    renamed into OUTDIR from a temporary name."""
+    renamed into OUTDIR from a temporary name. A SONATA circuit's (`sonata`) reports go to
+    their own files, its config's spike files beside spikes.h5 (spikex.sonata.outputs)."""
     from ..io.output import SPIKES_FILE, SUMMARY_FILE, write_summary
 
     outdir.mkdir(parents=True, exist_ok=True)
     os.replace(spikes, outdir / SPIKES_FILE)
     files = []
-    if result.states:
+    states = result.states
+    if sonata is not None:
+        reported = set(sonata.reports.values())
+        states = [state for k, state in enumerate(states) if k not in reported]
+        sonata.write_outputs(result, outdir, outdir / SPIKES_FILE)
+        simulation = config["simulation"]
+        recorded_ms = max(0.0, simulation["tstop_ms"] - (simulation.get("presim_ms") or 0.0))
+        result.summary["populations"] = sonata.grouped_summary_from_file(
+            result.summary["populations"], outdir / SPIKES_FILE, recorded_ms
+        )
+    if states:
         from ..io.output import STATE_FILE, write_sonata_report
 
         write_sonata_report(
-            workdir / STATE_FILE, result.states, result.populations, result.summary["dt_ms"]
+            workdir / STATE_FILE, states, result.populations, result.summary["dt_ms"]
         )
         files.append(STATE_FILE)
     if result.timeline is not None:

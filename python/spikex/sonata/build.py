@@ -24,6 +24,17 @@ from .errors import SonataError
 from .inputs import current_clamps, spike_trains, unsupported_inputs
 from .node_sets import NodeSets
 from .nodes import NodePopulation, read_node_populations
+from .outputs import (
+    SpikeFiles,
+    grouped_summary,
+    report_samples,
+    report_specs,
+    spike_files,
+    spike_node_ids_from_file,
+    summary_key,
+    write_report,
+    write_spike_files,
+)
 
 DELAY_TOLERANCE = 1e-9
 
@@ -48,15 +59,68 @@ class SonataCircuit:
         (``split_repeats``).
     reports : dict
         Report name -> index of its recording in ``Result.states`` (``record_state``).
+    report_specs : dict
+        Report name -> ``outputs.ReportSpec`` (file name, node set, times).
+    recorded : dict
+        Population name -> node ids whose spikes are recorded.
+    spike_files : outputs.SpikeFiles
+        The config's ``output.spikes_file`` / ``spikes_file_csv`` and sort order.
+    summary_populations : str
+        ``summary.json`` ``populations`` per SONATA population (``populations``), per node
+        type (``node_types``) or per value of a node attribute (e.g. ``pop_name``).
     """
 
     config: SonataConfig
     populations: dict = field(default_factory=dict)
     repeats: dict = field(default_factory=dict)
     reports: dict = field(default_factory=dict)
+    report_specs: dict = field(default_factory=dict)
+    recorded: dict = field(default_factory=dict)
+    spike_files: SpikeFiles = field(default_factory=SpikeFiles)
+    summary_populations: str = "populations"
     node_populations: list = field(default_factory=list)
     edge_populations: list = field(default_factory=list)
     connections: int = 0
+
+    def report(self, result, name: str) -> dict:
+        """Report ``name`` of ``result`` as the report file holds it: ``{"times_ms",
+        population: {"node_ids", "values"}}`` (samples before ``end_time`` only)."""
+        spec = self.report_specs[name]
+        state = result.states[self.reports[name]]
+        times, values = report_samples(spec, state)
+        names, ids = self.node_ids(state["gids"])
+        out = {"times_ms": times}
+        for population in spec.cells:
+            keep = np.flatnonzero(names == population)
+            out[population] = {"node_ids": ids[keep], "values": values[:, keep]}
+        return out
+
+    def grouped_summary(self, entries: dict, gids, recorded_ms: float) -> dict:
+        """``summary["populations"]`` by ``summary_populations`` from the spikes' gids."""
+        if self.summary_populations == "populations":
+            return entries
+        names, ids = self.node_ids(np.asarray(gids, dtype=np.int64))
+        spikes = {name: ids[names == name] for name in self.populations}
+        return grouped_summary(self, entries, spikes, self.recorded, recorded_ms)
+
+    def grouped_summary_from_file(self, entries: dict, spikes_h5, recorded_ms: float) -> dict:
+        """The same from a SONATA spike file (read in blocks)."""
+        if self.summary_populations == "populations":
+            return entries
+        spikes = spike_node_ids_from_file(spikes_h5)
+        return grouped_summary(self, entries, spikes, self.recorded, recorded_ms)
+
+    def write_outputs(self, result, outdir, spikes_h5=None) -> list:
+        """Write the report files and the config's spike files (rank 0, at the end of
+        ``spikex run``; each atomically). Returns the paths written."""
+        written = []
+        for name, spec in self.report_specs.items():
+            path = spec.path(outdir)
+            write_report(path, spec, result.states[self.reports[name]], self)
+            written.append(path)
+        if spikes_h5 is not None:
+            written += write_spike_files(spikes_h5, outdir, self.spike_files)
+        return written
 
     @property
     def tstop_ms(self) -> float | None:
@@ -96,11 +160,17 @@ def simulation_run(path: str | Path) -> dict:
 
 
 def build_from_sonata(
-    network, path: str | Path, record_spikes: bool = True, input_rounding: str = "nest"
+    network,
+    path: str | Path,
+    record_spikes: bool = True,
+    input_rounding: str = "nest",
+    summary_populations: str | None = None,
 ) -> SonataCircuit:
     """Add the circuit of ``path`` (simulation or circuit config) to ``network``.
     ``input_rounding``: how input spike times just after a grid point are read, as NEST
-    (``"nest"``) or BMTK (``"bmtk"``) reads them (``inputs.INPUT_ROUNDING``).
+    (``"nest"``) or BMTK (``"bmtk"``) reads them (``inputs.INPUT_ROUNDING``);
+    ``summary_populations``: ``summary.json`` populations by ``"populations"``,
+    ``"node_types"`` or a node attribute (None: the config's ``spikex`` section says).
 
     Raises
     ------
@@ -136,11 +206,28 @@ def build_from_sonata(
             f"{config.path}: inputs {', '.join(skipped)} are of a type spikex does not read yet; left out",
             stacklevel=3,
         )
-    reports = _reports(config, node_sets, by_name, network.dt_ms)
+    reports = report_specs(config, node_sets, by_name, network.dt_ms)
+    circuit.spike_files = spike_files(config)
+    circuit.summary_populations = summary_key(config, summary_populations)
+    if circuit.summary_populations not in ("populations", "node_types"):
+        from .outputs import node_groups
+
+        for population in nodes:
+            if not population.virtual:
+                node_groups(population, circuit.summary_populations, f"{config.path}: spikex")
+    recorded = _recorded_nodes(config, node_sets, by_name)
+    if circuit.spike_files.sort_order == "by_id" and circuit.spike_files.h5 in (None, "spikes.h5"):
+        warnings.warn(
+            f"{config.path}: spikes_sort_order by_id: spikes.h5 stays sorted by time; name "
+            "another output.spikes_file for a file sorted by node id",
+            stacklevel=3,
+        )
 
     for population in nodes:
         train, repeats = trains.get(population.name, {}), []
-        if population.virtual:
+        if population.node_virtual is not None and population.node_virtual.any():
+            virtual = population.node_virtual
+            train = {node: t for node, t in train.items() if virtual[node]}
             train, repeats = split_repeats(train, network.dt_ms)
         circuit.populations[population.name] = _create(network, population, train)
         if repeats:
@@ -165,65 +252,50 @@ def build_from_sonata(
         )
         if targets.size:
             network.connect(device.first_gid, targets, weight=1.0, delay_ms=network.dt_ms)
+    circuit.recorded = recorded
     if record_spikes:
-        for population in nodes:
-            if not population.virtual:
-                network.record_spikes(circuit.populations[population.name])
-    for name, cells, variable, interval_ms, start_ms in reports:
-        gids = np.concatenate([circuit.gids(pop, ids) for pop, ids in cells.items()])
+        record_node_spikes(network, circuit)
+    for spec in reports:
+        gids = np.concatenate([circuit.gids(pop, ids) for pop, ids in spec.cells.items()])
         try:
-            circuit.reports[name] = network.record_state(
-                np.sort(gids), variable, interval_ms=interval_ms, start_ms=start_ms
+            circuit.reports[spec.name] = network.record_state(
+                np.sort(gids), spec.variable, interval_ms=spec.interval_ms, start_ms=spec.start_ms
             )
         except ValueError as error:
-            raise SonataError(f"{config.path}: reports.{name}", str(error)) from None
+            raise SonataError(f"{config.path}: reports.{spec.name}", str(error)) from None
+        circuit.report_specs[spec.name] = spec
     circuit.node_populations, circuit.edge_populations = nodes, edges
     return circuit
 
 
-REPORT_MODULES = ("membrane_report", "multimeter_report")
+def record_node_spikes(network, circuit: SonataCircuit) -> None:
+    """Record the spikes of ``circuit.recorded`` (the simulation's node set, else every
+    node that is not virtual)."""
+    for name, ids in circuit.recorded.items():
+        population = circuit.populations[name]
+        if ids.size == population.size:
+            network.record_spikes(population)
+        elif ids.size:
+            network.record_spikes(ids + population.first_gid)
 
 
-def _reports(config, node_sets, populations: dict, dt_ms: float) -> list[tuple]:
-    """The config's membrane reports as ``(name, {population: node ids}, variable,
-    interval_ms, start_ms)``. A report of another module, or whose node set is defined
-    nowhere (NEST's example names a node_sets_file it does not ship), is left out with a
-    warning; a variable the cells' model does not record is an error."""
-    from ..models import is_state_variable
-
-    found, skipped = [], []
-    for name, report in config.reports.items():
-        where = f"{config.path}: reports.{name}"
-        if (
-            not isinstance(report, dict)
-            or report.get("module", "membrane_report") not in REPORT_MODULES
-        ):
-            skipped.append(
-                f"{name} (module {report.get('module') if isinstance(report, dict) else report!r})"
-            )
-            continue
-        try:
-            cells = node_sets.resolve(report.get("cells", "all"), where)
-        except SonataError as error:
-            skipped.append(f"{name} ({error})")
-            continue
-        cells = {
-            pop: ids for pop, ids in cells.items() if not populations[pop].virtual and ids.size
-        }
-        variable = report.get("variable_name", "V_m")
-        for pop in cells:
-            model = populations[pop].model
-            if not isinstance(variable, str) or not is_state_variable(model, variable):
-                raise SonataError(
-                    where,
-                    f"variable_name = {variable!r}: not a recordable variable of {model} (population '{pop}')",
-                )
-        if cells:
-            interval = float(report.get("dt", dt_ms))
-            found.append((name, cells, variable, interval, float(report.get("start_time", 0.0))))
-    if skipped:
-        warnings.warn(f"{config.path}: reports left out: {'; '.join(skipped)}", stacklevel=4)
-    return found
+def _recorded_nodes(config, node_sets, populations: dict) -> dict:
+    """Population -> node ids whose spikes are recorded: the simulation config's
+    ``node_set`` (SONATA: the cells simulated) without virtual nodes, else every node that
+    is not virtual."""
+    if config.node_set is None:
+        cells = {name: p.real_node_ids for name, p in populations.items()}
+    else:
+        cells = node_sets.resolve(config.node_set, f"{config.path}: node_set")
+    out = {}
+    for name, ids in cells.items():
+        virtual = populations[name].node_virtual
+        ids = np.asarray(ids, dtype=np.int64)
+        if virtual is not None:
+            ids = ids[~virtual[ids]]
+        if ids.size:
+            out[name] = ids
+    return out
 
 
 def split_repeats(trains: dict, dt_ms: float) -> tuple[dict, list]:
@@ -253,23 +325,46 @@ def _stamps(times: np.ndarray, dt_ms: float) -> np.ndarray:
 
 
 def _create(network, population: NodePopulation, trains: dict):
-    if population.virtual:
+    """The population's cells: one spikex population per run of one model (all of them
+    when there is one run, named as the SONATA population), created one after the other;
+    returns a Population spanning the whole SONATA population (gid = first_gid + node_id).
+    Several runs: the network reports their spikes and summary under the SONATA name."""
+    from ..api.population import Population
+
+    runs = population.runs
+    if len(runs) <= 1:
+        run = runs[0] if runs else None
+        return _create_run(network, population, run, trains, population.name)
+    created, counts = [], {}
+    for run in runs:
+        counts[run.model] = counts.get(run.model, 0) + 1
+        label = "virtual" if run.virtual else run.model
+        name = f"{population.name}.{label}" + (
+            f".{counts[run.model]}" if counts[run.model] > 1 else ""
+        )
+        created.append(_create_run(network, population, run, trains, name))
+    whole = Population(
+        first_gid=created[0].first_gid, size=population.size, model=population.model,
+        name=population.name,
+    )  # fmt: skip
+    network._population_groups.append(whole)
+    return whole
+
+
+def _create_run(network, population: NodePopulation, run, trains: dict, name: str):
+    start, stop = (0, population.size) if run is None else (run.start, run.stop)
+    if run is None or run.virtual:
         empty = np.zeros(0)
-        times = [trains.get(node, empty) for node in range(population.size)]
+        times = [trains.get(node, empty) for node in range(start, stop)]
         return network.create(
-            "spike_source_array",
-            population.size,
-            params={"spike_times": times},
-            name=population.name,
+            "spike_source_array", stop - start, params={"spike_times": times}, name=name
         )
     try:
-        return network.create(
-            population.model, population.size, params=population.params, name=population.name
-        )
+        return network.create(run.model, run.size, params=run.params, name=name)
     except ValueError as error:
         raise SonataError(
             str(population.node_types_file),
-            f"population '{population.name}' ({population.model}): {error}",
+            f"population '{population.name}' ({run.model}): {error}",
         ) from None
 
 
@@ -288,6 +383,15 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
                 where,
                 f"edge {edge_id}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
             )
+    virtual = populations[edge.target].node_virtual
+    if virtual is not None and table.target.size and virtual[table.target].any():
+        k = int(np.argmax(virtual[table.target]))
+        edge_id = k if table.edge_id is None else int(table.edge_id[k])
+        raise SonataError(
+            where,
+            f"edge {edge_id}: target_node_id = {int(table.target[k])} is a virtual node of "
+            f"'{edge.target}': virtual nodes take no input",
+        )
     short = table.delay_ms < dt_ms * (1.0 - DELAY_TOLERANCE)
     if short.any():
         k = int(np.argmax(short))

@@ -30,6 +30,10 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]
 _BUILTIN = ("configdir", "workingdir", "configfname")
 _PATH_KEYS = ("network", "output_dir", "node_sets_file")
 _PATH_SUFFIXES = ("_file", "_dir", "_path")
+# Output file names are relative to the output directory (as BMTK and the SONATA
+# specification read them), not to the config file.
+_OUTPUT_NAMES = ("output.spikes_file", "output.spikes_file_csv", "output.spikes_file_nwb",
+                 "output.log_file")  # fmt: skip
 
 
 @dataclass
@@ -53,10 +57,15 @@ class SonataConfig:
     output : dict
         ``output`` (``output_dir``, ``spikes_file``, ...).
     reports : dict
-        ``reports`` by name (not yet written by spikex).
+        ``reports`` by name (``spikex.sonata.outputs``).
     node_sets_file : Path or None
     node_sets : dict
         Node sets given inline (``node_sets``), merged over those of the file.
+    node_set : object
+        The simulation config's ``node_set`` (the cells simulated, SONATA; spikex records
+        the spikes of these), None when absent.
+    spikex : dict
+        The ``spikex`` section: spikex's own settings (``summary_populations``).
     """
 
     path: Path
@@ -70,6 +79,8 @@ class SonataConfig:
     reports: dict = field(default_factory=dict)
     node_sets_file: Path | None = None
     node_sets: dict = field(default_factory=dict)
+    node_set: object = None
+    spikex: dict = field(default_factory=dict)
 
     @property
     def is_simulation(self) -> bool:
@@ -155,6 +166,11 @@ def load_config(path: str | Path) -> SonataConfig:
     node_sets_file = content.get("node_sets_file") or circuit.get("node_sets_file")
     config.node_sets_file = Path(node_sets_file) if node_sets_file else None
     config.node_sets = dict(content.get("node_sets", {}))
+    config.node_set = content.get("node_set")
+    spikex = content.get("spikex", {})
+    if not isinstance(spikex, dict):
+        raise SonataError(str(path), f"spikex = {spikex!r}: must be an object (spikex's settings)")
+    config.spikex = dict(spikex)
     return config
 
 
@@ -194,6 +210,8 @@ def _walk(value: object, variables: dict, path: Path, key: str, base: Path) -> o
     if isinstance(value, str):
         text = _substitute(value, variables, path, key)
         name = key.rsplit(".", 1)[-1].split("[", 1)[0]
+        if key in _OUTPUT_NAMES:
+            return text
         if text and (name in _PATH_KEYS or name.endswith(_PATH_SUFFIXES)):
             return str(_absolute(text, base))
         return text

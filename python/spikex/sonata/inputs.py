@@ -232,9 +232,9 @@ def current_clamps(config, node_sets: NodeSets, dt_ms: float) -> list[CurrentCla
             node_sets.resolve(entry.get("node_set"), where)
             if "node_set" in entry
             else {
-                p: np.arange(pop.size)
+                p: pop.real_node_ids
                 for p, pop in node_sets.populations.items()
-                if not pop.virtual
+                if pop.real_node_ids.size
             }
         )
         clamps.append(CurrentClamp(name, times, values, cells))

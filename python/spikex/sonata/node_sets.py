@@ -50,7 +50,9 @@ class NodeSets:
                 return {node_set: np.arange(self.populations[node_set].size)}
             if node_set == "all":
                 return {
-                    name: np.arange(p.size) for name, p in self.populations.items() if not p.virtual
+                    name: p.real_node_ids
+                    for name, p in self.populations.items()
+                    if p.real_node_ids.size
                 }
             source = self.config.node_sets_file
             known = (

@@ -13,8 +13,11 @@ model and its parameters, ordered by node id.
   ``components.point_neuron_models_dir``), then per-node values in the node group's
   ``dynamics_params`` HDF5 group, which override it; a parameter a node type does not set
   takes the model's default (NEST's). Names and units are NEST's, which are spikex's.
-* one population holds one model (several node types with different parameters are
-  fine); a population that mixes models, or virtual and real nodes, is refused by name.
+* a population may mix node types of different models, and virtual with point-neuron
+  nodes (as BMTK's builder makes them: e.g. excitatory and inhibitory types of different
+  models in one population): each contiguous run of one model in node-id order
+  (``NodePopulation.runs``) becomes a spikex population, created one after the other, so
+  that ``gid = first_gid + node_id`` holds for the whole SONATA population.
 """
 
 from __future__ import annotations
@@ -34,6 +37,22 @@ NEST_PREFIX = "nest:"
 
 
 @dataclass
+class NodeRun:
+    """Nodes ``start``..``stop - 1`` of a population, all of one model: one spikex
+    population (``params`` as ``Network.create`` takes them, per node of the run)."""
+
+    start: int
+    stop: int
+    model: str
+    params: dict
+    virtual: bool = False
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+@dataclass
 class NodePopulation:
     """One SONATA node population, ordered by node id.
 
@@ -47,11 +66,19 @@ class NodePopulation:
     node_type_ids : numpy.ndarray
         Each node's type (int64), by node id.
     virtual : bool
-        Input nodes (``model_type`` virtual).
+        Every node is an input node (``model_type`` virtual).
     model : str
-        spikex model (``spike_source_array`` for virtual nodes).
+        spikex model (``spike_source_array`` for virtual nodes); several models joined by
+        ``+`` when the population mixes them.
     params : dict
-        Parameter name -> per-node numpy array (float64) or list of per-node lists.
+        Parameter name -> per-node numpy array (float64) or list of per-node lists (a
+        population of one model and no virtual nodes; else empty: see ``runs``).
+    node_virtual : numpy.ndarray
+        Whether each node is virtual (bool, by node id).
+    node_models : numpy.ndarray
+        Each node's spikex model (object, by node id).
+    runs : list of NodeRun
+        Contiguous runs of one model, in node-id order.
     types : dict
         The node types table (type id -> columns).
     attributes : dict
@@ -68,6 +95,16 @@ class NodePopulation:
     params: dict = field(default_factory=dict)
     types: dict = field(default_factory=dict)
     attributes: dict = field(default_factory=dict)
+    node_virtual: np.ndarray | None = None
+    node_models: np.ndarray | None = None
+    runs: list = field(default_factory=list)
+
+    @property
+    def real_node_ids(self) -> np.ndarray:
+        """Node ids of the nodes that are not virtual."""
+        if self.node_virtual is None:
+            return np.zeros(0, np.int64) if self.virtual else np.arange(self.size)
+        return np.flatnonzero(~self.node_virtual)
 
     def attribute(self, name: str) -> np.ndarray | None:
         """A per-node value of ``name`` (a node group dataset, else the node type's column),
@@ -168,27 +205,64 @@ def _read_population(
             f"model_type = {bad!r} (population '{name}'): spikex runs point neurons "
             f"(model_type {' or '.join(POINT_TYPES)}) and virtual input nodes",
         )
-    if VIRTUAL in kinds and len(kinds) > 1:
-        raise SonataError(
-            where, "mixes virtual and point-neuron nodes in one population: not supported yet"
-        )
+    node_virtual = np.array([str(m) == VIRTUAL for m in model_types], dtype=bool)
     population = NodePopulation(
         name=name, nodes_file=path, node_types_file=types_path, size=size, node_type_ids=type_ids,
-        virtual=VIRTUAL in kinds, model="spike_source_array", types=types, attributes=attributes,
+        virtual=bool(node_virtual.all()), model="spike_source_array", types=types,
+        attributes=attributes, node_virtual=node_virtual,
     )  # fmt: skip
-    if population.virtual:
-        return population
-    templates = per_node("model_template")
-    models = {str(t): _model_name(t, types_path, name) for t in dict.fromkeys(templates)}
-    if len(set(models.values())) > 1:
-        names = ", ".join(sorted(set(models.values())))
-        raise SonataError(
-            where,
-            f"mixes the models {names} in one population: not supported yet (give each model its own population)",
-        )
-    population.model = next(iter(models.values()))
-    population.params = _parameters(population, per_node("dynamics_params"), overrides, config)
+    node_models = np.full(size, "spike_source_array", dtype=object)
+    real = np.flatnonzero(~node_virtual)
+    if real.size:
+        templates = per_node("model_template")
+        models = {t: _model_name(t, types_path, name) for t in dict.fromkeys(templates[real])}
+        node_models[real] = [models[t] for t in templates[real]]
+    population.node_models = node_models
+    names = list(dict.fromkeys(node_models[real])) if real.size else ["spike_source_array"]
+    population.model = names[0] if len(names) == 1 else "+".join(names)
+    dynamics = per_node("dynamics_params")
+    by_model = {}
+    for model in dict.fromkeys(node_models[real]):
+        positions = np.flatnonzero(node_models == model)
+        by_model[model] = (positions, _parameters(
+            population, model, positions, dynamics[positions],
+            {key: values[positions] for key, values in overrides.items()}, config,
+        ))  # fmt: skip
+    population.runs = _runs(node_models, node_virtual, by_model)
+    if len(by_model) == 1 and not node_virtual.any():
+        population.params = next(iter(by_model.values()))[1]
     return population
+
+
+def _runs(node_models: np.ndarray, node_virtual: np.ndarray, by_model: dict) -> list:
+    """The population's contiguous runs of one model (in node-id order): one spikex
+    population each, created one after the other so that gid = first_gid + node_id holds
+    for the whole SONATA population."""
+    if node_models.size == 0:
+        return []
+    change = np.flatnonzero(node_models[1:] != node_models[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    stops = np.concatenate([change, [node_models.size]])
+    runs = []
+    for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+        if node_virtual[start]:
+            runs.append(NodeRun(start, stop, "spike_source_array", {}, virtual=True))
+            continue
+        model = node_models[start]
+        positions, params = by_model[model]
+        first = int(np.searchsorted(positions, start))
+        picked = slice(first, first + stop - start)
+        runs.append(NodeRun(start, stop, model, {k: _sliced(v, picked) for k, v in params.items()}))
+    return runs
+
+
+def _sliced(value: object, picked: slice) -> object:
+    if isinstance(value, np.ndarray):
+        part = value[picked]
+        return float(part[0]) if part.size and np.all(part == part[0]) else part
+    if isinstance(value, list):
+        return value[picked]
+    return value
 
 
 def _text(value: object) -> object:
@@ -270,13 +344,24 @@ def _model_name(template: object, types_path: Path, population: str) -> str:
 
 
 def _parameters(
-    population: NodePopulation, dynamics: np.ndarray, overrides: dict, config: SonataConfig
+    population: NodePopulation,
+    model: str,
+    positions: np.ndarray,
+    dynamics: np.ndarray,
+    overrides: dict,
+    config: SonataConfig,
 ) -> dict:
-    """Per-node parameters: each node type's JSON, then the per-node overrides, then the
-    model's defaults; numbers as float64 arrays, list parameters as lists per node."""
+    """Per-node parameters of the nodes at ``positions`` (node ids), all of ``model``: each
+    node type's JSON, then the per-node overrides, then the model's defaults; numbers as
+    float64 arrays (one value per node at ``positions``, a float when all are equal),
+    list parameters as lists per node."""
     from ..models import MODELS
 
-    specs = {spec["name"]: spec for spec in MODELS[population.model]["parameter_specs"]}
+    specs = {spec["name"]: spec for spec in MODELS[model]["parameter_specs"]}
+    overrides = {
+        key: column for key, column in overrides.items()
+        if not all(_missing(v) for v in column)
+    }  # fmt: skip
     files: dict[object, dict] = {}
     for file_name in dict.fromkeys(dynamics):
         files[file_name] = _dynamics_file(file_name, population, config)
@@ -286,7 +371,7 @@ def _parameters(
             source = next((str(f) for f, c in files.items() if name in c), "dynamics_params (HDF5)")
             raise SonataError(
                 source,
-                f"parameter {name!r} is not a parameter of {population.model} (population "
+                f"parameter {name!r} is not a parameter of {model} (population "
                 f"'{population.name}'; its parameters: {', '.join(specs)})",
             )
     params: dict[str, object] = {}
@@ -300,7 +385,7 @@ def _parameters(
             if any(v is None for v in values):
                 raise SonataError(
                     str(population.node_types_file),
-                    f"list parameter {name!r} of {population.model} is given for some "
+                    f"list parameter {name!r} of {model} is given for some "
                     f"node types of population '{population.name}' and not for others: give it for all",
                 )
             params[name] = [list(np.atleast_1d(np.asarray(v, dtype=float))) for v in values]

@@ -48,6 +48,10 @@ def write_circuit(
     node_overrides: dict | None = None,
     tstop: float = 50.0,
     dt: float = 0.1,
+    cell_types: str | None = None,
+    cell_type_ids=None,
+    cell_jsons: dict | None = None,
+    simulation_extra: dict | None = None,
 ) -> Path:
     """Write the circuit; returns its simulation config.
 
@@ -55,7 +59,10 @@ def write_circuit(
     cell k % cells); ``edge_groups``: {group id: {dataset: array}} plus ``edge_group_id`` /
     ``edge_group_index`` in ``edges`` (default: one group 0 with syn_weight 100);
     ``spikes``: {node id: times} of the inputs (new layout); ``node_overrides``: per-node
-    dynamics_params datasets of the cells' node group.
+    dynamics_params datasets of the cells' node group; ``cell_types`` (the cells' node
+    types CSV) with ``cell_type_ids`` (each cell's type) and ``cell_jsons`` ({file name:
+    parameters} in components/cells); ``simulation_extra``: keys merged into the
+    simulation config.
     """
     import h5py
 
@@ -74,15 +81,22 @@ def write_circuit(
     params.update(cell_params or {})
     (d / "components" / "cells" / "cell.json").write_text(json.dumps(params))
     (d / "components" / "synapses" / "syn.json").write_text("{}")
+    for file_name, content in (cell_jsons or {}).items():
+        (d / "components" / "cells" / file_name).write_text(json.dumps(content))
     (d / "network" / "cells_types.csv").write_text(
-        f"node_type_id model_type model_template dynamics_params\n10 point_process {model} cell.json\n"
+        cell_types
+        or f"node_type_id model_type model_template dynamics_params\n10 point_process {model} cell.json\n"
     )
     (d / "network" / "inputs_types.csv").write_text("node_type_id model_type\n20 virtual\n")
     (d / "network" / "edge_types.csv").write_text(edge_types)
     with h5py.File(d / "network" / "cells.h5", "w") as f:
         g = f.create_group("nodes/cells")
         g["node_id"] = np.arange(cells, dtype=np.uint64)
-        g["node_type_id"] = np.full(cells, 10, dtype=np.uint64)
+        g["node_type_id"] = (
+            np.full(cells, 10, dtype=np.uint64)
+            if cell_type_ids is None
+            else np.asarray(cell_type_ids, dtype=np.uint64)
+        )
         g["node_group_id"] = np.zeros(cells, dtype=np.uint32)
         g["node_group_index"] = np.arange(cells, dtype=np.uint64)
         group = g.create_group("0")
@@ -156,5 +170,6 @@ def write_circuit(
         },
         "output": {"output_dir": "$BASE_DIR/output"},
     }
+    simulation.update(simulation_extra or {})
     (d / "simulation_config.json").write_text(json.dumps(simulation, indent=1))
     return d / "simulation_config.json"

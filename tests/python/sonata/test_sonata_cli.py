@@ -128,7 +128,7 @@ def test_toml_naming_a_missing_circuit_exits_2(tmp_path):
     assert "nowhere/circuit_config.json" in done.stderr
 
 
-def test_run_writes_the_reports_into_state_h5(tmp_path):
+def test_run_writes_each_report_into_its_own_file(tmp_path):
     import h5py
 
     path = copy_example(tmp_path)
@@ -136,9 +136,12 @@ def test_run_writes_the_reports_into_state_h5(tmp_path):
         '{"recorded_cells": {"population": "internal", "node_id": [0, 7]}}'
     )
     run_config(path, tmp_path / "out", sets=("simulation.tstop_ms=20",))
-    with h5py.File(tmp_path / "out" / "state.h5") as f:
+    assert not (tmp_path / "out" / "state.h5").exists()  # no stand-in any more
+    with h5py.File(tmp_path / "out" / "membrane_potential.h5") as f:
         assert f["report/internal/mapping/node_ids"][:].tolist() == [0, 7]
         assert f["report/internal/data"].shape == (2000, 2)
+        assert f["report/internal/data"].attrs["variable"] == "V_m"
+        np.testing.assert_allclose(f["report/internal/mapping/time"][:], [0.0, 20.0, 0.01])
 
 
 @pytest.mark.mpi
