@@ -326,7 +326,9 @@ def write_spike_files(spikes_h5: Path, outdir: Path, files: SpikeFiles) -> list[
                         np.lexsort((times, ids, names)) if files.sort_order == "by_id"
                         else np.argsort(times, kind="stable")
                     )  # fmt: skip
-                    out.writelines(f"{float(times[k])!r} {names[k]} {int(ids[k])}\n" for k in order.tolist())
+                    out.writelines(
+                        f"{float(times[k])!r} {names[k]} {int(ids[k])}\n" for k in order.tolist()
+                    )
             os.replace(temporary, csv_path)
         finally:
             temporary.unlink(missing_ok=True)
