@@ -492,7 +492,10 @@ def _connect(
             weight=np.concatenate([table.weight, table.weight[extra]]),
             delay_ms=np.concatenate([table.delay_ms, table.delay_ms[extra]]),
             edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),
+            dynamics={k: np.concatenate([v, v[extra]]) for k, v in table.dynamics.items()},
         )
+    if edge.dynamics_names:
+        return _connect_per_edge(network, edge, table, sources, targets, count)
     settings: dict[tuple, list[int]] = {}
     for type_id in used:
         edge_type = edge.types[int(type_id)]
@@ -512,5 +515,82 @@ def _connect(
         except ValueError as error:
             raise SonataError(
                 f"{edge.edges_file}: /edges/{edge.name}", f"edge types {type_ids}: {error}"
+            ) from None
+    return count
+
+
+MAX_PARAMETER_SETS = 32  # distinct synapse settings per edge population (each a synapse type)
+
+
+def _connect_per_edge(network, edge: EdgePopulation, table, sources, targets, count: int) -> int:
+    """Edges with per-edge synapse parameters (edge groups' ``dynamics_params``): one
+    connect call per distinct (synapse, parameters, receptor) setting, the settings of
+    every rank gathered so that every rank makes the same calls. A value an edge does
+    not give is its edge type's (then the synapse model's default)."""
+    from ..models import SYNAPSES
+
+    where = f"{edge.edges_file}: /edges/{edge.name}"
+    names = list(edge.dynamics_names)
+    n = table.target.size
+    rows = np.full((n, 1 + len(names)), np.nan)
+    rows[:, 0] = table.edge_type_id
+    for type_id in np.unique(table.edge_type_id).tolist():
+        edge_type = edge.types[int(type_id)]
+        of_type = table.edge_type_id == type_id
+        known = SYNAPSES[edge_type.synapse]
+        for j, name in enumerate(names, start=1):
+            column = table.dynamics.get(name)
+            values = column[of_type] if column is not None else np.full(of_type.sum(), np.nan)
+            if name == "receptor_type":
+                fallback = float(edge_type.receptor)
+            else:
+                fallback = float(edge_type.synapse_params.get(name, known.get(name, np.nan)))
+            rows[of_type, j] = np.where(np.isnan(values), fallback, values)
+    rows[np.isnan(rows)] = np.nan  # one NaN bit pattern
+    bits = np.ascontiguousarray(rows).view(np.int64)
+    local, inverse = np.unique(bits, axis=0, return_inverse=True)
+    width = bits.shape[1]
+    sizes = _gathered(np.array([local.size]))[:, 0]
+    from .. import _core
+
+    everything = np.asarray(_core.allgather_int64(np.ascontiguousarray(local.ravel()), False))
+    settings = np.unique(everything[: int(sizes.sum())].reshape(-1, width), axis=0)
+    if len(settings) > MAX_PARAMETER_SETS:
+        values = settings.view(np.float64)
+        spread = max(range(1, width), key=lambda j: np.unique(values[:, j]).size)
+        raise SonataError(
+            f"{where}: dynamics_params/{names[spread - 1]}",
+            f"{len(settings)} distinct per-edge synapse settings (edge type and parameters); spikex "
+            f"takes at most {MAX_PARAMETER_SETS} per edge population (each is a synapse type): give "
+            "the parameter fewer distinct values, or per edge type",
+        )
+    index = {row.tobytes(): k for k, row in enumerate(settings)}
+    global_of_local = np.array([index[row.tobytes()] for row in local], dtype=np.int64)
+    setting_of_edge = global_of_local[inverse.ravel()] if n else np.zeros(0, np.int64)
+    calls: dict[tuple, list[int]] = {}
+    for k, row in enumerate(settings.view(np.float64)):
+        edge_type = edge.types[int(row[0])]
+        params = dict(edge_type.synapse_params)
+        receptor = edge_type.receptor
+        for name, value in zip(names, row[1:].tolist(), strict=True):
+            if np.isnan(value):
+                continue
+            if name == "receptor_type":
+                receptor = int(value)
+            elif name in SYNAPSES[edge_type.synapse]:
+                params[name] = value
+        key = (edge_type.synapse, tuple(sorted(params.items())), receptor)
+        calls.setdefault(key, []).append(k)
+    for (synapse, params, receptor), members in calls.items():
+        keep = np.isin(setting_of_edge, members)
+        try:
+            network.connect(
+                sources[keep], targets[keep], weight=table.weight[keep], delay_ms=table.delay_ms[keep],
+                synapse=synapse, synapse_params=dict(params), receptor=receptor, local=True,
+            )  # fmt: skip
+        except ValueError as error:
+            shown = ", ".join(f"{name} = {value}" for name, value in params)
+            raise SonataError(
+                where, f"per-edge synapse parameters ({synapse}: {shown}): {error}"
             ) from None
     return count

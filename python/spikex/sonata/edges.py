@@ -61,6 +61,8 @@ class EdgePopulation:
     target: str
     size: int
     types: dict  # edge type id -> EdgeType
+    # Names of the per-edge synapse parameters its edge groups give (dynamics_params).
+    dynamics_names: tuple = ()
 
 
 @dataclass
@@ -73,6 +75,9 @@ class EdgeTable:
     delay_ms: np.ndarray  # float64
     edge_type_id: np.ndarray  # int64
     edge_id: np.ndarray | None = None  # int64 row of each edge in the file (for messages)
+    # Per-edge synapse parameters (an edge group's dynamics_params datasets): name ->
+    # float64 per edge, NaN where the edge's group does not give it.
+    dynamics: dict = field(default_factory=dict)
 
 
 def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
@@ -108,17 +113,17 @@ def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
                         raise SonataError(here, f"missing dataset {dataset}")
                 source = _population_attribute(group["source_node_id"], here)
                 target = _population_attribute(group["target_node_id"], here)
+                names = sorted({
+                    key for sub in group.values()
+                    if isinstance(sub, h5py.Group) and isinstance(sub.get("dynamics_params"), h5py.Group)
+                    for key in sub["dynamics_params"]
+                } - set(PER_EDGE_KEYS[:4]))  # fmt: skip
                 populations.append(
                     EdgePopulation(
-                        name,
-                        path,
-                        types_path,
-                        source,
-                        target,
-                        int(group["target_node_id"].shape[0]),
-                        types,
+                        name, path, types_path, source, target,
+                        int(group["target_node_id"].shape[0]), types, tuple(names),
                     )
-                )
+                )  # fmt: skip
     return populations
 
 
@@ -168,6 +173,7 @@ def read_edges(
                 where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
             )
         values = {name: np.full(n, np.nan) for name in ("syn_weight", "nsyns", "delay")}
+        dynamics: dict[str, np.ndarray] = {}
         groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
         if groups:
             group_ids = (
@@ -199,12 +205,19 @@ def read_edges(
                             f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
                         )
                     array[mine] = _read_rows(data, picked, np.float64)
-                if "dynamics_params" in edge_group and len(edge_group["dynamics_params"]):
-                    names = ", ".join(sorted(edge_group["dynamics_params"]))
-                    raise SonataError(
+                if "dynamics_params" in edge_group:
+                    _read_dynamics(
+                        edge_group["dynamics_params"], group_index[mine], mine, n, dynamics,
                         f"{where}/{key}/dynamics_params",
-                        f"per-edge synapse parameters ({names}) are not supported yet: give them per edge type",
-                    )
+                    )  # fmt: skip
+    # weight, nsyns and delay given per edge in dynamics_params win over the group's columns
+    for name, into in (("syn_weight", "syn_weight"), ("weight", "syn_weight"), ("nsyns", "nsyns"),
+                       ("delay", "delay")):  # fmt: skip
+        column = dynamics.pop(name, None)
+        if column is not None:
+            given = ~np.isnan(column)
+            values[into][given] = column[given]
+    _check_dynamics(population, type_ids, dynamics, where)
     weight, nsyns, delay = values["syn_weight"], values["nsyns"], values["delay"]
     for type_id in np.unique(type_ids):
         edge_type = population.types[int(type_id)]
@@ -226,8 +239,53 @@ def read_edges(
     delay[np.isnan(delay)] = DEFAULT_DELAY_MS
     return EdgeTable(
         source=source, target=target, weight=weight * nsyns, delay_ms=delay, edge_type_id=type_ids,
-        edge_id=np.arange(n, dtype=np.int64) if rows is None else rows,
+        edge_id=np.arange(n, dtype=np.int64) if rows is None else rows, dynamics=dynamics,
     )  # fmt: skip
+
+
+PER_EDGE_KEYS = ("syn_weight", "weight", "nsyns", "delay", "receptor_type")
+
+
+def _read_dynamics(group, picked, mine, n: int, dynamics: dict, where: str) -> None:
+    """An edge group's per-edge ``dynamics_params`` datasets into ``dynamics`` (rows
+    ``mine`` of the table, dataset rows ``picked``); a dataset that is not one number per
+    edge is refused by name."""
+    import h5py
+
+    for name in group:
+        data = group[name]
+        if not isinstance(data, h5py.Dataset) or data.ndim != 1 or data.dtype.kind not in "iuf":
+            raise SonataError(
+                f"{where}/{name}", "must be a dataset of one number per edge of the group"
+            )
+        if picked.size and picked.max() >= data.shape[0]:
+            raise SonataError(
+                f"{where}/{name}",
+                f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
+            )
+        column = dynamics.setdefault(name, np.full(n, np.nan))
+        column[mine] = _read_rows(data, picked, np.float64)
+
+
+def _check_dynamics(population, type_ids: np.ndarray, dynamics: dict, where: str) -> None:
+    """Each per-edge parameter must be one the edge's synapse model takes (or
+    ``receptor_type``): else an error naming the file, population and key."""
+    for name, column in dynamics.items():
+        given = ~np.isnan(column)
+        for type_id in np.unique(type_ids[given]).tolist():
+            edge_type = population.types[int(type_id)]
+            from ..models import SYNAPSES
+
+            known = SYNAPSES[edge_type.synapse]
+            if name == "receptor_type" or name in known:
+                continue
+            shown = "static_synapse" if edge_type.synapse == "static" else edge_type.synapse
+            allowed = ", ".join([*PER_EDGE_KEYS, *known])
+            raise SonataError(
+                f"{where}: dynamics_params/{name}",
+                f"per-edge parameter {name!r} is not a parameter of {shown} (edge type {type_id}); "
+                f"allowed per edge: {allowed}",
+            )
 
 
 CHUNK_ROWS = 1 << 20  # rows read at once when selecting edges (NEST's hyperslab size)
