@@ -3,7 +3,11 @@
 time ``read_edges`` takes for all targets, a contiguous half and an interleaved half.
 
     python bench/sonata/read_scale.py [--nodes 100000] [--indegree 100] [--dir /tmp/sonata_scale]
-    # writes bench/results/sonata_read_scale.json
+                                      [--out bench/results/sonata_read_scale.json]
+
+Also measured: what every rank reads whole, the nodes (``read_node_populations``: node
+types, models, per-node parameters) with the node sets and inputs, in a fresh process
+(seconds, and its peak RSS above the RSS before reading).
 
 The circuit comes from generate_circuit.py (kept in --dir between runs). ``spikex run``
 of its simulation config (20 ms) gives ``time_s.build`` (reading the nodes and this rank's
@@ -40,6 +44,35 @@ def run(config: Path, ranks: int, scheme: str, outdir: Path) -> dict:
     }  # fmt: skip
 
 
+NODE_READ = """
+import json, resource, sys, time
+from spikex.sonata import load_config, read_node_populations
+from spikex.sonata.node_sets import NodeSets
+from spikex.sonata.inputs import spike_trains
+def rss_kb():  # the current resident set (the peak may be from importing the package)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+before = rss_kb()
+start = time.perf_counter()
+config = load_config(sys.argv[1])
+nodes = read_node_populations(config)
+middle = time.perf_counter()
+trains = spike_trains(config, NodeSets(config, nodes), 0.1)
+end = time.perf_counter()
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"nodes": sum(p.size for p in nodes), "read_nodes_s": round(middle - start, 3),
+                  "read_inputs_s": round(end - middle, 3), "peak_rss_growth_mb": round((after - before) / 1024, 1)}))
+"""
+
+
+def node_read(config: Path) -> dict:
+    """Reading the nodes (and the inputs) as every rank does, in a fresh process."""
+    done = subprocess.run([sys.executable, "-c", NODE_READ, str(config)], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def read_times(config: Path, nodes: int) -> dict:
     from spikex.sonata import edge_populations, load_config, read_edges
 
@@ -64,6 +97,7 @@ if __name__ == "__main__":
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--indegree", type=int, default=100)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/sonata_scale"))
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sonata_read_scale.json")
     args = parser.parse_args()
     circuit = args.dir / f"n{args.nodes}_k{args.indegree}"
     config = circuit / "simulation_config.json"
@@ -77,10 +111,9 @@ if __name__ == "__main__":
         "question": "reading time and peak memory per rank of a generated SONATA circuit, 1 and 2 ranks",
         "nodes": args.nodes, "indegree": args.indegree, "edges": runs[0]["connections"],
         "same_spikes": len({r["spikes_sha256"] for r in runs}) == 1, "runs": runs, "read_edges": read_times(config, args.nodes),
+        "read_nodes_every_rank": node_read(config),
         "machine": "2 cores, shared", "nest": "nest.SonataNetwork unavailable (NEST 3.10 wheel without HDF5)",
     }  # fmt: skip
-    (REPO / "bench" / "results").mkdir(parents=True, exist_ok=True)
-    (REPO / "bench" / "results" / "sonata_read_scale.json").write_text(
-        json.dumps(report, indent=2) + "\n"
-    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
