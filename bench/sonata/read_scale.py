@@ -97,7 +97,9 @@ if __name__ == "__main__":
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--indegree", type=int, default=100)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/sonata_scale"))
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sonata_read_scale.json")
+    parser.add_argument(
+        "--out", type=Path, default=REPO / "bench" / "results" / "sonata_read_scale.json"
+    )
     args = parser.parse_args()
     circuit = args.dir / f"n{args.nodes}_k{args.indegree}"
     config = circuit / "simulation_config.json"

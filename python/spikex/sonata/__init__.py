@@ -11,6 +11,7 @@ module             holds
 ``node_sets``      node sets (names, conditions, unions)
 ``inputs``         spike-train inputs of virtual nodes, current clamps
 ``build``          ``build_from_sonata``: the network (``SonataCircuit``)
+``outputs``        report files, the config's spike files, summary populations by node type
 ``errors``         ``SonataError``: one line naming the file, key and value
 =================  ======================================================================
 

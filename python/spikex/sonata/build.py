@@ -329,7 +329,7 @@ def _create(network, population: NodePopulation, trains: dict):
     when there is one run, named as the SONATA population), created one after the other;
     returns a Population spanning the whole SONATA population (gid = first_gid + node_id).
     Several runs: the network reports their spikes and summary under the SONATA name."""
-    from ..api.population import Population
+    from dataclasses import replace
 
     runs = population.runs
     if len(runs) <= 1:
@@ -343,10 +343,7 @@ def _create(network, population: NodePopulation, trains: dict):
             f".{counts[run.model]}" if counts[run.model] > 1 else ""
         )
         created.append(_create_run(network, population, run, trains, name))
-    whole = Population(
-        first_gid=created[0].first_gid, size=population.size, model=population.model,
-        name=population.name,
-    )  # fmt: skip
+    whole = replace(created[0], size=population.size, model=population.model, name=population.name)
     network._population_groups.append(whole)
     return whole
 

@@ -192,8 +192,6 @@ def write_report(path: Path, spec: ReportSpec, state: dict, circuit) -> None:
     """Write one report file, atomically (temporary name, then rename)."""
     import h5py
 
-    from ..io.output import STATE_UNITS, temporary_name
-
     times, values = report_samples(spec, state)
     gids = np.asarray(state["gids"], dtype=np.int64)
     names, node_ids = circuit.node_ids(gids)
@@ -207,7 +205,7 @@ def write_report(path: Path, spec: ReportSpec, state: dict, circuit) -> None:
                 group = report.create_group(f"report/{population}")
                 data = group.create_dataset("data", data=values[:, keep].astype(np.float32))
                 data.attrs["variable"] = spec.variable
-                data.attrs["units"] = spec.unit or STATE_UNITS.get(spec.variable, "")
+                data.attrs["units"] = spec.unit or _state_unit(spec.variable, circuit, population)
                 mapping = group.create_group("mapping")
                 count = keep.size
                 mapping.create_dataset("node_ids", data=node_ids[keep].astype(np.uint64))
@@ -227,6 +225,25 @@ def write_report(path: Path, spec: ReportSpec, state: dict, circuit) -> None:
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def temporary_name(path: Path) -> Path:
+    """A hidden name next to ``path`` for writing before the atomic rename (as
+    ``io.output`` names them; ``sonata`` is below ``io``)."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+def _state_unit(variable: str, circuit, population: str) -> str:
+    """The unit of a state variable of the population's (first) point-neuron model."""
+    from ..models import MODELS
+
+    node_population = next(p for p in circuit.node_populations if p.name == population)
+    models = node_population.node_models
+    model = next((m for m in models if m != "spike_source_array"), node_population.model)
+    for spec in MODELS.get(model, {}).get("state_specs", []):
+        if spec.get("name") == variable:
+            return str(spec.get("unit", ""))
+    return ""
 
 
 # ---- spikes --------------------------------------------------------------------------
@@ -281,8 +298,6 @@ def write_spike_files(spikes_h5: Path, outdir: Path, files: SpikeFiles) -> list[
     """Rank 0, after ``spikes.h5`` is in place: the config's own spike files, each written
     to a temporary name and renamed. Returns the paths written."""
     import h5py
-
-    from ..io.output import temporary_name
 
     h5_path, csv_path = files.paths(outdir)
     written = []
