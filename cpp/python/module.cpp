@@ -27,6 +27,7 @@
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/models/ode/lanes.hpp"
 #include "spikex/network/connection_rule_registry.hpp"
 #include "spikex/network/rule_check.hpp"
 #include "spikex/route/router.hpp"
@@ -936,6 +937,8 @@ NB_MODULE(_core, m) {
         nb::arg("delays_ms"), nb::arg("dt_ms"));
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("model_registry", &models_to_python);
+    // Which clone the conductance-based models' lanes kernels run (ode/lanes.hpp).
+    m.def("vector_isa", [] { return spikex::ode::wide_vectors() ? "avx512" : "baseline"; });
     m.def("connection_rule_registry", &connection_rules_to_python);
     m.def("synapse_registry", &synapses_to_python);
     m.def("local_gids", [](const std::string& scheme, std::uint32_t cells, std::uint32_t seed) {

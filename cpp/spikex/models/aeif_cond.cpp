@@ -101,8 +101,8 @@ struct model {
     }
     // C_m dV/dt as NEST's right-hand side computes it, in its order of operations.
     template <class State, class T>
-    static T membrane_current(const parameters& p, const aeif::conductances<2>&, const State& y, const T& V,
-                              const T& I_spike, const T& I_stim) {
+    SPIKEX_LANES_INLINE static T membrane_current(const parameters& p, const aeif::conductances<2>&, const State& y,
+                                                  const T& V, const T& I_spike, const T& I_stim) {
         const T I_syn_ex = y[g(0)] * (V - p.E_ex);
         const T I_syn_in = y[g(1)] * (V - p.E_in);
         return -p.g_L * (V - p.E_L) + I_spike - I_syn_ex - I_syn_in - y[1] + p.I_e + I_stim;

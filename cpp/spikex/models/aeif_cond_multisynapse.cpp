@@ -219,8 +219,8 @@ struct model {
     }
     // C_m dV/dt as NEST's right-hand side computes it, in its order of operations.
     template <class State, class T>
-    static T membrane_current(const parameters& p, const aeif::conductances<Ports>& c, const State& y, const T& V,
-                              const T& I_spike, const T& I_stim) {
+    SPIKEX_LANES_INLINE static T membrane_current(const parameters& p, const aeif::conductances<Ports>& c,
+                                                  const State& y, const T& V, const T& I_spike, const T& I_stim) {
         T I_syn = ode::splat<T>(0.0); // sum_k g_k (E_k - V)
         for (std::uint32_t k = 0; k < c.count; ++k) I_syn += y[g(k)] * (c.E_rev[k] - V);
         return -p.g_L * (V - p.E_L) + I_spike + I_syn - y[1] + p.I_e + I_stim;

@@ -405,7 +405,8 @@ private:
             refractory.set(l, g.refractory_count_[c] > 0);
         }
         void prepare(std::size_t, std::size_t) {}
-        void derivative(const integrator::state_lanes<batch>& y, integrator::state_lanes<batch>& f) const {
+        SPIKEX_LANES_INLINE void derivative(const integrator::state_lanes<batch>& y,
+                                            integrator::state_lanes<batch>& f) const {
             const auto I = I_stim; // copies: f's writes cannot alias them
             const auto q = stc;
             const auto r = refractory;

@@ -35,7 +35,7 @@ struct rates {
     T alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
 };
 template <class T>
-rates<T> rates_at(const T& u) {
+SPIKEX_LANES_INLINE rates<T> rates_at(const T& u) {
     using hh_step::rate;
     return {rate(0.32, 13.0 - u, 4.0),           rate(0.28, u - 40.0, 5.0),
             0.128 * ode::exp((17.0 - u) / 18.0), 4.0 / (1.0 + ode::exp((40.0 - u) / 5.0)),
@@ -236,7 +236,9 @@ private:
 
     // Step 1 of the header's update for the cells of a run (hh_step::integrate_run).
     void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
-        const auto rhs = [&p](const auto& I_stim, const auto& y, auto& f) { derivative(p, I_stim, y, f); };
+        const auto rhs = [&p](const auto& I_stim, const auto& y, auto& f) __attribute__((always_inline)) {
+            derivative(p, I_stim, y, f);
+        };
         hh_step::integrate_run(integrator_, rhs, y_, substep_, stim, model_name, gids_, n, h_, run.begin, run.end);
     }
 

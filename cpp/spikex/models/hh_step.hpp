@@ -21,7 +21,7 @@ namespace spikex::hh_step {
 // u = x / k; elsewhere the expression itself.
 // T: double (one cell) or ode::lanes (cells side by side: both forms, the lane's chosen).
 template <class T>
-T rate(double a, const T& x, double k) {
+SPIKEX_LANES_INLINE T rate(double a, const T& x, double k) {
     const T u = x / k;
     if constexpr (std::is_same_v<T, double>) {
         if (std::abs(u) < 1e-10) return a * k * (1.0 - u / 2.0 + u * u / 12.0);
@@ -51,7 +51,7 @@ struct cells_with_current {
     double& substep(std::size_t c) { return substeps[c]; }
     void load(std::size_t l, std::size_t c) { I_stim[l] = stim ? stim[c] : 0.0; }
     void prepare(std::size_t, std::size_t) {}
-    void derivative(const std::array<ode::lanes<L>, N>& x, std::array<ode::lanes<L>, N>& f) const {
+    SPIKEX_LANES_INLINE void derivative(const std::array<ode::lanes<L>, N>& x, std::array<ode::lanes<L>, N>& f) const {
         const ode::lanes<L> I = I_stim; // a copy: f's writes cannot alias it
         rhs(I, x, f);
     }

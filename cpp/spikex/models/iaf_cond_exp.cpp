@@ -23,7 +23,8 @@ struct exponential_shape {
     static constexpr std::size_t state_index[] = {0, g_ex, g_in}; // where each of state_table is in y
     // C_m dV/dt, NEST's terms in NEST's order
     template <class T>
-    static T membrane_current(const T& I_L, const T& I_stim, double I_e, const T& I_ex, const T& I_in) {
+    SPIKEX_LANES_INLINE static T membrane_current(const T& I_L, const T& I_stim, double I_e, const T& I_ex,
+                                                  const T& I_in) {
         return -I_L + I_stim + I_e - I_ex - I_in;
     }
     template <class State>

@@ -65,7 +65,8 @@ struct adapting_shape {
     }
     // C_m dV/dt without the adaptation currents, NEST's terms in NEST's order
     template <class T>
-    static T membrane_current(const T& I_L, const T& I_stim, double I_e, const T& I_ex, const T& I_in) {
+    SPIKEX_LANES_INLINE static T membrane_current(const T& I_L, const T& I_stim, double I_e, const T& I_ex,
+                                                  const T& I_in) {
         return -I_L + I_stim + I_e - I_ex - I_in;
     }
     // The adaptation currents, subtracted last (NEST's order), with V as in the synaptic

@@ -275,8 +275,9 @@ private:
             }
             // (the lambda copies the lanes: f's writes cannot alias a copy, so it stays in registers)
             const auto E = integrator_.whole_step(
-                [&, refractory, I_stim](const auto& x, auto& dxdt) { derivative(p, refractory, I_stim, x, dxdt); }, y,
-                h_);
+                [&, refractory, I_stim ](const auto& x, auto& dxdt)
+                    __attribute__((always_inline)) { derivative(p, refractory, I_stim, x, dxdt); },
+                y, h_);
             for (std::size_t l = 0; l < m; ++l) {
                 const local_index c = i + l;
                 if (integrator::starts_whole(substep_[c], h_) && integrator::accept_whole_step(E[l], h_, substep_[c])) {

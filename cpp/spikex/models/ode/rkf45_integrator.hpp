@@ -126,6 +126,23 @@ public:
     //   void collapsed(c)    the sub-step vanished (advance() would return false)
     template <std::size_t L, class Cells>
     void advance_cells(Cells& cells, std::size_t begin, std::size_t end, double h) const {
+        if (wide_vectors())
+            advance_cells_wide<L>(cells, begin, end, h);
+        else
+            advance_cells_here<L>(cells, begin, end, h);
+    }
+
+    // advance_cells compiled for AVX-512 (lanes of 8 in one register): flatten inlines the
+    // whole step, right-hand side included, into this clone. Exact IEEE operations and no
+    // contraction, so the same results as the baseline clone.
+    template <std::size_t L, class Cells>
+    [[gnu::target("avx512f,fma"), gnu::flatten]] void advance_cells_wide(Cells& cells, std::size_t begin,
+                                                                         std::size_t end, double h) const {
+        advance_cells_here<L>(cells, begin, end, h);
+    }
+
+    template <std::size_t L, class Cells>
+    [[gnu::always_inline]] void advance_cells_here(Cells& cells, std::size_t begin, std::size_t end, double h) const {
         state_lanes<L> y{};
         lanes<L> sizes = lanes<L>::all(h);
         std::array<state, L> start{}; // each lane's state before its sub-step
@@ -153,8 +170,10 @@ public:
                 sizes[l] = tried[l].s;
                 cells.prepare(l, cell[l]);
             }
-            const lanes<L> E =
-                substeps([&](const state_lanes<L>& x, state_lanes<L>& f) { cells.derivative(x, f); }, y, sizes);
+            const lanes<L> E = substeps(
+                [&](const state_lanes<L>& x, state_lanes<L>& f)
+                    __attribute__((always_inline)) { cells.derivative(x, f); },
+                y, sizes);
             for (std::size_t l = 0; l < L; ++l) {
                 if (!active[l]) continue;
                 const std::size_t c = cell[l];
@@ -178,7 +197,7 @@ public:
 
     // One sub-step of each lane's own size s from y (L cells) in place; E per lane.
     template <std::size_t L, class Derivative>
-    lanes<L> substeps(const Derivative& derivative, state_lanes<L>& y, const lanes<L>& s) const {
+    [[gnu::always_inline]] lanes<L> substeps(const Derivative& derivative, state_lanes<L>& y, const lanes<L>& s) const {
         state_lanes<L> error{};
         step(derivative, y, s, error);
         return scaled_error(derivative, y, s, error);
@@ -190,6 +209,15 @@ public:
     // The whole step h from y (L cells, each starting whole) in place; E per lane.
     template <std::size_t L, class Derivative>
     lanes<L> whole_step(const Derivative& derivative, state_lanes<L>& y, double h) const {
+        return wide_vectors() ? whole_step_wide<L>(derivative, y, h) : whole_step_here<L>(derivative, y, h);
+    }
+    template <std::size_t L, class Derivative>
+    [[gnu::target("avx512f,fma"), gnu::flatten]] lanes<L> whole_step_wide(const Derivative& derivative,
+                                                                          state_lanes<L>& y, double h) const {
+        return whole_step_here<L>(derivative, y, h);
+    }
+    template <std::size_t L, class Derivative>
+    [[gnu::always_inline]] lanes<L> whole_step_here(const Derivative& derivative, state_lanes<L>& y, double h) const {
         state_lanes<L> error{};
         step(derivative, y, h, error);
         return scaled_error(derivative, y, h, error);
@@ -218,7 +246,8 @@ private:
     // double (one cell) or lanes<L> (L cells), S double or lanes<L> (a size per cell): the
     // same expressions either way.
     template <class T, class S, class Derivative>
-    static void step(const Derivative& f, std::array<T, N>& y, const S& s, std::array<T, N>& error) {
+    [[gnu::always_inline]] static void step(const Derivative& f, std::array<T, N>& y, const S& s,
+                                            std::array<T, N>& error) {
         // Fehlberg's tableau: nodes 1/4, 3/8, 12/13, 1, 1/2.
         constexpr double a21 = 1.0 / 4.0;
         constexpr double a31 = 3.0 / 32.0, a32 = 9.0 / 32.0;
@@ -254,7 +283,8 @@ private:
     // diverging state is accepted and the model's own check reports it). y: the sub-step's
     // end, s its size.
     template <class T, class S, class Derivative>
-    T scaled_error(const Derivative& f, const std::array<T, N>& y, const S& s, const std::array<T, N>& error) const {
+    [[gnu::always_inline]] T scaled_error(const Derivative& f, const std::array<T, N>& y, const S& s,
+                                          const std::array<T, N>& error) const {
         const tolerances& t = tolerances_;
         T E = splat<T>(std::numeric_limits<double>::min());
         if (t.derivative_weight == 0.0 && t.state_weight == 1.0) {

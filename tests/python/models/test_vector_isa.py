@@ -1,0 +1,77 @@
+"""The conductance-based and HH models computed eight cells per AVX-512 register (with the
+vector exp) give the same spikes and membrane traces as the baseline clone with libm's exp
+per cell (SPIKEX_VECTOR_ISA=baseline): docs/dev/ode.md, "Cells side by side"."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import spikex
+
+MODELS = [
+    "iaf_cond_exp",
+    "iaf_cond_alpha",
+    "iaf_cond_exp_sfa_rr",
+    "aeif_cond_exp",
+    "aeif_cond_alpha",
+    "hh_cond_exp_traub",
+    "hh_psc_alpha",
+    "gif_cond_exp",
+]
+
+SCRIPT = """
+import hashlib, json, sys
+import numpy as np
+import spikex as sx
+from spikex import _core
+out = {"isa": _core.vector_isa()}
+for model in sys.argv[1:]:
+    net = sx.Network(dt_ms=0.1, seed=3)
+    cells = net.create(model, 60)
+    drive = net.create("poisson_generator", 1, params={"rate": 9000.0})
+    psc = model.startswith("hh_psc")
+    strong = 12.0 if model.startswith(("aeif", "hh_cond")) else 3.0
+    net.connect_rule("all_to_all", drive, cells, weight=60.0 if psc else strong, delay_ms=0.1)
+    net.connect_rule("fixed_indegree", cells[0:48], cells, indegree=10, weight=20.0 if psc else 1.0, delay_ms=1.5)
+    net.connect_rule("fixed_indegree", cells[48:60], cells, indegree=3, weight=-60.0 if psc else -4.0, delay_ms=0.8)
+    net.record_spikes(cells)
+    net.record_state(cells[0:6], "V_m", interval_ms=0.1)
+    r = net.simulate(300.0)
+    trace = np.ascontiguousarray(np.asarray(r.states[0]["values"], dtype=np.float64))
+    out[model] = {"spikes": int(len(r.spike_steps)), "sha": r.spikes_sha256,
+                  "trace": hashlib.sha256(trace.tobytes()).hexdigest()}
+print(json.dumps(out))
+"""
+
+
+def cpu_has_avx512() -> bool:
+    with open("/proc/cpuinfo") as cpuinfo:
+        return any(line.startswith("flags") and " avx512f" in line for line in cpuinfo)
+
+
+def run(isa: str) -> dict:
+    env = dict(os.environ, SPIKEX_VECTOR_ISA=isa, OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", SCRIPT, *MODELS], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_wide_and_baseline_clones_agree_bit_for_bit():
+    baseline = run("baseline")
+    wide = run("auto")
+    assert baseline.pop("isa") == "baseline"
+    isa = wide.pop("isa")
+    if isa == "baseline":
+        assert not cpu_has_avx512(), "AVX-512 here, but the vector exp disagreed with std::exp at start-up"
+        pytest.skip("this CPU has no AVX-512: only the baseline clone runs")
+    for model in MODELS:
+        assert baseline[model]["spikes"] > 50, (model, baseline[model])
+        assert wide[model] == baseline[model], model
+
+
+def test_vector_isa_names_the_clone():
+    assert spikex._core.vector_isa() in ("avx512", "baseline")
