@@ -139,14 +139,13 @@ enum list_index : std::size_t { asc_init, asc_decay, asc_amps, asc_r, tau_syn, E
 
 // The lists (glif_cond adds E_rev and has other tau_syn defaults).
 inline std::vector<list_parameter> list_parameters(bool conductances) {
-    const std::string asc = spikex::format(
-        "; one value per after-spike current (1 to {}; the four asc_ lists as long, with after_spike_currents)",
-        max_asc_terms);
+    const std::string asc = "; one value per after-spike current, as asc_init";
     std::vector<list_parameter> l = {
         list("asc_init", "pA", {0.0, 0.0}, ranges::any(),
-             "initial after-spike currents, checked but not used: NEST 3.10 starts the currents at 0 whatever it "
-             "says, so do we" +
-                 asc),
+             spikex::format("initial after-spike currents: checked, not used (NEST 3.10 starts them at 0 whatever it "
+                            "says); one value per current, 1 to {}, the four asc_ lists as long (with "
+                            "after_spike_currents)",
+                            max_asc_terms)),
         list("asc_decay", "1/ms", {0.003, 0.1}, ranges::any(),
              "decay rate k_j of each after-spike current (> 0 with after_spike_currents)" + asc),
         list("asc_amps", "pA", {-9.18, -198.94}, ranges::any(),
