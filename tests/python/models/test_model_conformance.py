@@ -66,9 +66,7 @@ def test_docs_page_holds_the_generated_tables(model):
 
 @pytest.mark.parametrize("synapse", sorted(n for n, e in SYNAPSE_TYPES.items() if e["docs_page"]))
 def test_synapse_types_are_complete_and_their_pages_current(synapse):
-    entry = dict(
-        SYNAPSE_TYPES[synapse], docs_page=f"docs/models/{SYNAPSE_TYPES[synapse]['docs_page']}"
-    )
+    entry = dict(SYNAPSE_TYPES[synapse], docs_page=f"docs/models/{SYNAPSE_TYPES[synapse]['docs_page']}")
     assert entry_problems(entry, root=REPO) == []
     assert {s["name"]: s["default"] for s in entry["parameter_specs"]} == entry["defaults"]
     text = (REPO / entry["docs_page"]).read_text()
@@ -113,11 +111,7 @@ def test_a_bad_value_is_refused_naming_model_key_value_and_range(model, spec):
     message = str(error.value)
     assert model in message and spec["name"] in message, message
     assert "\n" not in message and "must be" in message, message
-    bound = (
-        spec["allowed"].split()[-2]
-        if spec["unit"] not in ("", "1")
-        else spec["allowed"].split()[-1]
-    )
+    bound = spec["allowed"].split()[-2] if spec["unit"] not in ("", "1") else spec["allowed"].split()[-1]
     assert bound.rstrip("]").lstrip("[") in message or spec["allowed"] in message, message
 
 
@@ -177,16 +171,9 @@ _FIRING = {
 }
 # The GLIF models (no I_e: a dc_generator drives them) at level 5, every mechanism on: its
 # recordables move, and threshold_spike / threshold_voltage are settable (NEST's rule).
-_GLIF5 = {
-    "spike_dependent_threshold": True,
-    "after_spike_currents": True,
-    "adapting_threshold": True,
-}
+_GLIF5 = {"spike_dependent_threshold": True, "after_spike_currents": True, "adapting_threshold": True}
 _FIRING.update({"glif_psc": _GLIF5, "glif_cond": _GLIF5})
-_SET_WITH = {
-    "glif_psc": _GLIF5,
-    "glif_cond": _GLIF5,
-}  # parameters under which every recordable can be set
+_SET_WITH = {"glif_psc": _GLIF5, "glif_cond": _GLIF5}  # under which every recordable can be set
 
 
 def _drive_without_I_e(net, model: str, cells, amplitude: float) -> None:
@@ -251,11 +238,7 @@ def test_every_recordable_variable_can_be_set_between_runs(model, variable):
             net.set(cells[1], **{variable: target[1]})
         return
     net.set(cells[1], **{variable: target[1]})
-    per_cell = [
-        s
-        for s in MODELS[model]["parameter_specs"]
-        if s["shape"] == "per_cell" and s["name"] != "tau_minus"
-    ]
+    per_cell = [s for s in MODELS[model]["parameter_specs"] if s["shape"] == "per_cell" and s["name"] != "tau_minus"]
     if any(s["name"] == "I_e" for s in per_cell):
         net.set(cells, I_e=0.0)  # a parameter change: the state must survive the rebuild
     now = net.get(cells, variable)
@@ -272,12 +255,8 @@ def test_stdp_onto_every_neuron_model(model):
     """stdp_synapse onto each neuron model: the postsynaptic spikes reach the rule through
     the model interface (the cell's tau_minus), and the weight moves."""
     net = sx.Network(dt_ms=0.1, seed=3)
-    source = net.create(
-        "spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))}
-    )
-    cell = net.create(
-        model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None
-    )
+    source = net.create("spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))})
+    cell = net.create(model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None)
     _drive_without_I_e(net, model, [cell[0]], 1000.0)
     net.connect(source[0], cell[0], weight=1.0, delay_ms=1.0, synapse="stdp_synapse",
                 synapse_params={"Wmax": 100.0, "lambda": 0.1}, receptor=_receptor(model))  # fmt: skip
