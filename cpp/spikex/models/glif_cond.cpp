@@ -14,6 +14,7 @@
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/models/cell_parameter_sets.hpp"
 #include "spikex/models/dynamics_failure.hpp"
 #include "spikex/models/glif_common.hpp"
 #include "spikex/models/iaf_step.hpp"
@@ -110,6 +111,12 @@ public:
             y_[i][0] = p.U_initial;
             th_[i] = {s.m.th_inf, 0.0, 0.0, 0.0};
         }
+        for (std::size_t i = 0; i < n_; ++i) {
+            if (runs_.empty() || runs_.back().set != set_of_[i])
+                runs_.push_back({local_index(i), local_index(i), set_of_[i]});
+            runs_.back().end = local_index(i + 1);
+        }
+        v_old_.assign(n_, 0.0);
         asc_.assign(n_ * asc_stride_, 0.0); // NEST 3.10 starts them at 0, whatever asc_init says
         input_.assign(n_ * Ports, 0.0);
         substep_.assign(n_, h_);
@@ -131,43 +138,28 @@ public:
 
     void end_step(step_type n, spike_output& out) override {
         const double* stim = stim_.now();
-        for (std::size_t i = 0; i < n_; ++i) {
-            const cell_set& s = sets_[set_of_[i]];
-            ode_state& y = y_[i];
-            glif::threshold_state& th = th_[i];
-            double* asc = asc_.data() + i * asc_stride_;
-            const double I = stim ? stim[i] : 0.0;
-            const double v_old = y[0];
-            const bool refractory = refractory_[i] > 0;
-            const double asc_sum = th.asc_sum;
-            const std::size_t ports = s.tau_syn.size();
-            const bool integrated = integrator_.advance(
-                [&](const ode_state& x, ode_state& f) {
-                    // NEST's right-hand side, its operations in its order
-                    const double V = refractory ? s.m.V_reset : x[0];
-                    double I_syn = 0.0;
-                    for (std::size_t k = 0; k < ports; ++k) I_syn += x[g(k)] * (V + s.E_L - s.E_rev[k]);
-                    const double I_leak = s.g_m * V;
-                    f[0] = refractory ? 0.0 : (-I_leak - I_syn + I + asc_sum) / s.C_m;
-                    for (std::size_t k = 0; k < ports; ++k) {
-                        f[dg(k)] = -x[dg(k)] / s.tau_syn[k];
-                        f[g(k)] = x[dg(k)] - (x[g(k)] / s.tau_syn[k]);
-                    }
-                    for (std::size_t k = ports; k < Ports; ++k) f[dg(k)] = f[g(k)] = 0.0;
-                },
-                y, h_, substep_[i]);
-            check_membrane(model_name, gids_[i], n, h_, integrated, y[0] + s.E_L);
-            if (!refractory) {
-                glif::decay(s.m, th, asc);
-                if (glif::threshold_and_reset(s.m, th, asc, v_old, I, y[0], refractory_[i]))
-                    out.emit(first_ + static_cast<local_index>(i), n);
-            } else {
-                glif::refractory_step(s.m, th, v_old, y[0], refractory_[i]);
-            }
-            double* input = &input_[i * Ports];
-            for (std::size_t k = 0; k < ports; ++k) {
-                y[dg(k)] += input[k] * s.cond_initial[k];
-                input[k] = 0.0;
+        for (const cell_run& run: runs_) {
+            const cell_set& s = sets_[run.set];
+            for (local_index i = run.begin; i < run.end; ++i) v_old_[i] = y_[i][0];
+            run_cells cells{*this, s, stim, n};
+            integrator_.template advance_cells<batch>(cells, run.begin, run.end, h_);
+            for (local_index i = run.begin; i < run.end; ++i) {
+                ode_state& y = y_[i];
+                glif::threshold_state& th = th_[i];
+                double* asc = asc_.data() + std::size_t(i) * asc_stride_;
+                check_membrane(model_name, gids_[i], n, h_, true, y[0] + s.E_L);
+                if (refractory_[i] == 0) {
+                    glif::decay(s.m, th, asc);
+                    if (glif::threshold_and_reset(s.m, th, asc, v_old_[i], stim ? stim[i] : 0.0, y[0], refractory_[i]))
+                        out.emit(first_ + i, n);
+                } else {
+                    glif::refractory_step(s.m, th, v_old_[i], y[0], refractory_[i]);
+                }
+                double* input = &input_[std::size_t(i) * Ports];
+                for (std::size_t k = 0; k < s.tau_syn.size(); ++k) {
+                    y[dg(k)] += input[k] * s.cond_initial[k];
+                    input[k] = 0.0;
+                }
             }
         }
         stim_.advance();
@@ -268,6 +260,59 @@ private:
         return s;
     }
 
+    // NEST's right-hand side, its operations in its order, for one cell (T = double, R =
+    // bool) or `batch` cells side by side (ode::lanes, ode::lane_mask): I and
+    // ASCurrents_sum constant over the step; while refractory U = V_reset in the currents
+    // and dU/dt = 0.
+    template <class T, class R>
+    [[gnu::always_inline]] static void derivative(const cell_set& s, const R& refractory, const T& I, const T& asc_sum,
+                                                  const std::array<T, size>& x, std::array<T, size>& f) {
+        const std::size_t ports = s.tau_syn.size();
+        const T V = ode::select(refractory, s.m.V_reset, x[0]);
+        T I_syn = ode::splat<T>(0.0);
+        for (std::size_t k = 0; k < ports; ++k) I_syn += x[g(k)] * (V + s.E_L - s.E_rev[k]);
+        const T I_leak = s.g_m * V;
+        f[0] = ode::select(refractory, 0.0, (-I_leak - I_syn + I + asc_sum) / s.C_m);
+        for (std::size_t k = 0; k < ports; ++k) {
+            f[dg(k)] = -x[dg(k)] / s.tau_syn[k];
+            f[g(k)] = x[dg(k)] - (x[g(k)] / s.tau_syn[k]);
+        }
+        for (std::size_t k = ports; k < Ports; ++k) f[dg(k)] = f[g(k)] = ode::splat<T>(0.0);
+    }
+
+    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
+
+    // The cells of a run as rkf45_integrator::advance_cells sees them: each cell's own
+    // sub-steps, the same operations as advance() one cell at a time.
+    struct run_cells {
+        glif_cond_group& group;
+        const cell_set& s;
+        const double* stim;
+        step_type n;
+        ode::lanes<batch> I{}, asc_sum{};
+        ode::lane_mask<batch> refractory{};
+
+        ode_state& state(std::size_t c) { return group.y_[c]; }
+        double& substep(std::size_t c) { return group.substep_[c]; }
+        void load(std::size_t l, std::size_t c) {
+            I[l] = stim ? stim[c] : 0.0;
+            asc_sum[l] = group.th_[c].asc_sum;
+            refractory.set(l, group.refractory_[c] > 0);
+        }
+        void prepare(std::size_t, std::size_t) {}
+        void derivative(const typename integrator::template state_lanes<batch>& y,
+                        typename integrator::template state_lanes<batch>& f) const {
+            const auto current = I; // copies: f's writes cannot alias them
+            const auto sum = asc_sum;
+            const auto r = refractory;
+            glif_cond_group::derivative(s, r, current, sum, y, f);
+        }
+        void after_substep(std::size_t, ode_state&) {}
+        void collapsed(std::size_t c) const {
+            check_membrane(model_name, group.gids_[c], n, group.h_, false, group.y_[c][0] + s.E_L);
+        }
+    };
+
     // "g_<k>" -> k - 1 when the cell has port k, else -1.
     static int port_named(const std::string& variable, std::size_t ports) {
         if (variable.size() < 3 || variable.compare(0, 2, "g_") != 0) return -1;
@@ -284,7 +329,9 @@ private:
     std::vector<gid_type> gids_; // for error messages
     std::vector<cell_set> sets_;
     std::vector<std::uint32_t> set_of_;
+    std::vector<cell_run> runs_; // consecutive cells of one set
     std::size_t asc_stride_ = 0;
+    std::vector<double> v_old_;             // U before the step's integration
     std::vector<ode_state> y_;              // U, (dg_k, g_k) per port
     std::vector<glif::threshold_state> th_; // threshold, its components, ASCurrents_sum
     std::vector<double> asc_;               // the after-spike currents (asc_stride_ per cell)

@@ -13,7 +13,9 @@
 //  not refractory) constant over the step; while refractory U = V_reset in the currents
 //  and dU/dt = 0.
 //  end_step(n), per cell (NEST's order):
-//   1. y advanced over h (v_old = U before)
+//   1. y advanced over h (v_old = U before), eight cells of a parameter set side by side,
+//      each with its own sub-steps (rkf45_integrator::advance_cells: the same operations
+//      as one cell at a time)
 //   2. r == 0: the threshold's spike component and the after-spike currents decay, the
 //      voltage component, the threshold and the spike test with its reset
 //      (glif_common.hpp); else --r, U = v_old
