@@ -52,12 +52,12 @@ def _run(
                           timeout=timeout, check=False)  # fmt: skip
 
 
-def build_and_run_bmtk(directory: Path, dt: float, tstop: float) -> Path:
-    """Build the circuit in ``directory`` and run it on BMTK; returns its config.json."""
+def build_and_run_bmtk(directory: Path, dt: float, tstop: float, builder: str = "build_network.py") -> Path:
+    """Build the circuit in ``directory`` (with ``builder``) and run it on BMTK; returns its config.json."""
     done = _run(
         [
             str(BMTK_PYTHON),
-            str(HERE / "build_network.py"),
+            str(HERE / builder),
             str(directory),
             "--dt",
             str(dt),
@@ -66,7 +66,7 @@ def build_and_run_bmtk(directory: Path, dt: float, tstop: float) -> Path:
         ]
     )
     if done.returncode != 0:
-        raise RuntimeError(f"build_network.py failed:\n{done.stdout}\n{done.stderr}")
+        raise RuntimeError(f"{builder} failed:\n{done.stdout}\n{done.stderr}")
     config = directory / "config.json"
     done = _run([str(BMTK_PYTHON), str(HERE / "run_pointnet.py"), str(config)], cwd=directory)
     if done.returncode != 0:
@@ -77,13 +77,13 @@ def build_and_run_bmtk(directory: Path, dt: float, tstop: float) -> Path:
 POPULATIONS = ("v1", "l5")
 
 
-def bmtk_spikes(config: Path, dt: float) -> list[tuple[str, int, int]]:
+def bmtk_spikes(config: Path, dt: float, populations=POPULATIONS) -> list[tuple[str, int, int]]:
     """BMTK's spikes as sorted (population, spikex step, node id)."""
     import h5py
 
     rows = []
     with h5py.File(config.parent / "output" / "spikes.h5", "r") as f:
-        for population in POPULATIONS:
+        for population in populations:
             if population not in f["spikes"]:  # BMTK writes no group for a silent population
                 continue
             times = f[f"spikes/{population}/timestamps"][:]
@@ -95,7 +95,7 @@ def bmtk_spikes(config: Path, dt: float) -> list[tuple[str, int, int]]:
     return sorted(rows)
 
 
-def spikex_spikes(config: Path) -> tuple[list[tuple[str, int, int]], dict]:
+def spikex_spikes(config: Path, populations=POPULATIONS) -> tuple[list[tuple[str, int, int]], dict]:
     """spikex's spikes as sorted (population, step, node id), and its summary."""
     import spikex as sx
 
@@ -103,20 +103,23 @@ def spikex_spikes(config: Path) -> tuple[list[tuple[str, int, int]], dict]:
     result = net.simulate(net.sonata.tstop_ms)
     names, nodes = net.sonata.node_ids(result.spikes[0])
     rows = zip(names.tolist(), result.spike_steps.tolist(), nodes.tolist(), strict=True)
-    return sorted(row for row in rows if row[0] in POPULATIONS), result.summary
+    return sorted(row for row in rows if row[0] in populations), result.summary
 
 
-def compare(dt: float = 0.1, tstop: float = 1000.0, directory: Path | None = None) -> dict:
+def compare(dt: float = 0.1, tstop: float = 1000.0, directory: Path | None = None, glif: bool = False) -> dict:
+    """The spikes of the circuit (build_network.py; with ``glif``, build_glif_network.py's
+    glif_psc circuit) on BMTK and on spikex."""
+    builder, populations = ("build_glif_network.py", ("v1",)) if glif else ("build_network.py", POPULATIONS)
     with tempfile.TemporaryDirectory() as scratch:
-        config = build_and_run_bmtk(Path(directory or scratch) / "bmtk_circuit", dt, tstop)
-        theirs = bmtk_spikes(config, dt)
-        ours, summary = spikex_spikes(config)
+        config = build_and_run_bmtk(Path(directory or scratch) / "bmtk_circuit", dt, tstop, builder)
+        theirs = bmtk_spikes(config, dt, populations)
+        ours, summary = spikex_spikes(config, populations)
     first = next(
         (k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs))
     )
     return {
         "dt_ms": dt, "tstop_ms": tstop, "bmtk_spikes": len(theirs),
-        "per_population": {p: sum(1 for row in theirs if row[0] == p) for p in POPULATIONS}, "spikex_spikes": len(ours),
+        "per_population": {p: sum(1 for row in theirs if row[0] == p) for p in populations}, "spikex_spikes": len(ours),
         "identical": ours == theirs, "matching_until_first_difference": first,
         "connections": summary["connections"],
     }  # fmt: skip
@@ -126,13 +129,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dt", type=float, default=0.1)
     parser.add_argument("--tstop", type=float, default=1000.0)
+    parser.add_argument("--glif", action="store_true", help="the glif_psc circuit (build_glif_network.py)")
     args = parser.parse_args()
     reason = bmtk_unavailable_reason()
     if reason:
         raise SystemExit(f"compare_bmtk: {reason}")
-    report = compare(args.dt, args.tstop)
+    report = compare(args.dt, args.tstop, glif=args.glif)
     (REPO / "bench" / "results").mkdir(parents=True, exist_ok=True)
-    (REPO / "bench" / "results" / "sonata_bmtk.json").write_text(
+    (REPO / "bench" / "results" / ("sonata_bmtk_glif.json" if args.glif else "sonata_bmtk.json")).write_text(
         json.dumps(report, indent=2) + "\n"
     )
     print(json.dumps(report))

@@ -42,12 +42,16 @@ const std::vector<std::string> models = {"interval_fire",
                                          "aeif_cond_alpha_multisynapse",
                                          "aeif_cond_beta_multisynapse",
                                          "iaf_psc_exp_multisynapse",
-                                         "iaf_psc_alpha_multisynapse"};
+                                         "iaf_psc_alpha_multisynapse",
+                                         "glif_psc",
+                                         "glif_cond"};
+// Models whose spikes come through receptor ports.
+bool ported(const std::string& model) { return model.ends_with("_multisynapse") || model.starts_with("glif_"); }
 // The models that take synaptic and current input in drive(): the first four, the aeif
-// ones and the multisynapse ones.
+// ones and those with receptor ports.
 bool takes_input(gid_type gid) {
     const std::size_t k = gid / per_model;
-    return k < 4 || (k < models.size() && (models[k].rfind("aeif_", 0) == 0 || models[k].ends_with("_multisynapse")));
+    return k < 4 || (k < models.size() && (models[k].rfind("aeif_", 0) == 0 || ported(models[k])));
 }
 
 network_spec every_model() {
@@ -77,6 +81,16 @@ network_spec every_model() {
         {"aeif_cond_beta_multisynapse", {{"I_e", 850.0}}},
         {"iaf_psc_exp_multisynapse", {{"I_e", 370.0}, {"t_ref", 1.0}}},
         {"iaf_psc_alpha_multisynapse", {{"I_e", 420.0}, {"V_min", -75.0}}},
+        {"glif_psc",
+         {{"spike_dependent_threshold", 1.0},
+          {"after_spike_currents", 1.0},
+          {"adapting_threshold", 1.0},
+          {"V_th", -65.0}}},
+        {"glif_cond",
+         {{"spike_dependent_threshold", 1.0},
+          {"after_spike_currents", 1.0},
+          {"adapting_threshold", 1.0},
+          {"V_th", -65.0}}},
     };
     gid_type first = 0;
     for (const auto& model: models) {
@@ -113,14 +127,15 @@ network_spec every_model() {
                 }
             }
         }
-        if (model.ends_with("_multisynapse")) { // 3 ports (aeif alpha), 2 (the others), E_rev per cell
+        if (ported(model)) { // 3 ports (aeif alpha), 2 (the others), E_rev per cell
             using lists = std::vector<std::pair<const char*, std::vector<double>>>;
             const lists ports =
                 model.starts_with("aeif_cond_alpha")
                     ? lists{{"E_rev", {0.0, -80.0, -10.0}}, {"tau_syn", {0.3, 3.0, 6.0}}}
                 : model.starts_with("aeif_cond_beta")
                     ? lists{{"E_rev", {0.0, -75.0}}, {"tau_rise", {0.5, 1.0}}, {"tau_decay", {2.0, 8.0}}}
-                    : lists{{"tau_syn", {0.5, 4.0}}};
+                : model == "glif_cond" ? lists{{"E_rev", {0.0, -80.0}}, {"tau_syn", {0.5, 4.0}}}
+                                       : lists{{"tau_syn", {0.5, 4.0}}};
             for (const auto& [name, values]: ports) {
                 auto& l = pop.lists[name];
                 l.offsets.push_back(0);
@@ -175,17 +190,17 @@ void drive(std::vector<cell_group*> groups, std::vector<gid_type> firsts, step_t
                     weights.push_back(weight_for(g, n));
                 }
             }
-            // The multisynapse models take weights >= 0 through their ports.
+            // The models with receptor ports take weights >= 0 through them.
             std::vector<local_index> plain_targets;
             std::vector<double> plain_weights;
             for (std::size_t c = 0; c < targets.size(); ++c) {
                 const std::string& model = models[targets[c] / per_model];
-                if (!model.ends_with("_multisynapse")) {
+                if (!ported(model)) {
                     plain_targets.push_back(targets[c]);
                     plain_weights.push_back(weights[c]);
                     continue;
                 }
-                const double w = 0.05 * std::abs(weights[c]);
+                const double w = (model == "glif_psc" ? 2.0 : 0.05) * std::abs(weights[c]); // pA, else nS
                 const auto port =
                     static_cast<std::uint32_t>(1 + (targets[c] + n) % (model.starts_with("aeif_cond_alpha") ? 3 : 2));
                 group.deliver_port(port, n, &targets[c], &w, 0, 1, out);

@@ -25,6 +25,8 @@
     X(aeif_cond_alpha)                 \
     X(aeif_cond_alpha_multisynapse)    \
     X(aeif_cond_beta_multisynapse)     \
+    X(glif_psc)                        \
+    X(glif_cond)                       \
     X(spike_source_array)              \
     X(spike_source_poisson)            \
     X(spike_source_gamma)              \

@@ -347,7 +347,7 @@ class Network:
             allowed = ", ".join(format_value(m) for m in MODELS)
             raise ValueError(f"create: model = {format_value(model)}: must be one of {allowed}")
         n = _check(where, "n", "network.cells", n)
-        params = dict(params or {})
+        params = _flags_as_numbers(model, dict(params or {}))
         lists = {key: params.pop(key) for key in list(params) if key in LIST_PARAMETERS[model]}
         if model in MODEL_PARAMETERS and all(_is_number(v) for v in params.values()):
             core_params = _model_params(where, model, params)
@@ -1094,6 +1094,17 @@ def _model_params(where: str, model: str, params: dict) -> dict[str, float]:
             f"params['invl_low_ms'] = {values['invl_low_ms']}"
         )
     return {name: float(value) for name, value in values.items()}
+
+
+def _flags_as_numbers(model: str, params: dict) -> dict:
+    """``True``/``False`` of a flag parameter (allowed: 0 or 1; glif_psc's
+    ``after_spike_currents``, ...) as 1.0/0.0, as NEST's booleans."""
+    specs = MODELS[model]["parameter_specs"]
+    flags = {s["name"] for s in specs if sorted(s["range"]["choices"]) == [0.0, 1.0]}
+    return {
+        key: float(value) if key in flags and isinstance(value, (bool, np.bool_)) else value
+        for key, value in params.items()
+    }
 
 
 def _is_number(value: object) -> bool:

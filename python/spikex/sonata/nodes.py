@@ -382,6 +382,12 @@ def _parameters(
             column = overrides[name]
             values = [v if _missing(c) else c for v, c in zip(values, column, strict=True)]
         if spec["shape"] == "per_cell_list":
+            # a node type that does not give it: the model's default list if it has one
+            # (glif_psc's asc_*, a GLIF1 type beside GLIF3 ones), else refused
+            if spec["default_rule"].startswith("["):
+                inner = spec["default_rule"].strip("[]")
+                default_list = [float(x) for x in inner.split(",")] if inner.strip() else []
+                values = [default_list if v is None else v for v in values]
             if any(v is None for v in values):
                 raise SonataError(
                     str(population.node_types_file),

@@ -169,6 +169,19 @@ _FIRING = {
         "q_sfa": [2.0],
     },
 }
+# The GLIF models (no I_e: a dc_generator drives them) at level 5, every mechanism on: its
+# recordables move, and threshold_spike / threshold_voltage are settable (NEST's rule).
+_GLIF5 = {"spike_dependent_threshold": True, "after_spike_currents": True, "adapting_threshold": True}
+_FIRING.update({"glif_psc": _GLIF5, "glif_cond": _GLIF5})
+_SET_WITH = {"glif_psc": _GLIF5, "glif_cond": _GLIF5}  # under which every recordable can be set
+
+
+def _drive_without_I_e(net, model: str, cells, amplitude: float) -> None:
+    """A current through a dc_generator for a model that takes currents but has no I_e."""
+    if "I_e" not in MODELS[model]["parameters"] and MODELS[model]["accepts_current"]:
+        dc = net.create("dc_generator", 1, params={"amplitude": amplitude})
+        for cell in cells:
+            net.connect(dc[0], cell, weight=1.0, delay_ms=0.1)
 
 
 def _recorded(variable: str) -> str:
@@ -194,6 +207,7 @@ def test_every_recordable_variable_records(model, variable):
     net = sx.Network(dt_ms=0.1, seed=3)
     params = _FIRING.get(model, {"I_e": 300.0}) if MODELS[model]["parameter_specs"] else None
     cells = net.create(model, 2, params=params)
+    _drive_without_I_e(net, model, [cells[0], cells[1]], 500.0)
     source = net.create("spike_source_array", 1, params={"spike_times": [1.0, 2.0, 3.0, 4.0]})
     weight = 50.0 if "g_" not in variable else 5.0
     receptor = _receptor(model)  # ports take weights >= 0, their reversal potential choosing
@@ -213,7 +227,7 @@ def test_every_recordable_variable_can_be_set_between_runs(model, variable):
     """Network.set of a recordable between runs (NEST's SetStatus): read back at once,
     and a parameter change afterwards keeps it (the group is rebuilt with its state)."""
     net = sx.Network(dt_ms=0.1, seed=3)
-    cells = net.create(model, 2)
+    cells = net.create(model, 2, params=_SET_WITH.get(model))
     spec_name, variable = variable, _recorded(variable)
     net.record_state(cells, variable)
     before = net.simulate(1.0).states[0]["values"][-1]
@@ -243,6 +257,7 @@ def test_stdp_onto_every_neuron_model(model):
     net = sx.Network(dt_ms=0.1, seed=3)
     source = net.create("spike_source_array", 1, params={"spike_times": list(np.arange(1.0, 100.0, 3.3))})
     cell = net.create(model, 1, params={"I_e": 1000.0} if "I_e" in MODELS[model]["parameters"] else None)
+    _drive_without_I_e(net, model, [cell[0]], 1000.0)
     net.connect(source[0], cell[0], weight=1.0, delay_ms=1.0, synapse="stdp_synapse",
                 synapse_params={"Wmax": 100.0, "lambda": 0.1}, receptor=_receptor(model))  # fmt: skip
     net.record_spikes(cell)

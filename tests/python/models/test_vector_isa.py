@@ -20,6 +20,7 @@ MODELS = [
     "hh_cond_exp_traub",
     "hh_psc_alpha",
     "gif_cond_exp",
+    "glif_cond",
 ]
 
 SCRIPT = """

@@ -154,8 +154,26 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.connect_rule("fixed_indegree", exp, psc_alpha_multi, indegree=4, weight=sx.uniform(60.0, 120.0), delay_ms=d_e, receptor=1)
     net.connect_rule("fixed_indegree", inh, psc_alpha_multi, indegree=3, weight=-50.0, delay_ms=0.4, receptor=2)
     net.connect_rule("fixed_outdegree", psc_alpha_multi, inh, outdegree=2, weight=20.0, delay_ms=0.3)
+    # GLIF (receptor ports, no I_e: a dc current per cell): glif_psc at level 5 with the four
+    # ports of the Allen V1 models, glif_cond at level 4 with per-cell reversal potentials;
+    # inputs through ports, a step current, output to the others.
+    five = {"spike_dependent_threshold": True, "after_spike_currents": True, "adapting_threshold": True}
+    glif_psc = net.create("glif_psc", 8, params={**five, "tau_syn": [5.5, 8.5, 2.8, 5.8], "V_m": sx.uniform(-78.0, -60.0)},
+                          name="glif_psc")  # fmt: skip
+    glif_cond = net.create("glif_cond", 6, params={**five, "adapting_threshold": False, "tau_syn": [0.5, 2.0],
+                                                   "E_rev": [[0.0, -80.0 - k] for k in range(6)]}, name="glif_cond")  # fmt: skip
+    glif_dc = net.create("dc_generator", 1, params={"amplitude": 1.0, "start": 10.0}, name="glif_dc")
+    net.connect_rule("all_to_all", glif_dc, glif_psc, weight=sx.uniform(200.0, 300.0), delay_ms=0.1)
+    net.connect_rule("all_to_all", glif_dc, glif_cond, weight=sx.uniform(300.0, 400.0), delay_ms=0.1)
+    net.connect_rule("fixed_indegree", exp, glif_psc, indegree=5, weight=sx.uniform(40.0, 90.0), delay_ms=d_e, receptor=1)
+    net.connect_rule("fixed_indegree", inh, glif_psc, indegree=3, weight=-30.0, delay_ms=0.3, receptor=3)
+    net.connect_rule("all_to_all", step, glif_psc, weight=0.5, delay_ms=0.2)
+    net.connect_rule("fixed_indegree", exp, glif_cond, indegree=5, weight=sx.uniform(1.0, 3.0), delay_ms=d_e, receptor=1)
+    net.connect_rule("fixed_indegree", inh, glif_cond, indegree=3, weight=2.0, delay_ms=0.4, receptor=2)
+    net.connect_rule("fixed_outdegree", glif_psc, exp, outdegree=3, weight=15.0, delay_ms=0.4)
+    net.connect_rule("fixed_outdegree", glif_cond, inh, outdegree=2, weight=2.0, delay_ms=0.3)
     for pop in (exp, inh, alpha, array, trains, cond, traub, hh, gif, sfa, gamma, ppd, inh_gamma, adex, adex_exp, multi, beta,
-                psc_multi, psc_alpha_multi):  # fmt: skip
+                psc_multi, psc_alpha_multi, glif_psc, glif_cond):  # fmt: skip
         net.record_spikes(pop)
     net.record_state(exp[0:4], "V_m", interval_ms=1.0)
     net.record_state(cond[0:3], "g_ex", interval_ms=1.0)
@@ -166,6 +184,8 @@ def build(method: str, threads: int, distribution: str, seed: int = 11) -> sx.Ne
     net.record_state(multi[0:3], "V_m", interval_ms=1.0)
     net.record_state(beta[0:3], "g_2", interval_ms=1.0)
     net.record_state(psc_multi[0:3], "I_syn_3", interval_ms=1.0)
+    net.record_state(glif_psc[0:3], "threshold", interval_ms=1.0)
+    net.record_state(glif_cond[0:3], "g_1", interval_ms=1.0)
     return net
 
 
@@ -193,6 +213,7 @@ def apply_changes(net: sx.Network) -> None:
     net.set(pops["inh_gamma"][0:1], rate_times=[[0.0, 120.0]], rate_values=[[30.0, 250.0]])
     net.set(pops["beta"][0:2], V_m=-52.0, w=10.0)
     net.set(pops["psc_multi"][0:3], V_m=-57.0, tau_syn=[[0.6, 2.0, 9.0]] * 3)  # same ports, new decay times
+    net.set(pops["glif_psc"][0:2], V_m=-60.0, threshold_spike=1.0)
     net.set(pops["step"], amplitude_times=[30.0, 90.0, 150.0, 170.0], amplitude_values=[200.0, -50.0, 0.0, 300.0])
 
 

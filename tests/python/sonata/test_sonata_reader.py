@@ -95,11 +95,11 @@ def test_per_node_dynamics_params_override_the_node_type(tmp_path):
 def test_unknown_model_is_refused_by_name(tmp_path):
     path = copy_example(tmp_path)
     types = path.parent / "network" / "internal_node_types.csv"
-    types.write_text(types.read_text().replace("nest:iaf_psc_alpha", "nest:glif_psc"))
+    types.write_text(types.read_text().replace("nest:iaf_psc_alpha", "nest:pp_psc_delta"))
     with pytest.raises(SonataError) as error:
         sx.Network.from_sonata(path)
     text = _one_line(error)
-    assert "glif_psc" in text and "internal_node_types.csv" in text
+    assert "pp_psc_delta" in text and "internal_node_types.csv" in text
 
 
 def test_unknown_parameter_is_refused_naming_the_json(tmp_path):
