@@ -27,7 +27,7 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
         auto& mine = threads_[t].inputs;
         std::map<local_index, std::uint32_t> count; // device inputs per target so far
         for (const auto& c: by_thread[t]) {
-            mine.push_back({c.target, source_index(c.device), count[c.target]++, c.delay, c.weight, 0, -1});
+            mine.push_back({c.target, source_index(c.device), count[c.target]++, c.delay, c.weight, c.receptor});
         }
         std::stable_sort(mine.begin(), mine.end(), [](const input& a, const input& b) {
             return a.target != b.target ? a.target < b.target : a.substream < b.substream;
@@ -113,6 +113,7 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
     if (mine.inputs.empty()) return;
     mine.batch_targets.clear();
     mine.batch_weights.clear();
+    mine.batch_ports.clear();
     for (auto& k: mine.tracks) {
         const device_schedule& sched = sources_[k.source].schedule;
         if (n < k.last_n) { // a new run from an earlier step: start the sine again
@@ -153,9 +154,31 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
         }
         for (std::size_t j = first; j < last; ++j) apply_input(mine, mine.inputs[j], n, blocks[j - first], cells);
     }
-    if (!mine.batch_targets.empty()) {
+    deliver_batch(mine, n, cells, out);
+}
+
+void device_inputs::deliver_batch(thread_inputs& mine, step_type n, cell_group& cells, spike_output& out) {
+    if (mine.batch_targets.empty()) return;
+    const auto ports = std::minmax_element(mine.batch_ports.begin(), mine.batch_ports.end());
+    if (*ports.second == 0) { // no receptor ports: the common case, one batch
         cells.deliver(n, mine.batch_targets.data(), mine.batch_weights.data(), 0,
                       static_cast<std::uint32_t>(mine.batch_targets.size()), out);
+        return;
+    }
+    for (std::uint32_t port = *ports.first; port <= *ports.second; ++port) {
+        mine.port_targets.clear();
+        mine.port_weights.clear();
+        for (std::size_t j = 0; j < mine.batch_targets.size(); ++j) {
+            if (mine.batch_ports[j] != port) continue;
+            mine.port_targets.push_back(mine.batch_targets[j]);
+            mine.port_weights.push_back(mine.batch_weights[j]);
+        }
+        if (mine.port_targets.empty()) continue;
+        const auto count = static_cast<std::uint32_t>(mine.port_targets.size());
+        if (port == 0)
+            cells.deliver(n, mine.port_targets.data(), mine.port_weights.data(), 0, count, out);
+        else
+            cells.deliver_port(port, n, mine.port_targets.data(), mine.port_weights.data(), 0, count, out);
     }
 }
 
@@ -208,6 +231,7 @@ void device_inputs::apply_input(thread_inputs& mine, input& in, step_type n, con
     if (k == 0) return;
     mine.batch_targets.push_back(in.target);
     mine.batch_weights.push_back(static_cast<double>(k) * in.weight);
+    mine.batch_ports.push_back(in.receptor);
 }
 
 double device_inputs::standard_normal(gid_type target, std::uint32_t substream, step_type interval) const {

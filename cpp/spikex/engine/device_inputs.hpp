@@ -7,7 +7,8 @@
 // the input among its target's device inputs in creation order. In step n a thread hands
 // its cells, after the step's synaptic input and before end_step:
 //   poisson_generator: k_n events of the connection's weight in one deliver() batch
-//     (targets ascending, each target's inputs by k), with k_n ~ Poisson(rate * h) drawn
+//     per receptor port (port 0 first, then ascending; targets ascending, each target's
+//     inputs by k within a port), with k_n ~ Poisson(rate * h) drawn
 //     for the emission step e = n - d from Philox block floor(e/2) of stream
 //     (seed, target gid, device_input, sub-stream k): words (x0, x1) for even e, (x2, x3)
 //     for odd e, as one 53-bit uniform, inverted through the Poisson CDF (poisson_table);
@@ -41,7 +42,8 @@ struct device_connection {
     gid_type device;
     local_index target;
     double weight;
-    std::uint32_t delay; // steps
+    std::uint32_t delay;        // steps
+    std::uint16_t receptor = 0; // the target's receptor port for a spike train (0: none)
 };
 
 class device_inputs {
@@ -70,6 +72,7 @@ private:
         std::uint32_t substream;
         std::uint32_t delay;
         double weight;
+        std::uint16_t receptor = 0; // spike trains: the target's port (0: deliver())
         // The second half of the block of the last even emission step drawn (e + 1's
         // uniform), and that step: one Philox block serves two steps.
         std::uint64_t cached_bits = 0;
@@ -110,7 +113,12 @@ private:
         std::vector<sine_track> tracks;
         std::vector<local_index> batch_targets;
         std::vector<double> batch_weights;
+        std::vector<std::uint16_t> batch_ports; // the receptor port of each batch entry
+        std::vector<local_index> port_targets;  // scratch: one port's part of the batch
+        std::vector<double> port_weights;
     };
+    // Hands the step's spike-train batch to the cells, port by port (header comment).
+    static void deliver_batch(thread_inputs& mine, step_type n, cell_group& cells, spike_output& out);
 
     // The source (era) an input's emission step e belongs to.
     const source& era_of(const input& in, step_type e) const;

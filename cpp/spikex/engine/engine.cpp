@@ -227,7 +227,7 @@ void engine::build_connections() {
         for (unsigned t = 0; t < parts_.size(); ++t) {
             produce_some(
                 [&](const built_connection& c) {
-                    from_devices[t].push_back({c.source, c.target, c.weight, c.delay});
+                    from_devices[t].push_back({c.source, c.target, c.weight, c.delay, c.receptor});
                 },
                 parts_.size() > 1 ? t : every_thread, true, true);
         }

@@ -35,9 +35,14 @@ for model in sys.argv[1:]:
     drive = net.create("poisson_generator", 1, params={"rate": 9000.0})
     psc = model.startswith("hh_psc")
     strong = 12.0 if model.startswith(("aeif", "hh_cond")) else 3.0
-    net.connect_rule("all_to_all", drive, cells, weight=60.0 if psc else strong, delay_ms=0.1)
-    net.connect_rule("fixed_indegree", cells[0:48], cells, indegree=10, weight=20.0 if psc else 1.0, delay_ms=1.5)
-    net.connect_rule("fixed_indegree", cells[48:60], cells, indegree=3, weight=-60.0 if psc else -4.0, delay_ms=0.8)
+    ports = {"receptor": 1} if model == "glif_cond" else {}  # its first port excitatory
+    inhibitory = {"receptor": 2} if model == "glif_cond" else {}
+    sign = 1.0 if model == "glif_cond" else -1.0  # glif_cond: weights >= 0, the port decides
+    net.connect_rule("all_to_all", drive, cells, weight=60.0 if psc else strong, delay_ms=0.1, **ports)
+    net.connect_rule("fixed_indegree", cells[0:48], cells, indegree=10, weight=20.0 if psc else 1.0, delay_ms=1.5,
+                     **ports)
+    net.connect_rule("fixed_indegree", cells[48:60], cells, indegree=3, weight=sign * (60.0 if psc else 4.0),
+                     delay_ms=0.8, **inhibitory)
     net.record_spikes(cells)
     net.record_state(cells[0:6], "V_m", interval_ms=0.1)
     r = net.simulate(300.0)
