@@ -199,5 +199,6 @@ bench-cpp: setup
 	build/bench/cpp/bench_source_lookup > bench/results/source_lookup.json
 	build/bench/cpp/bench_input_buffers > bench/results/input_buffers.json
 	build/bench/cpp/bench_model_step_cost > bench/results/model_step_cost.json
+	SPIKEX_VECTOR_ISA=baseline build/bench/cpp/bench_model_step_cost > bench/results/model_step_cost_baseline.json
 	$(PY) bench/ode_cost_table.py
 	$(PY) bench/nest/cond_networks_vs_nest.py --report-only

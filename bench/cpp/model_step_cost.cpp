@@ -18,6 +18,7 @@
 
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/models/ode/lanes.hpp"
 #include "spikex/network/network_spec.hpp"
 
 using namespace spikex;
@@ -99,8 +100,9 @@ int main(int argc, char** argv) {
         if (std::fscanf(f, "%lf", &load) != 1) load = -1.0;
         std::fclose(f);
     }
-    std::printf("{\"cells\": %u, \"steps\": %lld, \"dt_ms\": 0.1, \"load_average_1min\": %.2f, \"models\": {", cells,
-                (long long)steps, load);
+    std::printf("{\"cells\": %u, \"steps\": %lld, \"dt_ms\": 0.1, \"load_average_1min\": %.2f, \"vector_isa\": \"%s\", "
+                "\"models\": {",
+                cells, (long long)steps, load, spikex::ode::wide_vectors() ? "avx512" : "baseline");
     for (std::size_t k = 0; k < cases.size(); ++k) {
         measured best{1e300, 0};
         for (int r = 0; r < repeats; ++r) {
