@@ -278,6 +278,45 @@ inline std::uint32_t receptor_ports(const char* model, bool conductances, const 
     return static_cast<std::uint32_t>(read_lists(model, conductances, p, pop, pop.first)[tau_syn].size());
 }
 
+// One cell's parameters and lists as a group reads them, and the key of its parameter set
+// (cells with equal keys share one): V_m and tau_minus are not part of it.
+struct cell_reading {
+    parameters p;
+    std::vector<std::vector<double>> lists;
+    std::vector<double> key;
+};
+
+// Cell gid of pop; errors name the cell. Cells are read in order: `last` and `ports` keep
+// the population of the cell before and its first cell's receptor ports (every cell of a
+// population must have as many).
+inline cell_reading read_cell(const char* model, bool conductances,
+                              const std::vector<model_parameters::field<parameters>>& fields,
+                              const population_spec& pop, gid_type gid, std::uint32_t seed,
+                              const population_spec*& last, std::uint32_t& ports) {
+    cell_reading r;
+    try {
+        r.p = parse(model, fields, cell_parameters(pop, gid, seed));
+    } catch (const user_error& e) {
+        throw user_error(spikex::format("{} (cell {})", e.what(), gid));
+    }
+    r.lists = read_lists(model, conductances, r.p, pop, gid);
+    if (&pop != last) ports = receptor_ports(model, conductances, pop, fields);
+    last = &pop;
+    if (r.lists[tau_syn].size() != ports) {
+        throw user_error(spikex::format("{} parameter tau_syn = {} (cell {}): {} values where the population's first "
+                                        "cell has {}: every cell of a population has as many ports",
+                                        model, shown(r.lists[tau_syn]), gid, r.lists[tau_syn].size(), ports));
+    }
+    for (const auto& f: fields)
+        if (f.spec.name != "V_m" && f.spec.name != "tau_minus") r.key.push_back(r.p.*(f.member));
+    r.key.insert(r.key.end(), {r.p.th_inf, r.p.V_reset_rel});
+    for (const auto& l: r.lists) {
+        r.key.push_back(double(l.size()));
+        r.key.insert(r.key.end(), l.begin(), l.end());
+    }
+    return r;
+}
+
 // The constants of a parameter set that the threshold components and the after-spike
 // currents use (NEST's pre_run_hook, its expressions in its order).
 struct mechanisms {

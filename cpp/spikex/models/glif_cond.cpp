@@ -78,30 +78,7 @@ public:
         std::uint32_t ports = 0; // of the population of the cell before
         for (std::size_t i = 0; i < n_; ++i) {
             const population_spec& pop = spec.population_of(gids[i]);
-            glif::parameters p;
-            try {
-                p = glif::parse(model_name, fields(), cell_parameters(pop, gids[i], spec.seed));
-            } catch (const user_error& e) {
-                throw user_error(spikex::format("{} (cell {})", e.what(), gids[i]));
-            }
-            const auto lists = glif::read_lists(model_name, true, p, pop, gids[i]);
-            if (&pop != last) ports = ports_of(pop);
-            last = &pop;
-            if (lists[glif::tau_syn].size() != ports) {
-                throw user_error(spikex::format("{} parameter tau_syn = {} (cell {}): {} values where the "
-                                                "population's first cell has {}: every cell of a population has as "
-                                                "many ports",
-                                                model_name, glif::shown(lists[glif::tau_syn]), gids[i],
-                                                lists[glif::tau_syn].size(), ports));
-            }
-            std::vector<double> key;
-            for (const auto& f: fields())
-                if (f.spec.name != "V_m" && f.spec.name != "tau_minus") key.push_back(p.*(f.member));
-            key.insert(key.end(), {p.th_inf, p.V_reset_rel});
-            for (const auto& l: lists) {
-                key.push_back(double(l.size()));
-                key.insert(key.end(), l.begin(), l.end());
-            }
+            auto [p, lists, key] = glif::read_cell(model_name, true, fields(), pop, gids[i], spec.seed, last, ports);
             auto [it, inserted] = known.emplace(std::move(key), static_cast<std::uint32_t>(sets_.size()));
             if (inserted) sets_.push_back(make_set(p, lists));
             set_of_[i] = it->second;
