@@ -401,30 +401,30 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
 
 def _connect_edges(network, circuit: SonataCircuit, edges: list, populations: dict) -> None:
     """Collective, at build: each rank reads the edges ending on its cells
-    (``read_edges`` with its target node ids) and connects them (``local=True``); an error
-    found on any rank is raised on every rank."""
+    (``read_edges`` with its target node ids) and connects them (``local=True``), one edge
+    population at a time (so that only one population's table is held); an error found
+    on any rank is raised on every rank, before that population is connected."""
     local = np.asarray(network.local_gids(), dtype=np.int64)
-    tables, message = [], ""
-    try:
-        for edge in edges:
+    count = 0
+    for edge in edges:
+        table, message = None, ""
+        try:
             target = circuit.populations[edge.target]
             mine = local[(local >= target.first_gid) & (local < target.stop_gid)] - target.first_gid
             table = read_edges(
                 edge, target_node_ids=mine, target_size=populations[edge.target].size
             )
             _check_edges(edge, table, populations, network.dt_ms)
-            tables.append((edge, table))
-    except SonataError as error:
-        message = str(error)
-    message = _first_error(message)
-    if message:
-        raise SonataError(message)
-    count = 0
-    for edge, table in tables:
+        except SonataError as error:
+            message = str(error)
+        message = _first_error(message)
+        if message:
+            raise SonataError(message)
         used = _used_types(edge, table)
         count += _connect(
             network, edge, table, circuit.populations, circuit.repeats.get(edge.source), used
         )
+        del table
     circuit.connections = int(_gathered(np.array([count])).sum())
 
 
@@ -473,19 +473,24 @@ def _connect(
     ``used`` edge types, the same calls on every rank (some maybe empty); the edges of a
     virtual node also from its repeat cells (``split_repeats``)."""
     count = int(table.target.size)
-    sources = table.source + populations[edge.source].first_gid
-    targets = table.target + populations[edge.target].first_gid
+    rows = []
     if repeats is not None and count:
         cells, nodes_of = repeats
         rows = [np.flatnonzero(table.source == node) for node in nodes_of]
+    # gids in place (the table is the caller's to drop): no second copy of the edges
+    sources = table.source
+    sources += populations[edge.source].first_gid
+    targets = table.target
+    targets += populations[edge.target].first_gid
+    if repeats is not None and count:
         extra = np.concatenate(rows)
         sources = np.concatenate(
             [sources, np.repeat(cells.first_gid + np.arange(cells.size), [r.size for r in rows])]
         )
         targets = np.concatenate([targets, targets[extra]])
         table = type(table)(
-            source=np.concatenate([table.source, table.source[extra]]),
-            target=np.concatenate([table.target, table.target[extra]]),
+            source=sources,  # (not read below)
+            target=targets,
             weight=np.concatenate([table.weight, table.weight[extra]]),
             delay_ms=np.concatenate([table.delay_ms, table.delay_ms[extra]]),
             edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),

@@ -172,43 +172,58 @@ def read_edges(
             raise SonataError(
                 where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
             )
-        values = {name: np.full(n, np.nan) for name in ("syn_weight", "nsyns", "delay")}
+        # per-edge values, allocated only where an edge group gives the column (NaN where
+        # its edges' group does not): the edge types give the rest
+        values: dict[str, np.ndarray] = {}
         dynamics: dict[str, np.ndarray] = {}
         groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
-        if groups:
-            group_ids = (
-                column("edge_group_id", np.int64)
-                if "edge_group_id" in group
-                else np.zeros(n, np.int64)
-            )
-            if "edge_group_index" in group:
-                group_index = column("edge_group_index", np.int64)
-            else:
-                group_index = np.arange(n) if rows is None else rows
+        if groups and n:
+            # No edge_group_id: every edge in group 0. No edge_group_index: an edge's row in
+            # its group is its row in the file (`rows`, or 0 .. n-1 when None). A group
+            # holding every edge (the common case) is read without index arrays.
+            group_ids = column("edge_group_id", np.int32) if "edge_group_id" in group else None
+            group_index = column("edge_group_index", np.int64) if "edge_group_index" in group else rows
             for key in groups:
-                mine = (
-                    np.flatnonzero(group_ids == int(key))
-                    if key.isdigit()
-                    else np.zeros(0, np.int64)
-                )
-                if mine.size == 0:
+                if not key.isdigit():
+                    continue
+                if group_ids is None:
+                    mine = slice(None) if int(key) == 0 else None
+                else:
+                    hit = group_ids == int(key)
+                    count = int(np.count_nonzero(hit))
+                    mine = None if count == 0 else slice(None) if count == n else np.flatnonzero(hit)
+                    del hit
+                if mine is None:
                     continue
                 edge_group = group[key]
-                for name, array in values.items():
+                if group_index is None:  # dataset rows 0 .. n-1 (mine then is every edge)
+                    picked = None
+                else:
+                    picked = group_index if isinstance(mine, slice) else group_index[mine]
+                for name in ("syn_weight", "nsyns", "delay"):
                     if name not in edge_group:
                         continue
-                    picked = group_index[mine]
                     data = edge_group[name]
-                    if picked.max() >= data.shape[0]:
+                    top = n - 1 if picked is None else int(picked.max())
+                    if top >= data.shape[0]:
                         raise SonataError(
                             f"{where}/{key}/{name}",
-                            f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
+                            f"has {data.shape[0]} values but edge_group_index reaches {top}",
                         )
-                    array[mine] = _read_rows(data, picked, np.float64)
+                    read = (
+                        np.asarray(data[:n], dtype=np.float64)
+                        if picked is None
+                        else _read_rows(data, picked, np.float64)
+                    )
+                    if isinstance(mine, slice) and name not in values:
+                        values[name] = read
+                    else:
+                        values.setdefault(name, np.full(n, np.nan))[mine] = read
+                    del read
                 if "dynamics_params" in edge_group:
                     _read_dynamics(
-                        edge_group["dynamics_params"], group_index[mine], mine, n, dynamics,
-                        f"{where}/{key}/dynamics_params",
+                        edge_group["dynamics_params"], np.arange(n) if picked is None else picked,
+                        mine, n, dynamics, f"{where}/{key}/dynamics_params",
                     )  # fmt: skip
     # weight, nsyns and delay given per edge in dynamics_params win over the group's columns
     for name, into in (("syn_weight", "syn_weight"), ("weight", "syn_weight"), ("nsyns", "nsyns"),
@@ -216,18 +231,18 @@ def read_edges(
         column = dynamics.pop(name, None)
         if column is not None:
             given = ~np.isnan(column)
+            if into not in values:
+                values[into] = np.full(n, np.nan)
             values[into][given] = column[given]
     _check_dynamics(population, type_ids, dynamics, where)
-    weight, nsyns, delay = values["syn_weight"], values["nsyns"], values["delay"]
+    weight = values.get("syn_weight", np.full(n, np.nan))
+    nsyns = values.get("nsyns")  # None: the edge types' (or 1) for every edge
+    delay = values.get("delay", np.full(n, np.nan))
     for type_id in np.unique(type_ids):
         edge_type = population.types[int(type_id)]
         of_type = type_ids == type_id
-        for array, fallback in (
-            (weight, edge_type.syn_weight),
-            (nsyns, edge_type.nsyns),
-            (delay, edge_type.delay),
-        ):
-            if fallback is not None:
+        for array, fallback in ((weight, edge_type.syn_weight), (nsyns, edge_type.nsyns), (delay, edge_type.delay)):
+            if fallback is not None and array is not None:
                 array[of_type & np.isnan(array)] = fallback
         if np.isnan(weight[of_type]).any():
             raise SonataError(
@@ -235,11 +250,17 @@ def read_edges(
                 f"edge type {int(type_id)} has no syn_weight (no syn_weight dataset, none in "
                 f"{population.edge_types_file} or its dynamics_params)",
             )
-    nsyns[np.isnan(nsyns)] = 1.0
+        if nsyns is None and edge_type.nsyns is not None:
+            weight[of_type] *= edge_type.nsyns  # BMTK's weight: syn_weight times nsyns
+    if nsyns is not None:
+        nsyns[np.isnan(nsyns)] = 1.0
+        weight *= nsyns
+        del nsyns
     delay[np.isnan(delay)] = DEFAULT_DELAY_MS
+    # edge_id None: every edge, in file order (the row is the index)
     return EdgeTable(
-        source=source, target=target, weight=weight * nsyns, delay_ms=delay, edge_type_id=type_ids,
-        edge_id=np.arange(n, dtype=np.int64) if rows is None else rows, dynamics=dynamics,
+        source=source, target=target, weight=weight, delay_ms=delay, edge_type_id=type_ids,
+        edge_id=rows, dynamics=dynamics,
     )  # fmt: skip
 
 
