@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -35,24 +36,28 @@ from generate_circuit import generate
 def run(config: Path, ranks: int, scheme: str, outdir: Path) -> dict:
     command = [sys.executable, "-m", "spikex", "run", str(config), "--np", str(ranks), "-o", str(outdir),
                "--overwrite", "--progress", "none", "--set", f"distribution.scheme={scheme}"]  # fmt: skip
+    load_before = os.getloadavg()[0]
     subprocess.run(command, check=True, capture_output=True, text=True)
     summary = json.loads((outdir / "summary.json").read_text())
     return {
         "ranks": ranks, "distribution": scheme, "connections": summary["connections"],
         "build_s": round(summary["time_s"]["build"], 3), "peak_rss_mb_max": round(summary["peak_rss_mb"]["max"], 1),
         "peak_rss_mb_mean": round(summary["peak_rss_mb"]["mean"], 1), "spikes_sha256": summary["spikes_sha256"],
+        "load_1min_before": round(load_before, 2), "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
     }  # fmt: skip
 
 
 NODE_READ = """
-import json, resource, sys, time
+import json, sys, time
 from spikex.sonata import load_config, read_node_populations
 from spikex.sonata.node_sets import NodeSets
 from spikex.sonata.inputs import spike_trains
-def rss_kb():  # the current resident set (the peak may be from importing the package)
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS:"):
+def status_kb(key):  # VmRSS: now; VmHWM: this process's peak (ru_maxrss may carry the
+    for line in open("/proc/self/status"):  # parent's peak over fork and exec)
+        if line.startswith(key + ":"):
             return int(line.split()[1])
+def rss_kb():
+    return status_kb("VmRSS")
 before = rss_kb()
 start = time.perf_counter()
 config = load_config(sys.argv[1])
@@ -60,7 +65,7 @@ nodes = read_node_populations(config)
 middle = time.perf_counter()
 trains = spike_trains(config, NodeSets(config, nodes), 0.1)
 end = time.perf_counter()
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = status_kb("VmHWM")
 print(json.dumps({"nodes": sum(p.size for p in nodes), "read_nodes_s": round(middle - start, 3),
                   "read_inputs_s": round(end - middle, 3), "peak_rss_growth_mb": round((after - before) / 1024, 1)}))
 """
