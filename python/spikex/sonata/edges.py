@@ -31,6 +31,7 @@ import numpy as np
 
 from .config import SonataConfig, read_json
 from .errors import SonataError
+from .h5_files import open_circuit_file
 from .types_table import read_types
 
 DEFAULT_DELAY_MS = 1.0  # NEST's default delay of its synapse models (BMTK leaves it to NEST)
@@ -96,15 +97,7 @@ def edge_populations(config: SonataConfig) -> list[EdgePopulation]:
         types = {
             type_id: _edge_type(type_id, row, types_path, config) for type_id, row in table.items()
         }
-        if not path.is_file():
-            raise SonataError(str(path), "edges_file not found")
-        try:
-            handle = h5py.File(path, "r")
-        except OSError as error:
-            raise SonataError(str(path), f"cannot read as HDF5: {error}") from None
-        with handle:
-            if "edges" not in handle:
-                raise SonataError(str(path), "no /edges group: not a SONATA edges file")
+        with open_circuit_file(path, "edges") as handle:
             for name in sorted(handle["edges"]):
                 group = handle["edges"][name]
                 here = f"{path}: /edges/{name}"

@@ -29,6 +29,7 @@ import numpy as np
 
 from .config import SonataConfig, read_json
 from .errors import SonataError
+from .h5_files import open_circuit_file
 from .types_table import read_types
 
 VIRTUAL = "virtual"
@@ -145,17 +146,7 @@ def read_node_populations(config: SonataConfig) -> list[NodePopulation]:
 def _read_file(
     path: Path, types_path: Path, types: dict, config: SonataConfig
 ) -> list[NodePopulation]:
-    import h5py
-
-    if not path.is_file():
-        raise SonataError(str(path), "nodes_file not found")
-    try:
-        handle = h5py.File(path, "r")
-    except OSError as error:
-        raise SonataError(str(path), f"cannot read as HDF5: {error}") from None
-    with handle:
-        if "nodes" not in handle:
-            raise SonataError(str(path), "no /nodes group: not a SONATA nodes file")
+    with open_circuit_file(path, "nodes") as handle:
         return [
             _read_population(handle["nodes"][name], name, path, types_path, types, config)
             for name in sorted(handle["nodes"])
