@@ -249,7 +249,6 @@ struct resetting_cells {
     std::array<double, 2>& state(std::size_t c) { return y[c]; }
     double& substep(std::size_t c) { return substeps[c]; }
     void load(std::size_t l, std::size_t c) { drive[l] = drives[c]; }
-    void prepare(std::size_t, std::size_t) {}
     void derivative(const integrator_type::state_lanes<L>& x, integrator_type::state_lanes<L>& f) const {
         const ode::lanes<L> d = drive;
         f[0] = (-(x[0] + 70.0) - x[1] * (x[0] - 0.0) + d) / 20.0;
@@ -261,7 +260,16 @@ struct resetting_cells {
             ++count;
         }
     }
-    void after_substep(std::size_t c, std::array<double, 2>& v) { reset(v, resets[c]); }
+    void after_substeps(integrator_type::state_lanes<L>& x, const ode::lane_mask<L>& accepted,
+                        const std::array<std::size_t, L>& cell) {
+        for (std::size_t l = 0; l < L; ++l) {
+            if (!accepted.v[l]) continue;
+            std::array<double, 2> v{x[0][l], x[1][l]};
+            reset(v, resets[cell[l]]);
+            x[0][l] = v[0];
+            x[1][l] = v[1];
+        }
+    }
     void collapsed(std::size_t) const { FAIL() << "collapsed"; }
 };
 

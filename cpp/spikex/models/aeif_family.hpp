@@ -474,8 +474,10 @@ private:
 
         ode_state& state(std::size_t c) { return g.y_[c]; }
         double& substep(std::size_t c) { return g.substep_[c]; }
-        void load(std::size_t l, std::size_t c) { I_stim[l] = stim ? stim[c] : 0.0; }
-        void prepare(std::size_t l, std::size_t c) { refractory.set(l, g.refractory_count_[c] > 0); }
+        void load(std::size_t l, std::size_t c) {
+            I_stim[l] = stim ? stim[c] : 0.0;
+            refractory.set(l, g.refractory_count_[c] > 0);
+        }
         [[gnu::always_inline]] void derivative(const typename integrator::template state_lanes<batch>& y,
                                                typename integrator::template state_lanes<batch>& f) const {
             // copies: f's writes cannot alias them, so they stay in registers
@@ -483,10 +485,42 @@ private:
             const auto r = refractory;
             group::derivative(s, r, I, y, f);
         }
-        void after_substep(std::size_t c, ode_state& y) {
-            bool spiked = false;
-            g.after_substep(s, c, n, y, spiked);
-            if (spiked) g.spiked_[c - run.begin] = 1;
+        // after_substep() on the accepted lanes: the checks and the refractory clamp on all
+        // lanes at once; a failing check (it ends the run) and a spike (rare) lane by lane.
+        [[gnu::always_inline]] void after_substeps(typename integrator::template state_lanes<batch>& y,
+                                                   const ode::lane_mask<batch>& accepted,
+                                                   const std::array<std::size_t, batch>& cell) {
+            const parameters& p = s.p;
+            bool failing = false, firing = false;
+            for (std::size_t l = 0; l < batch; ++l) {
+                const double V = y[V_M][l];
+                failing |= accepted.v[l] &&
+                           !(V >= -1e3 && V < std::numeric_limits<double>::infinity() && std::abs(y[W][l]) <= 1e6);
+            }
+            if (failing) {
+                for (std::size_t l = 0; l < batch; ++l) {
+                    if (!accepted.v[l]) continue;
+                    check_membrane(Model::name, g.gids_[cell[l]], n, g.h_, true, y[V_M][l]);
+                    check_adaptation(Model::name, g.gids_[cell[l]], n, g.h_, y[W][l]);
+                }
+            }
+            for (std::size_t l = 0; l < batch; ++l) {
+                const bool on = accepted.v[l] != 0, clamped = on && refractory.v[l] != 0;
+                firing |= on && !clamped && y[V_M][l] >= s.V_spike;
+                y[V_M][l] = clamped ? p.V_reset : y[V_M][l];
+            }
+            if (!firing) return;
+            for (std::size_t l = 0; l < batch; ++l) {
+                if (!accepted.v[l] || refractory.v[l]) continue;
+                ode_state y_l;
+                for (std::size_t k = 0; k < size; ++k) y_l[k] = y[k][l];
+                bool spiked = false;
+                g.after_substep(s, cell[l], n, y_l, spiked); // the spike test and reset
+                if (!spiked) continue;
+                for (std::size_t k = 0; k < size; ++k) y[k][l] = y_l[k];
+                g.spiked_[cell[l] - run.begin] = 1;
+                refractory.set(l, g.refractory_count_[cell[l]] > 0);
+            }
         }
         void collapsed(std::size_t c) const { check_membrane(Model::name, g.gids_[c], n, g.h_, false, g.y_[c][V_M]); }
     };

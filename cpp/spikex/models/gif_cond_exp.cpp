@@ -404,7 +404,6 @@ private:
             stc[l] = g.stc_[c];
             refractory.set(l, g.refractory_count_[c] > 0);
         }
-        void prepare(std::size_t, std::size_t) {}
         SPIKEX_LANES_INLINE void derivative(const integrator::state_lanes<batch>& y,
                                             integrator::state_lanes<batch>& f) const {
             const auto I = I_stim; // copies: f's writes cannot alias them
@@ -412,7 +411,6 @@ private:
             const auto r = refractory;
             gif_group::derivative(p, r, I, q, y, f);
         }
-        void after_substep(std::size_t, ode_state&) {}
         void collapsed(std::size_t c) const { check_membrane(model_name, g.gids_[c], n, g.h_, false, g.y_[c][V_M]); }
     };
 

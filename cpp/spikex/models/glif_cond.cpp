@@ -276,7 +276,6 @@ private:
             asc_sum[l] = group.th_[c].asc_sum;
             refractory.set(l, group.refractory_[c] > 0);
         }
-        void prepare(std::size_t, std::size_t) {}
         SPIKEX_LANES_INLINE void derivative(const typename integrator::template state_lanes<batch>& y,
                                             typename integrator::template state_lanes<batch>& f) const {
             const auto current = I; // copies: f's writes cannot alias them
@@ -284,7 +283,6 @@ private:
             const auto r = refractory;
             glif_cond_group::derivative(s, r, current, sum, y, f);
         }
-        void after_substep(std::size_t, ode_state&) {}
         void collapsed(std::size_t c) const {
             check_membrane(model_name, group.gids_[c], n, group.h_, false, group.y_[c][0] + s.E_L);
         }

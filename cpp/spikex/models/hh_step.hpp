@@ -50,12 +50,10 @@ struct cells_with_current {
     std::array<double, N>& state(std::size_t c) { return y[c]; }
     double& substep(std::size_t c) { return substeps[c]; }
     void load(std::size_t l, std::size_t c) { I_stim[l] = stim ? stim[c] : 0.0; }
-    void prepare(std::size_t, std::size_t) {}
     SPIKEX_LANES_INLINE void derivative(const std::array<ode::lanes<L>, N>& x, std::array<ode::lanes<L>, N>& f) const {
         const ode::lanes<L> I = I_stim; // a copy: f's writes cannot alias it
         rhs(I, x, f);
     }
-    void after_substep(std::size_t, std::array<double, N>&) {}
     void collapsed(std::size_t c) const { check_membrane(model, gids[c], n, h, false, y[c][0]); }
 };
 

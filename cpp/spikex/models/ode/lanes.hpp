@@ -8,6 +8,11 @@
 //
 // A right-hand side uses ode::min, ode::select and ode::exp (not std::min, ?:, std::exp)
 // on values that may be lanes; the double overloads are exactly the std ones.
+//
+// For 2, 4 and 8 lanes every operation is one operation on GCC's vector type of that
+// width (vector_of below), not a loop the compiler may or may not turn into one: in a
+// model's whole flattened step, loops left to the vectoriser came out partly scalar
+// (pairs of lanes, lanes one by one) and cost the AVX-512 clone most of its gain.
 #include <array>
 #include <bit>
 #include <cmath>
@@ -15,9 +20,30 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <immintrin.h>
+
 #include "spikex/models/ode/vector_exp.hpp"
 
 namespace spikex::ode {
+
+// GCC's vector type of L doubles (and of L 64-bit words) where L is 2, 4 or 8.
+template <std::size_t L>
+struct vector_of { // other widths: plain arrays (the lanes operations loop over them)
+    static constexpr bool native = false;
+    using type = std::array<double, L>;
+    using bits = std::array<std::uint64_t, L>;
+};
+#define SPIKEX_VECTOR_OF(L)                                                                 \
+    template <>                                                                             \
+    struct vector_of<L> {                                                                   \
+        static constexpr bool native = true;                                                \
+        typedef double type __attribute__((vector_size(L * sizeof(double))));               \
+        typedef std::uint64_t bits __attribute__((vector_size(L * sizeof(std::uint64_t)))); \
+    };
+SPIKEX_VECTOR_OF(2)
+SPIKEX_VECTOR_OF(4)
+SPIKEX_VECTOR_OF(8)
+#undef SPIKEX_VECTOR_OF
 
 // Whether the lanes kernels run their AVX-512 clones, with exp in vector registers
 // (vector_exp.hpp): the CPU and OS support AVX-512, the vector exp equals this process's
@@ -31,51 +57,83 @@ inline bool wide_vectors() { return wide_vectors_enabled; }
 // when it must: always_inline).
 #define SPIKEX_LANES_INLINE [[gnu::always_inline]] inline
 
+// One lane of a vector, as an lvalue (a vector's element cannot bind to double&).
+template <class Vector>
+struct lane_ref {
+    Vector& v;
+    std::size_t l;
+    SPIKEX_LANES_INLINE operator double() const { return v[l]; }
+    SPIKEX_LANES_INLINE lane_ref& operator=(double x) {
+        v[l] = x;
+        return *this;
+    }
+    SPIKEX_LANES_INLINE lane_ref& operator=(const lane_ref& o) { return *this = double(o); }
+};
+
+// L values held as the vector type where there is one (so that they stay in registers
+// from one operation to the next), else as an array.
 template <std::size_t L>
 struct lanes {
-    std::array<double, L> v;
+    using storage = std::conditional_t<vector_of<L>::native, typename vector_of<L>::type, std::array<double, L>>;
+    storage v;
 
     SPIKEX_LANES_INLINE static lanes all(double x) {
+        if constexpr (vector_of<L>::native) {
+            // lane 0's value to every lane: one broadcast (GCC 12 builds a vector of equal
+            // values written out or as `x - vector{}` with a masked broadcast per lane)
+            storage first{};
+            first[0] = x;
+            return {__builtin_shuffle(first, typename vector_of<L>::bits{})};
+        }
         lanes r;
-        r.v.fill(x);
+        for (std::size_t l = 0; l < L; ++l) r.v[l] = x;
         return r;
     }
     SPIKEX_LANES_INLINE double operator[](std::size_t l) const { return v[l]; }
-    SPIKEX_LANES_INLINE double& operator[](std::size_t l) { return v[l]; }
+    SPIKEX_LANES_INLINE decltype(auto) operator[](std::size_t l) {
+        if constexpr (vector_of<L>::native)
+            return lane_ref<storage>{v, l};
+        else
+            return (v[l]);
+    }
 
-    SPIKEX_LANES_INLINE lanes& operator+=(const lanes& b) {
-        for (std::size_t l = 0; l < L; ++l) v[l] += b.v[l];
-        return *this;
-    }
-    SPIKEX_LANES_INLINE lanes& operator-=(const lanes& b) {
-        for (std::size_t l = 0; l < L; ++l) v[l] -= b.v[l];
-        return *this;
-    }
+    SPIKEX_LANES_INLINE lanes& operator+=(const lanes& b) { return *this = *this + b; }
+    SPIKEX_LANES_INLINE lanes& operator-=(const lanes& b) { return *this = *this - b; }
+
+    // As (and from) the vector type (native widths only).
+    SPIKEX_LANES_INLINE storage in() const { return v; }
+    SPIKEX_LANES_INLINE static lanes of(storage x) { return {x}; }
 };
 
 // A per-lane flag (a refractory cell among L), kept as a bit mask per lane so that
 // choosing by it compiles to vector and/or (an exact choice of bits), not a branch.
 template <std::size_t L>
 struct lane_mask {
-    std::array<std::uint64_t, L> v;
+    using storage = std::conditional_t<vector_of<L>::native, typename vector_of<L>::bits, std::array<std::uint64_t, L>>;
+    storage v;
     SPIKEX_LANES_INLINE void set(std::size_t l, bool on) { v[l] = on ? ~std::uint64_t{0} : 0; }
+    SPIKEX_LANES_INLINE storage in() const { return v; }
+    SPIKEX_LANES_INLINE static lane_mask of(storage x) { return {x}; }
 };
 
 #define SPIKEX_LANES_OPERATOR(op)                                                    \
     template <std::size_t L>                                                         \
     SPIKEX_LANES_INLINE lanes<L> operator op(const lanes<L>& a, const lanes<L>& b) { \
+        if constexpr (vector_of<L>::native) return lanes<L>::of(a.in() op b.in());   \
         lanes<L> r;                                                                  \
         for (std::size_t l = 0; l < L; ++l) r.v[l] = a.v[l] op b.v[l];               \
         return r;                                                                    \
     }                                                                                \
     template <std::size_t L>                                                         \
     SPIKEX_LANES_INLINE lanes<L> operator op(const lanes<L>& a, double b) {          \
+        if constexpr (vector_of<L>::native) return lanes<L>::of(a.in() op b);        \
         lanes<L> r;                                                                  \
         for (std::size_t l = 0; l < L; ++l) r.v[l] = a.v[l] op b;                    \
         return r;                                                                    \
     }                                                                                \
     template <std::size_t L>                                                         \
     SPIKEX_LANES_INLINE lanes<L> operator op(double a, const lanes<L>& b) {          \
+        if constexpr (vector_of<L>::native) return lanes<L>::of(a op b.in());        \
         lanes<L> r;                                                                  \
         for (std::size_t l = 0; l < L; ++l) r.v[l] = a op b.v[l];                    \
         return r;                                                                    \
@@ -88,50 +146,30 @@ SPIKEX_LANES_OPERATOR(/)
 
 template <std::size_t L>
 SPIKEX_LANES_INLINE lanes<L> operator-(const lanes<L>& a) {
+    if constexpr (vector_of<L>::native) return lanes<L>::of(-a.in());
     lanes<L> r;
     for (std::size_t l = 0; l < L; ++l) r.v[l] = -a.v[l];
     return r;
 }
 
-// std::min's rule (b < a ? b : a), so NaNs propagate as they do through std::min.
-SPIKEX_LANES_INLINE double min(double a, double b) { return b < a ? b : a; }
+// The bits of a vector of doubles, and back.
 template <std::size_t L>
-SPIKEX_LANES_INLINE lanes<L> min(const lanes<L>& a, double b) {
-    lanes<L> r;
-    for (std::size_t l = 0; l < L; ++l) r.v[l] = b < a.v[l] ? b : a.v[l];
-    return r;
+SPIKEX_LANES_INLINE typename vector_of<L>::bits bits_of(typename vector_of<L>::type x) {
+    return std::bit_cast<typename vector_of<L>::bits>(x);
 }
-
-// a > b ? a : b: a NaN a gives b (an error norm passing over a NaN component).
-SPIKEX_LANES_INLINE double max(double a, double b) { return a > b ? a : b; }
 template <std::size_t L>
-SPIKEX_LANES_INLINE lanes<L> max(const lanes<L>& a, const lanes<L>& b) {
-    lanes<L> r;
-    for (std::size_t l = 0; l < L; ++l) r.v[l] = a.v[l] > b.v[l] ? a.v[l] : b.v[l];
-    return r;
-}
-
-// x in every lane of a T (double or lanes).
-template <class T>
-SPIKEX_LANES_INLINE T splat(double x) {
-    if constexpr (std::is_same_v<T, double>)
-        return x;
-    else
-        return T::all(x);
-}
-
-// a < b, per lane.
-SPIKEX_LANES_INLINE bool less(double a, double b) { return a < b; }
-template <std::size_t L>
-SPIKEX_LANES_INLINE lane_mask<L> less(const lanes<L>& a, double b) {
-    lane_mask<L> r;
-    for (std::size_t l = 0; l < L; ++l) r.set(l, a.v[l] < b);
-    return r;
+SPIKEX_LANES_INLINE typename vector_of<L>::type doubles_of(typename vector_of<L>::bits x) {
+    return std::bit_cast<typename vector_of<L>::type>(x);
 }
 
 SPIKEX_LANES_INLINE double select(bool c, double a, double b) { return c ? a : b; }
+// c ? a : b per lane, as a choice of bits (exact, no branch).
 template <std::size_t L>
 SPIKEX_LANES_INLINE lanes<L> select(const lane_mask<L>& c, const lanes<L>& a, const lanes<L>& b) {
+    if constexpr (vector_of<L>::native) {
+        const auto m = c.in();
+        return lanes<L>::of(doubles_of<L>((bits_of<L>(a.in()) & m) | (bits_of<L>(b.in()) & ~m)));
+    }
     lanes<L> r;
     for (std::size_t l = 0; l < L; ++l)
         r.v[l] = std::bit_cast<double>((std::bit_cast<std::uint64_t>(a.v[l]) & c.v[l]) |
@@ -143,6 +181,81 @@ SPIKEX_LANES_INLINE lanes<L> select(const lane_mask<L>& c, double a, const lanes
     return select(c, lanes<L>::all(a), b);
 }
 
+// a < b, per lane.
+SPIKEX_LANES_INLINE bool less(double a, double b) { return a < b; }
+template <std::size_t L>
+SPIKEX_LANES_INLINE lane_mask<L> less(const lanes<L>& a, const lanes<L>& b) {
+    if constexpr (vector_of<L>::native)
+        return lane_mask<L>::of(static_cast<typename vector_of<L>::bits>(a.in() < b.in()));
+    lane_mask<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.set(l, a.v[l] < b.v[l]);
+    return r;
+}
+template <std::size_t L>
+SPIKEX_LANES_INLINE lane_mask<L> less(const lanes<L>& a, double b) {
+    return less(a, lanes<L>::all(b));
+}
+
+// a == b, per lane.
+template <std::size_t L>
+SPIKEX_LANES_INLINE lane_mask<L> equal(const lanes<L>& a, const lanes<L>& b) {
+    if constexpr (vector_of<L>::native)
+        return lane_mask<L>::of(static_cast<typename vector_of<L>::bits>(a.in() == b.in()));
+    lane_mask<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.set(l, a.v[l] == b.v[l]);
+    return r;
+}
+
+// Masks combined lane by lane; whether any lane is set.
+#define SPIKEX_MASK_OPERATOR(op)                                                                 \
+    template <std::size_t L>                                                                     \
+    SPIKEX_LANES_INLINE lane_mask<L> operator op(const lane_mask<L>& a, const lane_mask<L>& b) { \
+        if constexpr (vector_of<L>::native) return lane_mask<L>::of(a.in() op b.in());           \
+        lane_mask<L> r;                                                                          \
+        for (std::size_t l = 0; l < L; ++l) r.v[l] = a.v[l] op b.v[l];                           \
+        return r;                                                                                \
+    }
+SPIKEX_MASK_OPERATOR(&)
+SPIKEX_MASK_OPERATOR(|)
+#undef SPIKEX_MASK_OPERATOR
+template <std::size_t L>
+SPIKEX_LANES_INLINE lane_mask<L> operator~(const lane_mask<L>& a) {
+    if constexpr (vector_of<L>::native) return lane_mask<L>::of(~a.in());
+    lane_mask<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.v[l] = ~a.v[l];
+    return r;
+}
+template <std::size_t L>
+SPIKEX_LANES_INLINE bool any(const lane_mask<L>& a) {
+    std::uint64_t set = 0;
+    for (std::size_t l = 0; l < L; ++l) set |= a.v[l];
+    return set != 0;
+}
+
+// std::min's rule (b < a ? b : a), so NaNs propagate as they do through std::min.
+SPIKEX_LANES_INLINE double min(double a, double b) { return b < a ? b : a; }
+template <std::size_t L>
+SPIKEX_LANES_INLINE lanes<L> min(const lanes<L>& a, double b) {
+    const lanes<L> b_all = lanes<L>::all(b);
+    return select(less(b_all, a), b_all, a);
+}
+
+// a > b ? a : b: a NaN a gives b (an error norm passing over a NaN component).
+SPIKEX_LANES_INLINE double max(double a, double b) { return a > b ? a : b; }
+template <std::size_t L>
+SPIKEX_LANES_INLINE lanes<L> max(const lanes<L>& a, const lanes<L>& b) {
+    return select(less(b, a), a, b);
+}
+
+// x in every lane of a T (double or lanes).
+template <class T>
+SPIKEX_LANES_INLINE T splat(double x) {
+    if constexpr (std::is_same_v<T, double>)
+        return x;
+    else
+        return T::all(x);
+}
+
 // f of every lane.
 template <std::size_t L, class F>
 SPIKEX_LANES_INLINE lanes<L> each(const lanes<L>& a, F f) {
@@ -151,12 +264,32 @@ SPIKEX_LANES_INLINE lanes<L> each(const lanes<L>& a, F f) {
     return r;
 }
 
+// std::abs: the sign bit cleared.
 SPIKEX_LANES_INLINE double abs(double a) { return std::abs(a); }
 template <std::size_t L>
 SPIKEX_LANES_INLINE lanes<L> abs(const lanes<L>& a) {
+    if constexpr (vector_of<L>::native)
+        return lanes<L>::of(doubles_of<L>(bits_of<L>(a.in()) & ~(std::uint64_t{1} << 63)));
     return each(
         a, [](double x) __attribute__((always_inline)) { return std::abs(x); });
 }
+
+// AVX-512 operations GCC's vector types have no operator for. Compiled for AVX-512
+// whatever the caller's target: inlined into the wide clones (and called only where
+// wide_vectors(), the CPU having AVX-512).
+namespace wide {
+using doubles = vector_of<8>::type;
+using words = vector_of<8>::bits;
+[[gnu::target("avx512f,fma")]] inline void fma(const doubles& a, const doubles& b, const doubles& c, doubles& r) {
+    r = reinterpret_cast<doubles>(
+        _mm512_fmadd_pd(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
+}
+// table[index] per lane, one gather instruction.
+[[gnu::target("avx512f,fma")]] inline void gather(const std::uint64_t* table, const words& index, words& r) {
+    r = reinterpret_cast<words>(
+        _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), 0xff, reinterpret_cast<__m512i>(index), table, 8));
+}
+} // namespace wide
 
 // std::exp, per lane or (wide_vectors()) as vector_exp.hpp computes it: the same bits.
 SPIKEX_LANES_INLINE double exp(double a) { return std::exp(a); }
@@ -165,28 +298,52 @@ SPIKEX_LANES_INLINE lanes<L> exp(const lanes<L>& a) {
     if (!wide_vectors())
         return each(
             a, [](double x) __attribute__((always_inline)) { return std::exp(x); });
-    // vector_exp.hpp's fast_exp, one operation over all lanes at a time (so that each is
-    // one vector instruction; the table is read lane by lane)
     using namespace exp_detail;
-    std::array<double, L> shifted, kd, r, tail, scale, r2, low, high, sum;
-    std::array<std::uint64_t, L> k, entry;
+    lanes<L> result;
+    if constexpr (L == 8) {
+        // vector_exp.hpp's fast_exp on the eight lanes, operation by operation
+        using wide::doubles, wide::words;
+        auto all = [](double x) __attribute__((always_inline)) { return lanes<8>::all(x).in(); };
+        const doubles x = a.in();
+        doubles shifted, r, low, high, sum, e;
+        wide::fma(x, all(inverse_ln2_n), all(round_shift), shifted);
+        const words k = bits_of<8>(shifted);
+        const doubles kd = shifted - all(round_shift);
+        wide::fma(kd, all(minus_ln2_n_high), x, r);
+        wide::fma(kd, all(minus_ln2_n_low), r, r);
+        const words entry = (k & 127) << 1;
+        words tail, scale;
+        wide::gather(table, entry, tail);
+        wide::gather(table + 1, entry, scale);
+        scale += k << 45;
+        const doubles r2 = r * r;
+        wide::fma(r, all(c3), all(c2), low);
+        wide::fma(r, all(c5), all(c4), high);
+        wide::fma(low, r2, r + doubles_of<8>(tail), sum);
+        wide::fma(r2 * r2, high, sum, sum);
+        wide::fma(doubles_of<8>(scale), sum, doubles_of<8>(scale), e);
+        result = lanes<8>::of(e);
+    } else {
+        std::array<double, L> shifted, kd, r, tail, scale, r2, low, high, sum;
+        std::array<std::uint64_t, L> k, entry;
+        for (std::size_t l = 0; l < L; ++l) shifted[l] = std::fma(a.v[l], inverse_ln2_n, round_shift);
+        for (std::size_t l = 0; l < L; ++l) k[l] = std::bit_cast<std::uint64_t>(shifted[l]);
+        for (std::size_t l = 0; l < L; ++l) kd[l] = shifted[l] - round_shift;
+        for (std::size_t l = 0; l < L; ++l) r[l] = std::fma(kd[l], minus_ln2_n_high, a.v[l]);
+        for (std::size_t l = 0; l < L; ++l) r[l] = std::fma(kd[l], minus_ln2_n_low, r[l]);
+        for (std::size_t l = 0; l < L; ++l) entry[l] = 2 * (k[l] % 128);
+        for (std::size_t l = 0; l < L; ++l) tail[l] = std::bit_cast<double>(table[entry[l]]);
+        for (std::size_t l = 0; l < L; ++l) scale[l] = std::bit_cast<double>(table[entry[l] + 1] + (k[l] << 45));
+        for (std::size_t l = 0; l < L; ++l) r2[l] = r[l] * r[l];
+        for (std::size_t l = 0; l < L; ++l) low[l] = std::fma(r[l], c3, c2);
+        for (std::size_t l = 0; l < L; ++l) high[l] = std::fma(r[l], c5, c4);
+        for (std::size_t l = 0; l < L; ++l) sum[l] = std::fma(low[l], r2[l], r[l] + tail[l]);
+        for (std::size_t l = 0; l < L; ++l) sum[l] = std::fma(r2[l] * r2[l], high[l], sum[l]);
+        for (std::size_t l = 0; l < L; ++l) result.v[l] = std::fma(scale[l], sum[l], scale[l]);
+    }
+    // inputs outside the fast range: std::exp itself
     bool all_fast = true;
     for (std::size_t l = 0; l < L; ++l) all_fast &= in_fast_range(a.v[l]);
-    for (std::size_t l = 0; l < L; ++l) shifted[l] = std::fma(a.v[l], inverse_ln2_n, round_shift);
-    for (std::size_t l = 0; l < L; ++l) k[l] = std::bit_cast<std::uint64_t>(shifted[l]);
-    for (std::size_t l = 0; l < L; ++l) kd[l] = shifted[l] - round_shift;
-    for (std::size_t l = 0; l < L; ++l) r[l] = std::fma(kd[l], minus_ln2_n_high, a.v[l]);
-    for (std::size_t l = 0; l < L; ++l) r[l] = std::fma(kd[l], minus_ln2_n_low, r[l]);
-    for (std::size_t l = 0; l < L; ++l) entry[l] = 2 * (k[l] % 128);
-    for (std::size_t l = 0; l < L; ++l) tail[l] = std::bit_cast<double>(table[entry[l]]);
-    for (std::size_t l = 0; l < L; ++l) scale[l] = std::bit_cast<double>(table[entry[l] + 1] + (k[l] << 45));
-    for (std::size_t l = 0; l < L; ++l) r2[l] = r[l] * r[l];
-    for (std::size_t l = 0; l < L; ++l) low[l] = std::fma(r[l], c3, c2);
-    for (std::size_t l = 0; l < L; ++l) high[l] = std::fma(r[l], c5, c4);
-    for (std::size_t l = 0; l < L; ++l) sum[l] = std::fma(low[l], r2[l], r[l] + tail[l]);
-    for (std::size_t l = 0; l < L; ++l) sum[l] = std::fma(r2[l] * r2[l], high[l], sum[l]);
-    lanes<L> result;
-    for (std::size_t l = 0; l < L; ++l) result.v[l] = std::fma(scale[l], sum[l], scale[l]);
     if (!all_fast)
         for (std::size_t l = 0; l < L; ++l)
             if (!in_fast_range(a.v[l])) result.v[l] = std::exp(a.v[l]);

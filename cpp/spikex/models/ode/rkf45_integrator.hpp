@@ -13,11 +13,13 @@
 //   E > 1.1: rejected, s *= max(0.9 E^(-1/q), 1/5) and tried again from the same state
 //   E < 0.5: accepted, the next s *= min(0.9 E^(-1/(q+1)), 5) (never below 1)
 //   else:    accepted, s kept                                          (q = 5, as NEST's)
-// Two shortcuts leave every trajectory as it is and skip the power (a quarter of a
+// Three shortcuts leave every trajectory as it is and skip the power (a quarter of a
 // conductance-based cell's step): E below 3e-5 gives the cap 5 anyway (0.9 E^(-1/6) > 5.1);
-// and after a sub-step that covered the whole step h, the next one is proposed as 5 s,
-// since any proposal from s = h up is only ever compared with h, which it never falls
-// below: the next step starts with a sub-step of h either way.
+// and where any growth (E < 0.5: a factor of at least 0.9 / 0.5^(1/6) > 1.01) makes the
+// next attempt longer than what it may cover, the size is proposed as 5 s, since the
+// attempt is clipped to end at h either way and what follows depends on the clipped size
+// only: after a sub-step that covered the whole step h (the next step starts with a
+// sub-step of h), and after one that is not the step's last but left at most s of it.
 // The step h is covered as adaptive_integrator.hpp covers it (and as NEST's update loop
 // does): a sub-step longer than what remains of h is clipped to end at h, the size
 // proposed after it is the cell's next one, kept per cell and in checkpoints. The same
@@ -104,7 +106,8 @@ public:
             }
             substep = a.s;
         } else {
-            substep = next_substep(E, a.s, a.s == h);
+            // the header's shortcuts: the next attempt clipped whatever the growth
+            substep = next_substep(E, a.s, a.s == h || (!a.last && !(a.s < h - t_next)));
         }
         t = t_next;
         return true;
@@ -112,18 +115,23 @@ public:
     bool collapsed(double substep, double h) const { return !(substep > tolerances_.smallest_substep * h); }
 
     // advance() for the cells begin .. end - 1, L side by side: each lane runs advance()'s
-    // loop for one cell (its own sub-steps, after_substep after each), the lanes' sub-steps
-    // computed together (substeps()); a lane whose cell has reached h takes the next cell.
-    // Every cell sees the operations advance() would give it, so it ends in the same state.
+    // loop for one cell (its own sub-steps), the lanes' sub-steps computed together
+    // (substeps()) and their control too (settle()'s arithmetic per lane, in vector
+    // registers; only the powers are taken lane by lane, where the control needs one). A
+    // lane whose cell has reached h takes the next cell. Every cell sees the operations
+    // advance() would give it, so it ends in the same state.
     // `cells` (a model's group, or an adapter over it) provides:
-    //   state& state(c), double& substep(c)   the cell's state and sub-step size
-    //   void load(l, c)      lane l now holds cell c: set its inputs (I_stim, ...)
-    //   void prepare(l, c)   before each sub-step of cell c in lane l (flags such as
-    //                        refractoriness that after_substep may change)
+    //   state& state(c), double& substep(c)   the cell's state and sub-step size (read when
+    //                        a lane takes the cell, written when it has reached h)
+    //   void load(l, c)      lane l now holds cell c: set its inputs (I_stim, ...) and flags
     //   void derivative(const state_lanes<L>& y, state_lanes<L>& f)   on all lanes, reading
-    //                        what load and prepare set (an idle lane's values are unused)
-    //   void after_substep(c, state& y)        as advance()'s
-    //   void collapsed(c)    the sub-step vanished (advance() would return false)
+    //                        what load set (an idle lane's values are unused)
+    //   optionally void after_substeps(state_lanes<L>& y, const lane_mask<L>& accepted,
+    //                        const std::array<std::size_t, L>& cell)   advance()'s
+    //                        after_substep on the lanes whose sub-step was accepted (their
+    //                        state at its end; it may change it and the lanes' flags)
+    //   void collapsed(c)    the sub-step vanished (advance() would return false; the
+    //                        cell's state is its last accepted sub-step's end)
     template <std::size_t L, class Cells>
     void advance_cells(Cells& cells, std::size_t begin, std::size_t end, double h) const {
         if (wide_vectors())
@@ -143,54 +151,81 @@ public:
 
     template <std::size_t L, class Cells>
     [[gnu::always_inline]] void advance_cells_here(Cells& cells, std::size_t begin, std::size_t end, double h) const {
-        state_lanes<L> y{};
-        lanes<L> sizes = lanes<L>::all(h);
-        std::array<state, L> start{}; // each lane's state before its sub-step
+        state_lanes<L> y{}, start{}; // each lane's state, and at its sub-step's start
+        lanes<L> t = lanes<L>::all(0.0), substep = lanes<L>::all(h);
+        lane_mask<L> active{};
         std::array<std::size_t, L> cell{};
-        std::array<double, L> t{};
-        std::array<attempt, L> tried{};
-        std::array<bool, L> active{};
         std::size_t next = begin;
         auto take_next_cell = [&](std::size_t l) {
-            active[l] = next < end;
-            if (!active[l]) return false; // idle: its last values stay, unused
+            active.set(l, next < end);
+            if (!active.v[l]) return false; // idle: its last values stay, unused
             cell[l] = next++;
             t[l] = 0.0;
-            start[l] = cells.state(cell[l]);
-            for (std::size_t k = 0; k < N; ++k) y[k][l] = start[l][k];
+            substep[l] = cells.substep(cell[l]);
+            const state& y_c = cells.state(cell[l]);
+            for (std::size_t k = 0; k < N; ++k) y[k][l] = start[k][l] = y_c[k];
             cells.load(l, cell[l]);
             return true;
         };
         std::size_t busy = 0;
         for (std::size_t l = 0; l < L; ++l) busy += take_next_cell(l);
+        const double smallest = tolerances_.smallest_substep * h;
+        const lanes<L> h_all = lanes<L>::all(h);
         while (busy > 0) {
-            for (std::size_t l = 0; l < L; ++l) {
-                if (!active[l]) continue;
-                tried[l] = next_attempt(t[l], h, cells.substep(cell[l]));
-                sizes[l] = tried[l].s;
-                cells.prepare(l, cell[l]);
-            }
+            // next_attempt() per lane
+            const lanes<L> remaining = h_all - t;
+            const lane_mask<L> last = less(remaining, substep); // clipped to end at h
+            const lanes<L> s = select(last, remaining, substep);
             const lanes<L> E = substeps(
                 [&](const state_lanes<L>& x, state_lanes<L>& f)
                     __attribute__((always_inline)) { cells.derivative(x, f); },
-                y, sizes);
+                y, s);
+            // settle() per lane, as vector operations but for the powers E^(-1/q) and
+            // E^(-1/(q+1)), taken lane by lane where the control needs one
+            const lane_mask<L> too_large = less(lanes<L>::all(1.1), E), small = less(E, lanes<L>::all(0.5)),
+                               capped = less(E, lanes<L>::all(capped_below)), whole = equal(s, h_all);
+            const lanes<L> t_next = select(last, h_all, t + s);
+            // the next attempt clipped to end at h whatever size is proposed (above s)
+            const lane_mask<L> clipped_next = ~last & ~less(s, h_all - t_next);
+            const lane_mask<L> shrink_power = active & too_large,
+                               grow_power = active & ~too_large & small & ~capped & ~whole & ~clipped_next;
+            lanes<L> power = lanes<L>::all(1.0);
+            if (any(shrink_power | grow_power)) {
+                for (std::size_t l = 0; l < L; ++l) {
+                    if (shrink_power.v[l]) power[l] = std::pow(E[l], 1.0 / order);
+                    if (grow_power.v[l]) power[l] = std::pow(E[l], 1.0 / (order + 1.0));
+                }
+            }
+            const lanes<L> ratio = 0.9 / power;
+            const lanes<L> shrunk = std_max(ratio, 0.2) * s;
+            const lane_mask<L> shrinks = too_large & less(shrunk, s) & ~equal(t_next + shrunk, t_next);
+            const lanes<L> grown =
+                select(small, select(whole | capped | clipped_next, 5.0 * s, std_max(std_min(ratio, 5.0), 1.0) * s), s);
+            const lanes<L> proposed = select(too_large, select(shrinks, shrunk, s), grown);
+            const lane_mask<L> rejected = active & shrinks, accepted = active & ~shrinks;
+            substep = select(active, proposed, substep);
+            t = select(accepted, t_next, t);
+            const bool any_collapsed = any(rejected & ~less(lanes<L>::all(smallest), proposed));
+            const bool any_done = any(accepted & ~less(t, h_all));
+            for (std::size_t k = 0; k < N; ++k) y[k] = select(rejected, start[k], y[k]); // again from the start
+            if (any_collapsed) {
+                for (std::size_t l = 0; l < L; ++l) {
+                    if (!rejected.v[l] || substep[l] > smallest) continue;
+                    state& y_c = cells.state(cell[l]);
+                    for (std::size_t k = 0; k < N; ++k) y_c[k] = start[k][l];
+                    cells.collapsed(cell[l]);
+                }
+            }
+            if constexpr (requires { cells.after_substeps(y, accepted, cell); })
+                cells.after_substeps(y, accepted, cell);
+            for (std::size_t k = 0; k < N; ++k) start[k] = select(accepted, y[k], start[k]);
+            if (!any_done) continue;
             for (std::size_t l = 0; l < L; ++l) {
-                if (!active[l]) continue;
-                const std::size_t c = cell[l];
-                if (!settle(E[l], tried[l], h, t[l], cells.substep(c))) {
-                    for (std::size_t k = 0; k < N; ++k) y[k][l] = start[l][k];
-                    if (collapsed(cells.substep(c), h)) cells.collapsed(c);
-                    continue;
-                }
-                state& y_c = cells.state(c);
+                if (!accepted.v[l] || t[l] < h) continue;
+                state& y_c = cells.state(cell[l]);
                 for (std::size_t k = 0; k < N; ++k) y_c[k] = y[k][l];
-                cells.after_substep(c, y_c);
-                if (t[l] < h) {
-                    start[l] = y_c;
-                    for (std::size_t k = 0; k < N; ++k) y[k][l] = y_c[k];
-                } else if (!take_next_cell(l)) {
-                    --busy;
-                }
+                cells.substep(cell[l]) = substep[l];
+                if (!take_next_cell(l)) --busy;
             }
         }
     }
@@ -209,12 +244,16 @@ public:
     // The whole step h from y (L cells, each starting whole) in place; E per lane.
     template <std::size_t L, class Derivative>
     lanes<L> whole_step(const Derivative& derivative, state_lanes<L>& y, double h) const {
-        return wide_vectors() ? whole_step_wide<L>(derivative, y, h) : whole_step_here<L>(derivative, y, h);
+        if (!wide_vectors()) return whole_step_here<L>(derivative, y, h);
+        lanes<L> E;
+        whole_step_wide<L>(derivative, y, h, E);
+        return E;
     }
+    // (E by reference: a vector returned by value crosses the clones' calling conventions)
     template <std::size_t L, class Derivative>
-    [[gnu::target("avx512f,fma"), gnu::flatten]] lanes<L> whole_step_wide(const Derivative& derivative,
-                                                                          state_lanes<L>& y, double h) const {
-        return whole_step_here<L>(derivative, y, h);
+    [[gnu::target("avx512f,fma"), gnu::flatten]] void whole_step_wide(const Derivative& derivative, state_lanes<L>& y,
+                                                                      double h, lanes<L>& E) const {
+        E = whole_step_here<L>(derivative, y, h);
     }
     template <std::size_t L, class Derivative>
     [[gnu::always_inline]] lanes<L> whole_step_here(const Derivative& derivative, state_lanes<L>& y, double h) const {
@@ -232,13 +271,24 @@ public:
     }
 
 private:
+    // std::max(a, b) and std::min(a, b) per lane (a < b ? b : a, b < a ? b : a).
+    template <std::size_t L>
+    [[gnu::always_inline]] static lanes<L> std_max(const lanes<L>& a, double b) {
+        return select(less(a, lanes<L>::all(b)), lanes<L>::all(b), a);
+    }
+    template <std::size_t L>
+    [[gnu::always_inline]] static lanes<L> std_min(const lanes<L>& a, double b) {
+        return select(less(lanes<L>::all(b), a), lanes<L>::all(b), a);
+    }
+
     static constexpr double order = 5.0;         // the propagated solution's order (q above)
     static constexpr double capped_below = 3e-5; // E below it: the growth is capped at 5
 
-    // The sub-step proposed after an accepted one of size s with error E <= 1.1.
-    static double next_substep(double E, double s, bool whole) {
+    // The sub-step proposed after an accepted one of size s with error E <= 1.1; clipped:
+    // any size above s gives the same next attempt.
+    static double next_substep(double E, double s, bool clipped) {
         if (!(E < 0.5)) return s;
-        if (whole || E < capped_below) return 5.0 * s;
+        if (clipped || E < capped_below) return 5.0 * s;
         return std::max(std::min(0.9 / std::pow(E, 1.0 / (order + 1.0)), 5.0), 1.0) * s;
     }
 
