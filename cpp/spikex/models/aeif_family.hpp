@@ -449,20 +449,22 @@ private:
         }
     }
 
-    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
-
-    // update() for the cells of a run, `batch` side by side (rkf45_integrator's
+    // update() for the cells of a run, side by side (rkf45_integrator's
     // advance_cells: every cell gets update()'s operations); steps 2 and 3 then follow in
     // the cells' order.
     void update_run(const parameter_set& s, const integrator& ode, const cell_run& run, step_type n, const double* stim,
                     spike_output& out) {
         spiked_.assign(run.end - run.begin, 0);
-        run_cells cells{*this, s, run, n, stim};
-        ode.template advance_cells<batch>(cells, run.begin, run.end, h_);
+        ode::with_lanes([&](auto width) {
+            constexpr std::size_t L = decltype(width)::value;
+            run_cells<L> cells{*this, s, run, n, stim};
+            ode.template advance_cells<L>(cells, run.begin, run.end, h_);
+        });
         for (local_index c = run.begin; c < run.end; ++c) finish(s, c, n, spiked_[c - run.begin] != 0, out);
     }
 
-    // The cells of a run as advance_cells sees them.
+    // The cells of a run as advance_cells sees them, `batch` side by side.
+    template <std::size_t batch>
     struct run_cells {
         group& g;
         const parameter_set& s;

@@ -386,9 +386,8 @@ private:
         f[G_IN] = -y[G_IN] / p.tau_syn_in;
     }
 
-    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
-
-    // The cells of a run as rkf45_integrator::advance_cells sees them.
+    // The cells of a run as rkf45_integrator::advance_cells sees them, `batch` side by side.
+    template <std::size_t batch>
     struct run_cells {
         gif_group& g;
         const parameters& p;
@@ -404,8 +403,8 @@ private:
             stc[l] = g.stc_[c];
             refractory.set(l, g.refractory_count_[c] > 0);
         }
-        SPIKEX_LANES_INLINE void derivative(const integrator::state_lanes<batch>& y,
-                                            integrator::state_lanes<batch>& f) const {
+        SPIKEX_LANES_INLINE void derivative(const integrator::template state_lanes<batch>& y,
+                                            integrator::template state_lanes<batch>& f) const {
             const auto I = I_stim; // copies: f's writes cannot alias them
             const auto q = stc;
             const auto r = refractory;
@@ -414,11 +413,14 @@ private:
         void collapsed(std::size_t c) const { check_membrane(model_name, g.gids_[c], n, g.h_, false, g.y_[c][V_M]); }
     };
 
-    // Step 2 of the header's update for the cells of a run, eight side by side (each with
-    // its own sub-steps: the same operations as one at a time).
+    // Step 2 of the header's update for the cells of a run, side by side (each with its
+    // own sub-steps: the same operations as one at a time).
     void integrate(const parameters& p, const integrator& ode, const cell_run& run, step_type n, const double* stim) {
-        run_cells cells{*this, p, stim, n};
-        ode.advance_cells<batch>(cells, run.begin, run.end, h_);
+        ode::with_lanes([&](auto width) {
+            constexpr std::size_t L = decltype(width)::value;
+            run_cells<L> cells{*this, p, stim, n};
+            ode.advance_cells<L>(cells, run.begin, run.end, h_);
+        });
     }
 
     double h_;

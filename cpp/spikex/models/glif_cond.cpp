@@ -118,8 +118,11 @@ public:
         for (const cell_run& run: runs_) {
             const cell_set& s = sets_[run.set];
             for (local_index i = run.begin; i < run.end; ++i) v_old_[i] = y_[i][0];
-            run_cells cells{*this, s, stim, n};
-            integrator_.template advance_cells<batch>(cells, run.begin, run.end, h_);
+            ode::with_lanes([&](auto width) {
+                constexpr std::size_t L = decltype(width)::value;
+                run_cells<L> cells{*this, s, stim, n};
+                integrator_.template advance_cells<L>(cells, run.begin, run.end, h_);
+            });
             for (local_index i = run.begin; i < run.end; ++i) {
                 ode_state& y = y_[i];
                 glif::threshold_state& th = th_[i];
@@ -257,10 +260,9 @@ private:
         for (std::size_t k = ports; k < Ports; ++k) f[dg(k)] = f[g(k)] = ode::splat<T>(0.0);
     }
 
-    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
-
     // The cells of a run as rkf45_integrator::advance_cells sees them: each cell's own
     // sub-steps, the same operations as advance() one cell at a time.
+    template <std::size_t batch>
     struct run_cells {
         glif_cond_group& group;
         const cell_set& s;

@@ -57,15 +57,18 @@ struct cells_with_current {
     void collapsed(std::size_t c) const { check_membrane(model, gids[c], n, h, false, y[c][0]); }
 };
 
-// Step 1 of an HH group's update for its cells begin .. end - 1: eight side by side
+// Step 1 of an HH group's update for its cells begin .. end - 1: side by side
 // (rkf45_integrator::advance_cells: each cell's own sub-steps, the same operations as one
 // at a time), then NEST's check of each membrane.
 template <class Integrator, class Rhs, std::size_t N>
 void integrate_run(const Integrator& integrator, const Rhs& rhs, std::vector<std::array<double, N>>& y,
                    std::vector<double>& substeps, const double* stim, const char* model,
                    const std::vector<gid_type>& gids, step_type n, double h, std::size_t begin, std::size_t end) {
-    cells_with_current<8, N, Rhs> cells{y, substeps, stim, rhs, model, gids, n, h};
-    integrator.template advance_cells<8>(cells, begin, end, h);
+    ode::with_lanes([&](auto width) {
+        constexpr std::size_t L = decltype(width)::value;
+        cells_with_current<L, N, Rhs> cells{y, substeps, stim, rhs, model, gids, n, h};
+        integrator.template advance_cells<L>(cells, begin, end, h);
+    });
     for (std::size_t i = begin; i < end; ++i) check_membrane(model, gids[i], n, h, true, y[i][0]);
 }
 

@@ -253,6 +253,13 @@ private:
     // Step 1 of the header's update for the cells of a run: `batch` cells at a time try
     // the whole step together; a cell that cannot take it so goes through advance() alone.
     void integrate(const parameters& p, const cell_run& run, step_type n, const double* stim) {
+        ode::with_lanes([&](auto width) {
+            constexpr std::size_t L = decltype(width)::value;
+            integrate_batches<L>(p, run, n, stim);
+        });
+    }
+    template <std::size_t batch>
+    void integrate_batches(const parameters& p, const cell_run& run, step_type n, const double* stim) {
         using integrator = ode::rkf45_integrator<Shape::size>;
         for (local_index i = run.begin; i < run.end; i += batch) {
             // m cells in lanes 0 .. m - 1; a last, partial batch fills the rest with the
@@ -298,8 +305,6 @@ private:
             [&](const ode_state& y, ode_state& f) { derivative(p, refractory, I_stim, y, f); }, y_[i], h_, substep_[i]);
         check_membrane(Shape::name, gids_[i], n, h_, integrated, y_[i][V_M]);
     }
-
-    static constexpr std::size_t batch = 8; // cells integrated side by side (ode/lanes.hpp)
 
     double h_;
     local_index first_;

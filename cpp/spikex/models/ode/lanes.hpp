@@ -9,8 +9,8 @@
 // A right-hand side uses ode::min, ode::select and ode::exp (not std::min, ?:, std::exp)
 // on values that may be lanes; the double overloads are exactly the std ones.
 //
-// For 2, 4 and 8 lanes every operation is one operation on GCC's vector type of that
-// width (vector_of below), not a loop the compiler may or may not turn into one: in a
+// For 8 lanes every operation is one operation on GCC's vector type of that width
+// (vector_of below), not a loop the compiler may or may not turn into one: in a
 // model's whole flattened step, loops left to the vectoriser came out partly scalar
 // (pairs of lanes, lanes one by one) and cost the AVX-512 clone most of its gain.
 #include <array>
@@ -26,7 +26,7 @@
 
 namespace spikex::ode {
 
-// GCC's vector type of L doubles (and of L 64-bit words) where L is 2, 4 or 8.
+// GCC's vector type of L doubles (and of L 64-bit words) where L is 8.
 template <std::size_t L>
 struct vector_of { // other widths: plain arrays (the lanes operations loop over them)
     static constexpr bool native = false;
@@ -40,8 +40,6 @@ struct vector_of { // other widths: plain arrays (the lanes operations loop over
         typedef double type __attribute__((vector_size(L * sizeof(double))));               \
         typedef std::uint64_t bits __attribute__((vector_size(L * sizeof(std::uint64_t)))); \
     };
-SPIKEX_VECTOR_OF(2)
-SPIKEX_VECTOR_OF(4)
 SPIKEX_VECTOR_OF(8)
 #undef SPIKEX_VECTOR_OF
 
@@ -51,6 +49,18 @@ SPIKEX_VECTOR_OF(8)
 // both ways). Decided once, when the library is loaded.
 extern const bool wide_vectors_enabled;
 inline bool wide_vectors() { return wide_vectors_enabled; }
+
+// The lanes' width for the clone that runs, f(std::integral_constant<std::size_t, L>):
+// eight doubles in one AVX-512 register where wide_vectors(); else sixteen in an array,
+// whose loops the compiler turns into pairs (SSE2): a cell's step is a long chain of
+// dependent operations, and eight independent pairs keep the core busy where one pair (a
+// vector type of two) waits on each division, and a vector type of eight, which has no
+// register without AVX-512, lives in memory (both measured 2-3x slower).
+template <class F>
+decltype(auto) with_lanes(F&& f) {
+    if (wide_vectors()) return f(std::integral_constant<std::size_t, 8>{});
+    return f(std::integral_constant<std::size_t, 16>{});
+}
 
 // Every lanes operation is inlined wherever it is used, so that it is compiled for the
 // caller's instruction set (GCC inlines a function into a clone for another target only

@@ -134,10 +134,10 @@ public:
     //                        cell's state is its last accepted sub-step's end)
     template <std::size_t L, class Cells>
     void advance_cells(Cells& cells, std::size_t begin, std::size_t end, double h) const {
-        if (wide_vectors())
-            advance_cells_wide<L>(cells, begin, end, h);
-        else
-            advance_cells_here<L>(cells, begin, end, h);
+        if constexpr (L == 8) {
+            if (wide_vectors()) return advance_cells_wide<L>(cells, begin, end, h);
+        }
+        advance_cells_here<L>(cells, begin, end, h);
     }
 
     // advance_cells compiled for AVX-512 (lanes of 8 in one register): flatten inlines the
@@ -244,10 +244,14 @@ public:
     // The whole step h from y (L cells, each starting whole) in place; E per lane.
     template <std::size_t L, class Derivative>
     lanes<L> whole_step(const Derivative& derivative, state_lanes<L>& y, double h) const {
-        if (!wide_vectors()) return whole_step_here<L>(derivative, y, h);
-        lanes<L> E;
-        whole_step_wide<L>(derivative, y, h, E);
-        return E;
+        if constexpr (L == 8) {
+            if (wide_vectors()) {
+                lanes<L> E;
+                whole_step_wide<L>(derivative, y, h, E);
+                return E;
+            }
+        }
+        return whole_step_here<L>(derivative, y, h);
     }
     // (E by reference: a vector returned by value crosses the clones' calling conventions)
     template <std::size_t L, class Derivative>
