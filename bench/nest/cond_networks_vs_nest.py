@@ -228,10 +228,11 @@ def integrator_share(results: dict) -> list[str]:
               "(docs/dev/ode.md, \"Cells side by side\"). In VA COBA nearly every cell takes one",
               "whole sub-step per step. The AdEx cells, under a 14 kHz drive with τ_syn_ex 0.2 ms",
               "and the exponential term, take about 4.3 sub-steps per step, nearly each followed by",
-              "the control's `pow` (libm's, per cell), and each sub-step has 39 divisions that",
-              "NEST's order of operations keeps (a divider is no faster per value in wider",
-              "registers): those, the `pow` and the per-cell control are the distance to the",
-              "0.2× target that remains."]  # fmt: skip
+              "the control's `pow` (libm's, per cell, skipped where the next attempt is clipped to",
+              "the step's end anyway), and each sub-step has 39 divisions that NEST's order of",
+              "operations keeps (a divider is no faster per value in wider registers: about 16",
+              "cycles per eight): those and the `pow` are the distance to the 0.2× target that",
+              "remains."]  # fmt: skip
     profiles = results.get("profiles", {})
     if profiles:
         lines += [
