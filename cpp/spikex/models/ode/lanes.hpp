@@ -26,22 +26,19 @@
 
 namespace spikex::ode {
 
-// GCC's vector type of L doubles (and of L 64-bit words) where L is 8.
+// GCC's vector type of L doubles (and of L 64-bit words): for L = 8, one AVX-512 register.
 template <std::size_t L>
 struct vector_of { // other widths: plain arrays (the lanes operations loop over them)
     static constexpr bool native = false;
     using type = std::array<double, L>;
     using bits = std::array<std::uint64_t, L>;
 };
-#define SPIKEX_VECTOR_OF(L)                                                                 \
-    template <>                                                                             \
-    struct vector_of<L> {                                                                   \
-        static constexpr bool native = true;                                                \
-        typedef double type __attribute__((vector_size(L * sizeof(double))));               \
-        typedef std::uint64_t bits __attribute__((vector_size(L * sizeof(std::uint64_t)))); \
-    };
-SPIKEX_VECTOR_OF(8)
-#undef SPIKEX_VECTOR_OF
+template <>
+struct vector_of<8> {
+    static constexpr bool native = true;
+    typedef double type __attribute__((vector_size(64)));
+    typedef std::uint64_t bits __attribute__((vector_size(64)));
+};
 
 // Whether the lanes kernels run their AVX-512 clones, with exp in vector registers
 // (vector_exp.hpp): the CPU and OS support AVX-512, the vector exp equals this process's
@@ -52,10 +49,10 @@ inline bool wide_vectors() { return wide_vectors_enabled; }
 
 // The lanes' width for the clone that runs, f(std::integral_constant<std::size_t, L>):
 // eight doubles in one AVX-512 register where wide_vectors(); else sixteen in an array,
-// whose loops the compiler turns into pairs (SSE2): a cell's step is a long chain of
-// dependent operations, and eight independent pairs keep the core busy where one pair (a
-// vector type of two) waits on each division, and a vector type of eight, which has no
-// register without AVX-512, lives in memory (both measured 2-3x slower).
+// whose loops the compiler turns into pairs (SSE2). A cell's step is a long chain of
+// dependent operations: a vector type of two (one pair) waits on each division, and one of
+// eight has no register without AVX-512 and lives in memory (iaf_cond_exp's step: 2.6x
+// and 2.1x the cost of eight lanes in an array, sixteen 1.7x, all on a noisy host).
 template <class F>
 decltype(auto) with_lanes(F&& f) {
     if (wide_vectors()) return f(std::integral_constant<std::size_t, 8>{});
