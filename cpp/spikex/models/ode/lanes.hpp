@@ -159,14 +159,16 @@ SPIKEX_LANES_INLINE lanes<L> operator-(const lanes<L>& a) {
     return r;
 }
 
-// The bits of a vector of doubles, and back.
+// The bits of a vector of doubles, and back (GCC's cast between vector types of one size:
+// std::bit_cast is not always_inline, and a Debug build calls it out of line from the
+// AVX-512 clones, with a vector argument, which UBSan reports).
 template <std::size_t L>
 SPIKEX_LANES_INLINE typename vector_of<L>::bits bits_of(typename vector_of<L>::type x) {
-    return std::bit_cast<typename vector_of<L>::bits>(x);
+    return reinterpret_cast<typename vector_of<L>::bits>(x);
 }
 template <std::size_t L>
 SPIKEX_LANES_INLINE typename vector_of<L>::type doubles_of(typename vector_of<L>::bits x) {
-    return std::bit_cast<typename vector_of<L>::type>(x);
+    return reinterpret_cast<typename vector_of<L>::type>(x);
 }
 
 SPIKEX_LANES_INLINE double select(bool c, double a, double b) { return c ? a : b; }
