@@ -33,7 +33,7 @@ gives the Simulate.
 
     python bench/sonata/read_scale.py --nodes 1000000 --indegree 10 \\
         --out bench/results/sonata_read_scale_1e6.json --only nest
-    python bench/sonata/read_scale.py --table bench/results/sonata_read_scale*.json  # the docs' table
+    python bench/sonata/read_scale.py --table bench/results/sonata_read_scale*.json  # the docs' tables
 """
 
 from __future__ import annotations
@@ -368,6 +368,32 @@ def ratios(report: dict) -> list[dict]:
     return rows
 
 
+def spikex_table(files: list[Path]) -> str:
+    """The docs' table of spikex's own runs: per circuit, rank count and distribution,
+    ``time_s.build`` and the peak memory per rank, with the machine's load."""
+    lines = [
+        "| circuit | result file | ranks | `time_s.build` (s) | peak memory per rank (MB) | 1-minute load before |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for file in files:
+        report = json.loads(file.read_text())
+        first = f"{_circuit_name(all_nodes(report['nodes']), report['edges'])} | `{file.name}`"
+        for run in report["runs"]:
+            lines.append(
+                f"| {first} | {run['ranks']} ({run['distribution']}) | {run['build_s']:.1f} | "
+                f"{run['peak_rss_mb_max']:,.0f} | {run['load_1min_before']:.1f} |"
+            )
+            first = " | "
+    return "\n".join(lines)
+
+
+def _circuit_name(nodes: int, edges: int) -> str:
+    def power(x: int) -> str:
+        return f"{x / 10 ** len(str(x)[1:]):.1f}·10^{len(str(x)) - 1}"
+
+    return f"{power(nodes)} nodes, {power(edges)} edges"
+
+
 def table(files: list[Path]) -> str:
     """The scale table of docs/user/sonata.md from result files: per circuit and rank count,
     spikex's build and peak against NEST's BuildNetwork (1 thread per rank) and peaks."""
@@ -375,7 +401,7 @@ def table(files: list[Path]) -> str:
         (
             "| circuit | ranks | spikex build (s) | NEST build (s): Create + Connect | spikex / NEST "
             "time | spikex peak (MB) | NEST peak (MB): build / to Simulate end | spikex / NEST "
-            "memory (to Simulate end) |"
+            "memory: build / to Simulate end |"
         ),
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
@@ -383,8 +409,7 @@ def table(files: list[Path]) -> str:
         report = json.loads(file.read_text())
         ours = {r["ranks"]: r for r in report["runs"] if r["distribution"] == "round_robin"}
         nodes, edges = all_nodes(report["nodes"]), report["nest"]["circuit_edges"]
-        first = f"{nodes / 10 ** len(str(nodes)[1:]):.1f}·10^{len(str(nodes)) - 1} nodes, "
-        first += f"{edges / 10 ** len(str(edges)[1:]):.1f}·10^{len(str(edges)) - 1} edges (`{file.name}`)"
+        first = f"{_circuit_name(nodes, edges)} (`{file.name}`)"
         for row in report["spikex_over_nest"]:
             ranks = row["ranks"]
             mine = ours[ranks]
@@ -396,7 +421,7 @@ def table(files: list[Path]) -> str:
             peak = f"{run['peak_rss_mb_max']:,.0f}" if run else "—"
             if run and run["threads"] > 1:
                 peak += f" ({run['threads']} threads)"
-            memory = (
+            memory = f"{row['peak_memory_vs_nest_build']:.2f} / " + (
                 f"{row['peak_memory_vs_nest_run']:.2f}" if "peak_memory_vs_nest_run" in row else "—"
             )
             lines.append(
@@ -438,7 +463,7 @@ if __name__ == "__main__":
     )  # fmt: skip
     args = parser.parse_args()
     if args.table:
-        print(table(args.table))
+        print(spikex_table(args.table) + "\n\n" + table(args.table))
         sys.exit(0)
     if args.estimate_from is None:
         others = sorted((REPO / "bench" / "results").glob("sonata_read_scale*.json"))

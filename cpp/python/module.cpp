@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -58,6 +59,8 @@ array1d<T> to_numpy(std::vector<T>&& values) {
     nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     return array1d<T>(owned->data(), {owned->size()}, owner);
 }
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 template <typename T>
 std::vector<T> to_vector(const input1d<T>& a) {
@@ -594,13 +597,28 @@ public:
             if (k == 0 || from.first != spec.population_of(static_cast<gid_type>(sources.data()[k - 1])).first ||
                 to.first != spec.population_of(static_cast<gid_type>(targets.data()[k - 1])).first) {
                 check_connection_kinds(spec, "connect", from, to, receptor);
+                a.target_populations.push_back(to.first);
             }
         }
+        std::sort(a.target_populations.begin(), a.target_populations.end());
+        a.target_populations.erase(std::unique(a.target_populations.begin(), a.target_populations.end()),
+                                   a.target_populations.end());
         a.local = local;
         a.source.assign(sources.data(), sources.data() + n);
         a.target.assign(targets.data(), targets.data() + n);
-        a.weight = to_vector(weights);
-        a.delay_ms = to_vector(delays);
+        // One weight or delay when all are equal (bit for bit: the same value built).
+        const double* w = weights.data();
+        const bool one_weight = std::all_of(w, w + n, [&](double x) { return same_bits(x, w[0]); });
+        a.weight.assign(w, w + (one_weight ? std::min<std::size_t>(n, 1) : n));
+        const double* d = delays.data();
+        std::size_t first_other = 1;
+        const std::uint32_t d0 = n ? connection_delay_steps(d[0], spec.dt_ms) : 0;
+        while (first_other < n && connection_delay_steps(d[first_other], spec.dt_ms) == d0) ++first_other;
+        a.delay.assign(std::min<std::size_t>(n, 1), d0);
+        if (first_other < n) {
+            a.delay.resize(n, d0);
+            for (std::size_t k = first_other; k < n; ++k) a.delay[k] = connection_delay_steps(d[k], spec.dt_ms);
+        }
         engine_->spec().connection_sets.push_back(std::move(set));
     }
 

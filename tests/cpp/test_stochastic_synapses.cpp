@@ -439,7 +439,7 @@ network_spec network() {
             c.arrays.source.push_back(in.source);
             c.arrays.target.push_back(in.target);
             c.arrays.weight.push_back(in.weight);
-            c.arrays.delay_ms.push_back(in.delay_ms);
+            c.arrays.delay.push_back(connection_delay_steps(in.delay_ms, spec.dt_ms));
         }
         spec.connection_sets.push_back(std::move(c));
     }

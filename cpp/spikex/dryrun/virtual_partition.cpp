@@ -98,9 +98,11 @@ virtual_partition::virtual_partition(const network_spec& spec, distribution_sche
             ++rule_index;
         } else {
             const auto& a = set.arrays;
-            for (std::size_t k = 0; k < a.target.size(); ++k) {
-                add(a.source[k], a.target[k], delay_steps(a.delay_ms[k], spec.dt_ms));
+            if (a.released) {
+                throw user_error("dry run of a built network: its connections are in the connection table, no "
+                                 "longer in the network's description; make the dry run before simulate or build");
             }
+            for (std::size_t k = 0; k < a.size(); ++k) add(a.source[k], a.target[k], a.delay_at(k));
         }
     }
     min_delay_ = drawn_ ? d_min : std::max<step_type>(1, delay_steps(1.0, spec.dt_ms));

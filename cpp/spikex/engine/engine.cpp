@@ -106,18 +106,6 @@ void engine::build_local() {
 
 void engine::build_connections() {
     const std::uint32_t n_cells = spec_.cells();
-    auto delay_of = [&](double delay_ms) {
-        step_type d = delay_steps(delay_ms, spec_.dt_ms);
-        if (d < 1) {
-            throw user_error(spikex::format(
-                "delay_ms = {:.6f} is shorter than dt_ms = {:.6f}: every delay must be at least one step", delay_ms,
-                spec_.dt_ms));
-        }
-        if (d > std::numeric_limits<std::uint32_t>::max() / 2) {
-            throw user_error(spikex::format("delay_ms = {:.6f} is too long", delay_ms));
-        }
-        return static_cast<std::uint32_t>(d);
-    };
     for (const auto& set: spec_.connection_sets) {
         if (set.is_rule) continue;
         const auto& a = set.arrays;
@@ -214,7 +202,7 @@ void engine::build_connections() {
                     if (cells_->rank_of(a.target[k]) != comm_.rank()) continue;
                     const local_index i = cells_->local_of(a.target[k]);
                     if (i < first || i >= end) continue;
-                    visit({a.source[k], i, a.weight[k], delay_of(a.delay_ms[k]), set.synapse, set.receptor});
+                    visit({a.source[k], i, a.weight_at(k), a.delay_at(k), set.synapse, set.receptor});
                 }
             }
         }
@@ -236,6 +224,17 @@ void engine::build_connections() {
     // Source-addressed exchanges find connections by source: they need the sorted layout.
     bool sort = options_.sort_by_source || !find_exchange_method(options_.method).capabilities.target_addressed;
     table_ = connection_table(produce, shape, sort);
+    // The table holds the connections now: the waiting arrays go (for a network read
+    // from SONATA files they are the largest thing a rank holds after the table).
+    for (auto& set: spec_.connection_sets) {
+        if (set.is_rule) continue;
+        auto& a = set.arrays;
+        std::vector<gid_type>().swap(a.source);
+        std::vector<gid_type>().swap(a.target);
+        std::vector<double>().swap(a.weight);
+        std::vector<std::uint32_t>().swap(a.delay);
+        a.released = true;
+    }
 }
 
 // --- init ---------------------------------------------------------------------------

@@ -45,8 +45,8 @@ void check_ports_in_use(const network_spec& spec, const population_spec& pop) {
             reaches = set.rule.target_first < pop.first + pop.size &&
                       pop.first < set.rule.target_first + set.rule.target_size;
         } else {
-            reaches = std::any_of(set.arrays.target.begin(), set.arrays.target.end(),
-                                  [&](gid_type g) { return pop.contains(g); });
+            const auto& reached = set.arrays.target_populations;
+            reaches = std::find(reached.begin(), reached.end(), pop.first) != reached.end();
         }
         if (reaches) {
             throw user_error(spikex::format("set: {} would have {} receptor ports, but connections use port {}",

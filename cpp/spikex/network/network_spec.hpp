@@ -84,12 +84,21 @@ struct connection_rule {
 // Explicit connections. Not local: the same arrays on every rank, each rank keeps its
 // targets. Local: each rank gives only connections whose target it owns (an error
 // otherwise), so nothing of the size of the whole network is replicated.
+// The arrays wait here until the build, which releases them once the connection table
+// holds the connections.
 struct explicit_connections {
     std::vector<gid_type> source;
     std::vector<gid_type> target;
+    // One value when every connection of the set has it (a SONATA edge type's delay, a
+    // projection's constant weight): a waiting connection then takes 8 or 12 bytes, not 20.
     std::vector<double> weight;
-    std::vector<double> delay_ms;
+    std::vector<std::uint32_t> delay; // steps (delay_steps of the delay in ms)
     bool local = false;
+    bool released = false;                    // arrays freed after the build
+    std::vector<gid_type> target_populations; // first gids of the targets' populations
+    std::size_t size() const { return target.size(); }
+    double weight_at(std::size_t k) const { return weight.size() == 1 ? weight[0] : weight[k]; }
+    std::uint32_t delay_at(std::size_t k) const { return delay.size() == 1 ? delay[0] : delay[k]; }
 };
 
 // Recording of a state variable (V_m, ...) of cells at every `interval_steps`-th step:
@@ -136,5 +145,7 @@ struct network_spec {
 
 // Delay in ms -> whole steps (round to nearest), as spec/models.md, "Time".
 step_type delay_steps(double delay_ms, double dt_ms);
+// The delay of one connection in steps: user_error when below one step or too long.
+std::uint32_t connection_delay_steps(double delay_ms, double dt_ms);
 
 } // namespace spikex

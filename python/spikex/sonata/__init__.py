@@ -7,7 +7,8 @@ module             holds
 ``config``         the JSON configs: manifest variables, paths, ``SonataConfig``
 ``types_table``    node-type and edge-type CSV tables (space separated)
 ``nodes``          node populations: node types, models, parameters (``NodePopulation``)
-``edges``          edge populations and ``read_edges`` (the edges of given targets)
+``edges``          edge populations, ``read_edges`` (the edges of given targets) and
+                   ``edge_windows`` (the same, one window of the file's rows at a time)
 ``node_sets``      node sets (names, conditions, unions)
 ``inputs``         spike-train inputs of virtual nodes, current clamps
 ``build``          ``build_from_sonata``: the network (``SonataCircuit``)
@@ -20,7 +21,7 @@ Reading uses h5py (HDF5) and the standard library (JSON, CSV).
 
 from .build import SonataCircuit, build_from_sonata, simulation_run
 from .config import SonataConfig, load_config
-from .edges import EdgePopulation, EdgeTable, edge_populations, read_edges
+from .edges import EdgePopulation, EdgeTable, edge_populations, edge_windows, read_edges
 from .errors import SonataError
 from .nodes import NodePopulation, read_node_populations
 
@@ -33,6 +34,7 @@ __all__ = [
     "SonataError",
     "build_from_sonata",
     "edge_populations",
+    "edge_windows",
     "load_config",
     "read_edges",
     "read_node_populations",

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import SonataConfig, load_config
-from .edges import EdgePopulation, edge_populations, read_edges
+from .edges import EdgePopulation, edge_populations, edge_windows
 from .errors import SonataError
 from .inputs import current_clamps, spike_trains, unsupported_inputs
 from .node_sets import NodeSets
@@ -375,7 +375,7 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
         outside = (ids < 0) | (ids >= size)
         if outside.any():
             k = int(np.argmax(outside))
-            edge_id = k if table.edge_id is None else int(table.edge_id[k])
+            edge_id = table.first_edge_id + k if table.edge_id is None else int(table.edge_id[k])
             raise SonataError(
                 where,
                 f"edge {edge_id}: {column} = {int(ids[k])} is outside population '{end}' (node ids 0..{size - 1})",
@@ -383,7 +383,7 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
     virtual = populations[edge.target].node_virtual
     if virtual is not None and table.target.size and virtual[table.target].any():
         k = int(np.argmax(virtual[table.target]))
-        edge_id = k if table.edge_id is None else int(table.edge_id[k])
+        edge_id = table.first_edge_id + k if table.edge_id is None else int(table.edge_id[k])
         raise SonataError(
             where,
             f"edge {edge_id}: target_node_id = {int(table.target[k])} is a virtual node of "
@@ -392,7 +392,7 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
     short = table.delay_ms < dt_ms * (1.0 - DELAY_TOLERANCE)
     if short.any():
         k = int(np.argmax(short))
-        edge_id = k if table.edge_id is None else int(table.edge_id[k])
+        edge_id = table.first_edge_id + k if table.edge_id is None else int(table.edge_id[k])
         raise SonataError(
             where,
             f"edge {edge_id} (edge type {int(table.edge_type_id[k])}): delay = {float(table.delay_ms[k])} ms is shorter than dt = {dt_ms} ms",
@@ -400,31 +400,38 @@ def _check_edges(edge: EdgePopulation, table, populations: dict, dt_ms: float) -
 
 
 def _connect_edges(network, circuit: SonataCircuit, edges: list, populations: dict) -> None:
-    """Collective, at build: each rank reads the edges ending on its cells
-    (``read_edges`` with its target node ids) and connects them (``local=True``), one edge
-    population at a time (so that only one population's table is held); an error found
-    on any rank is raised on every rank, before that population is connected."""
+    """Collective, at build: each rank reads the edges ending on its cells (``edge_windows``
+    with its target node ids) and connects them (``local=True``), one window of the file's
+    rows at a time, so that a rank holds one window's table besides what it connected; an
+    error found on any rank is raised on every rank, before that window is connected."""
     local = np.asarray(network.local_gids(), dtype=np.int64)
     count = 0
     for edge in edges:
-        table, message = None, ""
-        try:
-            target = circuit.populations[edge.target]
-            mine = local[(local >= target.first_gid) & (local < target.stop_gid)] - target.first_gid
-            table = read_edges(
-                edge, target_node_ids=mine, target_size=populations[edge.target].size
-            )
-            _check_edges(edge, table, populations, network.dt_ms)
-        except SonataError as error:
-            message = str(error)
-        message = _first_error(message)
-        if message:
-            raise SonataError(message)
-        used = _used_types(edge, table)
-        count += _connect(
-            network, edge, table, circuit.populations, circuit.repeats.get(edge.source), used
+        target = circuit.populations[edge.target]
+        mine = local[(local >= target.first_gid) & (local < target.stop_gid)] - target.first_gid
+        windows = edge_windows(
+            edge, target_node_ids=mine, target_size=populations[edge.target].size
         )
-        del table
+        settings: set = set()  # the per-edge synapse settings met so far (_connect_per_edge)
+        while True:  # every rank has the same windows (the file's)
+            table, message = None, ""
+            try:
+                table = next(windows, None)
+                if table is not None:
+                    _check_edges(edge, table, populations, network.dt_ms)
+            except SonataError as error:
+                message = str(error)
+            message = _first_error(message)
+            if message:
+                raise SonataError(message)
+            if table is None:
+                break
+            used = _used_types(edge, table)
+            count += _connect(
+                network, edge, table, circuit.populations, circuit.repeats.get(edge.source), used,
+                settings,
+            )  # fmt: skip
+            del table
     circuit.connections = int(_gathered(np.array([count])).sum())
 
 
@@ -467,7 +474,7 @@ def _used_types(edge: EdgePopulation, table) -> list[int]:
 
 
 def _connect(
-    network, edge: EdgePopulation, table, populations: dict, repeats, used: list[int]
+    network, edge: EdgePopulation, table, populations: dict, repeats, used: list[int], settings: set
 ) -> int:
     """This rank's edges (``local=True``): one connect call per synapse setting of the
     ``used`` edge types, the same calls on every rank (some maybe empty); the edges of a
@@ -497,7 +504,7 @@ def _connect(
             dynamics={k: np.concatenate([v, v[extra]]) for k, v in table.dynamics.items()},
         )
     if edge.dynamics_names:
-        return _connect_per_edge(network, edge, table, sources, targets, count)
+        return _connect_per_edge(network, edge, table, sources, targets, count, settings)
     settings: dict[tuple, list[int]] = {}
     for type_id in used:
         edge_type = edge.types[int(type_id)]
@@ -524,11 +531,14 @@ def _connect(
 MAX_PARAMETER_SETS = 32  # distinct synapse settings per edge population (each a synapse type)
 
 
-def _connect_per_edge(network, edge: EdgePopulation, table, sources, targets, count: int) -> int:
+def _connect_per_edge(
+    network, edge: EdgePopulation, table, sources, targets, count: int, seen: set
+) -> int:
     """Edges with per-edge synapse parameters (edge groups' ``dynamics_params``): one
     connect call per distinct (synapse, parameters, receptor) setting, the settings of
     every rank gathered so that every rank makes the same calls. A value an edge does
-    not give is its edge type's (then the synapse model's default)."""
+    not give is its edge type's (then the synapse model's default). ``seen``: the
+    settings of the population's earlier windows (at most MAX_PARAMETER_SETS in all)."""
     from ..models import SYNAPSES
 
     where = f"{edge.edges_file}: /edges/{edge.name}"
@@ -557,12 +567,13 @@ def _connect_per_edge(network, edge: EdgePopulation, table, sources, targets, co
 
     everything = np.asarray(_core.allgather_int64(np.ascontiguousarray(local.ravel()), False))
     settings = np.unique(everything[: int(sizes.sum())].reshape(-1, width), axis=0)
-    if len(settings) > MAX_PARAMETER_SETS:
-        values = settings.view(np.float64)
+    seen.update(row.tobytes() for row in settings)
+    if len(seen) > MAX_PARAMETER_SETS:
+        values = np.array([np.frombuffer(row) for row in sorted(seen)])
         spread = max(range(1, width), key=lambda j: np.unique(values[:, j]).size)
         raise SonataError(
             f"{where}: dynamics_params/{names[spread - 1]}",
-            f"{len(settings)} distinct per-edge synapse settings (edge type and parameters); spikex "
+            f"{len(seen)} distinct per-edge synapse settings (edge type and parameters); spikex "
             f"takes at most {MAX_PARAMETER_SETS} per edge population (each is a synapse type): give "
             "the parameter fewer distinct values, or per edge type",
         )

@@ -76,6 +76,7 @@ class EdgeTable:
     delay_ms: np.ndarray  # float64
     edge_type_id: np.ndarray  # int64
     edge_id: np.ndarray | None = None  # int64 row of each edge in the file (for messages)
+    first_edge_id: int = 0  # edge_id None: edge k is row first_edge_id + k of the file
     # Per-edge synapse parameters (an edge group's dynamics_params datasets): name ->
     # float64 per edge, NaN where the edge's group does not give it.
     dynamics: dict = field(default_factory=dict)
@@ -129,104 +130,122 @@ def read_edges(
     when None), in file order; weights and delays resolved (module docstring). With
     targets, memory stays within the selected edges and one chunk of ``CHUNK_ROWS`` rows;
     ``target_size`` (the target population's size) makes an edge ending outside the
-    population an error, though no selection holds it."""
+    population an error, though no selection holds it. ``edge_windows`` gives the same
+    edges window by window."""
     import h5py
 
     where = f"{population.edges_file}: /edges/{population.name}"
     with h5py.File(population.edges_file, "r") as handle:
         group = handle["edges"][population.name]
-        rows = (
-            None
-            if target_node_ids is None
-            else _selected_rows(group, target_node_ids, target_size, where, population.target)
+        selection = _Selection(group, target_node_ids, target_size, where, population.target)
+        return _read_table(population, group, selection.rows(0, selection.total), selection)
+
+
+def edge_windows(
+    population: EdgePopulation,
+    target_node_ids: np.ndarray | None = None,
+    target_size: int | None = None,
+):
+    """The edges of ``read_edges``, one table per window of ``WINDOW_ROWS`` rows of the
+    file, in file order. The windows are the file's, the same on every rank whatever it
+    selects (a window without selected edges gives an empty table), so that ranks can
+    connect window by window with the same calls; memory stays within one window's
+    edges (and the target index's ranges of the selected targets)."""
+    import h5py
+
+    where = f"{population.edges_file}: /edges/{population.name}"
+    with h5py.File(population.edges_file, "r") as handle:
+        group = handle["edges"][population.name]
+        selection = _Selection(group, target_node_ids, target_size, where, population.target)
+        for start in range(0, selection.total, WINDOW_ROWS):
+            rows = selection.rows(start, min(start + WINDOW_ROWS, selection.total))
+            yield _read_table(population, group, rows, selection)
+
+
+def _read_table(population: EdgePopulation, group, rows, selection: _Selection) -> EdgeTable:
+    """The edges at ``rows`` (a slice of the file's rows, or sorted row numbers) of the
+    edge population ``group``, weights and delays resolved."""
+    import h5py
+
+    where = selection.where
+
+    def column(name: str, dtype) -> np.ndarray:
+        return _take(group[name], rows, dtype)
+
+    target = column("target_node_id", np.int64)
+    if isinstance(rows, slice) and selection.size is not None and target.size:
+        top = int(target.max())
+        if top >= selection.size:
+            raise selection.outside(top)
+    source = column("source_node_id", np.int64)
+    type_ids = column("edge_type_id", np.int64)
+    n = target.size
+    known = np.fromiter(population.types, np.int64, len(population.types))
+    unknown = np.setdiff1d(np.unique(type_ids), known)
+    if unknown.size:
+        raise SonataError(
+            where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
         )
-
-        def column(name: str, dtype) -> np.ndarray:
-            dataset = group[name]
-            return (
-                np.asarray(dataset[:], dtype=dtype)
-                if rows is None
-                else _read_rows(dataset, rows, dtype)
-            )
-
-        target = column("target_node_id", np.int64)
-        if rows is None and target_size is not None and target.size and target.max() >= target_size:
-            raise SonataError(
-                where,
-                f"target_node_id = {int(target.max())} is outside population '{population.target}' "
-                f"(node ids 0..{target_size - 1})",
-            )
-        source = column("source_node_id", np.int64)
-        type_ids = column("edge_type_id", np.int64)
-        n = target.size
-        known = np.fromiter(population.types, np.int64, len(population.types))
-        unknown = np.setdiff1d(np.unique(type_ids), known)
-        if unknown.size:
-            raise SonataError(
-                where, f"edge_type_id {int(unknown[0])} is not in {population.edge_types_file}"
-            )
-        # per-edge values, allocated only where an edge group gives the column (NaN where
-        # its edges' group does not): the edge types give the rest
-        values: dict[str, np.ndarray] = {}
-        dynamics: dict[str, np.ndarray] = {}
-        groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
-        if groups and n:
-            # No edge_group_id: every edge in group 0. No edge_group_index: an edge's row in
-            # its group is its row in the file (`rows`, or 0 .. n-1 when None). A group
-            # holding every edge (the common case) is read without index arrays.
-            group_ids = column("edge_group_id", np.int32) if "edge_group_id" in group else None
-            group_index = column("edge_group_index", np.int64) if "edge_group_index" in group else rows
-            for key in groups:
-                if not key.isdigit():
+    # per-edge values, allocated only where an edge group gives the column (NaN where
+    # its edges' group does not): the edge types give the rest
+    values: dict[str, np.ndarray] = {}
+    dynamics: dict[str, np.ndarray] = {}
+    groups = [key for key in group if isinstance(group[key], h5py.Group) and key != "indices"]
+    if groups and n:
+        # No edge_group_id: every edge in group 0. No edge_group_index: an edge's row in
+        # its group is its row in the file (`rows`). A group holding every edge (the
+        # common case) is read without index arrays.
+        group_ids = column("edge_group_id", np.int32) if "edge_group_id" in group else None
+        group_index = column("edge_group_index", np.int64) if "edge_group_index" in group else rows
+        for key in groups:
+            if not key.isdigit():
+                continue
+            if group_ids is None:
+                mine = slice(None) if int(key) == 0 else None
+            else:
+                hit = group_ids == int(key)
+                count = int(np.count_nonzero(hit))
+                mine = None if count == 0 else slice(None) if count == n else np.flatnonzero(hit)
+                del hit
+            if mine is None:
+                continue
+            edge_group = group[key]
+            if isinstance(mine, slice):
+                picked = group_index
+            elif isinstance(group_index, slice):
+                picked = np.arange(group_index.start, group_index.stop, dtype=np.int64)[mine]
+            else:
+                picked = group_index[mine]
+            top = picked.stop - 1 if isinstance(picked, slice) else int(picked.max())
+            for name in ("syn_weight", "nsyns", "delay"):
+                if name not in edge_group:
                     continue
-                if group_ids is None:
-                    mine = slice(None) if int(key) == 0 else None
-                else:
-                    hit = group_ids == int(key)
-                    count = int(np.count_nonzero(hit))
-                    mine = None if count == 0 else slice(None) if count == n else np.flatnonzero(hit)
-                    del hit
-                if mine is None:
-                    continue
-                edge_group = group[key]
-                if group_index is None:  # dataset rows 0 .. n-1 (mine then is every edge)
-                    picked = None
-                else:
-                    picked = group_index if isinstance(mine, slice) else group_index[mine]
-                for name in ("syn_weight", "nsyns", "delay"):
-                    if name not in edge_group:
-                        continue
-                    data = edge_group[name]
-                    top = n - 1 if picked is None else int(picked.max())
-                    if top >= data.shape[0]:
-                        raise SonataError(
-                            f"{where}/{key}/{name}",
-                            f"has {data.shape[0]} values but edge_group_index reaches {top}",
-                        )
-                    read = (
-                        np.asarray(data[:n], dtype=np.float64)
-                        if picked is None
-                        else _read_rows(data, picked, np.float64)
+                data = edge_group[name]
+                if top >= data.shape[0]:
+                    raise SonataError(
+                        f"{where}/{key}/{name}",
+                        f"has {data.shape[0]} values but edge_group_index reaches {top}",
                     )
-                    if isinstance(mine, slice) and name not in values:
-                        values[name] = read
-                    else:
-                        values.setdefault(name, np.full(n, np.nan))[mine] = read
-                    del read
-                if "dynamics_params" in edge_group:
-                    _read_dynamics(
-                        edge_group["dynamics_params"], np.arange(n) if picked is None else picked,
-                        mine, n, dynamics, f"{where}/{key}/dynamics_params",
-                    )  # fmt: skip
+                read = _take(data, picked, np.float64)
+                if isinstance(mine, slice) and name not in values:
+                    values[name] = read
+                else:
+                    values.setdefault(name, np.full(n, np.nan))[mine] = read
+                del read
+            if "dynamics_params" in edge_group:
+                _read_dynamics(
+                    edge_group["dynamics_params"], picked, top, mine, n, dynamics,
+                    f"{where}/{key}/dynamics_params",
+                )  # fmt: skip
     # weight, nsyns and delay given per edge in dynamics_params win over the group's columns
     for name, into in (("syn_weight", "syn_weight"), ("weight", "syn_weight"), ("nsyns", "nsyns"),
                        ("delay", "delay")):  # fmt: skip
-        column = dynamics.pop(name, None)
-        if column is not None:
-            given = ~np.isnan(column)
+        given_column = dynamics.pop(name, None)
+        if given_column is not None:
+            given = ~np.isnan(given_column)
             if into not in values:
                 values[into] = np.full(n, np.nan)
-            values[into][given] = column[given]
+            values[into][given] = given_column[given]
     _check_dynamics(population, type_ids, dynamics, where)
     weight = values.get("syn_weight", np.full(n, np.nan))
     nsyns = values.get("nsyns")  # None: the edge types' (or 1) for every edge
@@ -234,7 +253,11 @@ def read_edges(
     for type_id in np.unique(type_ids):
         edge_type = population.types[int(type_id)]
         of_type = type_ids == type_id
-        for array, fallback in ((weight, edge_type.syn_weight), (nsyns, edge_type.nsyns), (delay, edge_type.delay)):
+        for array, fallback in (
+            (weight, edge_type.syn_weight),
+            (nsyns, edge_type.nsyns),
+            (delay, edge_type.delay),
+        ):
             if fallback is not None and array is not None:
                 array[of_type & np.isnan(array)] = fallback
         if np.isnan(weight[of_type]).any():
@@ -250,20 +273,28 @@ def read_edges(
         weight *= nsyns
         del nsyns
     delay[np.isnan(delay)] = DEFAULT_DELAY_MS
-    # edge_id None: every edge, in file order (the row is the index)
+    sliced = isinstance(rows, slice)
     return EdgeTable(
         source=source, target=target, weight=weight, delay_ms=delay, edge_type_id=type_ids,
-        edge_id=rows, dynamics=dynamics,
+        edge_id=None if sliced else rows, first_edge_id=rows.start if sliced else 0,
+        dynamics=dynamics,
     )  # fmt: skip
+
+
+def _take(dataset, rows, dtype) -> np.ndarray:
+    """``dataset`` at ``rows``: a slice of its rows, or row numbers in any order."""
+    if isinstance(rows, slice):
+        return np.asarray(dataset[rows], dtype=dtype)
+    return _read_rows(dataset, rows, dtype)
 
 
 PER_EDGE_KEYS = ("syn_weight", "weight", "nsyns", "delay", "receptor_type")
 
 
-def _read_dynamics(group, picked, mine, n: int, dynamics: dict, where: str) -> None:
+def _read_dynamics(group, picked, top: int, mine, n: int, dynamics: dict, where: str) -> None:
     """An edge group's per-edge ``dynamics_params`` datasets into ``dynamics`` (rows
-    ``mine`` of the table, dataset rows ``picked``); a dataset that is not one number per
-    edge is refused by name."""
+    ``mine`` of the table, dataset rows ``picked``, the highest ``top``); a dataset that
+    is not one number per edge is refused by name."""
     import h5py
 
     for name in group:
@@ -272,13 +303,13 @@ def _read_dynamics(group, picked, mine, n: int, dynamics: dict, where: str) -> N
             raise SonataError(
                 f"{where}/{name}", "must be a dataset of one number per edge of the group"
             )
-        if picked.size and picked.max() >= data.shape[0]:
+        if top >= data.shape[0]:
             raise SonataError(
                 f"{where}/{name}",
-                f"has {data.shape[0]} values but edge_group_index reaches {int(picked.max())}",
+                f"has {data.shape[0]} values but edge_group_index reaches {top}",
             )
         column = dynamics.setdefault(name, np.full(n, np.nan))
-        column[mine] = _read_rows(data, picked, np.float64)
+        column[mine] = _take(data, picked, np.float64)
 
 
 def _check_dynamics(population, type_ids: np.ndarray, dynamics: dict, where: str) -> None:
@@ -303,54 +334,89 @@ def _check_dynamics(population, type_ids: np.ndarray, dynamics: dict, where: str
 
 
 CHUNK_ROWS = 1 << 20  # rows read at once when selecting edges (NEST's hyperslab size)
+# Rows of the file per window of edge_windows: a build reads and connects one window at a
+# time. The windows are the file's (not a rank's selection), so the order in which a
+# target's edges are connected does not depend on the layout.
+WINDOW_ROWS = 1 << 20
 
 
-def _selected_rows(group, target_node_ids, size, where, population) -> np.ndarray:
-    """Sorted edge ids (rows) of the edges ending on ``target_node_ids``: through
-    ``indices/target_to_source`` where it exists, else by one pass over
-    ``target_node_id`` in chunks. With ``size``: SonataError for an edge ending on a node
-    id >= size (outside the target ``population``)."""
+class _Selection:
+    """Which rows of an edge population end on ``target_node_ids`` (every row when None
+    or when they are all of the target population's ``size`` nodes): through
+    ``indices/target_to_source`` where it exists (its edge ranges, kept as [start, stop)
+    spans), else by a pass over ``target_node_id`` in chunks. With ``size``:
+    SonataError for an edge ending on a node id >= size (outside the target
+    ``population``), found where the rows are read."""
 
-    def outside(node_id: int):
-        return SonataError(
-            where,
-            f"target_node_id = {node_id} is outside population '{population}' (node ids 0..{size - 1})",
-        )
-
-    targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
-    if (
-        size is not None
-        and targets.size == size
-        and (size == 0 or (targets[0] == 0 and targets[-1] == size - 1))
-    ):
-        return None  # every target: read the columns whole (read_edges checks the ids)
-    index = group.get("indices/target_to_source")
-    if index is not None and "node_id_to_range" in index and "range_to_edge_id" in index:
+    def __init__(self, group, target_node_ids, size, where: str, population: str):
+        self.dataset = group["target_node_id"]
+        self.total = int(self.dataset.shape[0])
+        self.size, self.where, self.population = size, where, population
+        self.targets = self.spans = None
+        if target_node_ids is None:
+            return
+        targets = np.unique(np.asarray(target_node_ids, dtype=np.int64))
+        if (
+            size is not None
+            and targets.size == size
+            and (size == 0 or (targets[0] == 0 and targets[-1] == size - 1))
+        ):
+            return  # every target: every row
+        index = group.get("indices/target_to_source")
+        if index is None or "node_id_to_range" not in index or "range_to_edge_id" not in index:
+            self.targets = targets
+            return
         to_range = index["node_id_to_range"]
         if size is not None and to_range.shape[0] > size:
             beyond = np.asarray(to_range[size:], dtype=np.int64)
             used = np.flatnonzero(beyond[:, 1] > beyond[:, 0])
             if used.size:
-                raise outside(size + int(used[0]))
+                raise self.outside(size + int(used[0]))
         targets = targets[(targets >= 0) & (targets < to_range.shape[0])]
         spans = (
             _read_rows(to_range, targets, np.int64) if targets.size else np.zeros((0, 2), np.int64)
         )
         spans = spans[spans[:, 1] > spans[:, 0]]
         if spans.size == 0:
-            return np.zeros(0, np.int64)
+            self.spans = np.zeros((0, 2), np.int64)
+            return
         ranges = _read_rows(index["range_to_edge_id"], _spans_to_rows(spans), np.int64)
         ranges = ranges[ranges[:, 1] > ranges[:, 0]]
-        rows = _spans_to_rows(ranges)
-        return rows if _increasing(rows, strict=True) else np.unique(rows)
-    dataset = group["target_node_id"]
-    rows = []
-    for start in range(0, dataset.shape[0], CHUNK_ROWS):
-        chunk = np.asarray(dataset[start : start + CHUNK_ROWS], dtype=np.int64)
-        if size is not None and chunk.size and chunk.max() >= size:
-            raise outside(int(chunk.max()))
-        rows.append(start + np.flatnonzero(np.isin(chunk, targets)))
-    return np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        self.spans = _merged(ranges)
+
+    def outside(self, node_id: int) -> SonataError:
+        return SonataError(
+            self.where,
+            f"target_node_id = {node_id} is outside population '{self.population}' "
+            f"(node ids 0..{self.size - 1})",
+        )
+
+    def rows(self, start: int, stop: int):
+        """The selected rows in [start, stop): a slice when every row is, else sorted
+        row numbers."""
+        if self.spans is not None:
+            first = int(np.searchsorted(self.spans[:, 1], start, side="right"))
+            last = int(np.searchsorted(self.spans[:, 0], stop, side="left"))
+            return _spans_to_rows(np.clip(self.spans[first:last], start, stop))
+        if self.targets is None:
+            return slice(start, stop)  # _read_table checks the targets it reads
+        rows = []
+        for low in range(start, stop, CHUNK_ROWS):
+            chunk = np.asarray(self.dataset[low : min(low + CHUNK_ROWS, stop)], dtype=np.int64)
+            if self.size is not None and chunk.size and chunk.max() >= self.size:
+                raise self.outside(int(chunk.max()))
+            rows.append(low + np.flatnonzero(np.isin(chunk, self.targets)))
+        return np.concatenate(rows) if rows else np.zeros(0, np.int64)
+
+
+def _merged(spans: np.ndarray) -> np.ndarray:
+    """[start, stop) spans sorted and with overlapping or touching ones joined."""
+    spans = spans[np.argsort(spans[:, 0], kind="stable")]
+    ends = np.maximum.accumulate(spans[:, 1])
+    new = np.concatenate([[True], spans[1:, 0] > ends[:-1]])
+    starts = spans[new, 0]
+    stops = ends[np.concatenate([np.flatnonzero(new)[1:] - 1, [spans.shape[0] - 1]])]
+    return np.stack([starts, stops], axis=1)
 
 
 def _spans_to_rows(spans: np.ndarray) -> np.ndarray:

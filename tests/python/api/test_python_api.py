@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 import spikex as sx
-from conftest import SMALL_NETWORK, run_config, run_spmd, write_config
+from conftest import run_config, run_spmd, write_config
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +33,47 @@ def test_network_rebuilt_from_its_connections_gives_the_same_spikes(config_run):
 
     rebuilt = sx.Network(dt_ms=0.025, seed=7)
     cells = rebuilt.create("interval_fire", 400)
-    rebuilt.connect(conns["source"], conns["target"], weight=conns["weight"], delay_ms=conns["delay_ms"])
+    rebuilt.connect(
+        conns["source"], conns["target"], weight=conns["weight"], delay_ms=conns["delay_ms"]
+    )
     rebuilt.record_spikes(cells)
     result = rebuilt.simulate(100.0)
     assert result.summary["spikes_sha256"] == summary["spikes_sha256"]
+
+
+@pytest.mark.parametrize("weight", ("one", "each"))
+@pytest.mark.parametrize("delay", ("one", "each"))
+def test_connections_keep_their_weights_and_delays_while_waiting_for_the_build(weight, delay):
+    # A set whose connections share a weight or delay waits with one value (the engine
+    # keeps them compact until the build); each connection must get its own back.
+    net = sx.Network(dt_ms=0.1, seed=3)
+    net.create("iaf_psc_exp", 20)
+    rng = np.random.default_rng(1)
+    sources, targets = rng.integers(0, 20, 200), rng.integers(0, 20, 200)
+    weights = np.full(200, -0.0) if weight == "one" else rng.uniform(-5.0, 5.0, 200)
+    delays = np.full(200, 1.3) if delay == "one" else rng.choice([0.1, 0.25, 1.3, 7.0], 200)
+    net.connect(sources, targets, weight=weights, delay_ms=delays)
+    net.connect(0, 1, weight=2.5, delay_ms=0.4)  # a set of one connection
+    got = net.connections()
+    order = np.lexsort((got["delay_ms"], got["weight"], got["target"], got["source"]))
+    given = np.lexsort(
+        (
+            np.append(delays, 0.4),
+            np.append(weights, 2.5),
+            np.append(targets, 1),
+            np.append(sources, 0),
+        )
+    )
+    np.testing.assert_array_equal(got["source"][order], np.append(sources, 0)[given])
+    np.testing.assert_array_equal(got["target"][order], np.append(targets, 1)[given])
+    np.testing.assert_array_equal(
+        got["weight"][order].view(np.int64), np.append(weights, 2.5)[given].view(np.int64)
+    )
+    np.testing.assert_allclose(
+        got["delay_ms"][order], np.floor(np.append(delays, 0.4)[given] / 0.1 + 0.5) * 0.1
+    )  # halves up, as NEST
+    with pytest.raises(ValueError, match="dry run of a built network"):
+        net.dry_run_partition(2)
 
 
 @pytest.mark.parametrize("first_ms", (50.0, 33.3))
@@ -104,7 +141,11 @@ def test_api_under_mpiexec_gathers_spikes_on_every_rank(tmp_path, config_run):
     assert done.returncode == 0, done.stderr
     for rank in (0, 1):
         ranks, count, sha = (tmp_path / f"rank{rank}.txt").read_text().split()
-        assert (int(ranks), int(count), sha) == (2, summary["spikes_total"], summary["spikes_sha256"])
+        assert (int(ranks), int(count), sha) == (
+            2,
+            summary["spikes_total"],
+            summary["spikes_sha256"],
+        )
 
 
 def test_bad_parameters_raise_value_error():

@@ -13,6 +13,7 @@ from sonata_circuits import EXAMPLE, copy_example, require_example, write_circui
 from spikex.sonata import (
     SonataError,
     edge_populations,
+    edge_windows,
     load_config,
     read_edges,
     read_node_populations,
@@ -183,6 +184,57 @@ def test_edges_of_given_targets_are_those_of_the_whole_table(
     assert keep.sum() > 100
     for column in ("source", "target", "weight", "delay_ms", "edge_type_id"):
         np.testing.assert_array_equal(getattr(part, column), getattr(whole, column)[keep])
+
+
+@pytest.mark.parametrize("targets", [None, "some"])
+@pytest.mark.parametrize("index", [True, False])
+def test_edge_windows_are_the_table_in_pieces_of_the_files_rows(
+    tmp_path, monkeypatch, index, targets
+):
+    # A build reads and connects one window at a time; the windows are the file's rows,
+    # so every rank has the same windows whatever it selects.
+    import spikex.sonata.edges as edges_module
+
+    path = copy_example(tmp_path)
+    if not index:
+        with h5py.File(path.parent / "network" / "internal_internal_edges.h5", "a") as f:
+            del f[f"edges/{next(iter(f['edges']))}/indices"]
+    edges = edge_populations(load_config(path))[0]
+    selected = None if targets is None else np.array([3, 4, 5, 17, 299, 150, 151])
+    whole = read_edges(edges, target_node_ids=selected, target_size=300)
+    monkeypatch.setattr(edges_module, "WINDOW_ROWS", 1000)
+    monkeypatch.setattr(edges_module, "CHUNK_ROWS", 333)
+    windows = list(edge_windows(edges, target_node_ids=selected, target_size=300))
+    assert len(windows) == -(-edges.size // 1000) > 3
+    assert all(w.target.size <= 1000 for w in windows)
+    for column in ("source", "target", "weight", "delay_ms", "edge_type_id"):
+        np.testing.assert_array_equal(
+            np.concatenate([getattr(w, column) for w in windows]), getattr(whole, column)
+        )
+    rows = np.concatenate([
+        w.first_edge_id + np.arange(w.target.size) if w.edge_id is None else w.edge_id
+        for w in windows
+    ])  # fmt: skip
+    expected = np.arange(edges.size) if whole.edge_id is None else whole.edge_id
+    np.testing.assert_array_equal(rows, expected)
+
+
+def test_small_windows_give_the_same_network_and_spikes(tmp_path, monkeypatch):
+    import spikex.sonata.edges as edges_module
+
+    path = copy_example(tmp_path)
+
+    def run():
+        net = sx.Network.from_sonata(path)
+        result = net.simulate(200.0)
+        return net.connections(), result.spikes_sha256
+
+    whole_connections, whole_sha = run()
+    monkeypatch.setattr(edges_module, "WINDOW_ROWS", 777)
+    connections, sha = run()
+    assert sha == whole_sha
+    for key, column in whole_connections.items():
+        np.testing.assert_array_equal(connections[key], column)
 
 
 def test_edges_of_given_targets_without_an_index(tmp_path):
