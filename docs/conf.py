@@ -9,14 +9,11 @@ scripts of examples/gallery/.
 from __future__ import annotations
 
 import os
-import sys
+import tomllib
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-sys.path.insert(0, str(DOCS / "_ext"))
-
-import tomllib  # noqa: E402
 
 __version__ = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
@@ -36,26 +33,27 @@ extensions = [
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "_ext", "gallery/*.ipynb", "gallery/*.py", "gallery/*.md5"]
-# Files that are linked from the pages but are no documents (JSON results, figures).
-html_extra_path: list[str] = []
+exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.md5"]
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3
-# The pages link source files of the repository (bench/..., cpp/...) by relative path;
-# those are no documents of the site and are shown as links to the repository.
 myst_url_schemes = ["http", "https", "mailto"]
 suppress_warnings = ["myst.header"]
 
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
+# Attributes as :ivar: fields: a dataclass's fields are documented once, in its docstring.
+napoleon_use_ivar = True
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
 
 html_theme = "alabaster"
 html_title = f"spikex {release}"
-html_theme_options = {"description": "spike exchange for distributed simulation", "fixed_sidebar": True}
+html_theme_options = {
+    "description": "spike exchange for distributed simulation",
+    "fixed_sidebar": True,
+}
 html_sidebars = {"**": ["about.html", "searchfield.html", "navigation.html", "relations.html"]}
 
 # The gallery: small scripts, seconds each, run at every build (SPIKEX_DOCS_NO_GALLERY=1

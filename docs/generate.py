@@ -40,7 +40,7 @@ CONFIG_PAGE = "docs/user/config.md"
 def _block(text: str, name: str, content: str, page: str) -> str:
     """``text`` with the block ``name`` replaced by ``content``."""
     begin, end = BEGIN.format(name=name), END.format(name=name)
-    pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
+    pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.DOTALL)
     if not pattern.search(text):
         raise ValueError(f"{page} has no {begin} ... {end} block")
     return pattern.sub(lambda _: f"{begin}\n{content}{end}", text)

@@ -15,12 +15,16 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
-
 import spikex as sx
 
 EXAMPLES = Path.cwd().parent if Path.cwd().name == "gallery" else Path("examples")
-overrides = ["network.cells=1000", "network.indegree=100", "network.indegree_spread=10",
-             "network.weight_spread=0.08", "simulation.tstop_ms=200"]
+overrides = [
+    "network.cells=1000",
+    "network.indegree=100",
+    "network.indegree_spread=10",
+    "network.weight_spread=0.08",
+    "simulation.tstop_ms=200",
+]
 
 whole = sx.Network.from_config(EXAMPLES / "hines2011_demo.toml", overrides=overrides)
 uninterrupted = whole.simulate(200.0)
@@ -33,7 +37,9 @@ with tempfile.TemporaryDirectory() as directory:
     resumed = resumed_network.simulate(100.0)  # from 100 ms to 200 ms
 
 same = uninterrupted.spikes_sha256 == resumed.spikes_sha256
-print(f"uninterrupted {uninterrupted.spikes_sha256[:16]}..., resumed {resumed.spikes_sha256[:16]}...")
+print(
+    f"uninterrupted {uninterrupted.spikes_sha256[:16]}..., resumed {resumed.spikes_sha256[:16]}..."
+)
 print("the same spikes:", same)
 
 gids, times = resumed.spikes
@@ -42,7 +48,9 @@ before = times < 100.0
 ax.scatter(times[before], gids[before], s=1, c="tab:blue", label="before the checkpoint")
 ax.scatter(times[~before], gids[~before], s=1, c="tab:orange", label="after resuming")
 ax.axvline(100.0, color="k", lw=1)
-ax.set(xlabel="time (ms)", ylabel="cell", title=f"resumed run; same spikes as uninterrupted: {same}")
+ax.set(
+    xlabel="time (ms)", ylabel="cell", title=f"resumed run; same spikes as uninterrupted: {same}"
+)
 ax.legend(loc="upper right", fontsize="small", markerscale=5)
 assert same and np.array_equal(uninterrupted.spikes[0], gids)
 plt.show()

@@ -25,11 +25,30 @@ summaries = {}
 with tempfile.TemporaryDirectory() as out:
     for method in methods:
         subprocess.run(
-            [sys.executable, "-m", "spikex", "run", str(CONFIG), "--np", "2", "-o", f"{out}/{method}",
-             "--set", f"exchange.method={method}", "--set", "network.cells=1024",
-             "--set", "network.indegree=100", "--set", "network.indegree_spread=10",
-             "--set", "simulation.tstop_ms=50"],
-            check=True, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "spikex",
+                "run",
+                str(CONFIG),
+                "--np",
+                "2",
+                "-o",
+                f"{out}/{method}",
+                "--set",
+                f"exchange.method={method}",
+                "--set",
+                "network.cells=1024",
+                "--set",
+                "network.indegree=100",
+                "--set",
+                "network.indegree_spread=10",
+                "--set",
+                "simulation.tstop_ms=50",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
         )
         summaries[method] = json.loads(Path(f"{out}/{method}/summary.json").read_text())
 
@@ -37,7 +56,9 @@ hashes = {summaries[m]["spikes_sha256"] for m in methods}
 print(f"{len(hashes)} distinct spikes_sha256 over {len(methods)} methods: {hashes.pop()[:16]}...")
 for m in methods:
     e = summaries[m]["exchange"]
-    print(f"{m:10s} messages {e['messages_sent']:6d}  bytes {e['bytes_sent']:8d}  rounds {e['rounds']}")
+    print(
+        f"{m:10s} messages {e['messages_sent']:6d}  bytes {e['bytes_sent']:8d}  rounds {e['rounds']}"
+    )
 
 fig, axes = plt.subplots(1, 2, figsize=(8, 3), layout="constrained")
 for ax, counter in zip(axes, ["messages_sent", "bytes_sent"]):

@@ -9,7 +9,6 @@ The supported cell types, sources and synapses are listed in :doc:`/user/pynn`.
 """
 
 import matplotlib.pyplot as plt
-
 import spikex.pynn as sim
 
 sim.setup(timestep=0.1, min_delay=0.1, seed=1)
