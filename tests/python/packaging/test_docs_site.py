@@ -123,3 +123,25 @@ def test_the_readmes_links_lead_to_files_and_headings_that_exist():
 def test_the_readme_stays_a_front_page():
     size = len((REPO / "README.md").read_bytes())
     assert size <= 5500, f"README.md is {size} bytes: move detail into docs/ (issue 58: about 5 KB)"
+
+
+def test_the_readmes_example_runs(tmp_path):
+    """The front page's one example, as it stands, runs and prints its population's rate."""
+    import re
+    import subprocess
+    import sys
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    script = tmp_path / "net.py"
+    script.write_text(example, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, str(script)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert 0.0 < float(run.stdout.split()[-1]) < 200.0, run.stdout
