@@ -4,9 +4,10 @@ A page that lists models, exchange methods or configuration keys is generated, n
 typed (docs/dev/documentation.md). This script rewrites them all:
 
 * ``docs/models/index.md``: every neuron model and device of the model registry
-  (``spikex.models.MODELS``, from ``cpp/spikex/models/model_registry.cpp``) and every
-  synapse type (``SYNAPSE_TYPES``), each with its sentence and its page, and the site's
-  table of contents of those pages;
+  (``spikex.models.MODELS``, from ``cpp/spikex/models/model_registry.cpp``), every whole
+  network ``network.model`` names (``NETWORK_MODELS``) and every synapse type
+  (``SYNAPSE_TYPES``), each with its sentence and its page, and the site's table of
+  contents of those pages;
 * ``docs/methods/index.md``: every exchange method of the method registry
   (``spikex.methods.METHODS``, from ``cpp/spikex/exchange/exchange_registry.cpp``);
 * each model page's parameter tables and the connection rules' table
@@ -58,7 +59,7 @@ def _page_name(page: str) -> str:
 
 def models_blocks() -> dict[str, str]:
     """The generated blocks of docs/models/index.md."""
-    from spikex.models import MODELS, SYNAPSE_TYPES
+    from spikex.models import MODELS, NETWORK_MODELS, SYNAPSE_TYPES
 
     kinds: dict[str, list[str]] = {}
     for name, entry in MODELS.items():
@@ -76,6 +77,11 @@ def models_blocks() -> dict[str, str]:
                 f"| `{name}` | {_sentence(entry['description'])} | {nest} | {pynn} | [{page}]({page}.md) |"
             )
         lines.append("")
+    lines += ["### Whole networks (`network.model`)", ""]
+    lines += ["| network | what it is | page |", "|---|---|---|"]
+    for name, description in NETWORK_MODELS.items():
+        lines.append(f"| `{name}` | {_sentence(description)} | [{name}]({name}.md) |")
+    lines.append("")
     lines += ["### Synapse types", ""]
     lines += ["| synapse | what it is | page |", "|---|---|---|"]
     for name, entry in SYNAPSE_TYPES.items():
@@ -131,7 +137,7 @@ def problems(root: Path = REPO) -> list[str]:
     differs from what the registries give now."""
     from spikex.config.registry import REGISTRY
     from spikex.methods import METHODS
-    from spikex.models import MODELS, SYNAPSE_TYPES
+    from spikex.models import MODELS, NETWORK_MODELS, SYNAPSE_TYPES
     from spikex.models.reference import marked_models
 
     found = []
@@ -141,6 +147,9 @@ def problems(root: Path = REPO) -> list[str]:
             found.append(f"model {name}: no page {entry['docs_page']}")
         elif name not in marked_models(page.read_text(encoding="utf-8")):
             found.append(f"model {name}: {entry['docs_page']} has no parameter table of it")
+    for name in NETWORK_MODELS:
+        if not (root / "docs" / "models" / f"{name}.md").is_file():
+            found.append(f"network model {name}: no page docs/models/{name}.md")
     for name, entry in SYNAPSE_TYPES.items():
         if entry["docs_page"] and not (root / "docs" / "models" / entry["docs_page"]).is_file():
             found.append(f"synapse {name}: no page docs/models/{entry['docs_page']}")

@@ -145,3 +145,13 @@ def test_the_readmes_example_runs(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert 0.0 < float(run.stdout.split()[-1]) < 200.0, run.stdout
+
+
+def test_a_network_model_without_a_page_is_reported(monkeypatch):
+    from spikex.models import NETWORK_MODELS
+
+    monkeypatch.setitem(NETWORK_MODELS, "no_such_network", "A network nobody documented.")
+    assert (
+        "network model no_such_network: no page docs/models/no_such_network.md"
+        in generate.problems()
+    )
