@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
+.PHONY: docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
 
 all: build
 
@@ -20,7 +20,7 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build format-check test-cpp test-sanitize test-python test-pynn test-cluster
+test: build format-check test-cpp test-sanitize test-python test-pynn test-cluster test-docs
 
 # The C++ unit and multi-rank tests and the micro-benchmarks (bench/cpp/) in their own
 # build, apart from the package (`pip install .` builds only the core library and the
@@ -78,6 +78,24 @@ test-cluster: build
 # does not pass (docs/dev/testing.md). At most 300 s a scenario and 480 s in all.
 test-pynn: build
 	$(PY) tests/pynn/harness.py --check
+
+# The documentation site (docs/dev/documentation.md): docs/generate.py rewrites the pages
+# generated from the registries (models, exchange methods, configuration keys), then
+# Sphinx builds build/docs/html with warnings as errors (a broken internal link, a
+# docstring autodoc cannot read, a page in no table of contents) and runs the gallery's
+# scripts (examples/gallery/). `make test-docs` (part of `make test`, about a minute)
+# fails instead of rewriting when a generated page is stale, and adds Sphinx's link check
+# (internal links only: external ones need the internet).
+DOCS_BUILD := build/docs
+SPHINX = $(PY) -m sphinx -W --keep-going -q -d $(DOCS_BUILD)/doctrees
+docs: build
+	$(PY) docs/generate.py
+	$(SPHINX) -b html docs $(DOCS_BUILD)/html
+	@echo "docs: $(DOCS_BUILD)/html/index.html"
+test-docs: build
+	$(PY) docs/generate.py --check
+	$(SPHINX) -b html docs $(DOCS_BUILD)/html
+	$(SPHINX) -b linkcheck docs $(DOCS_BUILD)/linkcheck
 
 # While developing: the Python tests not marked slow (pyproject.toml, docs/dev/testing.md),
 # serial and MPI, in under two minutes on 2 cores; `make test` still runs everything.

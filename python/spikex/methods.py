@@ -17,6 +17,7 @@ from . import _core
 
 #: Every registered method, in registration order (dicts as _core.exchange_registry()).
 REGISTRY: tuple[dict, ...] = tuple(_core.exchange_registry())
+#: name -> registry entry (as in ``REGISTRY``)
 METHODS: dict[str, dict] = {entry["name"]: entry for entry in REGISTRY}
 #: name -> one-line description
 EXCHANGE_METHODS: dict[str, str] = {name: entry["description"] for name, entry in METHODS.items()}

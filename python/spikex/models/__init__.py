@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from .. import _core
 
-# Every neuron model and device of the C++ registry (cpp/spikex/models/model_registry.cpp):
-# name -> {kind, output, description, parameters, parameter_specs, state_variables,
-# state_specs, accepts_current, checkpoint_state, receptors, integration, nest_model,
-# pynn_types, docs_page}; each parameter spec: name, unit, default, default_rule, range,
-# allowed (the range in words), meaning, shape ("per_cell" or "per_cell_list").
+#: Every neuron model and device of the C++ registry (cpp/spikex/models/model_registry.cpp):
+#: name -> {kind, output, description, parameters, parameter_specs, state_variables,
+#: state_specs, accepts_current, checkpoint_state, receptors, integration, nest_model,
+#: pynn_types, docs_page}; each parameter spec: name, unit, default, default_rule, range,
+#: allowed (the range in words), meaning, shape ("per_cell" or "per_cell_list").
 MODELS: dict[str, dict] = {entry["name"]: entry for entry in _core.model_registry()}
 
-# Each model's list parameters (a list of numbers per cell: spike_times, amplitude_times).
+#: Each model's list parameters, given as a list of numbers per cell (spike_times, amplitude_times).
 LIST_PARAMETERS: dict[str, frozenset[str]] = {
     name: frozenset(p["name"] for p in entry["parameter_specs"] if p["shape"] == "per_cell_list")
     for name, entry in MODELS.items()
@@ -40,6 +40,7 @@ def is_state_variable(model: str, name: str) -> bool:
     return False
 
 
+#: For each model a configuration file can name, parameter name -> its configuration key.
 MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     "interval_fire": {
         "tau_ms": "network.interval_fire.tau_ms",
@@ -71,21 +72,21 @@ MODEL_PARAMETERS: dict[str, dict[str, str]] = {
 }
 
 
-# Synapse types accepted by Network.connect / connect_rule, each with its parameters and
-# their defaults (NEST's), from the C++ registry (cpp/spikex/synapses/synapse_registry.cpp);
-# the core checks the values.
+#: Synapse types accepted by Network.connect / connect_rule, each with its parameters and
+#: their defaults (NEST's), from the C++ registry (cpp/spikex/synapses/synapse_registry.cpp);
+#: the core checks the values.
 SYNAPSE_TYPES: dict[str, dict] = {entry["name"]: entry for entry in _core.synapse_registry()}
 SYNAPSES: dict[str, dict[str, float]] = {name: dict(entry["defaults"]) for name, entry in SYNAPSE_TYPES.items()}
 
-# Connection rules accepted by Network.connect_rule (network.connectivity takes the first
-# three), from the C++ registry (cpp/spikex/network/connection_rule_registry.cpp): name ->
-# {description, parameter_specs (the rule's count or probability, required),
-# takes_indegree_spread, takes_weight_spread, self_connection_flags, allow_autapses,
-# allow_multapses, origin} (docs/user/connection_rules.md).
+#: Connection rules accepted by Network.connect_rule (network.connectivity takes the first
+#: three), from the C++ registry (cpp/spikex/network/connection_rule_registry.cpp): name ->
+#: {description, parameter_specs (the rule's count or probability, required),
+#: takes_indegree_spread, takes_weight_spread, self_connection_flags, allow_autapses,
+#: allow_multapses, origin} (docs/user/connection_rules.md).
 CONNECTION_RULE_TYPES: dict[str, dict] = {entry["name"]: entry for entry in _core.connection_rule_registry()}
 CONNECTION_RULES: tuple[str, ...] = tuple(CONNECTION_RULE_TYPES)
 
-# Whole networks that network.model can name besides a neuron model.
+#: Whole networks that network.model can name besides a neuron model.
 NETWORK_MODELS: dict[str, str] = {
     "hpc_benchmark": "NEST's hpc_benchmark (Jordan et al. 2018): iaf_psc_alpha E/I network with Poisson drive",
     "microcircuit": (
