@@ -355,3 +355,46 @@ TEST(connection_table, an_error_on_one_thread_ends_the_build) {
     connection_producer wrong = [](const connection_visitor& visit, unsigned, bool) { visit({1, 3, 1.0, 3, 0}); };
     EXPECT_THROW(connection_table(wrong, shape, true), internal_error);
 }
+
+TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
+    // With table_shape::weights_when_counting the table knows before placing that every
+    // source has one weight, and never stores one per connection; the table must be the
+    // one the other path builds (per-connection weights, then shared per group). A source
+    // with two weights sends the table down the per-connection path.
+    for (bool two_weights: {false, true}) {
+        std::vector<built_connection> conns;
+        for (gid_type s = 0; s < 40; ++s) {
+            for (local_index t = 0; t < 12; ++t) {
+                if ((s * 7 + t * 3) % 5 == 0) continue;
+                const double w = (two_weights && s == 17 && t > 6) ? 9.0 : 0.25 * double(s % 6) - 0.5;
+                conns.push_back({s, t, w, 1u + (s + t) % 3, 0});
+            }
+        }
+        for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
+            connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
+                for (auto c: conns) {
+                    if (!shape.thread_first.empty() &&
+                        (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
+                        continue;
+                    if (!weights) c.weight = shape.weights_when_counting ? c.weight : -1.0;
+                    visit(c);
+                }
+            };
+            const connection_table plain(produce, shape, true);
+            shape.weights_when_counting = true;
+            const connection_table counted(produce, shape, true);
+            ASSERT_EQ(counted.size(), plain.size());
+            EXPECT_EQ(counted.group_weights(), !two_weights);
+            EXPECT_EQ(plain.group_weights(), !two_weights);
+            ASSERT_EQ(counted.group_count(), plain.group_count());
+            for (std::uint32_t g = 0; g < plain.group_count(); ++g) {
+                ASSERT_EQ(counted.group(g).delay, plain.group(g).delay);
+                for (auto c = plain.group(g).begin; c < plain.group_end_connection(g); ++c) {
+                    ASSERT_EQ(counted.targets()[c], plain.targets()[c]);
+                    ASSERT_EQ(counted.weight_of(g, c), plain.weight_of(g, c));
+                }
+            }
+            ASSERT_EQ(counted.sources(), plain.sources());
+        }
+    }
+}

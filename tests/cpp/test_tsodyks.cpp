@@ -327,7 +327,10 @@ network_spec network() {
         connection_set set;
         set.is_rule = false;
         set.synapse = synapse;
-        set.arrays = {std::move(s), std::move(t), std::move(w), std::move(d), false};
+        set.arrays.source = std::move(s);
+        set.arrays.target = std::move(t);
+        set.arrays.weight = std::move(w);
+        for (double ms: d) set.arrays.delay.push_back(connection_delay_steps(ms, spec.dt_ms));
         spec.connection_sets.push_back(std::move(set));
     };
     add(1, {0}, {2}, {10.0}, {1.0});

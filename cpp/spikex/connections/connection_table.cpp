@@ -171,6 +171,48 @@ struct pass_summary {
     }
 };
 
+// Whether every source's connections carry one weight, seen in the counting pass (one
+// per thread, merged). Then every delay group's do, and the table keeps one weight per
+// group from the start instead of one per connection shared afterwards
+// (share_uniform_weights): the 8 bytes per connection are never allocated, which is most
+// of the build's peak for networks of projections with constant weights.
+class source_weights {
+public:
+    explicit source_weights(std::uint32_t space): first_(space, unseen) {}
+
+    void add(const built_connection& c) {
+        const auto bits = std::bit_cast<std::uint64_t>(c.weight);
+        std::uint64_t& first = first_[c.source];
+        if (first == unseen)
+            first = bits;
+        else if (first != bits)
+            uniform_ = false;
+    }
+    // Folds the other threads' into parts[0]; whether every source has one weight.
+    static bool merge(std::vector<source_weights>& parts) {
+        auto& into = parts.front();
+        for (std::size_t t = 1; t < parts.size() && into.uniform_; ++t) {
+            into.uniform_ = parts[t].uniform_;
+            for (std::size_t s = 0; s < into.first_.size() && into.uniform_; ++s) {
+                const std::uint64_t other = parts[t].first_[s];
+                if (other == unseen) continue;
+                if (into.first_[s] == unseen)
+                    into.first_[s] = other;
+                else if (into.first_[s] != other)
+                    into.uniform_ = false;
+            }
+        }
+        return into.uniform_;
+    }
+    double of(std::uint32_t source) const { return std::bit_cast<double>(first_[source]); }
+
+private:
+    // A NaN payload no weight has (weights are checked finite).
+    static constexpr std::uint64_t unseen = 0x7ff4'5350'494b'4558ull;
+    std::vector<std::uint64_t> first_;
+    bool uniform_ = true;
+};
+
 } // namespace
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
@@ -221,6 +263,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // Pass 1: connections per source and (delay, synapse) key.
     std::vector<placement> parts(T, placement(space));
     std::vector<pass_summary> seen_by(T);
+    std::vector<source_weights> weights_by(shape.weights_when_counting ? T : 0, source_weights(space));
     for_each_thread(T, [&](unsigned t) {
         const local_index first = T > 1 ? shape.thread_first[t] : 0;
         const local_index end = T > 1 ? shape.thread_first[t + 1] : std::numeric_limits<local_index>::max();
@@ -231,6 +274,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 if (c.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
                 parts[t].count(c);
                 seen_by[t].add(c);
+                if (!weights_by.empty()) weights_by[t].add(c);
             },
             t, false);
     });
@@ -244,6 +288,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     min_delay_ = n == 0 ? 0 : all.min_delay;
     max_delay_ = all.max_delay;
     has_plastic_ = all.plastic;
+    // Plastic weights change one by one: they keep one each.
+    const bool shared_weights = !weights_by.empty() && !has_plastic_ && source_weights::merge(weights_by);
 
     // Source runs and groups in table order; the counters become cursors.
     lay_out(
@@ -255,6 +301,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         [&](std::uint64_t key, const std::vector<std::uint32_t>& runs) {
             const auto run = static_cast<std::uint32_t>(source_run_gid_.size() - 1);
             groups_.push_back({key_delay(key), runs.front(), run, key_synapse(key), key_receptor(key)});
+            if (shared_weights) group_weight_.push_back(weights_by.front().of(source_run_gid_.back()));
             if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
         });
     source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
@@ -275,21 +322,23 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     const bool note_indices = several_keys || keep_indices;
     std::vector<std::uint32_t> creation_index(note_indices ? n : 0);
     std::vector<std::uint32_t> inputs_so_far(note_indices ? all.targets_end : 0, 0);
+    weights_by.clear();
+    weights_by.shrink_to_fit();
     target_.resize(n);
-    weight_.resize(n);
+    if (!shared_weights) weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
         produce(
             [&](const built_connection& c) {
                 const std::uint32_t p = parts[t].take(c);
                 target_[p] = c.target;
-                weight_[p] = c.weight;
+                if (!shared_weights) weight_[p] = c.weight;
                 if (note_indices) creation_index[p] = inputs_so_far[c.target]++;
             },
             t, true);
     });
     free_vector(inputs_so_far);
 
-    share_uniform_weights();
+    if (!shared_weights) share_uniform_weights();
     if (keep_indices) keep_input_indices(creation_index, indexed);
     if (several_keys) find_shared_targets(creation_index);
 }

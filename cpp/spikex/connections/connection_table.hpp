@@ -78,6 +78,10 @@ struct table_shape {
     // Per synapse type: 1 when its connections keep their index among their target's inputs
     // (take_input_indices; the stochastic synapses' keys); empty = none.
     std::vector<char> indexed_synapses;
+    // The producer gives every connection's weight in the counting pass too (its rules
+    // have constant weights): the table can then see, before placing, that it keeps one
+    // weight per group.
+    bool weights_when_counting = false;
 };
 
 class connection_table {

@@ -154,6 +154,10 @@ void engine::build_connections() {
     // so the rules' connections are drawn twice instead of being held in a list; each
     // thread asks for its own cells' inputs.
     table_shape shape{n_cells, {}, plasticity::indexed_synapse_types(spec_)};
+    shape.weights_when_counting =
+        std::all_of(spec_.connection_sets.begin(), spec_.connection_sets.end(), [](auto& set) {
+            return !set.is_rule || (set.rule.weight.is_constant() && set.rule.weight_spread == 0.0);
+        });
     if (parts_.size() > 1) {
         for (const auto& part: parts_) shape.thread_first.push_back(part.first);
         shape.thread_first.push_back(parts_.back().end);
