@@ -2,7 +2,10 @@
 
 Runs each example network briefly (the store is built in full; 10 ms are simulated) on one
 rank and reads ``synapses`` and ``bytes_per_synapse`` from its summary.json: spikex's own
-accounting of the connection and source tables (``docs/user/cli.md``). Writes
+accounting of the connection and source tables (``docs/user/cli.md``); also the bytes per
+neuron of the cells' state (``memory_bytes.cells`` / ``cells``) and the process's peak RSS
+per synapse (``peak_rss_mb``: the interpreter and libraries included, and the build's
+peak, which is where a network's memory tops out). Writes
 ``bench/results/bytes_per_synapse.json`` and the "bytes-per-synapse" section of
 ``docs/user/memory.md``::
 
@@ -53,6 +56,9 @@ def measure(full: bool) -> dict:
                     "overrides": overrides,
                     "synapses": int(summary["synapses"]),
                     "bytes_per_synapse": float(summary["bytes_per_synapse"]),
+                    "cells": int(summary["cells"]),
+                    "cell_bytes_per_neuron": summary["memory_bytes"]["cells"]["max"] / summary["cells"],
+                    "peak_rss_mb": float(summary["peak_rss_mb"]["max"]),
                     "measured": run_stamp(),
                 }
             )
@@ -64,14 +70,19 @@ def markdown(result: dict) -> str:
         f"Measured {result['machine']['date_utc']} UTC by `bench/bytes_per_synapse.py` "
         "(one rank; connection + source tables per synapse, spikex's own accounting).",
         "",
-        "| network | overrides | synapses | bytes per synapse |",
-        "|---|---|---|---|",
+        "| network | overrides | synapses | bytes per synapse | cell state: bytes per neuron | peak RSS (MB) | peak RSS per synapse (bytes) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in result["rows"]:
         shown = [o for o in row["overrides"] if not o.startswith("simulation.")]
+        per_neuron = f"{row['cell_bytes_per_neuron']:.0f}" if "cells" in row else "–"
+        peak = f"{row['peak_rss_mb']:,.0f}" if "peak_rss_mb" in row else "–"
+        peak_per = (
+            f"{row['peak_rss_mb'] * 2**20 / row['synapses']:.1f}" if "peak_rss_mb" in row else "–"
+        )
         lines.append(
             f"| {row['network']} | {', '.join(shown) or '–'} | {row['synapses']:,} "
-            f"| {row['bytes_per_synapse']:.2f} |"
+            f"| {row['bytes_per_synapse']:.2f} | {per_neuron} | {peak} | {peak_per} |"
         )
     return "\n".join(lines) + "\n"
 
