@@ -526,9 +526,13 @@ def _segments(values: np.ndarray, counts: np.ndarray, keep: np.ndarray) -> np.nd
 # ---- restoring in pieces -----------------------------------------------------------------
 
 # Values (8 bytes each) a restore reads from a file at once: the bound on what it holds
-# besides the network. Each piece of plastic weights costs the engine one pass over the
-# rank's plastic synapses, so pieces are not made much smaller than this.
+# besides the network. A rank's share (its cells' values and plastic weights) goes in about
+# PIECES pieces, of PIECE_VALUES at most (32 MB) and MIN_PIECE_VALUES at least: small next
+# to the share, and each piece of plastic weights costs the engine one pass over the rank's
+# plastic synapses, so there are not many more.
 PIECE_VALUES = 1 << 22
+MIN_PIECE_VALUES = 1 << 16
+PIECES = 16
 # Internal, for tests: another piece size (values) for every restore of this process.
 PIECE_VALUES_VARIABLE = "SPIKEX_CHECKPOINT_PIECE_VALUES"
 # HDF5 chunk cache while reading: a piece's first and last chunks are read once.
@@ -558,10 +562,13 @@ def restore_state(checkpoint: Checkpoint, engine, piece_values: int | None = Non
     """
     import h5py
 
-    limit = max(1, int(piece_values or os.environ.get(PIECE_VALUES_VARIABLE) or PIECE_VALUES))
 
     def owns(gids: np.ndarray) -> np.ndarray:
         return engine.owns(np.ascontiguousarray(gids, dtype=np.int64)).astype(bool)
+
+    limit = int(piece_values or os.environ.get(PIECE_VALUES_VARIABLE) or 0)
+    if limit <= 0:
+        limit = min(PIECE_VALUES, max(MIN_PIECE_VALUES, _share_values(checkpoint) // PIECES))
 
     engine.import_begin(checkpoint.step)
     parts: dict[str, list[np.ndarray]] = {}
@@ -581,6 +588,23 @@ def restore_state(checkpoint: Checkpoint, engine, piece_values: int | None = Non
         engine.import_finish(rows, failure)
     except ValueError as error:
         raise CheckpointError(str(error)) from None
+
+
+def _share_values(checkpoint: Checkpoint) -> int:
+    """About the values of this rank's rows in the large tables of `checkpoint`: their sizes
+    (HDF5 metadata, no data read) over the ranks."""
+    import h5py
+
+    total = 0
+    for entry in checkpoint.manifest["files"]:
+        try:
+            with h5py.File(checkpoint.path / entry["name"], "r", locking=False) as source:
+                total += sum(group["values"].shape[0] for group in source.get("cells", {}).values())
+                if "plastic/weight/value" in source:
+                    total += source["plastic/weight/value"].shape[0]
+        except (OSError, KeyError, ValueError):
+            pass  # restore_state names the file when it reads it
+    return total // _core.comm_size()
 
 
 def _restore_file(source, engine, owns, limit: int) -> dict[str, np.ndarray]:
