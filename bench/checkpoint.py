@@ -37,6 +37,13 @@ between ``<!-- checkpoint-cost:begin -->`` and ``<!-- checkpoint-cost:end -->``:
     python bench/checkpoint.py --quick    # smallest sizes only, printed, nothing written
     python bench/checkpoint.py --docs     # only rewrite the docs block from the JSON
     python bench/checkpoint.py --check-docs  # exit 1 when the docs block is stale
+    python bench/checkpoint.py --sizes 1 --attempts 1   # fewer sizes, each job once (a busy machine)
+    python bench/checkpoint.py --only "hpc_benchmark STDP" --largest   # one case, printed to /tmp
+    python bench/checkpoint.py --comparison BEFORE.json AFTER.json     # two such cases (issue 56)
+
+Bytes read are per rank, from ``/proc/self/io`` (rchar) around each part of a load; the
+comparison (``bench/results/checkpoint_restore.json``) is the largest STDP case measured
+with the code before and after restores read only their rows in bounded pieces.
 """
 
 from __future__ import annotations
