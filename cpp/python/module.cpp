@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <nanobind/nanobind.h>
@@ -756,7 +757,25 @@ public:
         for (auto& [name, values]: state.reals) d[nb::str(name.c_str())] = to_numpy(std::move(values));
         return d;
     }
-    void import_state(const nb::dict& columns) {
+    void import_state(const nb::dict& columns) { engine_->import_state(state_of(columns)); }
+    // The same in pieces (engine.hpp): the arrays are read in place, not copied.
+    void import_begin(std::int64_t step) { engine_->import_begin(step); }
+    void import_cells(const std::string& model, const input1d<std::int64_t>& gids, const input1d<double>& values) {
+        engine_->import_cells(model, view(gids), view(values));
+    }
+    void import_weights(const input1d<std::int64_t>& targets, const input1d<std::int64_t>& counts,
+                        const input1d<std::int64_t>& digests, const input1d<double>& values,
+                        const input1d<std::int64_t>& sites) {
+        engine_->import_weights(view(targets), view(counts), view(digests), view(values), view(sites));
+    }
+    void import_finish(const nb::dict& columns, const std::string& error) {
+        engine_->import_finish(state_of(columns), error);
+    }
+    template <class T>
+    static std::span<const T> view(const input1d<T>& a) {
+        return {a.data(), a.shape(0)};
+    }
+    static engine_state state_of(const nb::dict& columns) {
         engine_state state;
         for (auto [key, value]: columns) {
             const auto name = nb::cast<std::string>(key);
@@ -768,7 +787,7 @@ public:
                 throw user_error("import_state: column " + name + " is neither int64 nor float64 (1-d, contiguous)");
             }
         }
-        engine_->import_state(state);
+        return state;
     }
     array1d<std::uint8_t> owns(const input1d<std::int64_t>& gids) const {
         std::vector<std::uint8_t> out(gids.shape(0));
@@ -1011,6 +1030,11 @@ NB_MODULE(_core, m) {
         .def("take_local_spikes", &py_engine::take_local_spikes)
         .def("export_state", &py_engine::export_state)
         .def("import_state", &py_engine::import_state)
+        .def("import_begin", &py_engine::import_begin, nb::arg("step"))
+        .def("import_cells", &py_engine::import_cells, nb::arg("model"), nb::arg("gids"), nb::arg("values"))
+        .def("import_weights", &py_engine::import_weights, nb::arg("targets"), nb::arg("counts"), nb::arg("digests"),
+             nb::arg("values"), nb::arg("sites"))
+        .def("import_finish", &py_engine::import_finish, nb::arg("columns"), nb::arg("error") = "")
         .def("owns", &py_engine::owns)
         .def_prop_ro("max_delay_steps", [](py_engine& e) { return e.get().max_delay_global(); })
         .def("connections", &py_engine::connections)

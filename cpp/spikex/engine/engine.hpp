@@ -29,6 +29,7 @@
 //   and communication of one interval could overlap (point-to-point methods do).
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -78,6 +79,22 @@ public:
     // user_error (on every rank) when they do not match the network.
     engine_state export_state() const;
     void import_state(const engine_state& rows);
+    // import_state in pieces, so that a restore never holds more than one piece of the
+    // checkpoint besides the network (issue 56): import_begin(step); any number of
+    // import_cells and import_weights pieces, each row whole (a cell's values, a target's
+    // plastic weights), rows of one cell or target in one piece only; then import_finish
+    // with the other tables (recorded, state/, plastic/pre, plastic/post, inflight and the
+    // counters, as import_state takes them). A mismatch found in a piece is kept;
+    // import_finish reports the first one on every rank (collective), or `error` when this
+    // rank could not read its rows. import_state(rows) is these calls, one piece each.
+    void import_begin(step_type step);
+    void import_cells(const std::string& model, std::span<const std::int64_t> gids, std::span<const double> values);
+    // Per target: gid, input count, key digest; its weights (and with quantal synapse
+    // types its available sites, else empty) one target after the other.
+    void import_weights(std::span<const std::int64_t> targets, std::span<const std::int64_t> counts,
+                        std::span<const std::int64_t> digests, std::span<const double> values,
+                        std::span<const std::int64_t> sites);
+    void import_finish(const engine_state& rest, const std::string& error = {});
 
     // Changes between runs (network_changes.cpp; NEST's SetStatus between Simulate calls,
     // PyNN's set() after run()). Cells [first, first + count) of one population: `name`
@@ -163,7 +180,8 @@ private:
 
     void emit(local_index cell, step_type step);
     void restore_in_flight(); // init(): spikes of a checkpoint back into the delivery ring
-    void import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local);
+    void import_plastic_state(const engine_state& rows);
+    local_index import_local(std::int64_t gid, const char* what) const; // user_error if not here
     void sample_state(step_type n);
     void deliver_source(std::uint32_t run, step_type step) override; // spike_sink
     void deliver_connection(std::uint32_t connection, step_type step) override;
@@ -208,6 +226,20 @@ private:
     std::vector<spike> recent_;
     std::size_t recent_first_ = 0;
     step_type max_delay_global_ = 0;
+    // From import_begin until import_finish: what the pieces restored so far.
+    struct import_progress {
+        step_type step = -1;
+        std::string error;           // the first mismatch found in a piece
+        std::vector<char> cell_done; // per local cell
+        std::size_t cells_seen = 0;
+        // Plastic weights: per local cell + 1 the prefix sum of its plastic inputs (made by
+        // the first piece), whether its weights came, and its row in the current piece (-1).
+        std::vector<std::uint32_t> plastic_begin;
+        std::vector<char> weights_done;
+        std::vector<std::int32_t> slot;
+        std::size_t targets_seen = 0;
+    };
+    std::unique_ptr<import_progress> import_;
     // From import_state until init(): where the run goes on, and the spikes in flight.
     step_type resume_step_ = -1;
     std::vector<spike> resume_in_flight_;

@@ -10,6 +10,7 @@
 // traces and short-term states (per source, delay and synapse type: every rank holding one
 // has the same bits), the postsynaptic histories (per gid), recorded spikes and samples, and two counters.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -213,166 +214,273 @@ engine_state engine::export_state() const {
     return out;
 }
 
+local_index engine::import_local(std::int64_t gid, const char* what) const {
+    if (gid < 0 || gid >= std::int64_t(cells_total()) || !owns(static_cast<gid_type>(gid))) {
+        throw user_error(spikex::format("checkpoint: {} of gid {}, which is not on rank {}", what, gid, comm_.rank()));
+    }
+    return cells_->local_of(static_cast<gid_type>(gid));
+}
+
 void engine::import_state(const engine_state& rows) {
+    const auto& step = column(rows, "step");
+    import_begin(step.size() == 1 ? step[0] : -1);
+    for (const auto& model: model_registry()) {
+        const auto& gids = column(rows, "cells/" + model.name + "/gid");
+        if (!gids.empty()) import_cells(model.name, gids, real_column(rows, "cells/" + model.name + "/values"));
+    }
+    const auto& targets = column(rows, "plastic/weight/target");
+    if (!targets.empty() || plastic_.active()) {
+        import_weights(targets, column(rows, "plastic/weight/count"), column(rows, "plastic/weight/key_digest"),
+                       real_column(rows, "plastic/weight/value"), column(rows, "plastic/weight/sites"));
+    }
+    import_finish(rows);
+}
+
+void engine::import_begin(step_type step) {
     if (!built_ || initialized_) throw internal_error("import_state: only after build() and before init()");
-    // A mismatch found on one rank must stop every rank with its message (as build does).
-    std::string error;
+    import_ = std::make_unique<import_progress>();
+    import_->step = step;
+    if (step < 0) import_->error = "checkpoint: no valid step";
+    import_->cell_done.assign(local_gids_.size(), 0);
+}
+
+void engine::import_cells(const std::string& model_name, std::span<const std::int64_t> gids,
+                          std::span<const double> values) {
+    if (!import_) throw internal_error("import_cells: import_begin first");
+    if (!import_->error.empty()) return;
     try {
-        const auto& step = column(rows, "step");
-        if (step.size() != 1 || step[0] < 0) throw user_error("checkpoint: no valid step");
-        const step_type s = step[0];
-        std::unordered_map<gid_type, local_index> local;
-        local.reserve(local_gids_.size());
-        for (local_index i = 0; i < local_gids_.size(); ++i) local[local_gids_[i]] = i;
-        auto local_of = [&](std::int64_t gid, const char* what) {
-            auto it = local.find(static_cast<gid_type>(gid));
-            if (gid < 0 || it == local.end()) {
-                throw user_error(
-                    spikex::format("checkpoint: {} of gid {}, which is not on rank {}", what, gid, comm_.rank()));
+        const auto& models = model_registry();
+        auto model = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.name == model_name; });
+        if (model == models.end()) {
+            throw user_error(
+                spikex::format("checkpoint: cells of model {}, which this spikex does not have", model_name));
+        }
+        const std::size_t width = model->checkpoint_state.size();
+        if (width == 0 || values.size() != gids.size() * width) {
+            throw user_error(spikex::format("checkpoint: cells of model {} have {} values for {} cells", model_name,
+                                            values.size(), gids.size()));
+        }
+        for (std::size_t r = 0; r < gids.size(); ++r) {
+            const local_index i = import_local(gids[r], "a cell state");
+            if (model_of(spec_, local_gids_[i]) != model->name) {
+                throw user_error(spikex::format("checkpoint: gid {} is a {} there but a {} in this network", gids[r],
+                                                model->name, model_of(spec_, local_gids_[i])));
             }
-            return it->second;
-        };
-
-        // Cells: every local cell of a model with state exactly once.
-        std::vector<char> restored(local_gids_.size(), 0);
-        std::size_t expected = 0;
-        for (local_index i = 0; i < local_gids_.size(); ++i) {
-            expected += !find_model(model_of(spec_, local_gids_[i])).checkpoint_state.empty();
-        }
-        std::size_t seen = 0;
-        for (const auto& model: model_registry()) {
-            const auto& gids = column(rows, "cells/" + model.name + "/gid");
-            const auto& values = real_column(rows, "cells/" + model.name + "/values");
-            const std::size_t width = model.checkpoint_state.size();
-            if (gids.empty()) continue;
-            if (width == 0 || values.size() != gids.size() * width) {
-                throw user_error(spikex::format("checkpoint: cells of model {} have {} values for {} cells", model.name,
-                                                values.size(), gids.size()));
-            }
-            for (std::size_t r = 0; r < gids.size(); ++r) {
-                const local_index i = local_of(gids[r], "a cell state");
-                if (model_of(spec_, local_gids_[i]) != model.name) {
-                    throw user_error(spikex::format("checkpoint: gid {} is a {} there but a {} in this network",
-                                                    gids[r], model.name, model_of(spec_, local_gids_[i])));
-                }
-                if (restored[i]++) throw user_error(spikex::format("checkpoint: gid {} appears twice", gids[r]));
-                unsigned t = 0;
-                while (i >= parts_[t].end) ++t;
-                parts_[t].cells->load_cell(i, values.data() + r * width);
-                ++seen;
-            }
-        }
-        if (seen != expected) {
-            throw user_error(spikex::format("checkpoint: {} of this rank's {} cells have a state", seen, expected));
-        }
-        for (auto& part: parts_) part.cells->after_load();
-
-        const auto& recorded_gid = column(rows, "recorded/gid");
-        const auto& recorded_step = column(rows, "recorded/step");
-        for (std::size_t r = 0; r < recorded_gid.size(); ++r) {
-            local_of(recorded_gid[r], "a recorded spike");
-            recorded_.push_back({static_cast<gid_type>(recorded_gid[r]), recorded_step.at(r)});
-        }
-
-        // State samples: the saved columns in this rank's order of recorded cells.
-        for (std::size_t k = 0; k < state_samples_.size(); ++k) {
-            const std::string prefix = spikex::format("state/{}/", k);
-            const auto& gids = column(rows, prefix + "gid");
-            const auto& steps = column(rows, prefix + "step");
-            const auto& values = real_column(rows, prefix + "values");
-            auto& samples = state_samples_[k];
-            if (gids.size() != samples.gids.size() || values.size() != gids.size() * steps.size()) {
-                throw user_error(spikex::format("checkpoint: state recording {} has {} cells here, {} in the "
-                                                "checkpoint",
-                                                k, samples.gids.size(), gids.size()));
-            }
-            std::unordered_map<std::int64_t, std::size_t> column_of;
-            for (std::size_t c = 0; c < gids.size(); ++c) column_of[gids[c]] = c;
-            samples.steps.assign(steps.begin(), steps.end());
-            samples.values.resize(values.size());
-            const std::size_t width = gids.size();
-            for (std::size_t c = 0; c < width; ++c) {
-                auto it = column_of.find(samples.gids[c]);
-                if (it == column_of.end()) {
-                    throw user_error(
-                        spikex::format("checkpoint: state recording {} has no samples of gid {}", k, samples.gids[c]));
-                }
-                for (std::size_t r = 0; r < steps.size(); ++r) {
-                    samples.values[r * width + c] = values[r * width + it->second];
-                }
-            }
-        }
-
-        if (plastic_.active())
-            import_plastic_state(rows, local);
-        else if (!column(rows, "plastic/weight/target").empty()) {
-            throw user_error("checkpoint: it has plastic synapses ending on this rank's cells, this network none");
-        }
-
-        const auto& flight_gid = column(rows, "inflight/gid");
-        const auto& flight_step = column(rows, "inflight/step");
-        resume_in_flight_.clear();
-        for (std::size_t r = 0; r < flight_gid.size(); ++r) {
-            resume_in_flight_.push_back({static_cast<gid_type>(flight_gid[r]), flight_step.at(r)});
-        }
-        resume_step_ = s;
-        if (comm_.rank() == 0) {
-            restored_events_delivered_ = static_cast<std::uint64_t>(column(rows, "events_delivered").at(0));
-            restored_spikes_emitted_ = static_cast<std::uint64_t>(column(rows, "spikes_emitted").at(0));
+            if (import_->cell_done[i]++) throw user_error(spikex::format("checkpoint: gid {} appears twice", gids[r]));
+            unsigned t = 0;
+            while (i >= parts_[t].end) ++t;
+            parts_[t].cells->load_cell(i, values.data() + r * width);
+            ++import_->cells_seen;
         }
     } catch (const user_error& e) {
-        error = e.what();
-    } catch (const std::out_of_range&) {
-        error = "checkpoint: a column is missing or too short";
+        import_->error = e.what();
+    }
+}
+
+// One piece of plastic weights. Without an index of the table by target (8 B per plastic
+// synapse, as much as the weights themselves), each piece visits the plastic connections
+// once in table order: a target's inputs come by (source, delay, synapse), then creation
+// order, which is the checkpoint's key order, so each takes the next weight of its
+// target's row and the key digest is made on the way. A piece of W weights costs one pass
+// over the rank's plastic synapses and 4 B per local cell.
+void engine::import_weights(std::span<const std::int64_t> targets, std::span<const std::int64_t> counts,
+                            std::span<const std::int64_t> digests, std::span<const double> values,
+                            std::span<const std::int64_t> sites) {
+    if (!import_) throw internal_error("import_weights: import_begin first");
+    auto& progress = *import_;
+    if (!progress.error.empty()) return;
+    try {
+        if (!plastic_.active()) {
+            if (!targets.empty()) {
+                throw user_error("checkpoint: it has plastic synapses ending on this rank's cells, this network none");
+            }
+            return;
+        }
+        const std::size_t cells = local_gids_.size();
+        const local_index* table_targets = table_.targets();
+        if (progress.plastic_begin.empty()) { // per local cell, its plastic inputs (one counting pass)
+            progress.plastic_begin.assign(cells + 1, 0);
+            for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
+                if (table_.group(g).synapse == 0) continue;
+                for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
+                    ++progress.plastic_begin[table_targets[c] + 1];
+                }
+            }
+            for (std::size_t i = 0; i < cells; ++i) progress.plastic_begin[i + 1] += progress.plastic_begin[i];
+            progress.weights_done.assign(cells, 0);
+            progress.slot.assign(cells, -1);
+        }
+        if (targets.empty()) return;
+        if (counts.size() != targets.size() || digests.size() != targets.size()) {
+            throw user_error("checkpoint: the plastic weight table's columns differ in length");
+        }
+        if (targets.size() > std::size_t(std::numeric_limits<std::int32_t>::max())) {
+            throw internal_error("import_weights: too many targets in one piece");
+        }
+        const bool quantal = plastic_.has_quantal();
+        if (quantal && sites.size() != values.size()) {
+            throw user_error(
+                spikex::format("checkpoint: {} available-site counts (plastic/weight/sites) for {} plastic "
+                               "weights: the quantal_stp_synapse state is missing",
+                               sites.size(), values.size()));
+        }
+        // Each row's first weight in `values`, and its target's local index.
+        std::vector<std::size_t> first(targets.size());
+        std::size_t total = 0;
+        for (std::size_t r = 0; r < targets.size(); ++r) {
+            const local_index i = import_local(targets[r], "plastic weights");
+            const std::uint32_t here = progress.plastic_begin[i + 1] - progress.plastic_begin[i];
+            if (progress.weights_done[i] || progress.slot[i] >= 0 || here == 0 || counts[r] != std::int64_t(here)) {
+                throw user_error(
+                    spikex::format("checkpoint: the plastic inputs of gid {} differ from this network's", targets[r]));
+            }
+            progress.slot[i] = static_cast<std::int32_t>(r);
+            first[r] = total;
+            total += here;
+        }
+        if (total > values.size()) throw user_error("checkpoint: plastic weights are cut short");
+        std::vector<std::uint32_t> taken(targets.size(), 0);
+        std::vector<std::uint64_t> digest(targets.size(), 0);
+        double* table_weights = table_.mutable_weights();
+        std::string sites_error;
+        for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
+            const delay_group& group = table_.group(g);
+            if (group.synapse == 0) continue;
+            const std::uint64_t key = std::uint64_t(table_.sources()[group.source_run]) << 32 | group.delay;
+            const bool quantal_group = quantal && plastic_.quantal(group);
+            for (auto c = group.begin; c < table_.group_end_connection(g); ++c) {
+                const std::int32_t r = progress.slot[table_targets[c]];
+                if (r < 0) continue;
+                const std::size_t k = first[r] + taken[r]++;
+                table_weights[c] = values[k];
+                digest[r] = mix(mix(digest[r] ^ key) ^ group.synapse);
+                if (!quantal_group) continue;
+                const std::int64_t available = sites[k];
+                if (available < 0 || available > std::int64_t(plastic_.sites(group.synapse))) {
+                    if (sites_error.empty()) {
+                        sites_error = spikex::format("checkpoint: available sites = {} of a quantal_stp_synapse input "
+                                                     "of gid {}: must be in [0, n]",
+                                                     available, targets[r]);
+                    }
+                    continue;
+                }
+                plastic_.set_available_sites(g, c, table_, static_cast<std::uint32_t>(available));
+            }
+        }
+        for (std::size_t r = 0; r < targets.size(); ++r) { // every slot back to -1 before any throw
+            const local_index i = cells_->local_of(static_cast<gid_type>(targets[r]));
+            progress.slot[i] = -1;
+            progress.weights_done[i] = 1;
+        }
+        if (!sites_error.empty()) throw user_error(sites_error);
+        for (std::size_t r = 0; r < targets.size(); ++r) {
+            if (std::int64_t(digest[r]) != digests[r]) {
+                throw user_error(
+                    spikex::format("checkpoint: the plastic inputs of gid {} differ from this network's", targets[r]));
+            }
+        }
+        progress.targets_seen += targets.size();
+    } catch (const user_error& e) {
+        progress.error = e.what();
+    }
+}
+
+void engine::import_finish(const engine_state& rows, const std::string& read_error) {
+    if (!import_) throw internal_error("import_finish: import_begin first");
+    std::unique_ptr<import_progress> progress = std::move(import_);
+    // A mismatch found on one rank must stop every rank with its message (as build does).
+    std::string error = !read_error.empty() ? read_error : progress->error;
+    if (error.empty()) {
+        try {
+            const step_type s = progress->step;
+            // Cells: every local cell of a model with state exactly once.
+            std::size_t expected = 0;
+            for (local_index i = 0; i < local_gids_.size(); ++i) {
+                expected += !find_model(model_of(spec_, local_gids_[i])).checkpoint_state.empty();
+            }
+            if (progress->cells_seen != expected) {
+                throw user_error(spikex::format("checkpoint: {} of this rank's {} cells have a state",
+                                                progress->cells_seen, expected));
+            }
+            for (auto& part: parts_) part.cells->after_load();
+
+            const auto& recorded_gid = column(rows, "recorded/gid");
+            const auto& recorded_step = column(rows, "recorded/step");
+            for (std::size_t r = 0; r < recorded_gid.size(); ++r) {
+                import_local(recorded_gid[r], "a recorded spike");
+                recorded_.push_back({static_cast<gid_type>(recorded_gid[r]), recorded_step.at(r)});
+            }
+
+            // State samples: the saved columns in this rank's order of recorded cells.
+            for (std::size_t k = 0; k < state_samples_.size(); ++k) {
+                const std::string prefix = spikex::format("state/{}/", k);
+                const auto& gids = column(rows, prefix + "gid");
+                const auto& steps = column(rows, prefix + "step");
+                const auto& values = real_column(rows, prefix + "values");
+                auto& samples = state_samples_[k];
+                if (gids.size() != samples.gids.size() || values.size() != gids.size() * steps.size()) {
+                    throw user_error(spikex::format("checkpoint: state recording {} has {} cells here, {} in the "
+                                                    "checkpoint",
+                                                    k, samples.gids.size(), gids.size()));
+                }
+                std::unordered_map<std::int64_t, std::size_t> column_of;
+                for (std::size_t c = 0; c < gids.size(); ++c) column_of[gids[c]] = c;
+                samples.steps.assign(steps.begin(), steps.end());
+                samples.values.resize(values.size());
+                const std::size_t width = gids.size();
+                for (std::size_t c = 0; c < width; ++c) {
+                    auto it = column_of.find(samples.gids[c]);
+                    if (it == column_of.end()) {
+                        throw user_error(spikex::format("checkpoint: state recording {} has no samples of gid {}", k,
+                                                        samples.gids[c]));
+                    }
+                    for (std::size_t r = 0; r < steps.size(); ++r) {
+                        samples.values[r * width + c] = values[r * width + it->second];
+                    }
+                }
+            }
+
+            if (plastic_.active()) {
+                if (progress->plastic_begin.empty()) { // no weights came: count this rank's plastic inputs
+                    import_ = std::move(progress);
+                    import_weights({}, {}, {}, {}, {});
+                    progress = std::move(import_);
+                }
+                std::size_t with_inputs = 0;
+                const auto& begin = progress->plastic_begin;
+                for (std::size_t i = 0; i + 1 < begin.size(); ++i) with_inputs += begin[i + 1] > begin[i];
+                if (progress->targets_seen != with_inputs) {
+                    throw user_error(
+                        spikex::format("checkpoint: {} cells of this rank have plastic inputs there, {} here",
+                                       progress->targets_seen, with_inputs));
+                }
+                progress.reset(); // its per-cell vectors are not needed any more
+                import_plastic_state(rows);
+            }
+
+            const auto& flight_gid = column(rows, "inflight/gid");
+            const auto& flight_step = column(rows, "inflight/step");
+            resume_in_flight_.clear();
+            for (std::size_t r = 0; r < flight_gid.size(); ++r) {
+                resume_in_flight_.push_back({static_cast<gid_type>(flight_gid[r]), flight_step.at(r)});
+            }
+            resume_step_ = s;
+            if (comm_.rank() == 0) {
+                restored_events_delivered_ = static_cast<std::uint64_t>(column(rows, "events_delivered").at(0));
+                restored_spikes_emitted_ = static_cast<std::uint64_t>(column(rows, "spikes_emitted").at(0));
+            }
+        } catch (const user_error& e) {
+            error = e.what();
+        } catch (const std::out_of_range&) {
+            error = "checkpoint: a column is missing or too short";
+        }
     }
     agree_on_error(error);
 }
 
-void engine::import_plastic_state(const engine_state& rows, const std::unordered_map<gid_type, local_index>& local) {
-    const plastic_inputs inputs(table_, local_gids_.size());
-    const auto& targets = column(rows, "plastic/weight/target");
-    const auto& counts = column(rows, "plastic/weight/count");
-    const auto& digests = column(rows, "plastic/weight/key_digest");
-    const auto& weights = real_column(rows, "plastic/weight/value");
-    std::size_t with_inputs = 0;
-    for (local_index i = 0; i < local_gids_.size(); ++i) with_inputs += inputs.count(i) > 0;
-    if (targets.size() != with_inputs) {
-        throw user_error(spikex::format("checkpoint: {} cells of this rank have plastic inputs there, {} here",
-                                        targets.size(), with_inputs));
-    }
-    std::size_t at = 0;
-    double* table_weights = table_.mutable_weights();
-    const auto& sites = column(rows, "plastic/weight/sites");
-    if (plastic_.has_quantal() && sites.size() != weights.size()) {
-        throw user_error(spikex::format("checkpoint: {} available-site counts (plastic/weight/sites) for {} plastic "
-                                        "weights: the quantal_stp_synapse state is missing",
-                                        sites.size(), weights.size()));
-    }
-    for (std::size_t r = 0; r < targets.size(); ++r) {
-        auto it = local.find(static_cast<gid_type>(targets[r]));
-        const auto count = static_cast<std::size_t>(counts.at(r));
-        if (it == local.end() || inputs.count(it->second) != count ||
-            std::int64_t(inputs.key_digest(table_, it->second)) != digests.at(r)) {
-            throw user_error(
-                spikex::format("checkpoint: the plastic inputs of gid {} differ from this network's", targets[r]));
-        }
-        if (at + count > weights.size()) throw user_error("checkpoint: plastic weights are cut short");
-        const std::uint32_t first = inputs.begin[it->second];
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint32_t c = inputs.connection[first + k], g = inputs.group[first + k];
-            table_weights[c] = weights[at + k];
-            if (!plastic_.quantal(table_.group(g))) continue;
-            const std::int64_t available = sites[at + k];
-            if (available < 0 || available > std::int64_t(plastic_.sites(table_.group(g).synapse))) {
-                throw user_error(spikex::format("checkpoint: available sites = {} of a quantal_stp_synapse input of "
-                                                "gid {}: must be in [0, n]",
-                                                available, targets[r]));
-            }
-            plastic_.set_available_sites(g, c, table_, static_cast<std::uint32_t>(available));
-        }
-        at += count;
-    }
-
+// Presynaptic traces and short-term states, and postsynaptic histories (the weights came
+// in pieces before).
+void engine::import_plastic_state(const engine_state& rows) {
     // Presynaptic traces: every local plastic group takes its (source, delay, synapse) row.
     const auto& pre_source = column(rows, "plastic/pre/source");
     const auto& pre_delay = column(rows, "plastic/pre/delay");
@@ -424,8 +532,10 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
     const auto& entry_reads = column(rows, "plastic/post/entry_reads");
     std::size_t entry = 0;
     for (std::size_t r = 0; r < post_gid.size(); ++r) {
-        auto it = local.find(static_cast<gid_type>(post_gid[r]));
-        if (it == local.end() || !plastic_.has_history(it->second)) {
+        const bool here =
+            post_gid[r] >= 0 && post_gid[r] < std::int64_t(cells_total()) && owns(static_cast<gid_type>(post_gid[r]));
+        const local_index i = here ? cells_->local_of(static_cast<gid_type>(post_gid[r])) : 0;
+        if (!here || !plastic_.has_history(i)) {
             throw user_error(
                 spikex::format("checkpoint: a spike history of gid {}, which has no plastic inputs here", post_gid[r]));
         }
@@ -437,7 +547,7 @@ void engine::import_plastic_state(const engine_state& rows, const std::unordered
         for (std::size_t k = entry; k < entry + n; ++k) {
             entries.push_back({entry_stamp[k], entry_k[k], static_cast<std::uint32_t>(entry_reads[k])});
         }
-        plastic_.set_history(it->second, post_history(post_k.at(r), post_last.at(r), std::move(entries)));
+        plastic_.set_history(i, post_history(post_k.at(r), post_last.at(r), std::move(entries)));
         entry += n;
     }
 }

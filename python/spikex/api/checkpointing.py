@@ -13,7 +13,7 @@ from ..io.checkpoint import (
     Checkpoint,
     CheckpointError,
     open_checkpoint,
-    read_rows,
+    restore_state,
     write_checkpoint,
 )
 from ..version import __version__
@@ -70,8 +70,7 @@ def restore_network(network, path: str | Path | Checkpoint) -> Checkpoint:
     network._build()
     replay(network, manifest.get("changes", []), checkpoint.step)
     network._changes = [c for c in manifest.get("changes", []) if c["built"] and c["step"] <= checkpoint.step]
-    rows = read_rows(checkpoint, lambda gids: network._engine.owns(gids).astype(bool))
-    network._engine.import_state(rows)
+    restore_state(checkpoint, network._engine)
     network._initialise()
     if int(network._engine.steps_per_interval) != int(manifest["steps_per_interval"]):
         raise CheckpointError(

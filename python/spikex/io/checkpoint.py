@@ -14,10 +14,14 @@ the directory to ``ckpt-<step>`` (a rename is atomic), fsyncs the parent, then r
 that fails on any rank (disk full) leaves the previous checkpoint and ``latest.json`` as
 they were, and every rank raises ``CheckpointWriteError``.
 
-Reading: rank 0 checks the manifest and every file's size and SHA-256 before anything is
-built (``CheckpointError``, a ``ValueError``: exit status 2). Then every rank reads every
-rank file and keeps the rows of its own cells (``Engine.owns``), plus all spikes in flight
-and presynaptic traces; ``Engine.import_state`` checks that they match the network.
+Reading: rank 0 checks the manifest and every file's size, the ranks share the SHA-256
+checks by file, before anything is built (``CheckpointError``, a ``ValueError``: exit
+status 2). Then each rank reads the key columns of every rank file and, of the large
+tables, only the chunks that hold the rows of its own cells (``Engine.owns``), and feeds
+them to the engine in bounded pieces (``restore_state``), plus all spikes in flight and
+presynaptic traces; the engine checks that they match the network (``import_finish``).
+``read_rows`` (every row of this rank at once, for ``Engine.import_state``) is kept for
+tools that want the columns.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _core
-from ..runtime.collective import broadcast_text, int64_per_rank
+from ..runtime.collective import broadcast_text, gather_int64, int64_per_rank
 from .output import write_json
 
 FORMAT = "spikex-checkpoint"
@@ -50,6 +54,15 @@ SHARED_PREFIXES = ("inflight/", "plastic/pre/")
 # Counters that are sums over the writing ranks (manifest["counters"]).
 COUNTER_COLUMNS = ("events_delivered", "spikes_emitted")
 SCALAR_COLUMNS = ("step", "max_delay_steps", "steps_per_interval", *COUNTER_COLUMNS)
+# Columns of a few values per row of their table (a target's plastic weights, a cell's
+# history entries), stored in small HDF5 chunks (8 KB): a rank that restores some of the
+# rows reads the chunks that hold them, little more (issue 56). Other columns: 512 KB.
+SEGMENT_COLUMNS = ("plastic/weight/value", "plastic/weight/sites", "plastic/post/entry_")
+SEGMENT_CHUNK = 1 << 10
+# The manifest holds the SHA-256 of every file and of each of its blocks of this many bytes
+# (``block_sha256``): the ranks of a restore check the blocks, each about 1/P of them.
+HASH_BLOCK = 1 << 24
+
 
 
 class CheckpointError(ValueError):
@@ -122,11 +135,13 @@ def write_checkpoint(
 
     file_name = RANK_FILE.format(rank=rank)
     digest = np.zeros(5, dtype=np.int64)  # bytes, then the SHA-256 as four int64
+    block_digests = np.zeros(0, dtype=np.int64)  # the SHA-256 of each HASH_BLOCK bytes, four int64 each
     try:
         _write_rank_file(partial / file_name, columns, rank, ranks)
-        size, sha = _size_and_sha256(partial / file_name)
+        size, sha, blocks = _size_and_sha256_blocks(partial / file_name, HASH_BLOCK)
         digest[0] = size
         digest[1:] = np.frombuffer(bytes.fromhex(sha), dtype="<i8")
+        block_digests = np.frombuffer(b"".join(bytes.fromhex(b) for b in blocks), dtype="<i8").copy()
     except (OSError, RuntimeError) as error:  # h5py reports a failed write as RuntimeError
         failure = _describe(error, partial / file_name)
     try:
@@ -139,6 +154,9 @@ def write_checkpoint(
         raise
 
     digests = int64_per_rank(digest)
+    block_rows = gather_int64(block_digests).reshape(-1, 4)
+    block_counts = [-(-int(digests[r, 0]) // HASH_BLOCK) for r in range(ranks)]
+    block_first = np.concatenate([[0], np.cumsum(block_counts)])
     counters = {name: int(int64_per_rank(columns[name]).sum()) for name in COUNTER_COLUMNS}
     if rank == 0:
         try:
@@ -147,6 +165,10 @@ def write_checkpoint(
                     "name": RANK_FILE.format(rank=r),
                     "bytes": int(digests[r, 0]),
                     "sha256": digests[r, 1:].astype("<i8").tobytes().hex(),
+                    "block_bytes": HASH_BLOCK,
+                    "block_sha256": [
+                        row.astype("<i8").tobytes().hex() for row in block_rows[block_first[r] : block_first[r + 1]]
+                    ],
                 }
                 for r in range(ranks)
             ]
@@ -198,7 +220,7 @@ def _write_rank_file(path: Path, columns: dict[str, np.ndarray], rank: int, rank
         out.attrs["ranks"] = ranks
         for name, values in sorted(columns.items()):
             values = np.asarray(values)
-            chunk = max(1, min(values.size, 1 << 16))
+            chunk = max(1, min(values.size, SEGMENT_CHUNK if name.startswith(SEGMENT_COLUMNS) else 1 << 16))
             out.create_dataset(
                 name, data=values, chunks=(chunk,), maxshape=(None,), fletcher32=True
             )
@@ -253,6 +275,30 @@ def _size_and_sha256(path: Path) -> tuple[int, str]:
     return size, sha.hexdigest()
 
 
+def _size_and_sha256_blocks(path: Path, block_bytes: int) -> tuple[int, str, list[str]]:
+    """Size and SHA-256 of the file, and the SHA-256 of each of its `block_bytes` blocks
+    (one pass)."""
+    whole = hashlib.sha256()
+    blocks: list[str] = []
+    size = 0
+    with open(path, "rb") as stream:
+        while data := stream.read(block_bytes):
+            whole.update(data)
+            blocks.append(hashlib.sha256(data).hexdigest())
+            size += len(data)
+    return size, whole.hexdigest(), blocks
+
+
+def _sha256_of_range(path: Path, start: int, length: int) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        while length > 0 and (data := stream.read(min(length, 1 << 20))):
+            sha.update(data)
+            length -= len(data)
+    return sha.hexdigest()
+
+
 # ---- finding and verifying ------------------------------------------------------------
 
 
@@ -296,7 +342,7 @@ def open_checkpoint(path: str | Path, version: str, hashes: bool = True) -> Chec
         try:
             directory = find_checkpoint(path)
             manifest = _read_json(directory / MANIFEST_FILE)
-            _check_manifest(directory, manifest, version, hashes)
+            _check_manifest(directory, manifest, version, hashes=False)
         except CheckpointError as failure:
             error = str(failure)
     error = broadcast_text(error)
@@ -304,7 +350,41 @@ def open_checkpoint(path: str | Path, version: str, hashes: bool = True) -> Chec
         raise CheckpointError(error)
     directory = Path(broadcast_text(str(directory)))
     manifest = json.loads(broadcast_text(json.dumps(manifest)))
+    if hashes:
+        _check_hashes(directory, manifest)
     return Checkpoint(directory, manifest)
+
+
+def _check_hashes(directory: Path, manifest: dict) -> None:
+    """SHA-256 of every rank file against the manifest, shared by the ranks (collective):
+    block k of all files' blocks (``block_sha256``; a whole file in checkpoints without
+    them) on rank k mod P, so that the checkpoint is read once in all, about 1/P of it
+    by each rank."""
+    rank, ranks = _core.comm_rank(), _core.comm_size()
+    tasks = []  # (file entry, block number or None: the whole file)
+    for entry in manifest.get("files", []):
+        blocks = entry.get("block_sha256")
+        tasks += [(entry, k) for k in range(len(blocks))] if blocks is not None else [(entry, None)]
+    error = ""
+    for entry, block in tasks[rank::ranks]:
+        file = directory / entry["name"]
+        try:
+            if block is None:
+                same = _size_and_sha256(file)[1] == entry["sha256"]
+            else:
+                size = int(entry["block_bytes"])
+                sha = _sha256_of_range(file, block * size, size)
+                same = sha == entry["block_sha256"][block]
+        except (OSError, KeyError, ValueError, TypeError) as failure:
+            error = f"checkpoint {file}: unreadable ({failure})"
+            break
+        if not same:
+            error = f"checkpoint {file}: checksum mismatch (the file is corrupt)"
+            break
+    flags = int64_per_rank([1 if error else 0])[:, 0]
+    if flags.any():
+        raise CheckpointError(broadcast_text(error, root=int(np.flatnonzero(flags)[0])))
+
 
 
 def _check_manifest(directory: Path, manifest: dict, version: str, hashes: bool = True) -> None:
@@ -441,3 +521,216 @@ def _segments(values: np.ndarray, counts: np.ndarray, keep: np.ndarray) -> np.nd
     """The parts of `values` (consecutive segments of `counts` rows) whose rows `keep`."""
     owner = np.repeat(keep.astype(bool), counts.astype(np.int64))
     return values[owner]
+
+
+# ---- restoring in pieces -----------------------------------------------------------------
+
+# Values (8 bytes each) a restore reads from a file at once: the bound on what it holds
+# besides the network. A rank's share (its cells' values and plastic weights) goes in about
+# PIECES pieces, of PIECE_VALUES at most (32 MB) and MIN_PIECE_VALUES at least: small next
+# to the share, and each piece of plastic weights costs the engine one pass over the rank's
+# plastic synapses, so there are not many more.
+PIECE_VALUES = 1 << 22
+MIN_PIECE_VALUES = 1 << 16
+PIECES = 16
+# Internal, for tests: another piece size (values) for every restore of this process.
+PIECE_VALUES_VARIABLE = "SPIKEX_CHECKPOINT_PIECE_VALUES"
+# HDF5 chunk cache while reading: a piece's first and last chunks are read once.
+READ_CACHE_BYTES = 1 << 22
+# Tables fed to the engine piece by piece, their rows read by hyperslab; every other table
+# is small (per source, per spike in flight, per history entry) and read whole.
+PIECE_TABLES = ("cells/", "plastic/weight")
+
+
+def restore_state(checkpoint: Checkpoint, engine, piece_values: int | None = None) -> None:
+    """Read this rank's rows of `checkpoint` into `engine` (collective; after build, before
+    init), in pieces of at most about `piece_values` values (default PIECE_VALUES).
+
+    Per rank file, the key columns (gids, target gids and their input counts) are read
+    whole: they say which rows belong to this rank and where their values are. Of the large
+    tables (``cells/``, ``plastic/weight``) only the HDF5 chunks that hold this rank's rows
+    are read, in pieces that go into the engine one by one (``Engine.import_cells``,
+    ``import_weights``); a file without rows of this rank is not read beyond its keys.
+    Spikes in flight, presynaptic traces, postsynaptic histories, recorded spikes and state
+    samples go in at the end (``import_finish``), which checks everything on every rank.
+
+    Raises
+    ------
+    CheckpointError
+        On every rank, when some rank could not read its rows or they do not match the
+        network.
+    """
+    import h5py
+
+
+    def owns(gids: np.ndarray) -> np.ndarray:
+        return engine.owns(np.ascontiguousarray(gids, dtype=np.int64)).astype(bool)
+
+    limit = int(piece_values or os.environ.get(PIECE_VALUES_VARIABLE) or 0)
+    if limit <= 0:
+        limit = min(PIECE_VALUES, max(MIN_PIECE_VALUES, _share_values(checkpoint) // PIECES))
+
+    engine.import_begin(checkpoint.step)
+    parts: dict[str, list[np.ndarray]] = {}
+    failure = ""
+    for entry in checkpoint.manifest["files"]:
+        path = checkpoint.path / entry["name"]
+        try:
+            with h5py.File(path, "r", locking=False, rdcc_nbytes=READ_CACHE_BYTES) as source:
+                small = _restore_file(source, engine, owns, limit)
+        except (OSError, KeyError, ValueError, CheckpointError) as error:
+            failure = f"checkpoint {path}: unreadable ({error})"
+            break
+        for name, values in _own_rows(small, owns).items():
+            parts.setdefault(name, []).append(values)
+    rows = _joined(parts, checkpoint) if not failure else {}
+    try:
+        engine.import_finish(rows, failure)
+    except ValueError as error:
+        raise CheckpointError(str(error)) from None
+
+
+def _share_values(checkpoint: Checkpoint) -> int:
+    """About the values of this rank's rows in the large tables of `checkpoint`: their sizes
+    (HDF5 metadata, no data read) over the ranks."""
+    import h5py
+
+    total = 0
+    for entry in checkpoint.manifest["files"]:
+        try:
+            with h5py.File(checkpoint.path / entry["name"], "r", locking=False) as source:
+                total += sum(group["values"].shape[0] for group in source.get("cells", {}).values())
+                if "plastic/weight/value" in source:
+                    total += source["plastic/weight/value"].shape[0]
+        except (OSError, KeyError, ValueError):
+            pass  # restore_state names the file when it reads it
+    return total // _core.comm_size()
+
+
+def _restore_file(source, engine, owns, limit: int) -> dict[str, np.ndarray]:
+    """Feed one rank file's large tables to `engine` in pieces; return its small tables."""
+    import h5py
+
+    datasets: dict[str, dict] = {}
+
+    def take(name: str, item) -> None:
+        if isinstance(item, h5py.Dataset):
+            prefix, _, leaf = name.rpartition("/")
+            datasets.setdefault(prefix, {})[leaf] = item
+
+    source.visititems(take)
+    small: dict[str, np.ndarray] = {}
+    for prefix, group in datasets.items():
+        if prefix.startswith("cells/"):
+            gids = group["gid"][()]
+            keep = np.flatnonzero(owns(gids))
+            if keep.size == 0:
+                continue
+            width = group["values"].shape[0] // max(gids.size, 1)
+            for rows, values in _pieces(group["values"], keep * width, np.full(keep.size, width), limit):
+                engine.import_cells(prefix[len("cells/") :], gids[keep[rows]], values)
+        elif prefix == "plastic/weight":
+            targets = group["target"][()]
+            keep = np.flatnonzero(owns(targets))
+            if keep.size == 0:
+                continue
+            counts = group["count"][()]
+            digests = group["key_digest"][()]
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+            sites = group.get("sites")
+            no_sites = np.zeros(0, np.int64)
+            for rows, values in _pieces(group["value"], starts[keep], counts[keep], limit):
+                chosen = keep[rows]
+                engine.import_weights(
+                    np.ascontiguousarray(targets[chosen]),
+                    np.ascontiguousarray(counts[chosen]),
+                    np.ascontiguousarray(digests[chosen]),
+                    values,
+                    _segments_read(sites, starts[chosen], counts[chosen]) if sites is not None else no_sites,
+                )
+        else:
+            small.update({f"{prefix}/{leaf}" if prefix else leaf: d[()] for leaf, d in group.items()})
+    return small
+
+
+def _joined(parts: dict[str, list[np.ndarray]], checkpoint: Checkpoint) -> dict[str, np.ndarray]:
+    """The rows of every file as one column each, as ``Engine.import_state`` takes them."""
+    rows = {name: np.ascontiguousarray(np.concatenate(values)) for name, values in parts.items()}
+    for name, values in parts.items():
+        if name.startswith("state/") and name.endswith("/step"):
+            # Every file has the same sample steps; the values came column by column.
+            prefix = name[: -len("step")]
+            steps = values[0]
+            rows[name] = np.ascontiguousarray(steps)
+            cells = rows[prefix + "gid"].size
+            rows[prefix + "values"] = np.ascontiguousarray(rows[prefix + "values"].reshape(cells, steps.size).T.ravel())
+    for name in SCALAR_COLUMNS:
+        rows.pop(name, None)
+    rows["step"] = np.array([checkpoint.step], dtype=np.int64)
+    counters = checkpoint.manifest["counters"]
+    for name in COUNTER_COLUMNS:
+        rows[name] = np.array([counters[name]], dtype=np.int64)
+    return rows
+
+
+def _chunk_of(dataset) -> int:
+    return int(dataset.chunks[0]) if dataset.chunks else 1 << 12
+
+
+def _pieces(dataset, starts: np.ndarray, lengths: np.ndarray, limit: int):
+    """Yield (row numbers, values) of the segments ``dataset[starts[k] : starts[k] +
+    lengths[k]]`` (increasing, disjoint), in pieces whose values and reads (whole HDF5
+    chunks) stay within `limit` values plus one segment; a piece holds at least one."""
+    if starts.size == 0:
+        return
+    chunk = _chunk_of(dataset)
+    size = dataset.shape[0]
+    low = (starts // chunk) * chunk
+    high = np.minimum(-(-(starts + lengths) // chunk) * chunk, size)
+    # The chunks each segment adds to what is read so far (its first may be its
+    # predecessor's last).
+    previous = np.concatenate([[0], high[:-1]])
+    added = high - np.maximum(low, previous)
+    before = np.concatenate([[0], np.cumsum(np.maximum(added, 0))[:-1]])
+    taken = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    piece = (before + taken) // limit  # both what is read and what is kept stay bounded
+    cuts = np.flatnonzero(np.diff(piece)) + 1
+    for rows in np.split(np.arange(starts.size), cuts):
+        yield rows, _segments_read(dataset, starts[rows], lengths[rows])
+
+
+def _segments_read(dataset, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The segments ``dataset[starts[k] : starts[k] + lengths[k]]`` (increasing, disjoint)
+    one after the other. Reads each run of HDF5 chunks that holds some of them once, and
+    no chunk without any."""
+    out = np.empty(int(lengths.sum()), dtype=dataset.dtype)
+    if out.size == 0:
+        return out
+    chunk = _chunk_of(dataset)
+    ends = starts + lengths
+    low = (starts // chunk) * chunk
+    high = -(-ends // chunk) * chunk
+    # A new span where a segment's first chunk lies past the previous segment's last.
+    spans = np.flatnonzero(low[1:] > high[:-1]) + 1
+    at = np.concatenate([[0], np.cumsum(lengths)])
+    for first, last in zip(np.concatenate([[0], spans]), np.concatenate([spans, [starts.size]]), strict=True):
+        begin, end = int(starts[first]), int(ends[last - 1])
+        if end - begin == at[last] - at[first]:  # the segments are contiguous
+            dataset.read_direct(out, np.s_[begin:end], np.s_[at[first] : at[last]])
+            continue
+        block = np.empty(end - begin, dtype=dataset.dtype)
+        dataset.read_direct(block, np.s_[begin:end])
+        count = last - first
+        width = int(lengths[first])
+        offsets = starts[first:last] - begin
+        if np.all(lengths[first:last] == width) and np.all(offsets % width == 0):  # rows (a cell's values)
+            rows = block[: block.size - block.size % width].reshape(-1, width)
+            out[at[first] : at[last]] = rows[offsets // width].ravel()
+        elif count * 64 <= block.size:  # long segments: one copy each
+            for k in range(first, last):
+                out[at[k] : at[k + 1]] = block[starts[k] - begin : ends[k] - begin]
+        else:  # short ones (a cell's row): one gather
+            offsets = np.repeat(starts[first:last] - begin - at[first:last] + at[first], lengths[first:last])
+            out[at[first] : at[last]] = block[np.arange(at[last] - at[first]) + offsets]
+        del block
+    return out
