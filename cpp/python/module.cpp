@@ -592,14 +592,18 @@ public:
             }
         }
         const auto& spec = engine_->spec();
+        // Each pair of populations met is checked once (looked up only where one changes).
+        const population_spec *from = nullptr, *to = nullptr;
         for (std::size_t k = 0; k < n; ++k) {
-            const auto& from = spec.population_of(static_cast<gid_type>(sources.data()[k]));
-            const auto& to = spec.population_of(static_cast<gid_type>(targets.data()[k]));
-            if (k == 0 || from.first != spec.population_of(static_cast<gid_type>(sources.data()[k - 1])).first ||
-                to.first != spec.population_of(static_cast<gid_type>(targets.data()[k - 1])).first) {
-                check_connection_kinds(spec, "connect", from, to, receptor);
-                a.target_populations.push_back(to.first);
+            const auto s = static_cast<gid_type>(sources.data()[k]), t = static_cast<gid_type>(targets.data()[k]);
+            if (from && to && from->contains(s) && to->contains(t)) continue;
+            const population_spec* now_from = &spec.population_of(s);
+            const population_spec* now_to = &spec.population_of(t);
+            if (now_from != from || now_to != to) {
+                check_connection_kinds(spec, "connect", *now_from, *now_to, receptor);
+                a.target_populations.push_back(now_to->first);
             }
+            from = now_from, to = now_to;
         }
         std::sort(a.target_populations.begin(), a.target_populations.end());
         a.target_populations.erase(std::unique(a.target_populations.begin(), a.target_populations.end()),

@@ -32,6 +32,27 @@ _PYNN_KEYWORDS = {"max_delay", "rng_seeds", "rng_seeds_seed", "verbosity", "spik
 
 
 def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, **extra_params):
+    """Start a simulation with spikex as PyNN's backend (PyNN's ``setup``).
+
+    Parameters
+    ----------
+    timestep : float
+        The time step in ms (spikex's ``dt_ms``).
+    min_delay : float or "auto"
+        The smallest delay in ms; ``"auto"``: the smallest delay of the built network's
+        connections, as NEST computes it.
+    **extra_params
+        PyNN's ``max_delay`` (``"auto"``: 10 ms) and ``spike_precision`` (only
+        ``"on_grid"``); ``seed`` or pyNN.nest's ``rng_seed`` (one seed for every stream);
+        any argument of ``spikex.Network`` (``threads``, ``method``, ...; the distribution
+        stays ``round_robin``) and any ``[exchange]`` option. Other simulators' options
+        are logged and ignored, as PyNN's backends ignore each other's.
+
+    Returns
+    -------
+    int
+        This process's MPI rank.
+    """
     common.setup(timestep, min_delay, **extra_params)
     state = simulator.state
     state.clear()

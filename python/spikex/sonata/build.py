@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .config import SonataConfig, load_config
-from .edges import EdgePopulation, edge_populations, edge_windows
+from .edges import EdgePopulation, distinct, edge_populations, edge_windows
 from .errors import SonataError
 from .inputs import current_clamps, spike_trains, unsupported_inputs
 from .node_sets import NodeSets
@@ -469,7 +469,7 @@ def _first_error(message: str) -> str:
 def _used_types(edge: EdgePopulation, table) -> list[int]:
     """The edge types of ``edge`` that some rank's edges use (the same list on every rank)."""
     type_ids = np.array(sorted(edge.types), dtype=np.int64)
-    flags = np.isin(type_ids, table.edge_type_id).astype(np.int64)
+    flags = np.isin(type_ids, table.type_ids).astype(np.int64)
     return type_ids[_gathered(flags).any(axis=0)].tolist()
 
 
@@ -501,6 +501,7 @@ def _connect(
             weight=np.concatenate([table.weight, table.weight[extra]]),
             delay_ms=np.concatenate([table.delay_ms, table.delay_ms[extra]]),
             edge_type_id=np.concatenate([table.edge_type_id, table.edge_type_id[extra]]),
+            type_ids=table.type_ids,
             dynamics={k: np.concatenate([v, v[extra]]) for k, v in table.dynamics.items()},
         )
     if edge.dynamics_names:
@@ -546,7 +547,7 @@ def _connect_per_edge(
     n = table.target.size
     rows = np.full((n, 1 + len(names)), np.nan)
     rows[:, 0] = table.edge_type_id
-    for type_id in np.unique(table.edge_type_id).tolist():
+    for type_id in distinct(table.edge_type_id).tolist():
         edge_type = edge.types[int(type_id)]
         of_type = table.edge_type_id == type_id
         known = SYNAPSES[edge_type.synapse]
