@@ -22,6 +22,17 @@ def _cell_lists(where: str, name: str, value: object, n: int) -> tuple[np.ndarra
 
 
 def _float_array(where: str, name: str, values) -> np.ndarray:
+    # True/False are not numbers here (NEST refuses a boolean for a double parameter);
+    # flag parameters turn them into 1/0 before this.
+    if (
+        isinstance(values, (bool, np.bool_))
+        or (isinstance(values, np.ndarray) and values.dtype == np.bool_)
+        or (
+            isinstance(values, (list, tuple))
+            and any(isinstance(v, (bool, np.bool_)) for v in values)
+        )
+    ):
+        raise ValueError(f"{where}: {name} = {values!r:.60}: True/False is not a number here")
     try:
         array = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):

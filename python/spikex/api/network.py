@@ -123,8 +123,12 @@ class Network:
         # spikes.h5 and summary.json report them under their own name (output_populations).
         self._population_groups: list[Population] = []
         self.config: dict | None = None
-        self.sort_by_source = _check("Network", "sort_by_source", "connections.sort_by_source", sort_by_source)
-        self.keep_sources = _check("Network", "keep_sources", "connections.keep_sources", keep_sources)
+        self.sort_by_source = _check(
+            "Network", "sort_by_source", "connections.sort_by_source", sort_by_source
+        )
+        self.keep_sources = _check(
+            "Network", "keep_sources", "connections.keep_sources", keep_sources
+        )
         if not (self.sort_by_source or self.keep_sources):
             raise ValueError(
                 "Network: keep_sources = False needs sort_by_source = True (unsorted connections "
@@ -139,7 +143,9 @@ class Network:
         if problem:
             raise ValueError(f"Network: threads = {self.threads}: {problem}")
         self._engine.set_threads(self.threads)
-        self.stall_timeout_s = _check("Network", "stall_timeout_s", "simulation.stall_timeout_s", stall_timeout_s)
+        self.stall_timeout_s = _check(
+            "Network", "stall_timeout_s", "simulation.stall_timeout_s", stall_timeout_s
+        )
         self._cells_total = 0
         self._rules: list[dict] = []
         self._explicit_connections = 0
@@ -352,7 +358,9 @@ class Network:
         if model in MODEL_PARAMETERS and all(_is_number(v) for v in params.values()):
             core_params = _model_params(where, model, params)
         else:
-            core_params = {key: _parameter_to_core(where, key, value, n) for key, value in params.items()}
+            core_params = {
+                key: _parameter_to_core(where, key, value, n) for key, value in params.items()
+            }
         name = self._population_name(where, model, name)
         first_gid = int(self._engine.add_population(model, n, core_params))
         for key, value in lists.items():
@@ -518,20 +526,31 @@ class Network:
         elif needed is not None:
             options[needed] = _count(where, needed, given[needed])
         if entry["takes_indegree_spread"]:
-            options["indegree_spread"] = _check(where, "indegree_spread", "network.indegree_spread", indegree_spread)
+            options["indegree_spread"] = _check(
+                where, "indegree_spread", "network.indegree_spread", indegree_spread
+            )
         elif indegree_spread:
             raise ValueError(f"{where}: indegree_spread does not apply to this rule")
-        for flag, value in (("allow_autapses", allow_autapses), ("allow_multapses", allow_multapses)):
+        for flag, value in (
+            ("allow_autapses", allow_autapses),
+            ("allow_multapses", allow_multapses),
+        ):
             if value is None:
                 continue
             if not entry["self_connection_flags"]:
-                raise ValueError(f"{where}: {flag} does not apply to this rule (it never connects a cell to itself)")
+                raise ValueError(
+                    f"{where}: {flag} does not apply to this rule (it never connects a cell to itself)"
+                )
             options[flag] = bool(value)
         options["weight"] = _value_to_core(where, "weight", weight)
         weight_spread = _real(where, "weight_spread", weight_spread)
         if weight_spread and (isinstance(weight, Distribution) or not entry["takes_weight_spread"]):
-            spread_rules = ", ".join(name for name, e in CONNECTION_RULE_TYPES.items() if e["takes_weight_spread"])
-            raise ValueError(f"{where}: weight_spread needs a number as weight and one of the rules {spread_rules}; use a distribution as weight")
+            spread_rules = ", ".join(
+                name for name, e in CONNECTION_RULE_TYPES.items() if e["takes_weight_spread"]
+            )
+            raise ValueError(
+                f"{where}: weight_spread needs a number as weight and one of the rules {spread_rules}; use a distribution as weight"
+            )
         if weight_spread < 0:
             raise ValueError(f"{where}: weight_spread = {weight_spread}: must be >= 0")
         options["weight_spread"] = weight_spread
@@ -543,7 +562,9 @@ class Network:
         if receptor:
             options["receptor"] = _receptor(where, receptor)
         if rule in ("random", "adjacent"):
-            _check_indegree(where, rule, sources, targets, options["indegree"], options["indegree_spread"])
+            _check_indegree(
+                where, rule, sources, targets, options["indegree"], options["indegree_spread"]
+            )
         self._engine.connect_rule(
             rule, sources.first_gid, sources.size, targets.first_gid, targets.size, options
         )
@@ -590,7 +611,9 @@ class Network:
         self._require_open("record_state")
         where = "record_state"
         runs = self._gid_runs(where, cells)
-        interval_ms = self.dt_ms if interval_ms is None else _real(where, "interval_ms", interval_ms)
+        interval_ms = (
+            self.dt_ms if interval_ms is None else _real(where, "interval_ms", interval_ms)
+        )
         steps = interval_ms / self.dt_ms
         if steps < 1 - DELAY_TOLERANCE or abs(steps - round(steps)) > 1e-6:
             raise ValueError(
@@ -603,7 +626,12 @@ class Network:
             variable, runs, int(round(steps)), math.floor(start_ms / self.dt_ms + 0.5)
         )
         self._state_recordings.append(
-            {"variable": variable, "cells": [list(r) for r in runs], "interval_ms": interval_ms, "start_ms": start_ms}
+            {
+                "variable": variable,
+                "cells": [list(r) for r in runs],
+                "interval_ms": interval_ms,
+                "start_ms": start_ms,
+            }
         )
         return int(index)
 
@@ -647,7 +675,9 @@ class Network:
         """Gids of the cells this rank owns (builds nothing; for ``connect(local=True)``)."""
         from .. import _core as core
 
-        return np.asarray(core.local_gids(self.distribution, self._cells_total, self.seed), dtype=np.int64)
+        return np.asarray(
+            core.local_gids(self.distribution, self._cells_total, self.seed), dtype=np.int64
+        )
 
     def connections(self) -> dict[str, np.ndarray]:
         """Connections whose target is on this rank (builds the network if needed).
@@ -667,7 +697,9 @@ class Network:
         """The synapse types of the network's connections, in the order
         ``connections()["synapse"]`` indexes them: ``{"name", "params"}`` each; index 0 is
         ``static``. Connections of one type and parameter set share an index."""
-        return [{"name": t["name"], "params": dict(t["params"])} for t in self._engine.synapse_types()]
+        return [
+            {"name": t["name"], "params": dict(t["params"])} for t in self._engine.synapse_types()
+        ]
 
     # ---- simulation -------------------------------------------------------------------
 
@@ -796,7 +828,11 @@ class Network:
         from ..runtime.collective import float64_per_rank
 
         self._initialise()
-        gids = self._gid_array(f"get({variable})", "cells", np.atleast_1d(cells) if not isinstance(cells, Population) else cells)
+        gids = self._gid_array(
+            f"get({variable})",
+            "cells",
+            np.atleast_1d(cells) if not isinstance(cells, Population) else cells,
+        )
         local = np.asarray(self._engine.read_state(variable, gids.tolist()), dtype=float)
         rows = float64_per_rank(local)
         return np.nanmax(rows, axis=0) if rows.shape[0] > 1 else rows[0]
@@ -819,7 +855,9 @@ class Network:
         restore_network(self, path)
 
     @classmethod
-    def load(cls, path: str | Path, overrides: list[str] | tuple[str, ...] | None = None) -> Network:
+    def load(
+        cls, path: str | Path, overrides: list[str] | tuple[str, ...] | None = None
+    ) -> Network:
         """The network of a checkpoint written by a configuration-built run (``spikex run``
         or ``Network.from_config``), rebuilt on this job's ranks and restored. `overrides`
         (``"key=value"``) may change only the layout and tstop_ms (threads, exchange,
@@ -978,7 +1016,10 @@ class Network:
             "simulation": {"dt_ms": self.dt_ms, "seed": self.seed, "threads": self.threads},
             "distribution": {"scheme": self.distribution},
             "exchange": {"method": self.method, **self.exchange_options},
-            "connections": {"sort_by_source": self.sort_by_source, "keep_sources": self.keep_sources},
+            "connections": {
+                "sort_by_source": self.sort_by_source,
+                "keep_sources": self.keep_sources,
+            },
             "populations": [
                 {"name": pop.name, "model": pop.model, "first_gid": pop.first_gid, "size": pop.size}
                 for pop in self.populations
@@ -1029,9 +1070,13 @@ class Network:
                 name = f"{model}_{count + 1}"
             return name
         if not isinstance(name, str) or not name or "/" in name:
-            raise ValueError(f"{where}: name = {format_value(name)}: must be a non-empty string without '/'")
+            raise ValueError(
+                f"{where}: name = {format_value(name)}: must be a non-empty string without '/'"
+            )
         if name in taken:
-            raise ValueError(f"{where}: name = {format_value(name)}: a population of that name exists already")
+            raise ValueError(
+                f"{where}: name = {format_value(name)}: a population of that name exists already"
+            )
         return name
 
     def _check_population(self, where: str, name: str, population) -> None:
@@ -1101,10 +1146,15 @@ def _flags_as_numbers(model: str, params: dict) -> dict:
     ``after_spike_currents``, ...) as 1.0/0.0, as NEST's booleans."""
     specs = MODELS[model]["parameter_specs"]
     flags = {s["name"] for s in specs if sorted(s["range"]["choices"]) == [0.0, 1.0]}
-    return {
-        key: float(value) if key in flags and isinstance(value, (bool, np.bool_)) else value
-        for key, value in params.items()
-    }
+
+    def as_number(value):
+        if isinstance(value, (bool, np.bool_)):
+            return float(value)
+        if isinstance(value, (list, tuple, np.ndarray)):  # one per cell
+            return [float(v) if isinstance(v, (bool, np.bool_)) else v for v in value]
+        return value
+
+    return {key: as_number(value) if key in flags else value for key, value in params.items()}
 
 
 def _is_number(value: object) -> bool:
@@ -1147,8 +1197,14 @@ def _parameter_to_core(where: str, name: str, value: object, n: int) -> object:
 
 def _receptor(where: str, receptor) -> int:
     """A receptor port number (whether the target model has it, the core checks)."""
-    if isinstance(receptor, bool) or not isinstance(receptor, (int, np.integer)) or not 0 <= receptor <= 0x7FFF:
-        raise ValueError(f"{where}: receptor = {format_value(receptor)}: must be a whole number in [0, 32767] (a receptor port; 0: none)")
+    if (
+        isinstance(receptor, bool)
+        or not isinstance(receptor, (int, np.integer))
+        or not 0 <= receptor <= 0x7FFF
+    ):
+        raise ValueError(
+            f"{where}: receptor = {format_value(receptor)}: must be a whole number in [0, 32767] (a receptor port; 0: none)"
+        )
     return int(receptor)
 
 

@@ -162,3 +162,18 @@ def test_bad_parameters_raise_value_error():
     with pytest.raises(ValueError, match="method"):
         sx.Network(method="carrier_pigeon")
     assert cells.size == 10
+
+
+@pytest.mark.parametrize(
+    "n, value", [(1, True), (3, False), (2, [True, 3.0]), (2, np.array([1, 0], bool))]
+)
+def test_true_or_false_is_not_a_number(n, value):
+    # NEST refuses a boolean for a double parameter; only flag parameters take them.
+    net = sx.Network()
+    with pytest.raises(ValueError, match=r"params\['tau_m'\].*True/False is not a number"):
+        net.create("iaf_psc_exp", n, params={"tau_m": value})
+    cells = net.create("iaf_psc_exp", 2)
+    with pytest.raises(ValueError, match="weight.*True/False"):
+        net.connect(cells, cells, weight=True)
+    flags = net.create("glif_psc", 2, params={"after_spike_currents": [True, False]})
+    assert flags.size == 2
