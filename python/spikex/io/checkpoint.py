@@ -20,8 +20,6 @@ status 2). Then each rank reads the key columns of every rank file and, of the l
 tables, only the chunks that hold the rows of its own cells (``Engine.owns``), and feeds
 them to the engine in bounded pieces (``restore_state``), plus all spikes in flight and
 presynaptic traces; the engine checks that they match the network (``import_finish``).
-``read_rows`` (every row of this rank at once, for ``Engine.import_state``) is kept for
-tools that want the columns.
 """
 
 from __future__ import annotations
@@ -425,55 +423,6 @@ def _read_json(path: Path) -> dict:
 
 
 # ---- reading -------------------------------------------------------------------------
-
-
-def read_rows(checkpoint: Checkpoint, owns) -> dict[str, np.ndarray]:
-    """This rank's rows of every rank file of `checkpoint`, as ``Engine.import_state``
-    takes them. `owns(gids)` -> bool mask of the gids whose cells are on this rank."""
-    import h5py
-
-    parts: dict[str, list[np.ndarray]] = {}
-    for entry in checkpoint.manifest["files"]:
-        path = checkpoint.path / entry["name"]
-        try:
-            with h5py.File(path, "r", locking=False) as source:
-                columns = _datasets(source)
-        except (OSError, KeyError, ValueError) as error:
-            raise CheckpointError(f"checkpoint {path}: unreadable ({error})") from None
-        for name, values in _own_rows(columns, owns).items():
-            parts.setdefault(name, []).append(values)
-    rows = {name: np.ascontiguousarray(np.concatenate(values)) for name, values in parts.items()}
-    for name, values in parts.items():
-        if name.startswith("state/") and name.endswith("/step"):
-            # Every file has the same sample steps; the values came column by column.
-            prefix = name[: -len("step")]
-            steps = values[0]
-            rows[name] = np.ascontiguousarray(steps)
-            cells = rows[prefix + "gid"].size
-            rows[prefix + "values"] = np.ascontiguousarray(
-                rows[prefix + "values"].reshape(cells, steps.size).T.ravel()
-            )
-    for name in SCALAR_COLUMNS:
-        rows.pop(name, None)
-    rows["step"] = np.array([checkpoint.step], dtype=np.int64)
-    counters = checkpoint.manifest["counters"]
-    for name in COUNTER_COLUMNS:
-        rows[name] = np.array([counters[name]], dtype=np.int64)
-    return rows
-
-
-def _datasets(source) -> dict[str, np.ndarray]:
-    """Every dataset of an open HDF5 file by path, read whole (fletcher32 checked)."""
-    import h5py
-
-    columns: dict[str, np.ndarray] = {}
-
-    def take(name: str, item) -> None:
-        if isinstance(item, h5py.Dataset):
-            columns[name] = item[()]
-
-    source.visititems(take)
-    return columns
 
 
 def _own_rows(columns: dict[str, np.ndarray], owns) -> dict[str, np.ndarray]:
