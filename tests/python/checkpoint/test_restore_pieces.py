@@ -22,6 +22,7 @@ import h5py
 import numpy as np
 import pytest
 import spikex as sx
+from read_volume_script import CONFIG as READ_VOLUME_CONFIG
 from spikex.io import checkpoint as ckpt
 from spikex.launch.launcher import child_environment, mpiexec_command
 from spikex.version import __version__
@@ -29,17 +30,8 @@ from spikex.version import __version__
 HERE = Path(__file__).resolve().parent
 RESUME = HERE / "resume_script.py"
 READS = HERE / "read_volume_script.py"
-HPC_STDP = {
-    "simulation": {"dt_ms": 0.1},
-    "network": {
-        "model": "hpc_benchmark",
-        "plastic": True,
-        "scale": 0.04,
-        "indegree_e": 300,
-        "indegree_i": 75,
-    },
-    "record": {"spikes": False},
-}
+# The network read_volume_script.py saves and restores, without its consecutive distribution.
+HPC_STDP = {key: value for key, value in READ_VOLUME_CONFIG.items() if key != "distribution"}
 
 
 class StandIn:
@@ -113,7 +105,9 @@ def test_a_rank_gets_its_rows_once_in_bounded_pieces_read_from_their_chunks(save
     owned = [k for k, g in enumerate(gids) if low <= g < high]
     assert sorted(engine.cells) == sorted(int(gids[k]) for k in owned)
     for k in owned:
-        np.testing.assert_array_equal(engine.cells[int(gids[k])], values[k * width : (k + 1) * width])
+        np.testing.assert_array_equal(
+            engine.cells[int(gids[k])], values[k * width : (k + 1) * width]
+        )
 
     targets, counts = columns["plastic/weight/target"], columns["plastic/weight/count"]
     weights = columns["plastic/weight/value"]
@@ -121,7 +115,9 @@ def test_a_rank_gets_its_rows_once_in_bounded_pieces_read_from_their_chunks(save
     mine = [k for k, t in enumerate(targets) if low <= t < high]
     assert mine and sorted(engine.weights) == sorted(int(targets[k]) for k in mine)
     for k in mine:
-        np.testing.assert_array_equal(engine.weights[int(targets[k])], weights[starts[k] : starts[k] + counts[k]])
+        np.testing.assert_array_equal(
+            engine.weights[int(targets[k])], weights[starts[k] : starts[k] + counts[k]]
+        )
 
     # Bounded pieces: many of them, none beyond the bound plus one row.
     chunk = ckpt.SEGMENT_CHUNK
@@ -163,13 +159,17 @@ def test_a_checkpoint_with_large_chunks_restores_in_pieces(tmp_path, monkeypatch
     )
 
 
-def run(ranks: int, script: Path, args: list[str], threads: int = 1, env: dict | None = None) -> list[str]:
+def run(
+    ranks: int, script: Path, args: list[str], threads: int = 1, env: dict | None = None
+) -> list[str]:
     done = subprocess.run(
         mpiexec_command(ranks, [sys.executable, str(script), *args]), capture_output=True, text=True,
         timeout=300, check=False, env={**child_environment(threads=threads), **(env or {})},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    return [line.split(maxsplit=1)[1] for line in done.stdout.splitlines() if line.startswith("RESULT")]
+    return [
+        line.split(maxsplit=1)[1] for line in done.stdout.splitlines() if line.startswith("RESULT")
+    ]
 
 
 @pytest.mark.mpi
@@ -210,7 +210,9 @@ def test_a_corrupt_block_is_found_by_the_rank_that_checks_it(tmp_path, monkeypat
     path = net.save(tmp_path)
     manifest = json.loads((path / ckpt.MANIFEST_FILE).read_text())
     (entry,) = manifest["files"]
-    assert entry["block_bytes"] == 1 << 12 and len(entry["block_sha256"]) == -(-entry["bytes"] // (1 << 12))
+    assert entry["block_bytes"] == 1 << 12 and len(entry["block_sha256"]) == -(
+        -entry["bytes"] // (1 << 12)
+    )
     ckpt.open_checkpoint(path, __version__)  # intact
     file = path / entry["name"]
     data = bytearray(file.read_bytes())
