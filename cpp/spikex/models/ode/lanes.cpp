@@ -35,12 +35,44 @@ namespace {
     return true;
 }
 
+// Whether lanes.hpp's wide_pow equals std::pow here: on x across the exponent range with
+// random mantissas and in every table subinterval, for the step-size controls' exponents
+// (1/5, 1/6) and others of both signs. The same reasoning as for exp.
+[[gnu::target("avx512f,fma")]] bool vector_pow_matches_libm() {
+    std::uint64_t state = 0x2545f4914f6cdd1du;
+    constexpr double exponents[] = {1.0 / 5.0, 1.0 / 6.0, -1.0 / 5.0, -1.0 / 6.0, 0.5, 3.0, -2.5, 1e-3};
+    auto agree = [](const lanes<8>& x, const lanes<8>& y) {
+        const lanes<8> p = wide_pow(x, y);
+        for (std::size_t l = 0; l < 8; ++l)
+            if (std::bit_cast<std::uint64_t>(p[l]) != std::bit_cast<std::uint64_t>(std::pow(x[l], y[l]))) return false;
+        return true;
+    };
+    lanes<8> x = lanes<8>::all(1.0), y = lanes<8>::all(1.0);
+    for (int i = 0; i < 1 << 13; ++i) {
+        for (std::size_t l = 0; l < 8; ++l) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            const double mantissa =
+                1.0 + double(state >> 12 & ((1u << 20) - 1)) * 0x1p-20 + double(state & 0xfff) * 0x1p-32;
+            x[l] = std::ldexp(mantissa, int((state >> 33) % 121) - 60); // 2^-60 .. 2^61
+            y[l] = exponents[(state >> 40) % std::size(exponents)];
+        }
+        if (!agree(x, y)) return false;
+    }
+    for (std::uint64_t i = 0; i < 128; ++i) // every subinterval of the log table, above and below 1
+        for (std::size_t l = 0; l < 8; ++l) {
+            x[l] = std::bit_cast<double>(pow_detail::offset_bits + (i << 45) + (std::uint64_t{l} << 41) + 12345u);
+            y[l] = exponents[l];
+            if (l == 7 && !agree(x, y)) return false;
+        }
+    return true;
+}
+
 bool decide_wide_vectors() {
     const char* isa = std::getenv("SPIKEX_VECTOR_ISA");
     if (isa != nullptr && std::string_view(isa) == "baseline") return false;
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("fma")) return false;
-    return vector_exp_matches_libm();
+    return vector_exp_matches_libm() && vector_pow_matches_libm();
 }
 
 } // namespace

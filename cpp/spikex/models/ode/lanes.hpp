@@ -23,6 +23,7 @@
 #include <immintrin.h>
 
 #include "spikex/models/ode/vector_exp.hpp"
+#include "spikex/models/ode/vector_pow.hpp"
 
 namespace spikex::ode {
 
@@ -40,10 +41,11 @@ struct vector_of<8> {
     typedef std::uint64_t bits __attribute__((vector_size(64)));
 };
 
-// Whether the lanes kernels run their AVX-512 clones, with exp in vector registers
-// (vector_exp.hpp): the CPU and OS support AVX-512, the vector exp equals this process's
-// std::exp, and SPIKEX_VECTOR_ISA is not "baseline" (the switch that lets a test compare
-// both ways). Decided once, when the library is loaded.
+// Whether the lanes kernels run their AVX-512 clones, with exp and pow in vector
+// registers (vector_exp.hpp, vector_pow.hpp): the CPU and OS support AVX-512, the vector
+// exp and pow equal this process's std::exp and std::pow, and SPIKEX_VECTOR_ISA is not
+// "baseline" (the switch that lets a test compare both ways). Decided once, when the
+// library is loaded.
 extern const bool wide_vectors_enabled;
 inline bool wide_vectors() { return wide_vectors_enabled; }
 
@@ -298,6 +300,11 @@ using words = vector_of<8>::bits;
     r = reinterpret_cast<words>(
         _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), 0xff, reinterpret_cast<__m512i>(index), table, 8));
 }
+// Integers (each within int32's range) as doubles, exactly.
+[[gnu::target("avx512f,fma")]] inline void to_doubles(const words& integers, doubles& r) {
+    r = reinterpret_cast<doubles>(
+        _mm512_maskz_cvtepi32_pd(0xff, _mm512_maskz_cvtepi64_epi32(0xff, reinterpret_cast<__m512i>(integers))));
+}
 } // namespace wide
 
 // std::exp, per lane or (wide_vectors()) as vector_exp.hpp computes it: the same bits.
@@ -357,6 +364,89 @@ SPIKEX_LANES_INLINE lanes<L> exp(const lanes<L>& a) {
         for (std::size_t l = 0; l < L; ++l)
             if (!in_fast_range(a.v[l])) result.v[l] = std::exp(a.v[l]);
     return result;
+}
+
+// vector_pow.hpp's fast_pow on eight lanes, operation by operation (lanes outside its
+// fast path: std::pow). Inlined into AVX-512 code only.
+SPIKEX_LANES_INLINE lanes<8> wide_pow(const lanes<8>& a, const lanes<8>& b) {
+    using namespace pow_detail;
+    using wide::doubles, wide::words;
+    using signed_words = std::int64_t __attribute__((vector_size(64)));
+    auto all = [](double x) __attribute__((always_inline)) { return lanes<8>::all(x).in(); };
+    auto all_words = [](std::uint64_t x) __attribute__((always_inline)) { return words{} + x; };
+    const doubles x = a.in(), y = b.in();
+    const words ix = bits_of<8>(x);
+    const words offset = ix - all_words(offset_bits);
+    const words entry = ((offset >> 45) & 127) * 3;
+    doubles kd, r, t1, lo1, p1, p2, lo3, p3, q, p, lo, e_low;
+    wide::to_doubles(reinterpret_cast<words>(reinterpret_cast<signed_words>(offset) >> 52), kd);
+    const doubles z = doubles_of<8>(ix - (offset & all_words(std::uint64_t{0xfff} << 52)));
+    words inverse_c, log_c, log_c_tail;
+    wide::gather(log_table, entry, inverse_c);
+    wide::gather(log_table + 1, entry, log_c);
+    wide::gather(log_table + 2, entry, log_c_tail);
+    wide::fma(z, doubles_of<8>(inverse_c), all(-1.0), r);
+    wide::fma(kd, all(ln2_high), doubles_of<8>(log_c), t1);
+    wide::fma(kd, all(ln2_low), doubles_of<8>(log_c_tail), lo1);
+    const doubles ar = r * all(a0);
+    wide::fma(r, all(a2), all(a1), p1);
+    wide::fma(r, all(a4), all(a3), p2);
+    const doubles t2 = r + t1;
+    const doubles ar2 = r * ar;
+    const doubles lo2 = (t1 - t2) + r;
+    const doubles ar3 = r * ar2;
+    wide::fma(ar, r, -ar2, lo3);
+    wide::fma(r, all(a6), all(a5), p3);
+    const doubles hi = t2 + ar2;
+    const doubles lo4 = (t2 - hi) + ar2;
+    wide::fma(p3, ar2, p2, q);
+    wide::fma(ar2, q, p1, p);
+    wide::fma(ar3, p, ((lo1 + lo2) + lo3) + lo4, lo);
+    const doubles log_high = hi + lo;
+    const doubles log_low = (hi - log_high) + lo;
+    const doubles e_high = y * log_high;
+    wide::fma(log_high, y, -e_high, e_low);
+    wide::fma(y, log_low, e_low, e_low);
+    using namespace exp_detail;
+    doubles shifted, re, low, high, sum, result;
+    wide::fma(e_high, all(inverse_ln2_n), all(round_shift), shifted);
+    const words k = bits_of<8>(shifted);
+    const doubles ke = shifted - all(round_shift);
+    wide::fma(ke, all(minus_ln2_n_high), e_high, re);
+    wide::fma(ke, all(minus_ln2_n_low), re, re);
+    re = e_low + re;
+    const words index = (k & 127) << 1;
+    words tail, scale;
+    wide::gather(table, index, tail);
+    wide::gather(table + 1, index, scale);
+    scale += k << 45;
+    const doubles r2 = re * re;
+    wide::fma(re, all(c3), all(c2), low);
+    wide::fma(re, all(c5), all(c4), high);
+    wide::fma(low, r2, re + doubles_of<8>(tail), sum);
+    wide::fma(r2 * r2, high, sum, sum);
+    wide::fma(doubles_of<8>(scale), sum, doubles_of<8>(scale), result);
+    // lanes outside the fast path: std::pow itself
+    const words top_x = ix >> 52, top_y = (bits_of<8>(y) >> 52) & 0x7ff, top_e = (bits_of<8>(e_high) >> 52) & 0x7ff;
+    const words slow =
+        reinterpret_cast<words>((top_x - 1 >= 0x7fe) | (top_y - 0x3be >= 0x80) | (top_e - 0x3c9 >= 0x3f));
+    lanes<8> out = lanes<8>::of(result);
+    if (any(lane_mask<8>::of(slow)))
+        for (std::size_t l = 0; l < 8; ++l)
+            if (slow[l]) out[l] = std::pow(a.v[l], b.v[l]);
+    return out;
+}
+
+// std::pow, per lane or (wide_vectors()) as vector_pow.hpp computes it: the same bits.
+SPIKEX_LANES_INLINE double pow(double a, double b) { return std::pow(a, b); }
+template <std::size_t L>
+SPIKEX_LANES_INLINE lanes<L> pow(const lanes<L>& a, const lanes<L>& b) {
+    if constexpr (L == 8) {
+        if (wide_vectors()) return wide_pow(a, b);
+    }
+    lanes<L> r;
+    for (std::size_t l = 0; l < L; ++l) r.v[l] = std::pow(a.v[l], b.v[l]);
+    return r;
 }
 
 } // namespace spikex::ode

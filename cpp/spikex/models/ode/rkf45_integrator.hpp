@@ -117,7 +117,7 @@ public:
     // advance() for the cells begin .. end - 1, L side by side: each lane runs advance()'s
     // loop for one cell (its own sub-steps), the lanes' sub-steps computed together
     // (substeps()) and their control too (settle()'s arithmetic per lane, in vector
-    // registers; only the powers are taken lane by lane, where the control needs one). A
+    // registers, the powers too where wide_vectors(): control_powers()). A
     // lane whose cell has reached h takes the next cell. Every cell sees the operations
     // advance() would give it, so it ends in the same state.
     // `cells` (a model's group, or an adapter over it) provides:
@@ -180,8 +180,8 @@ public:
                 [&](const state_lanes<L>& x, state_lanes<L>& f)
                     __attribute__((always_inline)) { cells.derivative(x, f); },
                 y, s);
-            // settle() per lane, as vector operations but for the powers E^(-1/q) and
-            // E^(-1/(q+1)), taken lane by lane where the control needs one
+            // settle() per lane, as vector operations, with the powers E^(-1/q) and
+            // E^(-1/(q+1)) where the control needs one
             const lane_mask<L> too_large = less(lanes<L>::all(1.1), E), small = less(E, lanes<L>::all(0.5)),
                                capped = less(E, lanes<L>::all(capped_below)), whole = equal(s, h_all);
             const lanes<L> t_next = select(last, h_all, t + s);
@@ -189,13 +189,7 @@ public:
             const lane_mask<L> clipped_next = ~last & ~less(s, h_all - t_next);
             const lane_mask<L> shrink_power = active & too_large,
                                grow_power = active & ~too_large & small & ~capped & ~whole & ~clipped_next;
-            lanes<L> power = lanes<L>::all(1.0);
-            if (any(shrink_power | grow_power)) {
-                for (std::size_t l = 0; l < L; ++l) {
-                    if (shrink_power.v[l]) power[l] = std::pow(E[l], 1.0 / order);
-                    if (grow_power.v[l]) power[l] = std::pow(E[l], 1.0 / (order + 1.0));
-                }
-            }
+            const lanes<L> power = control_powers(E, shrink_power, grow_power);
             const lanes<L> ratio = 0.9 / power;
             const lanes<L> shrunk = std_max(ratio, 0.2) * s;
             const lane_mask<L> shrinks = too_large & less(shrunk, s) & ~equal(t_next + shrunk, t_next);
@@ -283,6 +277,29 @@ private:
     template <std::size_t L>
     [[gnu::always_inline]] static lanes<L> std_min(const lanes<L>& a, double b) {
         return select(less(lanes<L>::all(b), a), lanes<L>::all(b), a);
+    }
+
+    // E^(1/q) where `shrink`, E^(1/(q+1)) where `grow`, 1 elsewhere: std::pow's bits, in
+    // vector registers where wide_vectors() (lanes.hpp's wide_pow), else lane by lane.
+    template <std::size_t L>
+    [[gnu::always_inline]] static lanes<L> control_powers(const lanes<L>& E, const lane_mask<L>& shrink,
+                                                          const lane_mask<L>& grow) {
+        const lane_mask<L> needed = shrink | grow;
+        lanes<L> power = lanes<L>::all(1.0);
+        if (!any(needed)) return power;
+        if constexpr (L == 8) {
+            if (wide_vectors()) {
+                // other lanes get 1/2 (any value on the fast path), their result unused
+                const lanes<L> exponent =
+                    select(shrink, lanes<L>::all(1.0 / order), lanes<L>::all(1.0 / (order + 1.0)));
+                return select(needed, wide_pow(select(needed, E, lanes<L>::all(0.5)), exponent), power);
+            }
+        }
+        for (std::size_t l = 0; l < L; ++l) {
+            if (shrink.v[l]) power[l] = std::pow(E[l], 1.0 / order);
+            if (grow.v[l]) power[l] = std::pow(E[l], 1.0 / (order + 1.0));
+        }
+        return power;
     }
 
     static constexpr double order = 5.0;         // the propagated solution's order (q above)
