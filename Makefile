@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
+.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
 
 all: build
 
@@ -146,6 +146,10 @@ bench-nest-stdp: build setup-nest
 
 # The papers' experiments (examples/papers/experiments.toml) measured here, written to
 # docs/results.md and docs/results/ (tens of minutes; not part of `make test`).
+# docs/performance.md from the result files (every benchmark against its peer; no runs).
+performance-page: setup
+	$(PY) bench/performance_page.py
+
 results: build
 	$(PY) -m spikex.results
 	$(MAKE) scaling

@@ -144,7 +144,7 @@ def run_one(simulator: str, network: str, cells: int, seed: int) -> dict:
 PROFILE_GROUPS = {
     "cell update": r"::end_step|update_run|derivative|iaf_cond::group|aeif::group",
     "exp (libm's; the vector exp is inlined in the cell update)": r"exp_fma|^exp@|__exp",
-    "pow (libm: the step-size control)": r"pow_fma|^pow@|__pow",
+    "pow (libm's, where the vector pow leaves a lane to it)": r"pow_fma|^pow@|__pow",
     "Poisson inputs (device_inputs::apply)": r"device_inputs::apply",
     "spike delivery (deliver)": r"deliver",
 }
@@ -224,15 +224,13 @@ def integrator_share(results: dict) -> list[str]:
               "same sub-steps and evaluate the same right-hand sides, with the exponential term's",
               "`exp` and the control's `pow`. What spikex saves is NEST's overhead around them",
               "(GSL's driver, the update per node) and, by computing eight cells side by side in",
-              "AVX-512 registers (with an `exp` that gives glibc's bits), the arithmetic's latency",
-              "(docs/dev/ode.md, \"Cells side by side\"). In VA COBA nearly every cell takes one",
-              "whole sub-step per step. The AdEx cells, under a 14 kHz drive with τ_syn_ex 0.2 ms",
+              "AVX-512 registers (with an `exp` and a `pow` that give glibc's bits), the arithmetic's",
+              "latency (docs/dev/ode.md, \"Cells side by side\"). In VA COBA nearly every cell takes",
+              "one whole sub-step per step. The AdEx cells, under a 14 kHz drive with τ_syn_ex 0.2 ms",
               "and the exponential term, take about 4.3 sub-steps per step, nearly each followed by",
-              "the control's `pow` (libm's, per cell, skipped where the next attempt is clipped to",
-              "the step's end anyway), and each sub-step has 39 divisions that NEST's order of",
-              "operations keeps (a divider is no faster per value in wider registers: about 16",
-              "cycles per eight): those and the `pow` are the distance to the 0.2× target that",
-              "remains."]  # fmt: skip
+              "the control's `pow` (skipped where the next attempt is clipped to the step's end",
+              "anyway), and each sub-step has 39 divisions that NEST's order of operations keeps (a",
+              "divider is no faster per value in wider registers: about 16 cycles per eight)."]  # fmt: skip
     profiles = results.get("profiles", {})
     if profiles:
         lines += [
