@@ -43,6 +43,20 @@ public:
         });
     }
 
+    void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output& out) override {
+        for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver_uniform(n, targets + c, run_end - c, weight, out);
+        });
+    }
+
+    void deliver_uniform_port(std::uint32_t port, step_type n, const local_index* targets, std::uint32_t count,
+                              double weight, spike_output& out) override {
+        for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver_uniform_port(port, n, targets + c, run_end - c, weight, out);
+        });
+    }
+
     void deliver_current(step_type n, local_index cell, double pA) override {
         block_of(cell).cells->deliver_current(n, cell, pA);
     }

@@ -142,6 +142,14 @@ public:
                 in_sum_[i] -= w; // NEST: the inhibitory conductance grows by -w
         }
     }
+    // One weight for every connection (a group keeping one weight): the same additions.
+    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output&) override {
+        if (weight > 0.0)
+            for (std::uint32_t c = 0; c < count; ++c) ex_sum_[targets[c] - first_] += weight;
+        else
+            for (std::uint32_t c = 0; c < count; ++c) in_sum_[targets[c] - first_] -= weight;
+    }
 
     void deliver_current(step_type, local_index cell, double current) override {
         stim_.add(y_.size(), cell - first_, current);

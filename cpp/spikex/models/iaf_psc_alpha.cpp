@@ -147,6 +147,14 @@ public:
         }
     }
 
+    // One weight for every connection (a group keeping one weight): the same additions,
+    // into the one buffer its sign chooses.
+    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output&) override {
+        std::vector<double>& sum = weight > 0 ? ex_sum_ : in_sum_;
+        for (std::uint32_t c = 0; c < count; ++c) sum[targets[c] - first_] += weight;
+    }
+
     void deliver_current(step_type, local_index cell, double current) override {
         stim_.add(V_.size(), at(cell), current);
     }

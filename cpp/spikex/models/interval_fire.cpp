@@ -83,11 +83,24 @@ public:
 
     void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                  spike_output& out) override {
+        deliver_each(
+            n, targets, begin, end, [weights](std::uint32_t c) { return weights[c]; }, out);
+    }
+    void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output& out) override {
+        deliver_each(
+            n, targets, 0, count, [weight](std::uint32_t) { return weight; }, out);
+    }
+
+    // Inputs of connections [begin, end) in order, weight(c) each.
+    template <class Weight>
+    void deliver_each(step_type n, const local_index* targets, std::uint32_t begin, std::uint32_t end, Weight weight,
+                      spike_output& out) {
         const double t = n * dt_;
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
             const double tau = tau_[i];
-            double m = interval_fire::state_at(t, state_m_[i], t0_[i], minf_[i], tau) + weights[c];
+            double m = interval_fire::state_at(t, state_m_[i], t0_[i], minf_[i], tau) + weight(c);
             state_m_[i] = m;
             t0_[i] = t;
             if (m > 1.0) {

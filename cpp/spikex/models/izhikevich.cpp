@@ -79,6 +79,11 @@ public:
                  spike_output&) override {
         for (std::uint32_t c = begin; c < end; ++c) sum_[targets[c] - first_] += weights[c];
     }
+    // One weight for every connection (a group keeping one weight): the same additions.
+    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output&) override {
+        for (std::uint32_t c = 0; c < count; ++c) sum_[targets[c] - first_] += weight;
+    }
 
     void deliver_current(step_type, local_index cell, double current) override {
         stim_.add(V_.size(), cell - first_, current);
