@@ -49,7 +49,7 @@ def table(result: dict, baseline: dict | None = None) -> str:
         f"the machine's 1-minute load average was {load:.2f} on 2 cores{busy}. *rate*: spikes per "
         "cell and second under the benchmark's drive."
         + (
-            f" *baseline clone*: the same run with SPIKEX_VECTOR_ISA=baseline (SSE2, libm's exp per lane; "
+            f" *baseline clone*: the same run with SPIKEX_VECTOR_ISA=baseline (SSE2, libm's exp and pow per lane; "
             f"load {baseline['load_average_1min']:.2f}): "
             + ("the same spike counts." if same_spikes(result, baseline) else "DIFFERENT spike counts (a bug).")
             if baseline is not None
