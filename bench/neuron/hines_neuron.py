@@ -43,6 +43,11 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--delay-ms", type=float, default=1.0)
     parser.add_argument("--weight", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--queue", choices=("bin", "tree"), default="tree",
+        help="NEURON's event queue: the fixed-step bin queue (cvode.queue_mode(1, 0), events "
+        "on the dt grid as in spikex) or its default splay tree (exact event times) [tree]",
+    )  # fmt: skip
     parser.add_argument("--output", type=Path, required=True)
     return parser.parse_args()
 
@@ -88,6 +93,7 @@ def main() -> int:
     spike_times, spike_gids = h.Vector(), h.Vector()
     pc.spike_record(-1, spike_times, spike_gids)
     h.dt = args.dt_ms
+    h.CVode().queue_mode(1 if args.queue == "bin" else 0, 0)
     pc.set_maxstep(10)
     start = time.perf_counter()
     h.finitialize()
@@ -108,6 +114,7 @@ def main() -> int:
             "simulator": "neuron",
             "neuron_version": h.nrnversion(5),
             "ranks": ranks,
+            "queue": args.queue,
             "cells": args.cells,
             "connections": connections,
             "time_s": {"setup": setup_s, "init": init_s, "simulate": simulate_s},
