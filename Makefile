@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups
+.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron
 
 all: build
 
@@ -104,6 +104,17 @@ test-fast: build
 
 bench: build
 	$(PY) bench/hines2011.py
+
+# NEURON 9.0.2 in its own venv (bench/neuron/.venv) and the IntervalFire mechanism for the
+# Hines 2011 comparison; a benchmark peer only, not part of `make test`.
+setup-neuron:
+	bash scripts/setup_neuron.sh
+
+# The Hines 2011 benchmark (8,192 cells x 1,000 inputs, 200 ms) on spikex and NEURON at
+# P = 1 and 2, 3 runs each, alternating (bench/results/hines_vs_neuron.json,
+# docs/validation/hines_vs_neuron.md; about 10 minutes on 2 cores).
+bench-neuron: build setup-neuron
+	$(PY) bench/neuron/hines_vs_neuron.py
 
 # PyNN's VA CUBA and Brunel examples, unchanged, on pyNN.nest (NEST 3.10 + PyNN in the
 # NEST venv) and spikex.pynn: times, memory, rates and CVs side by side
