@@ -178,6 +178,7 @@ void engine::build_connections() {
         std::size_t rule_number = 0;
         rule_scratch scratch;
         std::vector<incoming_connection> incoming;
+        std::vector<built_connection> run; // one target's inputs, handed over together
         std::size_t set_index = 0;
         bool mixed = false; // the current set has device sources
         auto visit = [&](const built_connection& c) {
@@ -196,9 +197,14 @@ void engine::build_connections() {
                     if (!drawer.targets(g)) continue;
                     incoming.clear();
                     drawer.draw(g, incoming, scratch, weights); // delays >= 1 step, < 2^31 (checked)
+                    run.resize(incoming.size());
+                    std::size_t kept = 0;
                     for (const auto& c: incoming) {
-                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse, set.receptor});
+                        if (mixed && is_device(c.source) != devices) continue;
+                        const auto delay = static_cast<std::uint32_t>(c.delay);
+                        run[kept++] = {c.source, i, c.weight, delay, set.synapse, set.receptor};
                     }
+                    visit_any(run.data(), kept);
                 }
             } else {
                 const auto& a = set.arrays;

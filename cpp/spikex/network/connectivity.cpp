@@ -4,6 +4,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_batch.hpp"
 #include "spikex/network/connectivity.hpp"
 #include "spikex/network/discrete_sampling.hpp"
 #include "spikex/network/outdegree_plan.hpp"
@@ -92,7 +93,10 @@ void rule_drawer::draw_sources(gid_type target, rule_scratch& scratch) const {
         const std::uint64_t count =
             r.kind == connection_rule_kind::fixed_indegree ? r.indegree : total_number_->indegree(target);
         if (r.allow_multapses) {
-            pool.draw_with_replacement(rng, count, sources);
+            // The same words as rng's (unused so far), computed in batches.
+            batched_random_stream batched(seed_, target, purpose::connections, rule_index_);
+            sources.reserve(count);
+            pool.draw_with_replacement(batched, count, sources);
         } else {
             pool.draw_distinct(rng, static_cast<std::uint32_t>(count), scratch.bitmap, sources);
         }
