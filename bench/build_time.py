@@ -8,11 +8,12 @@ system, the interpreter's start included), which a shared host disturbs less tha
 wall clock. Writes the runs under ``--label`` into ``bench/results/build_time.json``,
 keeping the other labels, with the load average before and after each run.
 
-``--base LABEL`` also runs the spikex installed in this Python's environment (PYTHONPATH
-unset, e.g. the build before a change) under LABEL, alternating with the runs of the
-spikex on PYTHONPATH, so that both see the same load::
+``--base LABEL[=DIR]`` also runs another spikex under LABEL, alternating with the runs of
+the spikex on PYTHONPATH so that both see the same load: the one in DIR (a ``python``
+directory with its own ``_core``, e.g. a build of the commit before a change, built the
+same way), else the one installed in this Python's environment (PYTHONPATH unset)::
 
-    python bench/build_time.py --label after [--base before] [--repeats 3] [--threads 1 2]
+    python bench/build_time.py --label after [--base before[=DIR]] [--repeats 3] [--threads 1 2]
 """
 
 from __future__ import annotations
@@ -42,6 +43,15 @@ def commit() -> str:
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     )
     return done.stdout.strip()
+
+
+def code(path: str | None) -> str:
+    """Which spikex a label ran: the installed one, this checkout's, or another directory."""
+    if path is None:
+        return "installed spikex (PYTHONPATH unset)"
+    if Path(path) == REPO / "python":
+        return f"this checkout, commit {commit()}"
+    return f"spikex from {path}"
 
 
 def one_run(t: int, tmp: str) -> dict:
@@ -103,11 +113,12 @@ def main() -> None:
     parser.add_argument("--label", required=True, help="name of this set of runs (before, after, ...)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--base", help="label for runs of the installed spikex, alternating with these")
+    parser.add_argument("--base", help="LABEL[=DIR]: runs of another spikex, alternating with these")
     args = parser.parse_args()
     labels: dict[str, str | None] = {args.label: os.environ.get("PYTHONPATH")}
     if args.base:
-        labels[args.base] = None
+        base, _, directory = args.base.partition("=")
+        labels[base] = str(Path(directory).resolve()) if directory else None
     runs = measure(args.threads, args.repeats, labels)
     result = json.loads(RESULT.read_text(encoding="utf-8")) if RESULT.exists() else {}
     result["question"] = __doc__.splitlines()[0]
@@ -115,7 +126,7 @@ def main() -> None:
     for label, rows in runs.items():
         result.setdefault("runs", {})[label] = {
             "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-            "code": "installed spikex (PYTHONPATH unset)" if labels[label] is None else f"commit {commit()} + worktree",
+            "code": code(labels[label]),
             "machine": machine(),
             "summary": summarize(rows),
             "rows": rows,
