@@ -400,10 +400,9 @@ TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
 }
 
 TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
-    // The passes look ahead inside a run (prefetching counters and places, taking places a
-    // chunk at a time); a producer that hands over runs must get the table it gets when it
-    // hands over one connection at a time: random connections with several keys per
-    // source (delays, synapse types), indexed synapses, runs longer than a chunk, 1 and 3
+    // A producer that hands over runs (one target's inputs) must get the table it gets
+    // when it hands over one connection at a time: random connections with several keys
+    // per source (delays, synapse types), indexed synapses, long and empty runs, 1 and 3
     // threads.
     std::mt19937 rng(20261129);
     std::vector<built_connection> conns;

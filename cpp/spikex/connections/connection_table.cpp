@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <limits>
 
 #include "spikex/connections/connection_table.hpp"
@@ -15,16 +14,6 @@ constexpr std::uint64_t no_key = ~std::uint64_t{0};
 // Keys use 63 bits; a key word with this bit set names a source's list of keys instead.
 constexpr std::uint64_t several_keys = std::uint64_t{1} << 63;
 constexpr std::uint16_t max_receptor = 0x7fff; // 15 bits above delay and synapse
-
-// The passes take connections in runs (one target's inputs) and look ahead in them: a
-// source's counter is asked for `counter_lookahead` connections before it is used, a
-// connection's place in the table `place_lookahead` before it is written. Sources come
-// in random order and every source has its own place to write next (over 100,000 of
-// them in a large network): without the prefetches each connection waits for a cache
-// miss, with them the misses overlap. Places are taken `place_chunk` at a time.
-constexpr std::size_t counter_lookahead = 16;
-constexpr std::size_t place_lookahead = 24;
-constexpr std::size_t place_chunk = 2048;
 
 // Groups are ordered by receptor port, then delay, then synapse type, inside a source run
 // (every network without ports has port 0: by delay, then synapse type).
@@ -118,12 +107,6 @@ public:
     }
 
     bool any_several_keys() const { return !lists_.empty(); }
-
-    // Asks for source s's counter and key ahead of count or take (s < space).
-    void prefetch(std::uint32_t s) const {
-        __builtin_prefetch(cursor_.data() + s, 1);
-        __builtin_prefetch(key_.data() + s, 0);
-    }
 
 private:
     struct key_counter {
@@ -222,7 +205,6 @@ public:
         return into.uniform_;
     }
     double of(std::uint32_t source) const { return std::bit_cast<double>(first_[source]); }
-    void prefetch(std::uint32_t source) const { __builtin_prefetch(first_.data() + source, 1); }
 
 private:
     // A NaN payload no weight has (weights are checked finite).
@@ -285,24 +267,17 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     for_each_thread(T, [&](unsigned t) {
         const local_index first = T > 1 ? shape.thread_first[t] : 0;
         const local_index end = T > 1 ? shape.thread_first[t + 1] : std::numeric_limits<local_index>::max();
+        // A run at a time (one target's inputs): one call per run, not per connection.
         placement& part = parts[t];
         source_weights* weights = weights_by.empty() ? nullptr : &weights_by[t];
         const connection_visitor::run_function count_run = [&](const built_connection* run, std::size_t count) {
-            for (std::size_t k = 0; k < count; ++k) {
-                if (k + counter_lookahead < count) {
-                    const std::uint32_t ahead = run[k + counter_lookahead].source;
-                    if (ahead < space) {
-                        part.prefetch(ahead);
-                        if (weights) weights->prefetch(ahead);
-                    }
-                }
-                const built_connection& c = run[k];
-                if (c.source >= space) throw internal_error("connection source outside the table's source space");
-                if (c.target < first || c.target >= end) throw internal_error("connection target of another thread");
-                if (c.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
-                part.count(c);
-                seen_by[t].add(c);
-                if (weights) weights->add(c);
+            for (const built_connection* c = run; c != run + count; ++c) {
+                if (c->source >= space) throw internal_error("connection source outside the table's source space");
+                if (c->target < first || c->target >= end) throw internal_error("connection target of another thread");
+                if (c->receptor > max_receptor) throw internal_error("receptor port outside the table's key");
+                part.count(*c);
+                seen_by[t].add(*c);
+                if (weights) weights->add(*c);
             }
         };
         produce(count_run, t, false);
@@ -356,31 +331,13 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     target_.resize(n);
     if (!shared_weights) weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
-        // Places are taken in order (as they would be one by one), then written with the
-        // places a few connections ahead already on their way into the cache.
         placement& part = parts[t];
-        std::vector<std::uint32_t> place(place_chunk);
-        local_index* target = target_.data();
-        double* weight = weight_.data();
         const connection_visitor::run_function place_run = [&](const built_connection* run, std::size_t count) {
-            for (std::size_t from = 0; from < count; from += place_chunk) {
-                const built_connection* cs = run + from;
-                const std::size_t m = std::min(place_chunk, count - from);
-                for (std::size_t k = 0; k < m; ++k) {
-                    if (k + counter_lookahead < m) part.prefetch(cs[k + counter_lookahead].source);
-                    place[k] = part.take(cs[k]);
-                }
-                for (std::size_t k = 0; k < m; ++k) {
-                    if (k + place_lookahead < m) {
-                        __builtin_prefetch(target + place[k + place_lookahead], 1);
-                        if (!shared_weights) __builtin_prefetch(weight + place[k + place_lookahead], 1);
-                    }
-                    const built_connection& c = cs[k];
-                    const std::uint32_t p = place[k];
-                    target[p] = c.target;
-                    if (!shared_weights) weight[p] = c.weight;
-                    if (note_indices) creation_index[p] = inputs_so_far[c.target]++;
-                }
+            for (const built_connection* c = run; c != run + count; ++c) {
+                const std::uint32_t p = part.take(*c);
+                target_[p] = c->target;
+                if (!shared_weights) weight_[p] = c->weight;
+                if (note_indices) creation_index[p] = inputs_so_far[c->target]++;
             }
         };
         produce(place_run, t, true);

@@ -55,8 +55,8 @@ struct built_connection {
 };
 
 // Receives connections in creation order, one at a time or a run of them at a time (one
-// target's inputs, say): a run lets the table look ahead and prefetch the places it
-// will touch, which is most of a large build's time.
+// target's inputs, say): one call per run instead of one per connection (in the
+// hpc_benchmark's build the calls cost more than the drawing, bench/build_time.py).
 class connection_visitor {
 public:
     using run_function = std::function<void(const built_connection*, std::size_t)>;
