@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron
+.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time
 
 all: build
 
@@ -141,6 +141,12 @@ bench-spike-stream: build
 # on 2 idle cores, up to 3.5 GB in one process).
 bench-checkpoint: build
 	$(PY) bench/checkpoint.py
+
+# Build time of the hpc_benchmark's connection table at scale 1 (126.6 M synapses), 1 rank,
+# threads 1 and 2, 3 runs each, ns per synapse and peak RSS: bench/results/build_time.json
+# under the label "after" (about 1 minute, 0.6 GB).
+bench-build-time: build
+	$(PY) bench/build_time.py --label after
 
 # Validation against NEST 3.10 and the hpc_benchmark comparison (docs/validation/nest.md,
 # bench/results/nest_*.json, bench/results/vs_nest.json). About 10 minutes on 2 idle cores

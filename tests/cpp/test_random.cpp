@@ -4,6 +4,7 @@
 #include <set>
 
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_batch.hpp"
 #include "spikex/core/random_lanes.hpp"
 
 using namespace spikex;
@@ -74,6 +75,34 @@ TEST(random, blocks_of_eight_cells_are_random_block_word_for_word) {
                 const random_words one = random_block(seed, gids[l], purpose::external_input, index, index >> 3);
                 for (std::size_t w = 0; w < 4; ++w) ASSERT_EQ(lanes[w][l], one[w]) << seed << " " << index << " " << l;
             }
+        }
+    }
+}
+
+TEST(random, batched_stream_is_random_stream_word_for_word) {
+    // The connection draws' batched stream (16 blocks at a time, AVX-512 where the machine
+    // has it) gives random_stream's words and next_below's numbers, in the same order.
+    for (std::uint32_t seed: {0u, 7u, 0xFFFFFFFFu}) {
+        for (gid_type gid: {0u, 123457u, 0xFFFFFFF0u}) {
+            for (std::uint32_t substream: {0u, 3u}) {
+                random_stream plain(seed, gid, purpose::connections, substream);
+                batched_random_stream batched(seed, gid, purpose::connections, substream);
+                for (int k = 0; k < 200; ++k) ASSERT_EQ(batched.next_word(), plain.next_word()) << k;
+                for (std::uint32_t n: {1u, 2u, 9000u, 89999u, 0x80000001u, 0xFFFFFFFFu}) {
+                    for (int k = 0; k < 100; ++k) ASSERT_EQ(batched.next_below(n), plain.next_below(n)) << n;
+                }
+            }
+        }
+    }
+}
+
+TEST(random, stream_blocks_are_random_block_word_for_word_across_the_index_wrap) {
+    std::array<std::uint32_t, 4 * random_batch_blocks> words;
+    for (std::uint32_t first: {0u, 5u, 0xFFFFFFF8u}) { // the last: indices wrap to 0
+        stream_blocks(99u, 4242u, purpose::weights, first, 2u, words.data());
+        for (std::uint32_t k = 0; k < random_batch_blocks; ++k) {
+            const random_words one = random_block(99u, 4242u, purpose::weights, first + k, 2u);
+            for (std::size_t w = 0; w < 4; ++w) ASSERT_EQ(words[4 * k + w], one[w]) << first << " " << k;
         }
     }
 }

@@ -267,16 +267,20 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     for_each_thread(T, [&](unsigned t) {
         const local_index first = T > 1 ? shape.thread_first[t] : 0;
         const local_index end = T > 1 ? shape.thread_first[t + 1] : std::numeric_limits<local_index>::max();
-        produce(
-            [&](const built_connection& c) {
-                if (c.source >= space) throw internal_error("connection source outside the table's source space");
-                if (c.target < first || c.target >= end) throw internal_error("connection target of another thread");
-                if (c.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
-                parts[t].count(c);
-                seen_by[t].add(c);
-                if (!weights_by.empty()) weights_by[t].add(c);
-            },
-            t, false);
+        // A run at a time (one target's inputs): one call per run, not per connection.
+        placement& part = parts[t];
+        source_weights* weights = weights_by.empty() ? nullptr : &weights_by[t];
+        const connection_visitor::run_function count_run = [&](const built_connection* run, std::size_t count) {
+            for (const built_connection* c = run; c != run + count; ++c) {
+                if (c->source >= space) throw internal_error("connection source outside the table's source space");
+                if (c->target < first || c->target >= end) throw internal_error("connection target of another thread");
+                if (c->receptor > max_receptor) throw internal_error("receptor port outside the table's key");
+                part.count(*c);
+                seen_by[t].add(*c);
+                if (weights) weights->add(*c);
+            }
+        };
+        produce(count_run, t, false);
     });
     pass_summary all;
     for (const auto& part: seen_by) all.add(part);
@@ -327,14 +331,16 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     target_.resize(n);
     if (!shared_weights) weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
-        produce(
-            [&](const built_connection& c) {
-                const std::uint32_t p = parts[t].take(c);
-                target_[p] = c.target;
-                if (!shared_weights) weight_[p] = c.weight;
-                if (note_indices) creation_index[p] = inputs_so_far[c.target]++;
-            },
-            t, true);
+        placement& part = parts[t];
+        const connection_visitor::run_function place_run = [&](const built_connection* run, std::size_t count) {
+            for (const built_connection* c = run; c != run + count; ++c) {
+                const std::uint32_t p = part.take(*c);
+                target_[p] = c->target;
+                if (!shared_weights) weight_[p] = c->weight;
+                if (note_indices) creation_index[p] = inputs_so_far[c->target]++;
+            }
+        };
+        produce(place_run, t, true);
     });
     free_vector(inputs_so_far);
 

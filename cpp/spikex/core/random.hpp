@@ -91,6 +91,22 @@ inline double connection_uniform(std::uint32_t seed, gid_type target, purpose p,
     return (k & 1) == 0 ? uniform_from_words(r[0], r[1]) : uniform_from_words(r[2], r[3]);
 }
 
+// Unbiased integer in [0, n), n >= 1, from the words of `words` (anything with
+// next_word()) (Lemire 2019, "Fast random integer generation in an interval").
+template <typename Words>
+std::uint32_t random_below(Words& words, std::uint32_t n) {
+    std::uint64_t m = static_cast<std::uint64_t>(words.next_word()) * n;
+    auto low = static_cast<std::uint32_t>(m);
+    if (low < n) {
+        std::uint32_t threshold = (0u - n) % n;
+        while (low < threshold) {
+            m = static_cast<std::uint64_t>(words.next_word()) * n;
+            low = static_cast<std::uint32_t>(m);
+        }
+    }
+    return static_cast<std::uint32_t>(m >> 32);
+}
+
 // Sequential stream of one (cell, purpose, sub-stream).
 class random_stream {
 public:
@@ -128,20 +144,8 @@ public:
         return r * std::cos(a);
     }
 
-    // Unbiased integer in [0, n), n >= 1 (Lemire 2019, "Fast random integer generation
-    // in an interval").
-    std::uint32_t next_below(std::uint32_t n) {
-        std::uint64_t m = static_cast<std::uint64_t>(next_word()) * n;
-        auto low = static_cast<std::uint32_t>(m);
-        if (low < n) {
-            std::uint32_t threshold = (0u - n) % n;
-            while (low < threshold) {
-                m = static_cast<std::uint64_t>(next_word()) * n;
-                low = static_cast<std::uint32_t>(m);
-            }
-        }
-        return static_cast<std::uint32_t>(m >> 32);
-    }
+    // Unbiased integer in [0, n), n >= 1 (random_below).
+    std::uint32_t next_below(std::uint32_t n) { return random_below(*this, n); }
 
     // Words drawn so far, and moving to a position (checkpoints). A pending normal half
     // (next_normal) is not part of the position: streams saved this way draw uniforms only.

@@ -177,7 +177,7 @@ void engine::build_connections() {
             one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
         std::size_t rule_number = 0;
         rule_scratch scratch;
-        std::vector<incoming_connection> incoming;
+        std::vector<built_connection> run; // one target's inputs, handed over together
         std::size_t set_index = 0;
         bool mixed = false; // the current set has device sources
         auto visit = [&](const built_connection& c) {
@@ -194,11 +194,13 @@ void engine::build_connections() {
                 for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
                     if (!drawer.targets(g)) continue;
-                    incoming.clear();
-                    drawer.draw(g, incoming, scratch, weights); // delays >= 1 step, < 2^31 (checked)
-                    for (const auto& c: incoming) {
-                        visit({c.source, i, c.weight, static_cast<std::uint32_t>(c.delay), set.synapse, set.receptor});
-                    }
+                    run.clear();
+                    // delays >= 1 step, < 2^31 (checked)
+                    drawer.draw_each(g, scratch, weights, [&](gid_type s, double w, step_type d) {
+                        if (mixed && is_device(s) != devices) return;
+                        run.push_back({s, i, w, static_cast<std::uint32_t>(d), set.synapse, set.receptor});
+                    });
+                    visit_any(run.data(), run.size());
                 }
             } else {
                 const auto& a = set.arrays;

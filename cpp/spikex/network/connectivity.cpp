@@ -4,6 +4,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_batch.hpp"
 #include "spikex/network/connectivity.hpp"
 #include "spikex/network/discrete_sampling.hpp"
 #include "spikex/network/outdegree_plan.hpp"
@@ -92,7 +93,10 @@ void rule_drawer::draw_sources(gid_type target, rule_scratch& scratch) const {
         const std::uint64_t count =
             r.kind == connection_rule_kind::fixed_indegree ? r.indegree : total_number_->indegree(target);
         if (r.allow_multapses) {
-            pool.draw_with_replacement(rng, count, sources);
+            // The same words as rng's (unused so far), computed in batches.
+            batched_random_stream batched(seed_, target, purpose::connections, rule_index_);
+            sources.reserve(count);
+            pool.draw_with_replacement(batched, count, sources);
         } else {
             pool.draw_distinct(rng, static_cast<std::uint32_t>(count), scratch.bitmap, sources);
         }
@@ -128,29 +132,20 @@ void rule_drawer::draw_sources(gid_type target, rule_scratch& scratch) const {
     }
 }
 
-void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch,
-                       bool with_weights) const {
+void rule_drawer::check_target(gid_type target) const {
     if (!targets(target)) {
         throw internal_error(
             spikex::format("connection rule {}: gid {} is not one of its targets", rule_index_, target));
     }
-    draw_sources(target, scratch);
-    const auto& r = rule_;
-    random_stream weights(seed_, target, purpose::weights, rule_index_);
-    random_stream delays(seed_, target, purpose::delays, rule_index_);
-    const bool spread = r.weight.is_constant() && r.weight_spread != 0.0;
-    // A constant weight costs nothing to give: also when weights are not asked for (the
-    // connection table's counting pass, table_shape::weights_when_counting).
-    const bool constant = r.weight.is_constant() && !spread;
-    for (gid_type s: scratch.sources) {
-        double w = constant        ? r.weight.value
-                   : !with_weights ? 0.0
-                   : spread        ? r.weight.value + (weights.next_uniform() - 0.5) * r.weight_spread
-                                   : spikex::draw(r.weight, weights);
-        step_type d =
-            r.delay_ms.is_constant() ? constant_delay_ : checked_delay(spikex::draw(r.delay_ms, delays), dt_ms_);
-        out.push_back({s, w, d});
-    }
+}
+
+step_type rule_drawer::drawn_delay(random_stream& delays) const {
+    return checked_delay(spikex::draw(rule_.delay_ms, delays), dt_ms_);
+}
+
+void rule_drawer::draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch,
+                       bool with_weights) const {
+    draw_each(target, scratch, with_weights, [&](gid_type s, double w, step_type d) { out.push_back({s, w, d}); });
 }
 
 } // namespace spikex

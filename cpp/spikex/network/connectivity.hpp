@@ -32,6 +32,7 @@
 #include <memory>
 #include <vector>
 
+#include "spikex/core/random.hpp"
 #include "spikex/network/network_spec.hpp"
 
 namespace spikex {
@@ -74,11 +75,17 @@ public:
     // sources and delays: the weights stream is separate, so nothing else changes).
     void draw(gid_type target, std::vector<incoming_connection>& out, rule_scratch& scratch,
               bool with_weights = true) const;
+    // The same, handing each connection to emit(source, weight, delay) as it is drawn
+    // (the engine builds the table's runs from them without a list in between).
+    template <typename Emit>
+    void draw_each(gid_type target, rule_scratch& scratch, bool with_weights, Emit&& emit) const;
     // Memory held for this rank (the plans).
     std::size_t bytes() const;
 
 private:
+    void check_target(gid_type target) const; // internal_error if not one of the rule's
     void draw_sources(gid_type target, rule_scratch& scratch) const;
+    step_type drawn_delay(random_stream& delays) const; // checked: user_error
 
     connection_rule rule_;
     std::uint32_t rule_index_;
@@ -88,5 +95,26 @@ private:
     std::unique_ptr<outdegree_plan> outdegree_;
     std::unique_ptr<total_number_plan> total_number_;
 };
+
+template <typename Emit>
+void rule_drawer::draw_each(gid_type target, rule_scratch& scratch, bool with_weights, Emit&& emit) const {
+    check_target(target);
+    draw_sources(target, scratch);
+    const auto& r = rule_;
+    random_stream weights(seed_, target, purpose::weights, rule_index_);
+    random_stream delays(seed_, target, purpose::delays, rule_index_);
+    const bool spread = r.weight.is_constant() && r.weight_spread != 0.0;
+    // A constant weight costs nothing to give: also when weights are not asked for (the
+    // connection table's counting pass, table_shape::weights_when_counting).
+    const bool constant = r.weight.is_constant() && !spread;
+    for (gid_type s: scratch.sources) {
+        double w = constant        ? r.weight.value
+                   : !with_weights ? 0.0
+                   : spread        ? r.weight.value + (weights.next_uniform() - 0.5) * r.weight_spread
+                                   : spikex::draw(r.weight, weights);
+        const step_type d = r.delay_ms.is_constant() ? constant_delay_ : drawn_delay(delays);
+        emit(s, w, d);
+    }
+}
 
 } // namespace spikex

@@ -31,7 +31,9 @@ public:
     gid_type gid(std::uint32_t index) const { return first_ + (index >= skip_ ? index + 1 : index); }
 
     // Appends `count` gids drawn with replacement (size() >= 1 unless count == 0).
-    void draw_with_replacement(random_stream& rng, std::uint64_t count, std::vector<gid_type>& out) const {
+    // `rng`: a random_stream or a batched_random_stream (the same words).
+    template <typename Stream>
+    void draw_with_replacement(Stream& rng, std::uint64_t count, std::vector<gid_type>& out) const {
         for (std::uint64_t k = 0; k < count; ++k) out.push_back(gid(rng.next_below(size_)));
     }
 
