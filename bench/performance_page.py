@@ -90,7 +90,11 @@ def hpc_benchmark() -> list[Section]:
 
     def nest_row(plastic: bool, cores: int) -> dict | None:
         for r in rows:
-            if r["simulator"] == "nest" and r["plastic"] == plastic and r["ranks"] * r["threads"] == cores:
+            if (
+                r["simulator"] == "nest"
+                and r["plastic"] == plastic
+                and r["ranks"] * r["threads"] == cores
+            ):
                 return r
         return None
 
@@ -105,12 +109,30 @@ def hpc_benchmark() -> list[Section]:
         name = f"hpc_benchmark {kind}, {_count(cores, 'core')}"
         when = _when(r["measured"]["date_utc"], r["measured"]["load_1min"], host)
         time_goal = None if r["plastic"] else (0.05 if cores == 1 else 0.07)
-        sim.append(Row(name, layout, r["simulate_s"], nest and nest["simulate_s"], "s", time_goal, when))
+        sim.append(
+            Row(name, layout, r["simulate_s"], nest and nest["simulate_s"], "s", time_goal, when)
+        )
         build.append(
-            Row(name, layout, r["build_s"] + r["init_s"], nest and nest["build_s"] + nest["init_s"], "s", 0.1, when)
+            Row(
+                name,
+                layout,
+                r["build_s"] + r["init_s"],
+                nest and nest["build_s"] + nest["init_s"],
+                "s",
+                0.1,
+                when,
+            )
         )
         memory.append(
-            Row(name, layout, r["peak_rss_mb_total"], nest and nest["peak_rss_mb_total"], "MB", 0.2, when)
+            Row(
+                name,
+                layout,
+                r["peak_rss_mb_total"],
+                nest and nest["peak_rss_mb_total"],
+                "MB",
+                0.2,
+                when,
+            )
         )
         if not r["plastic"]:
             ns = r["simulate_s"] * cores / r["events_delivered"] * 1e9
@@ -118,16 +140,37 @@ def hpc_benchmark() -> list[Section]:
             events.append(Row(name, layout, ns, nest_ns, "ns", 2.0 if cores == 2 else None, when))
     measured = f"{data['tsim_ms']:.0f} ms after {data['presim_ms']:.0f} ms presimulation"
     return [
-        Section("Simulation time: hpc_benchmark (issue 56)", "NEST 3.10", source, sim,
-                f"Scale 1, K = 11,250, {measured}; NEST at the same number of cores (threads)."),  # fmt: skip
-        Section("Delivery: ns of a core per delivered event (issue 56: ≤ 2 ns on 2 cores)", "NEST 3.10", source,
-                events, "simulate time × cores / events delivered (NEST's events estimated from its spike count "
-                "and the indegree). The goal bounds spikex's figure itself.", goal_on_spikex=True),  # fmt: skip
-        Section("Build time: hpc_benchmark (issue 56)", "NEST 3.10", source, build,
-                "Everything before the first step: NEST's Create, Connect and Prepare; spikex's build and "
-                "initialisation."),  # fmt: skip
-        Section("Peak memory: hpc_benchmark (issue 56)", "NEST 3.10", source, memory,
-                "Peak resident memory of all processes."),  # fmt: skip
+        Section(
+            "Simulation time: hpc_benchmark (issue 56)",
+            "NEST 3.10",
+            source,
+            sim,
+            f"Scale 1, K = 11,250, {measured}; NEST at the same number of cores (threads).",
+        ),  # fmt: skip
+        Section(
+            "Delivery: ns of a core per delivered event (issue 56: ≤ 2 ns on 2 cores)",
+            "NEST 3.10",
+            source,
+            events,
+            "simulate time × cores / events delivered (NEST's events estimated from its spike count "
+            "and the indegree). The goal bounds spikex's figure itself.",
+            goal_on_spikex=True,
+        ),  # fmt: skip
+        Section(
+            "Build time: hpc_benchmark (issue 56)",
+            "NEST 3.10",
+            source,
+            build,
+            "Everything before the first step: NEST's Create, Connect and Prepare; spikex's build and "
+            "initialisation.",
+        ),  # fmt: skip
+        Section(
+            "Peak memory: hpc_benchmark (issue 56)",
+            "NEST 3.10",
+            source,
+            memory,
+            "Peak resident memory of all processes.",
+        ),  # fmt: skip
     ]
 
 
@@ -141,7 +184,7 @@ def cond_networks() -> list[Section]:
         if not runs.get("spikex") or not runs.get("nest"):
             continue
 
-        def median(sim: str, key: str) -> float:
+        def median(sim: str, key: str, runs: dict = runs) -> float:
             values = sorted(r[key] for r in runs[sim])
             return values[len(values) // 2]
 
@@ -191,7 +234,9 @@ def microcircuit() -> list[Section]:
             name = f"microcircuit, {_count(cores, 'core')}"
             rows.append(Row(f"{name}, simulate", f"{_layout(r['ranks'], r['threads'])}, {r['method']}",
                             r["simulate_s"], nest[cores]["simulate_s"], "s", None, when))  # fmt: skip
-            if not any(m.layout == _layout(r["ranks"], r["threads"]) for m in memory_rows):  # one per layout
+            if not any(
+                m.layout == _layout(r["ranks"], r["threads"]) for m in memory_rows
+            ):  # one per layout
                 memory_rows.append(Row(f"{name}, peak memory", _layout(r["ranks"], r["threads"]),
                                        r["peak_rss_mb_total"], nest[cores]["peak_rss_mb_total"], "MB", None, when))  # fmt: skip
         rows += memory_rows
@@ -203,7 +248,11 @@ def microcircuit() -> list[Section]:
 def sonata() -> list[Section]:
     """bench/sonata/read_scale.py: reading and building a SONATA circuit against NEST's reader."""
     rows = []
-    for name in ("sonata_read_scale.json", "sonata_read_scale_1e6.json", "sonata_read_scale_1e8.json"):
+    for name in (
+        "sonata_read_scale.json",
+        "sonata_read_scale_1e6.json",
+        "sonata_read_scale_1e8.json",
+    ):
         data = _load(name)
         if not data or "spikex_over_nest" not in data:
             continue
@@ -213,7 +262,9 @@ def sonata() -> list[Section]:
             when = _when(run.get("date_utc", ""), run.get("load_1min_before"))
             label = f"{data['nodes']:,} nodes, {data['edges']:,} edges"
             layout = _count(ratio["ranks"], "rank")
-            rows.append(Row(f"{label}: build time", layout, ratio["build_time"], 1.0, "× NEST", 0.5, when))
+            rows.append(
+                Row(f"{label}: build time", layout, ratio["build_time"], 1.0, "× NEST", 0.5, when)
+            )
             rows.append(Row(f"{label}: peak memory (NEST to end of Simulate)", layout,
                             ratio["peak_memory_vs_nest_run"], 1.0, "× NEST", 0.5, when))  # fmt: skip
     return [Section("SONATA circuits: reading and building (issue 55)", "NEST 3.10 `SonataNetwork` (built with HDF5)",
@@ -227,7 +278,9 @@ def hines_vs_neuron() -> list[Section]:
     source = "`bench/results/hines_vs_neuron.json` (`make bench-neuron`)"
     rows = []
     if data:
-        when = _when(data["date_utc"], data["machine"].get("load_1min_start"), data["machine"].get("cpu", ""))
+        when = _when(
+            data["date_utc"], data["machine"].get("load_1min_start"), data["machine"].get("cpu", "")
+        )
         for entry in data["comparisons"]:
             median = entry["median"]
             layout = _count(entry["ranks"], "rank")
@@ -305,7 +358,10 @@ def page() -> str:
         "",
     ]
     sections = [section for make in SECTIONS for section in make()]
-    lines += ["| question | goals met | goals not met | rows without a goal |", "|---|---:|---:|---:|"]
+    lines += [
+        "| question | goals met | goals not met | rows without a goal |",
+        "|---|---:|---:|---:|",
+    ]
     for section in sections:
         verdicts = [_verdict(row, section.goal_on_spikex) for row in section.rows]
         lines.append(f"| [{section.title}](#{_anchor(section.title)}) | {verdicts.count('met')} | "
@@ -314,7 +370,12 @@ def page() -> str:
     for section in sections:
         if True:
             on_spikex = section.goal_on_spikex
-            lines += [f"## {section.title}", "", f"Peer: {section.peer}. Source: {section.source}.", ""]
+            lines += [
+                f"## {section.title}",
+                "",
+                f"Peer: {section.peer}. Source: {section.source}.",
+                "",
+            ]
             if section.note:
                 lines += [section.note, ""]
             if not section.rows:
@@ -336,7 +397,9 @@ def page() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/performance.md is not current")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 when docs/performance.md is not current"
+    )
     args = parser.parse_args()
     text = page()
     if args.check:

@@ -19,7 +19,14 @@ def test_performance_page_is_current():
 
 def test_every_issue_goal_has_a_section_with_rows_or_says_it_is_missing():
     text = performance_page.page()
-    for title in ("Simulation time: hpc_benchmark", "Build time", "Peak memory", "Restores", "Hines", "SONATA"):
+    for title in (
+        "Simulation time: hpc_benchmark",
+        "Build time",
+        "Peak memory",
+        "Restores",
+        "Hines",
+        "SONATA",
+    ):
         assert f"## {title}" in text
     assert "Not measured yet" in text or "| Hines 2011" in text
 
@@ -30,4 +37,6 @@ def test_verdicts():
     row.goal = 0.3
     assert performance_page._verdict(row, on_spikex=False) == "met"
     assert performance_page._verdict(row, on_spikex=True) == "**not met**"  # 3.0 > 0.3 itself
-    assert performance_page._verdict(performance_page.Row("b", "l", None, 1.0, "s", 0.2), False) == "—"
+    assert (
+        performance_page._verdict(performance_page.Row("b", "l", None, 1.0, "s", 0.2), False) == "—"
+    )
