@@ -307,6 +307,35 @@ using words = vector_of<8>::bits;
 }
 } // namespace wide
 
+// vector_exp.hpp's reduce() and scaled_exp() on eight lanes, operation by operation
+// (AVX-512 code only).
+SPIKEX_LANES_INLINE void wide_reduce(const wide::doubles& x, wide::words& k, wide::doubles& r) {
+    using namespace exp_detail;
+    auto all = [](double v) __attribute__((always_inline)) { return lanes<8>::all(v).in(); };
+    wide::doubles shifted;
+    wide::fma(x, all(inverse_ln2_n), all(round_shift), shifted);
+    k = bits_of<8>(shifted);
+    const wide::doubles kd = shifted - all(round_shift);
+    wide::fma(kd, all(minus_ln2_n_high), x, r);
+    wide::fma(kd, all(minus_ln2_n_low), r, r);
+}
+SPIKEX_LANES_INLINE void wide_scaled_exp(const wide::words& k, const wide::doubles& r, wide::doubles& e) {
+    using namespace exp_detail;
+    auto all = [](double v) __attribute__((always_inline)) { return lanes<8>::all(v).in(); };
+    const wide::words entry = (k & 127) << 1;
+    wide::words tail, scale;
+    wide::gather(table, entry, tail);
+    wide::gather(table + 1, entry, scale);
+    scale += k << 45;
+    const wide::doubles r2 = r * r;
+    wide::doubles low, high, sum;
+    wide::fma(r, all(c3), all(c2), low);
+    wide::fma(r, all(c5), all(c4), high);
+    wide::fma(low, r2, r + doubles_of<8>(tail), sum);
+    wide::fma(r2 * r2, high, sum, sum);
+    wide::fma(doubles_of<8>(scale), sum, doubles_of<8>(scale), e);
+}
+
 // std::exp, per lane or (wide_vectors()) as vector_exp.hpp computes it: the same bits.
 SPIKEX_LANES_INLINE double exp(double a) { return std::exp(a); }
 template <std::size_t L>
@@ -318,26 +347,10 @@ SPIKEX_LANES_INLINE lanes<L> exp(const lanes<L>& a) {
     lanes<L> result;
     if constexpr (L == 8) {
         // vector_exp.hpp's fast_exp on the eight lanes, operation by operation
-        using wide::doubles, wide::words;
-        auto all = [](double x) __attribute__((always_inline)) { return lanes<8>::all(x).in(); };
-        const doubles x = a.in();
-        doubles shifted, r, low, high, sum, e;
-        wide::fma(x, all(inverse_ln2_n), all(round_shift), shifted);
-        const words k = bits_of<8>(shifted);
-        const doubles kd = shifted - all(round_shift);
-        wide::fma(kd, all(minus_ln2_n_high), x, r);
-        wide::fma(kd, all(minus_ln2_n_low), r, r);
-        const words entry = (k & 127) << 1;
-        words tail, scale;
-        wide::gather(table, entry, tail);
-        wide::gather(table + 1, entry, scale);
-        scale += k << 45;
-        const doubles r2 = r * r;
-        wide::fma(r, all(c3), all(c2), low);
-        wide::fma(r, all(c5), all(c4), high);
-        wide::fma(low, r2, r + doubles_of<8>(tail), sum);
-        wide::fma(r2 * r2, high, sum, sum);
-        wide::fma(doubles_of<8>(scale), sum, doubles_of<8>(scale), e);
+        wide::doubles r, e;
+        wide::words k;
+        wide_reduce(a.in(), k, r);
+        wide_scaled_exp(k, r, e);
         result = lanes<8>::of(e);
     } else {
         std::array<double, L> shifted, kd, r, tail, scale, r2, low, high, sum;
@@ -407,25 +420,10 @@ SPIKEX_LANES_INLINE lanes<8> wide_pow(const lanes<8>& a, const lanes<8>& b) {
     const doubles e_high = y * log_high;
     wide::fma(log_high, y, -e_high, e_low);
     wide::fma(y, log_low, e_low, e_low);
-    using namespace exp_detail;
-    doubles shifted, re, low, high, sum, result;
-    wide::fma(e_high, all(inverse_ln2_n), all(round_shift), shifted);
-    const words k = bits_of<8>(shifted);
-    const doubles ke = shifted - all(round_shift);
-    wide::fma(ke, all(minus_ln2_n_high), e_high, re);
-    wide::fma(ke, all(minus_ln2_n_low), re, re);
-    re = e_low + re;
-    const words index = (k & 127) << 1;
-    words tail, scale;
-    wide::gather(table, index, tail);
-    wide::gather(table + 1, index, scale);
-    scale += k << 45;
-    const doubles r2 = re * re;
-    wide::fma(re, all(c3), all(c2), low);
-    wide::fma(re, all(c5), all(c4), high);
-    wide::fma(low, r2, re + doubles_of<8>(tail), sum);
-    wide::fma(r2 * r2, high, sum, sum);
-    wide::fma(doubles_of<8>(scale), sum, doubles_of<8>(scale), result);
+    doubles re, result;
+    words k;
+    wide_reduce(e_high, k, re);
+    wide_scaled_exp(k, e_low + re, result);
     // lanes outside the fast path: std::pow itself
     const words top_x = ix >> 52, top_y = (bits_of<8>(y) >> 52) & 0x7ff, top_e = (bits_of<8>(e_high) >> 52) & 0x7ff;
     const words slow =

@@ -35,13 +35,21 @@ inline constexpr double c2 = 0x1.ffffffffffdbdp-2, c3 = 0x1.555555555543cp-3, c4
     return exponent - 0x3c9u < 0x3fu;
 }
 
-// The fast path for one value in the fast range.
-[[gnu::always_inline]] inline double fast_exp(double x) {
+// x = k ln2/128 + r: k (in the low bits of `k`) and r, for x in the fast range.
+struct reduction {
+    std::uint64_t k;
+    double r;
+};
+[[gnu::always_inline]] inline reduction reduce(double x) {
     const double shifted = std::fma(x, inverse_ln2_n, round_shift);
-    const std::uint64_t k = std::bit_cast<std::uint64_t>(shifted); // k in the low bits
     const double kd = shifted - round_shift;
     double r = std::fma(kd, minus_ln2_n_high, x);
     r = std::fma(kd, minus_ln2_n_low, r);
+    return {std::bit_cast<std::uint64_t>(shifted), r};
+}
+
+// 2^(k/128) exp(r) for a reduced argument (pow adds a low part to r first).
+[[gnu::always_inline]] inline double scaled_exp(std::uint64_t k, double r) {
     const std::uint64_t index = 2 * (k % 128);
     const double tail = std::bit_cast<double>(table[index]);
     const double scale = std::bit_cast<double>(table[index + 1] + (k << 45));
@@ -50,6 +58,12 @@ inline constexpr double c2 = 0x1.ffffffffffdbdp-2, c3 = 0x1.555555555543cp-3, c4
     const double high = std::fma(r, c5, c4);
     const double sum = std::fma(r2 * r2, high, std::fma(low, r2, r + tail));
     return std::fma(scale, sum, scale);
+}
+
+// The fast path for one value in the fast range.
+[[gnu::always_inline]] inline double fast_exp(double x) {
+    const reduction x_reduced = reduce(x);
+    return scaled_exp(x_reduced.k, x_reduced.r);
 }
 
 } // namespace spikex::ode::exp_detail

@@ -74,21 +74,8 @@ inline constexpr double a0 = -0x1p-1, a1 = -0x1.5555555555560p-1, a2 = 0x1.00000
     const double e_high = y * log_high;
     const double e_low = std::fma(y, log_low, std::fma(log_high, y, -e_high));
     fast = exp_detail::in_fast_range(e_high);
-    using namespace exp_detail;
-    const double shifted = std::fma(e_high, inverse_ln2_n, round_shift);
-    const std::uint64_t k = std::bit_cast<std::uint64_t>(shifted);
-    const double ke = shifted - round_shift;
-    double re = std::fma(ke, minus_ln2_n_high, e_high);
-    re = std::fma(ke, minus_ln2_n_low, re);
-    re = e_low + re;
-    const std::uint64_t index = 2 * (k % 128);
-    const double tail = std::bit_cast<double>(table[index]);
-    const double scale = std::bit_cast<double>(table[index + 1] + (k << 45));
-    const double r2 = re * re;
-    const double low = std::fma(re, c3, c2);
-    const double high = std::fma(re, c5, c4);
-    const double sum = std::fma(r2 * r2, high, std::fma(low, r2, re + tail));
-    return std::fma(scale, sum, scale);
+    const exp_detail::reduction e_reduced = exp_detail::reduce(e_high);
+    return exp_detail::scaled_exp(e_reduced.k, e_low + e_reduced.r);
 }
 
 } // namespace spikex::ode::pow_detail
