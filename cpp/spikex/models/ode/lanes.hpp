@@ -379,8 +379,10 @@ SPIKEX_LANES_INLINE lanes<L> exp(const lanes<L>& a) {
     return result;
 }
 
-// vector_pow.hpp's fast_pow on eight lanes, operation by operation (lanes outside its
-// fast path: std::pow). Inlined into AVX-512 code only.
+// pow as vector_pow.hpp describes it, on eight lanes: log x = k ln2 + log c + log1p(r) with
+// r = z/c - 1 exact, in double-double; then exp(y log x). Lanes outside its fast path (x
+// not a positive normal number, |y| outside [2^-65, 2^63), |y log x| outside [2^-54,
+// 512)): std::pow. Inlined into AVX-512 code only.
 SPIKEX_LANES_INLINE lanes<8> wide_pow(const lanes<8>& a, const lanes<8>& b) {
     using namespace pow_detail;
     using wide::doubles, wide::words;
