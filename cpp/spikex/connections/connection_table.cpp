@@ -313,19 +313,21 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
 
     // Pass 2: place every connection; creation order survives within each thread's run.
-    // When some source has several groups, each connection's index among its target's
-    // inputs is noted too (all inputs of a target come from the thread that owns it), for
-    // find_shared_targets to keep the few a merge needs.
-    // Synapse types that keep the indices (stochastic synapses) have them noted the same way.
+    // Synapse types that keep their connections' index among their target's inputs
+    // (stochastic synapses) have every index noted here (all inputs of a target come from
+    // the thread that owns it).
     const bool several_keys =
         std::any_of(parts.begin(), parts.end(), [](const placement& p) { return p.any_several_keys(); });
     const auto& indexed = shape.indexed_synapses;
     const bool keep_indices = std::any_of(groups_.begin(), groups_.end() - 1, [&](const delay_group& g) {
         return g.synapse < indexed.size() && indexed[g.synapse];
     });
-    const bool note_indices = several_keys || keep_indices;
-    std::vector<std::uint32_t> creation_index(note_indices ? n : 0);
-    std::vector<std::uint32_t> inputs_so_far(note_indices ? all.targets_end : 0, 0);
+    std::vector<std::uint32_t> creation_index(keep_indices ? n : 0);
+    std::vector<std::uint32_t> inputs_so_far(keep_indices ? all.targets_end : 0, 0);
+    // A source with several groups may need a few indices (find_shared_targets): the
+    // cursors as they stand now let a third pass place the connections again.
+    std::vector<placement> replay;
+    if (several_keys && !keep_indices) replay = parts;
     weights_by.clear();
     weights_by.shrink_to_fit();
     target_.resize(n);
@@ -337,16 +339,44 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 const std::uint32_t p = part.take(*c);
                 target_[p] = c->target;
                 if (!shared_weights) weight_[p] = c->weight;
-                if (note_indices) creation_index[p] = inputs_so_far[c->target]++;
+                if (keep_indices) creation_index[p] = inputs_so_far[c->target]++;
             }
         };
         produce(place_run, t, true);
     });
     free_vector(inputs_so_far);
+    parts.clear();
 
     if (!shared_weights) share_uniform_weights();
     if (keep_indices) keep_input_indices(creation_index, indexed);
-    if (several_keys) find_shared_targets(creation_index);
+    if (!several_keys) return;
+    find_shared_targets();
+    if (shared_index_.empty()) return;
+    if (keep_indices) {
+        for (auto& [c, index]: shared_index_) index = creation_index[c];
+        return;
+    }
+    // Pass 3, only when groups of one source share a target: the index of each connection
+    // that needs one, counted as pass 2 would have (an index for every connection would be
+    // 4 bytes per connection at the build's peak, for the few a merge orders).
+    free_vector(creation_index);
+    std::vector<std::uint64_t> wanted((n + 63) / 64, 0);
+    for (const auto& entry: shared_index_) wanted[entry.first / 64] |= std::uint64_t{1} << (entry.first % 64);
+    inputs_so_far.assign(all.targets_end, 0);
+    for_each_thread(T, [&](unsigned t) {
+        placement& part = replay[t];
+        const connection_visitor::run_function index_run = [&](const built_connection* run, std::size_t count) {
+            for (const built_connection* c = run; c != run + count; ++c) {
+                const std::uint32_t p = part.take(*c);
+                const std::uint32_t index = inputs_so_far[c->target]++;
+                if (!(wanted[p / 64] >> (p % 64) & 1)) continue;
+                auto entry =
+                    std::lower_bound(shared_index_.begin(), shared_index_.end(), std::make_pair(p, std::uint32_t{0}));
+                entry->second = index;
+            }
+        };
+        produce(index_run, t, false);
+    });
 }
 
 void connection_table::keep_input_indices(const std::vector<std::uint32_t>& creation_index,
@@ -396,10 +426,11 @@ void connection_table::share_uniform_weights() {
     std::vector<double>().swap(weight_);
 }
 
-void connection_table::find_shared_targets(std::vector<std::uint32_t>& creation_index) {
+void connection_table::find_shared_targets() {
     // Only sources with several groups can have groups meeting one target in one step. Per
     // such source run: which targets occur in more than one of its groups (a stamp per
-    // target, no sorting); all their connections from the run keep their creation index.
+    // target, no sorting); all their connections from the run will keep their creation
+    // index (noted here in position order, the index filled in by the caller).
     local_index targets_end = 0;
     for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
@@ -422,12 +453,11 @@ void connection_table::find_shared_targets(std::vector<std::uint32_t>& creation_
         const std::uint32_t first = groups_[group_begin(s)].begin, last = groups_[group_begin(s + 1)].begin;
         for (auto c = first; c < last; ++c) {
             if (!several_groups[target_[c]]) continue;
-            shared_index_.emplace_back(c, creation_index[c]);
+            shared_index_.emplace_back(c, 0);
             source_run_shares_[s] = 1;
         }
         any = any || source_run_shares_[s];
     }
-    free_vector(creation_index);
     if (!any) free_vector(source_run_shares_);
     shared_index_.shrink_to_fit();
 }

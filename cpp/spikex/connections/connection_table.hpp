@@ -29,8 +29,9 @@
 // Building (sorted) makes two passes over the connections, which the builder produces
 // twice in the same order: one to count per (source, delay, synapse), one to place each
 // connection where it belongs (a third, for connection indices, only when groups of one
-// source share a target or some synapse type keeps them). Peak memory is the final 12
-// bytes per connection instead of a copy of every built connection. With T threads every
+// source share a target). Peak memory is the final 12 bytes per connection instead of a
+// copy of every built connection (plus 4 per connection of the synapse types that keep
+// their input indices). With T threads every
 // pass runs on T threads, each over the connections of its own targets, counting and
 // placing into its own runs (the counts take 12 bytes per source gid and thread while the
 // table is built).
@@ -196,8 +197,8 @@ public:
 private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
-    // Sets source_run_shares_ and, from each connection's creation index, shared_index_.
-    void find_shared_targets(std::vector<std::uint32_t>& creation_index);
+    // Sets source_run_shares_ and the positions of shared_index_ (indices still 0).
+    void find_shared_targets();
     void share_uniform_weights();
     void keep_input_indices(const std::vector<std::uint32_t>& creation_index, const std::vector<char>& indexed);
 
