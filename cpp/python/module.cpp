@@ -28,6 +28,7 @@
 #include "spikex/gups/gups.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/models/input_device.hpp"
+#include "spikex/models/model_library.hpp"
 #include "spikex/models/model_registry.hpp"
 #include "spikex/models/ode/lanes.hpp"
 #include "spikex/network/connection_rule_registry.hpp"
@@ -978,6 +979,8 @@ NB_MODULE(_core, m) {
         nb::arg("delays_ms"), nb::arg("dt_ms"));
     m.def("model_parameter_names", &spikex::model_parameter_names, nb::arg("model"));
     m.def("model_registry", &models_to_python);
+    m.def("load_model_library", &spikex::load_model_library, nb::arg("path"));
+    m.def("model_library_abi", &spikex::model_library_abi);
     // Which clone the conductance-based models' lanes kernels run (ode/lanes.hpp).
     m.def("vector_isa", [] { return spikex::ode::wide_vectors() ? "avx512" : "baseline"; });
     m.def("connection_rule_registry", &connection_rules_to_python);

@@ -5,6 +5,7 @@
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include <algorithm>
+#include <mutex>
 
 // X(name): the model's file defines `model_entry name_model()`.
 #define SPIKEX_MODELS(X)               \
@@ -44,11 +45,29 @@ namespace spikex {
 SPIKEX_MODELS(SPIKEX_DECLARE_MODEL)
 #undef SPIKEX_DECLARE_MODEL
 
-const std::vector<model_entry>& model_registry() {
+namespace {
+std::deque<model_entry>& entries() {
 #define SPIKEX_LIST_MODEL(name) name##_model(),
-    static const std::vector<model_entry> entries{SPIKEX_MODELS(SPIKEX_LIST_MODEL)};
+    static std::deque<model_entry> all{SPIKEX_MODELS(SPIKEX_LIST_MODEL)};
 #undef SPIKEX_LIST_MODEL
-    return entries;
+    return all;
+}
+std::mutex registration_mutex;
+} // namespace
+
+const std::deque<model_entry>& model_registry() { return entries(); }
+
+void register_model(model_entry entry) {
+    std::lock_guard lock(registration_mutex);
+    auto& all = entries();
+    if (entry.name.empty()) throw user_error("register_model: a model needs a name");
+    for (const auto& e: all) {
+        if (e.name == entry.name) throw user_error(spikex::format("model \"{}\" is already registered", entry.name));
+    }
+    if (!entry.make && entry.kind == model_kind::neuron) {
+        throw user_error(spikex::format("register_model: model \"{}\" has no factory", entry.name));
+    }
+    all.push_back(std::move(entry));
 }
 
 const model_entry& find_model(const std::string& name) {

@@ -6,6 +6,7 @@
 // this model only, rank-local indices first_local, first_local + 1, ...). Its parameters
 // are per population (network_spec::populations, parameter_value: a number, an array or a
 // distribution; cell_parameters resolves them per cell).
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -66,7 +67,14 @@ struct model_entry {
     const parameter_spec* parameter(const std::string& parameter_name) const; // nullptr if none
 };
 
-const std::vector<model_entry>& model_registry();
+// Every model: the built-in ones, then those registered at run time (register_model, from
+// a model library: models/model_library.hpp). A deque, so that an entry found once stays
+// where it is when more are registered. Registration happens before a network is built
+// (loading a model library); lookups during a run only read.
+const std::deque<model_entry>& model_registry();
+// Adds a model at run time (a generated model library's registration function calls it).
+// user_error when a model of that name exists. Serialised by a mutex.
+void register_model(model_entry entry);
 // The model of every cell of a network_spec without populations (the C++ tests' networks
 // of Hines et al.'s cells).
 inline constexpr const char* model_without_populations = "interval_fire";

@@ -25,6 +25,35 @@ LIST_PARAMETERS: dict[str, frozenset[str]] = {
 }
 
 
+def refresh_models() -> None:
+    """Adds the models registered at run time (model libraries: ``load_nestml``) to
+    ``MODELS`` and ``LIST_PARAMETERS`` (the same dicts, updated in place)."""
+    for entry in _core.model_registry():
+        if entry["name"] not in MODELS:
+            MODELS[entry["name"]] = entry
+            LIST_PARAMETERS[entry["name"]] = frozenset(
+                p["name"] for p in entry["parameter_specs"] if p["shape"] == "per_cell_list"
+            )
+
+
+def load_nestml(path, output_dir=None) -> str:
+    """Builds (if needed) and registers the neuron model of a NESTML file on every rank;
+    returns its name (the NESTML model's), which ``Network.create`` then takes.
+
+    Parameters
+    ----------
+    path : path
+        A ``.nestml`` file with one neuron model, or a library built by
+        ``spikex model build``.
+    output_dir : path, optional
+        Where the built library goes (default: the cache, ``spikex.nestml.cache_dir()``);
+        under MPI a directory every rank sees. docs/user/nestml.md.
+    """
+    from ..nestml import load
+
+    return load(path, output_dir)
+
+
 def is_state_variable(model: str, name: str) -> bool:
     """Whether ``name`` is a recordable state variable of ``model``: one of its
     ``state_variables``, or a per-port one (``"g_<port>"``) with a port number (the core

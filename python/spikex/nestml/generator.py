@@ -1,0 +1,606 @@
+"""From a NESTML file to the C++ of a spikex model library.
+
+NESTML's own front end does the language: its parser and context conditions (CoCos), its
+model transformers (inline expressions, convolutions to state variables) and ODE-toolbox's
+analysis (exact propagators for linear dynamics). spikex drives them through NESTML's
+public API (``pynestml.frontend``, the transformers and ``NESTCodeGenerator``'s analysis,
+which NESTML's own Python stand-alone target reuses the same way) and writes the C++ with
+its own template (``templates/model.cpp.jinja2``) and printer (``printer.py``): no NESTML
+template or code is copied, and NESTML (GPL-2.0) is a build-time tool, never linked.
+
+What the generator does not support is refused with :class:`UnsupportedFeature`, naming
+the feature; a model NESTML itself rejects raises :class:`NestmlError` with NESTML's
+messages (file and line).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from ..errors import UserInputError
+from .printer import ExpressionPrinter, Unsupported, number, unit_factor
+
+#: The NESTML release spikex's generator is written for (pyproject.toml pins it).
+NESTML_VERSION = "9.0.0"
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+
+
+class NestmlError(UserInputError):
+    """NESTML refused the model: its own messages, each with file and line."""
+
+
+class UnsupportedFeature(UserInputError):
+    """The model uses a NESTML feature spikex's generator does not support yet."""
+
+
+@dataclass
+class Value:
+    name: str
+    unit: str = "1"
+    meaning: str = ""
+    default_cpp: str = "0.0"  # in terms of d.<parameter> (the defaults)
+    rule: str = ""  # NESTML's default expression when it is not a number
+    rule_cpp: str = ""  # the same in terms of p.<parameter>
+    range: str = "ranges::any()"
+    settable: bool = True
+
+
+@dataclass
+class Internal:
+    name: str
+    cpp: str
+
+
+@dataclass
+class Port:
+    name: str
+
+
+@dataclass
+class Model:
+    name: str
+    source: str
+    description: str = ""
+    parameters: list[Value] = field(default_factory=list)
+    initial_values: list[Value] = field(default_factory=list)
+    state: list[Value] = field(default_factory=list)
+    internals: list[Internal] = field(default_factory=list)
+    spike_ports: list[Port] = field(default_factory=list)
+    port_mode: str = "none"  # "none", "single" (the weight's sign kept), "pair" (exc, inh)
+    current_port: str | None = None
+    default_lines: list[str] = field(default_factory=list)
+    init_lines: list[str] = field(default_factory=list)
+    step_lines: list[str] = field(default_factory=list)
+    receptors: str = ""
+    integration: str = "exact (ODE-toolbox's propagators)"
+
+
+def _check_version() -> None:
+    import pynestml
+
+    if pynestml.__version__ != NESTML_VERSION:
+        raise UserInputError(
+            f"spikex's NESTML generator is written for NESTML {NESTML_VERSION}, "
+            f"this environment has {pynestml.__version__}: pip install 'spikex[nestml]'"
+        )
+
+
+def analyse(path: str | os.PathLike) -> tuple[object, dict, dict]:
+    """Parses, checks and transforms one NESTML file with NESTML's front end.
+
+    Returns
+    -------
+    (model, metadata, namespace)
+        NESTML's transformed model, its metadata (ODE-toolbox's solver) and the
+        analysis NESTML's NEST target renders from (update expressions, spike updates).
+
+    Raises
+    ------
+    NestmlError
+        NESTML refused the file (its messages, with file and line).
+    UnsupportedFeature
+        More than one model in the file, a synapse model.
+    """
+    _check_version()
+    from pynestml.cocos.co_cos_manager import CoCosManager
+    from pynestml.codegeneration.code_generator import CodeGenerator
+    from pynestml.codegeneration.nest_code_generator import NESTCodeGenerator
+    from pynestml.frontend.pynestml_frontend import (
+        configure_front_end,
+        get_parsed_models,
+        transform_models,
+        transformers_from_target_name,
+    )
+    from pynestml.utils.logger import Logger
+
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise UserInputError(f"NESTML model {path}: no such file")
+    workdir = tempfile.mkdtemp(prefix="spikex-nestml-")
+    configure_front_end(
+        str(path), "NONE", target_path=workdir, logging_level="ERROR", module_name="spikexmodule"
+    )
+    # The parser and the checks; an error stops here with NESTML's messages.
+    models = get_parsed_models()
+    for model in models:
+        if not Logger.has_errors(model):
+            CoCosManager.check_cocos(model)
+    errors = _errors(Logger)
+    if errors or not models:
+        raise NestmlError("\n".join(errors) or f"{path}: no model found")
+    if len(models) != 1:
+        raise UnsupportedFeature(f"{path}: more than one model in one file")
+    model = models[0]
+    if model.get_name().endswith("synapse") or not model.get_on_condition_blocks() and not (
+        model.get_update_blocks() or model.get_equations_blocks()
+    ):
+        raise UnsupportedFeature(f"{path}: synapse models (only neuron models are generated)")
+    # NESTML's transformers for a C++ target (C++ keywords renamed, inline expressions
+    # expanded, convolutions to state variables, ODE-toolbox's analysis).
+    transformers, _ = transformers_from_target_name("NEST", {})
+    models, metadata = transform_models(transformers, [model])
+    model = models[0]
+
+    class _Analysis(NESTCodeGenerator):
+        # NEST's code generator's analysis (propagators into internals, update
+        # expressions parsed, spike updates), without its templates.
+        def __init__(self):
+            CodeGenerator.__init__(
+                self,
+                {
+                    **NESTCodeGenerator._default_options,
+                    "nest_version": "v3.10",
+                    "templates": {
+                        "path": str(TEMPLATE_DIR),
+                        "model_templates": {"neuron": ["model.cpp.jinja2"]},
+                        "module_templates": [],
+                    },
+                },
+            )
+            self.non_equations_state_variables = {}
+            self.setup_printers()
+
+    analysis = _Analysis()
+    try:
+        analysis.run_nest_target_specific_cocos([model], [])
+        analysis.analyse_transform_neurons([model], metadata)
+        namespace = analysis._get_neuron_model_namespace(model, metadata)
+    except Exception as error:  # NESTML's checks raise after logging
+        errors = _errors(Logger)
+        raise NestmlError("\n".join(errors) or f"{path}: {error}") from None
+    errors = _errors(Logger)
+    if errors:
+        raise NestmlError("\n".join(errors))
+    return model, metadata, namespace
+
+
+def _errors(logger) -> list[str]:
+    from pynestml.utils.logger import LoggingLevel
+
+    out = []
+    for _key, record in getattr(logger, "log", {}).items():
+        try:
+            unit, _model, record_level, _code, position, message = record
+        except (TypeError, ValueError):
+            continue
+        if record_level != LoggingLevel.ERROR:
+            continue
+        where = str(unit) if unit else ""
+        if position is not None and getattr(position, "start_line", None) is not None:
+            where += f":{position.start_line}:{position.start_column}"
+        out.append(f"{where}: {message}" if where else str(message))
+    return out
+
+
+# --- from NESTML's analysis to the template's model -------------------------------------
+
+_NEST_UNIT = {
+    "electrical potential": "mV",
+    "time": "ms",
+    "electrical current": "pA",
+    "electrical capacitance": "pF",
+    "electrical conductance": "nS",
+    "electrical resistance": "GOhm",
+}
+
+
+def _unit_text(data_type) -> str:
+    """The unit of a declared type as spikex's tables name it (NEST's units)."""
+    from pynestml.symbols.unit_type_symbol import UnitTypeSymbol
+
+    symbol = data_type.get_type_symbol()
+    if not isinstance(symbol, UnitTypeSymbol):
+        return "1"
+    unit = symbol.unit.unit
+    if unit_factor(symbol) == 1 and unit.physical_type in _NEST_UNIT:
+        return _NEST_UNIT[unit.physical_type]
+    parts = []
+    for base, power in zip(unit.bases, unit.powers):
+        name = _NEST_UNIT.get(str(base.physical_type), "s" if str(base) == "s" else str(base))
+        if str(base) == "s":
+            name = "ms"
+        parts.append(name if power == 1 else f"{name}^{power:g}")
+    return "*".join(parts) if parts else "1"
+
+
+def _meaning(decl, name: str, what: str) -> str:
+    text = (getattr(decl, "in_comment", None) or "").strip()
+    if not text:
+        pre = [c.strip() for c in (getattr(decl, "pre_comments", None) or []) if c.strip()]
+        text = pre[-1] if pre else ""
+    text = text or f"{what} {name}"
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _is_number(expr) -> bool:
+    from pynestml.meta_model.ast_simple_expression import ASTSimpleExpression
+
+    if isinstance(expr, ASTSimpleExpression):
+        return expr.is_numeric_literal() or expr.is_numeric_literal_with_unit()
+    if getattr(expr, "is_unary_operator", lambda: False)() and expr.get_unary_operator().is_unary_minus:
+        return _is_number(expr.get_expression())
+    if getattr(expr, "is_encapsulated", False):
+        return _is_number(expr.get_expression())
+    return False
+
+
+def _declarations(blocks):
+    for block in blocks or []:
+        for decl in block.get_declarations():
+            for variable in decl.get_variables():
+                yield decl, variable
+
+
+def _type_kind(data_type) -> str:
+    if data_type.is_boolean:
+        return "boolean"
+    if data_type.is_integer:
+        return "integer"
+    if getattr(data_type, "is_string", False):
+        raise Unsupported("string variables")
+    return "real"
+
+
+def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
+    """The template's view of a transformed NESTML model; Unsupported for what is not."""
+    name = model.get_name()
+    m = Model(name=name, source=source)
+    if namespace.get("uses_numeric_solver"):
+        odes = ", ".join(namespace.get("numeric_state_variables", []))
+        raise Unsupported(f"nonlinear ODEs (a numeric solver for {odes})")
+    if model.get_functions():
+        raise Unsupported("user-defined functions")
+    for decl, _variable in _declarations(
+        model.get_parameters_blocks() + model.get_state_blocks() + model.get_internals_blocks()
+    ):
+        if decl.get_size_parameter() is not None:
+            raise Unsupported("vector variables")
+        if getattr(decl, "get_decorators", lambda: [])():
+            raise Unsupported("decorated declarations (@homogeneous, @heterogeneous)")
+    if model.has_delay_variables():
+        raise Unsupported("delay differential equations")
+
+    parameter_names = [v.get_name() for _d, v in _declarations(model.get_parameters_blocks())]
+    state_decls = list(_declarations(model.get_state_blocks()))
+    state_names = [v.get_name() for _d, v in state_decls]
+    internal_decls = list(_declarations(model.get_internals_blocks()))
+    internal_names = [v.get_name() for _d, v in internal_decls]
+    if "tau_minus" in parameter_names + state_names + internal_names:
+        raise Unsupported("a variable named tau_minus (spikex's STDP parameter of every neuron)")
+
+    # Inputs.
+    spike_ports, continuous = [], []
+    for block in model.get_input_blocks():
+        for port in block.get_input_ports():
+            if port.get_size_parameter() is not None:
+                raise Unsupported("vector input ports")
+            if port.is_spike():
+                spike_ports.append(port)
+            else:
+                continuous.append(port)
+    if len(continuous) > 1:
+        raise Unsupported("more than one continuous input port")
+    m.current_port = continuous[0].get_name() if continuous else None
+    if len(spike_ports) == 1:
+        m.port_mode = "single"
+        m.spike_ports = [Port(spike_ports[0].get_name())]
+    elif len(spike_ports) == 2:
+        exc = [p for p in spike_ports if p.is_excitatory() and not p.is_inhibitory()]
+        inh = [p for p in spike_ports if p.is_inhibitory() and not p.is_excitatory()]
+        if len(exc) != 1 or len(inh) != 1:
+            raise Unsupported("two spike input ports that are not one excitatory and one inhibitory (receptor types)")
+        m.port_mode = "pair"
+        m.spike_ports = [Port(exc[0].get_name()), Port(inh[0].get_name())]
+    elif len(spike_ports) > 2:
+        raise Unsupported("more than two spike input ports (receptor types)")
+    port_names = {p.name for p in m.spike_ports}
+    port_factor = {p.get_name(): unit_factor(p.get_type_symbol()) if hasattr(p, "get_type_symbol") else None
+                   for p in spike_ports}  # fmt: skip
+
+    locals_: set[str] = set()
+
+    def resolver(prefix_of):
+        def resolve(var: str) -> tuple[str, Fraction]:
+            if var in locals_:
+                return f"l_{var}", Fraction(1)
+            if var in port_names:
+                return f"in_{var}", _port_factor(model, var, port_factor)
+            if var == m.current_port:
+                return "stim", _continuous_factor(model, var)
+            kind = (
+                "state" if var in state_names or var in namespace.get("analytic_state_variables", [])
+                else "parameter" if var in parameter_names
+                else "internal" if var in internal_names
+                else None
+            )  # fmt: skip
+            if kind is None:
+                if var == "t":
+                    return "(double(n) * q.__h)", Fraction(1)
+                raise Unsupported(f"the variable {var}")
+            prefix = prefix_of(kind)
+            if prefix is None:
+                raise Unsupported(f"{kind} {var} in this expression")
+            return f"{prefix}.{var}", Fraction(1)
+
+        return resolve
+
+    # Parameters: defaults in declaration order (d.), rules (p.).
+    defaults = ExpressionPrinter(resolver(lambda k: "d" if k == "parameter" else None))
+    given = ExpressionPrinter(resolver(lambda k: "p" if k == "parameter" else None))
+    for decl, variable in _declarations(model.get_parameters_blocks()):
+        kind = _type_kind(decl.get_data_type())
+        expr = decl.get_expression()
+        value = Value(
+            name=variable.get_name(),
+            unit=_unit_text(decl.get_data_type()),
+            meaning=_meaning(decl, variable.get_name(), "parameter"),
+            default_cpp=defaults.print(expr),
+        )
+        if kind == "boolean":
+            value.range = "ranges::flag()"
+        elif kind == "integer":
+            value.range = "ranges::any()"
+        if not _is_number(expr):
+            value.rule = str(expr)
+            value.rule_cpp = given.print(expr)
+        m.parameters.append(value)
+        m.default_lines.append(f"d.{value.name} = {value.default_cpp};")
+
+    # State: the declared variables (their initial values are parameters, as NEST's V_m)
+    # and the ones NESTML added (convolutions), which start from ODE-toolbox's values.
+    initial_values = namespace.get("initial_values", {})
+    analytic = namespace.get("analytic_state_variables", [])
+    user_state = []
+    for decl, variable in state_decls:
+        kind = _type_kind(decl.get_data_type())
+        if kind != "real":
+            raise Unsupported(f"{kind} state variables ({variable.get_name()})")
+        expr = decl.get_expression()
+        value = Value(
+            name=variable.get_name(),
+            unit=_unit_text(decl.get_data_type()),
+            meaning=_meaning(decl, variable.get_name(), "state variable"),
+        )
+        value.default_cpp = defaults.print(expr)
+        if not _is_number(expr):
+            value.rule = str(expr)
+            value.rule_cpp = given.print(expr)
+        user_state.append(value)
+    for value in user_state:
+        init = Value(
+            name=value.name,
+            unit=value.unit,
+            meaning=f"initial value: {value.meaning}",
+            default_cpp=value.default_cpp,
+            rule=value.rule,
+            rule_cpp=value.rule_cpp,
+        )
+        m.initial_values.append(init)
+        m.default_lines.append(f"d.{init.name} = {init.default_cpp};")
+        m.init_lines.append(f"s.{value.name} = p.{value.name};")
+    m.state = list(user_state)
+    from pynestml.utils.model_parser import ModelParser
+
+    added = [v for v in analytic if v not in state_names]
+    if added:
+        scope = model.get_equations_blocks()[0].get_scope()
+        for var in added:
+            m.state.append(Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False))
+        state_names.extend(added)
+        init_printer = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "state": "s"}.get(k)))
+        for var in added:
+            expr = ModelParser.parse_expression(str(initial_values.get(var, "0")))
+            expr.update_scope(scope)
+            m.init_lines.append(f"s.{var} = {init_printer.print(expr)};")
+
+    # Internals in declaration order (the propagators are among them).
+    internal_printer = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k)))
+    for decl, variable in internal_decls:
+        var = variable.get_name()
+        expr = decl.get_expression()
+        if var == "__h":
+            cpp = "h"
+        else:
+            cpp = internal_printer.print(expr)
+        m.internals.append(Internal(var, cpp))
+
+    # The step.
+    step = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]))
+    update_expressions = namespace.get("update_expressions", {})
+    spike_updates = namespace.get("spike_updates", {})
+    convolutions = [v for v in analytic if "__X__" in v]
+
+    def assignment(a) -> str:
+        lhs_name = a.get_variable().get_complete_name()
+        lhs, factor = step.resolve(lhs_name)
+        if factor != 1 or lhs.startswith("in_") or lhs == "stim":
+            raise Unsupported(f"assigning to the input port {lhs_name}")
+        rhs = step.print(a.get_expression())
+        op = "=" if a.is_direct_assignment else (
+            "+=" if a.is_compound_sum else "-=" if a.is_compound_minus
+            else "*=" if a.is_compound_product else "/="
+        )  # fmt: skip
+        if lhs.startswith("p.") or lhs.startswith("q."):
+            raise Unsupported(f"assigning to the parameter or internal {lhs_name} during the run")
+        return f"{lhs} {op} {rhs};"
+
+    def integrate(call) -> list[str]:
+        args = [str(a) for a in call.get_args()]
+        variables = [v for v in analytic if "__X__" not in v and (not args or v in args)]
+        lines = ["{"]
+        for v in variables:
+            lines.append(f"    const double next_{v} = {step.print(update_expressions[v])};")
+        for v in variables:
+            lines.append(f"    s.{v} = next_{v};")
+        for port, updates in spike_updates.items():
+            for a in updates:
+                target = a.get_variable().get_complete_name()
+                if "__X__" not in target and target in variables:
+                    lines.append("    " + assignment(a))
+        lines.append("}")
+        return lines
+
+    def statements(body, indent: str = "") -> list[str]:
+        out = []
+        for stmt in body.get_stmts():
+            if stmt.is_small_stmt():
+                small = stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt()
+                out.extend(indent + line for line in small_statement(small))
+            else:
+                compound = stmt.compound_stmt if hasattr(stmt, "compound_stmt") else stmt.get_compound_stmt()
+                out.extend(indent + line for line in compound_statement(compound))
+        return out
+
+    def small_statement(small) -> list[str]:
+        if small.is_assignment():
+            return [assignment(small.get_assignment())]
+        if small.is_declaration():
+            decl = small.get_declaration()
+            kind = _type_kind(decl.get_data_type())
+            ctype = {"real": "double", "integer": "long", "boolean": "bool"}[kind]
+            lines = []
+            for variable in decl.get_variables():
+                locals_.add(variable.get_name())
+                value = step.print(decl.get_expression()) if decl.get_expression() is not None else "0"
+                lines.append(f"{ctype} l_{variable.get_name()} = {value};")
+            return lines
+        if small.is_function_call():
+            call = small.get_function_call()
+            name = call.get_name()
+            if name == "emit_spike":
+                if call.get_args():
+                    raise Unsupported("emit_spike() with arguments")
+                return ["out.emit(first_ + i, n);"]
+            if name == "integrate_odes":
+                return integrate(call)
+            return [step.function_call(call) + ";"]
+        raise Unsupported("return statements outside functions")
+
+    def compound_statement(compound) -> list[str]:
+        if compound.is_if_stmt():
+            s = compound.get_if_stmt()
+            clause = s.get_if_clause()
+            out = [f"if ({step.print(clause.get_condition())}) {{"]
+            out += statements(clause.get_stmts_body(), "    ")
+            for elif_clause in s.get_elif_clauses():
+                out.append(f"}} else if ({step.print(elif_clause.get_condition())}) {{")
+                out += statements(elif_clause.get_stmts_body(), "    ")
+            if s.get_else_clause() is not None:
+                out.append("} else {")
+                out += statements(s.get_else_clause().get_stmts_body(), "    ")
+            out.append("}")
+            return out
+        if compound.is_while_stmt():
+            s = compound.get_while_stmt()
+            return [f"while ({step.print(s.get_condition())}) {{", *statements(s.get_stmts_body(), "    "), "}"]
+        raise Unsupported("for loops")
+
+    lines = m.step_lines
+    for v in convolutions:
+        lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
+    for block in model.get_update_blocks():
+        lines += statements(block.get_stmts_body())
+    for block in model.get_on_receive_blocks():
+        port = block.get_port_name()
+        if port not in port_names:
+            raise Unsupported(f"onReceive for the port {port}")
+        lines.append(f"if (got_{port}) {{")
+        lines += statements(block.get_stmts_body(), "    ")
+        lines.append("}")
+    for v in convolutions:
+        lines.append(f"s.{v} = next_{v};")
+    for _port, updates in spike_updates.items():
+        for a in updates:
+            if "__X__" in a.get_variable().get_complete_name():
+                lines.append(assignment(a))
+    for block in model.get_on_condition_blocks():
+        lines.append(f"if ({step.print(block.get_cond_expr())}) {{")
+        lines += statements(block.get_stmts_body(), "    ")
+        lines.append("}")
+
+    # The entry's sentences.
+    if m.port_mode == "pair":
+        a, b = m.spike_ports
+        receptors = f"spikes: weight >= 0 into {a.name}, < 0 into {b.name} (as -weight)"
+    elif m.port_mode == "single":
+        receptors = f"spikes: every weight into {m.spike_ports[0].name}, its sign kept"
+    else:
+        receptors = "no spike input"
+    if m.current_port:
+        receptors += f"; currents into {m.current_port} (pA)"
+    m.receptors = receptors
+    m.description = f"NESTML model {name} ({Path(source).name}), generated by spikex with NESTML {NESTML_VERSION}"
+    return m
+
+
+def _port_factor(model, name: str, cache: dict) -> Fraction:
+    """A spike port's value is a weight per second (NESTML 9): its factor to NEST's 1/ms."""
+    for block in model.get_input_blocks():
+        for port in block.get_input_ports():
+            if port.get_name() == name:
+                symbol = model.get_scope().resolve_to_symbol(name, _variable_kind())
+                if symbol is not None:
+                    return unit_factor(symbol.get_type_symbol())
+    return Fraction(1)
+
+
+def _continuous_factor(model, name: str) -> Fraction:
+    symbol = model.get_scope().resolve_to_symbol(name, _variable_kind())
+    return unit_factor(symbol.get_type_symbol()) if symbol is not None else Fraction(1)
+
+
+def _variable_kind():
+    from pynestml.symbols.symbol import SymbolKind
+
+    return SymbolKind.VARIABLE
+
+
+def generate(path: str | os.PathLike, spikex_version: str) -> tuple[str, str]:
+    """The C++ of the model in `path`: (model name, source text).
+
+    Raises NestmlError (NESTML refused it) or UnsupportedFeature (naming the feature).
+    """
+    import jinja2
+    import pynestml
+
+    path = Path(path).resolve()
+    model, metadata, namespace = analyse(path)
+    try:
+        m = build_model(model, metadata, namespace, str(path))
+    except Unsupported as what:
+        raise UnsupportedFeature(
+            f"{path}: model {model.get_name()} uses {what}, which spikex's NESTML generator does not support yet"
+        ) from None
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), keep_trailing_newline=True, autoescape=False
+    )
+    text = env.get_template("model.cpp.jinja2").render(
+        m=m, spikex_version=spikex_version, nestml_version=pynestml.__version__
+    )
+    return m.name, re.sub(r"[ \t]+\n", "\n", text)

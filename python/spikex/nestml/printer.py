@@ -1,0 +1,228 @@
+"""C++ for NESTML expressions and statements, as spikex's generated models use them.
+
+Values are held in NEST's units (mV, ms, pA, pF, nS, ... ``NESTUnitConverter``'s choice,
+the units the model's parameter table names), so a literal ``2 s`` is ``2000.0``. A unit
+conversion factor is carried through products and quotients as an exact fraction and
+written once where the value is used: ``unit_psc * exc_spikes * 1 s`` (a spike port's
+value is a weight per second, its factor 1/1000; ``1 s`` brings 1000) is
+``q.unit_psc * in_exc_spikes * 1.0`` with no rounding from the conversions.
+
+A construct the generator does not support raises :class:`Unsupported`, naming it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+from pynestml.codegeneration.nest_unit_converter import NESTUnitConverter
+from pynestml.meta_model.ast_expression import ASTExpression
+from pynestml.meta_model.ast_simple_expression import ASTSimpleExpression
+from pynestml.symbols.predefined_units import PredefinedUnits
+from pynestml.symbols.unit_type_symbol import UnitTypeSymbol
+
+
+class Unsupported(Exception):
+    """A NESTML feature spikex's generator does not support (the message names it)."""
+
+
+def exact(x: float) -> Fraction:
+    """A conversion factor as the fraction its shortest decimal says (0.001 -> 1/1000)."""
+    return Fraction(repr(float(x)))
+
+
+def unit_factor(type_symbol) -> Fraction:
+    """The factor from a NESTML type's unit to NEST's unit of the same dimension."""
+    if isinstance(type_symbol, UnitTypeSymbol):
+        return exact(NESTUnitConverter.get_factor(type_symbol.unit.unit))
+    return Fraction(1)
+
+
+def number(x: float | Fraction) -> str:
+    """A C++ double literal that reads back as ``x`` (the nearest double to a fraction)."""
+    value = float(x)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise Unsupported(f"the number {value}")
+    text = repr(value)
+    return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
+
+
+# NESTML's predefined mathematical functions and their C++ (one argument unless noted).
+MATH = {
+    "exp": "std::exp",
+    "expm1": "std::expm1",
+    "ln": "std::log",
+    "log10": "std::log10",
+    "cos": "std::cos",
+    "sin": "std::sin",
+    "tan": "std::tan",
+    "cosh": "std::cosh",
+    "sinh": "std::sinh",
+    "tanh": "std::tanh",
+    "erf": "std::erf",
+    "erfc": "std::erfc",
+    "abs": "std::abs",
+    "ceil": "std::ceil",
+    "floor": "std::floor",
+    "round": "std::round",
+    "pow": "std::pow",
+    "max": "std::max",
+    "min": "std::min",
+}
+RANDOM = ("random_normal", "random_uniform", "random_poisson")
+
+
+class ExpressionPrinter:
+    """Prints NESTML expressions as C++.
+
+    Parameters
+    ----------
+    resolve : callable
+        ``resolve(name) -> (cpp, factor)``: a variable's C++ and the factor from its value
+        there to NEST's unit of its NESTML type (1 except for input ports).
+    """
+
+    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]]):
+        self.resolve = resolve
+
+    # The printed value of an expression, in NEST's unit of its type.
+    def print(self, node) -> str:
+        code, factor = self._print(node)
+        return self._apply(code, factor)
+
+    @staticmethod
+    def _apply(code: str, factor: Fraction) -> str:
+        if factor == 1:
+            return code
+        try:  # a literal: converted here, exactly rounded
+            return number(exact(float(code)) * factor)
+        except ValueError:
+            return f"({number(factor)} * {code})"
+
+    def _print(self, node) -> tuple[str, Fraction]:
+        code, factor = self._print_node(node)
+        conversion = node.get_implicit_conversion_factor()
+        if conversion is not None and conversion != 1:
+            factor *= exact(conversion)
+        return code, factor
+
+    def _print_node(self, node) -> tuple[str, Fraction]:
+        if isinstance(node, ASTSimpleExpression):
+            return self._simple(node)
+        if not isinstance(node, ASTExpression):
+            raise Unsupported(f"the expression {node}")
+        if node.is_unary_operator():
+            code, factor = self._print(node.get_expression())
+            op = node.get_unary_operator()
+            if op.is_unary_minus:
+                return f"(-{code})", factor
+            if op.is_unary_plus:
+                return code, factor
+            raise Unsupported("the bitwise operator ~")
+        if node.is_encapsulated:
+            code, factor = self._print(node.get_expression())
+            return f"({code})", factor
+        if node.is_logical_not:
+            return f"(!{self.print(node.get_expression())})", Fraction(1)
+        if node.is_ternary_operator():
+            cond = self.print(node.get_condition())
+            return (
+                f"({cond} ? {self.print(node.get_if_true())} : {self.print(node.get_if_not())})",
+                Fraction(1),
+            )
+        if node.is_compound_expression():
+            return self._binary(node)
+        if node.is_expression():
+            return self._print(node.get_expression())
+        raise Unsupported(f"the expression {node}")
+
+    def _binary(self, node) -> tuple[str, Fraction]:
+        op = node.get_binary_operator()
+        lhs, rhs = node.get_lhs(), node.get_rhs()
+        name = type(op).__name__
+        if name == "ASTArithmeticOperator":
+            if op.is_times_op:
+                (a, fa), (b, fb) = self._print(lhs), self._print(rhs)
+                return f"{a} * {b}", fa * fb
+            if op.is_div_op:
+                (a, fa), (b, fb) = self._print(lhs), self._print(rhs)
+                return f"{a} / {b}", fa / fb
+            if op.is_pow_op:
+                return f"std::pow({self.print(lhs)}, {self.print(rhs)})", Fraction(1)
+            if op.is_plus_op:
+                return f"{self.print(lhs)} + {self.print(rhs)}", Fraction(1)
+            if op.is_minus_op:
+                return f"{self.print(lhs)} - {self.print(rhs)}", Fraction(1)
+            if op.is_modulo_op:
+                return f"std::fmod({self.print(lhs)}, {self.print(rhs)})", Fraction(1)
+            raise Unsupported("integer division (//)")
+        if name == "ASTComparisonOperator":
+            text = {"is_lt": "<", "is_le": "<=", "is_eq": "==", "is_ne": "!=", "is_ne2": "!=",
+                    "is_ge": ">=", "is_gt": ">"}  # fmt: skip
+            for attr, symbol in text.items():
+                if getattr(op, attr):
+                    return f"{self.print(lhs)} {symbol} {self.print(rhs)}", Fraction(1)
+        if name == "ASTLogicalOperator":
+            symbol = "&&" if op.is_logical_and else "||"
+            return f"({self.print(lhs)} {symbol} {self.print(rhs)})", Fraction(1)
+        raise Unsupported("bitwise operators")
+
+    def _simple(self, node: ASTSimpleExpression) -> tuple[str, Fraction]:
+        if node.is_numeric_literal_with_unit():
+            factor = None
+            variable = node.get_variable()
+            unit = PredefinedUnits.get_unit(variable.get_complete_name()) if variable else None
+            if unit is not None:
+                factor = exact(NESTUnitConverter.get_factor(unit.get_unit()))
+            elif isinstance(getattr(node, "type", None), UnitTypeSymbol):
+                factor = unit_factor(node.type)
+            if factor is None:
+                raise Unsupported(f"the unit of {node}")
+            # The factor stays with the literal through products (1 s * spikes: exact).
+            return number(node.get_numeric_literal()), factor
+        if node.is_inf_literal:
+            return "std::numeric_limits<double>::infinity()", Fraction(1)
+        if node.is_numeric_literal():
+            return number(node.get_numeric_literal()), Fraction(1)
+        if node.is_boolean_true:
+            return "true", Fraction(1)
+        if node.is_boolean_false:
+            return "false", Fraction(1)
+        if node.is_string():
+            raise Unsupported("strings")
+        if node.is_delay_variable():
+            raise Unsupported("delay differential equations (delayed variables)")
+        if node.is_variable():
+            variable = node.get_variable()
+            if variable.get_vector_parameter() is not None:
+                raise Unsupported("vector variables")
+            name = variable.get_complete_name()
+            if name == "e":
+                return "2.718281828459045", Fraction(1)
+            if name == "pi":
+                return "3.141592653589793", Fraction(1)
+            return self.resolve(name)
+        if node.is_function_call():
+            return self.function_call(node.get_function_call()), Fraction(1)
+        raise Unsupported(f"the expression {node}")
+
+    def function_call(self, call) -> str:
+        name = call.get_name()
+        args = [self.print(a) for a in call.get_args()]
+        if name in RANDOM:
+            raise Unsupported(f"random functions ({name})")
+        if name in ("resolution", "timestep"):
+            return self.resolve("__h")[0]
+        if name == "steps":
+            return f"static_cast<long>(std::llround({args[0]} / {self.resolve('__h')[0]}))"
+        if name == "clip":
+            return f"std::min(std::max({args[0]}, {args[1]}), {args[2]})"
+        if name in ("max", "min"):
+            return f"{MATH[name]}<double>({args[0]}, {args[1]})"
+        if name in MATH:
+            return f"{MATH[name]}({', '.join(args)})"
+        if name in ("emit_spike", "integrate_odes"):
+            raise Unsupported(f"{name}() inside an expression")
+        if name in ("print", "println", "info", "warning"):
+            raise Unsupported(f"{name}()")
+        raise Unsupported(f"user-defined functions ({name})")
