@@ -110,6 +110,10 @@ def __getattr__(name: str):
         from .api.network import Network
 
         return Network
+    if name == "models":  # sx.models.load_nestml(...) without importing spikex.models first
+        import importlib
+
+        return importlib.import_module(".models", __name__)
     raise AttributeError(f"module 'spikex' has no attribute {name!r}")
 
 

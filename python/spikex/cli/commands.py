@@ -386,7 +386,27 @@ def gups(
 
 @cli.group(context_settings=CONTEXT_SETTINGS)
 def model() -> None:
-    """Predict beyond this machine: dry runs for a virtual rank count, time model, figures."""
+    """Models: build a NESTML model; predict beyond this machine (dry runs for a virtual
+    rank count, time model, figures)."""
+
+
+@model.command(name="build", context_settings=CONTEXT_SETTINGS)
+@click.argument("nestml_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "-o", "--outdir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Where the library goes [default: the cache, $SPIKEX_MODEL_CACHE or ~/.cache/spikex/models].",
+)  # fmt: skip
+def build_model(nestml_file: Path, outdir: Path | None) -> int:
+    """Build a NESTML neuron model into a library spikex loads (docs/user/nestml.md).
+
+    Prints the model's name and the library's path. A model NESTML refuses, or one using
+    a feature spikex's generator does not support, exits with status 2 and says why.
+    """
+    from ..nestml import build
+
+    built = build(nestml_file, outdir)
+    click.echo(f"{built.name}: {built.library}{' (cached)' if built.cached else ''}")
+    return EXIT_OK
 
 
 @model.command(context_settings=CONTEXT_SETTINGS)

@@ -126,12 +126,13 @@ def analyse(path: str | os.PathLike) -> tuple[object, dict, dict]:
     configure_front_end(
         str(path), "NONE", target_path=workdir, logging_level="ERROR", module_name="spikexmodule"
     )
+    Logger.no_print = True  # NESTML's messages are collected (_errors), not printed
     # The parser and the checks; an error stops here with NESTML's messages.
     models = get_parsed_models()
     for model in models:
         if not Logger.has_errors(model):
             CoCosManager.check_cocos(model)
-    errors = _errors(Logger)
+    errors = _errors(Logger, path)
     if errors or not models:
         raise NestmlError("\n".join(errors) or f"{path}: no model found")
     if len(models) != 1:
@@ -172,15 +173,16 @@ def analyse(path: str | os.PathLike) -> tuple[object, dict, dict]:
         analysis.analyse_transform_neurons([model], metadata)
         namespace = analysis._get_neuron_model_namespace(model, metadata)
     except Exception as error:  # NESTML's checks raise after logging
-        errors = _errors(Logger)
+        errors = _errors(Logger, path)
         raise NestmlError("\n".join(errors) or f"{path}: {error}") from None
-    errors = _errors(Logger)
+    errors = _errors(Logger, path)
     if errors:
         raise NestmlError("\n".join(errors))
     return model, metadata, namespace
 
 
-def _errors(logger) -> list[str]:
+def _errors(logger, path: Path) -> list[str]:
+    """NESTML's logged errors as "file:line:column: message" (NESTML's own wording)."""
     from pynestml.utils.logger import LoggingLevel
 
     out = []
@@ -191,10 +193,10 @@ def _errors(logger) -> list[str]:
             continue
         if record_level != LoggingLevel.ERROR:
             continue
-        where = str(unit) if unit else ""
+        where = str(path)
         if position is not None and getattr(position, "start_line", None) is not None:
             where += f":{position.start_line}:{position.start_column}"
-        out.append(f"{where}: {message}" if where else str(message))
+        out.append(f"{where}: {message}")
     return out
 
 
