@@ -13,10 +13,12 @@ APT_PACKAGES=(g++ cmake ninja-build make libopenmpi-dev openmpi-bin librandom123
 # scipy is needed by some of those scenarios (they skip without it); PyNN gathers recorded
 # data across MPI ranks with mpi4py (a PyNN script under `mpiexec -n P`). Sphinx, MyST,
 # sphinx-gallery and sphinx-click build the documentation site (`make docs`, part of
-# `make test`; docs/dev/documentation.md).
+# `make test`; docs/dev/documentation.md). NESTML 9.0.0 (the `nestml` extra) builds users'
+# NESTML models (docs/user/nestml.md) and their tests.
 PIP_PACKAGES=(numpy h5py click rich matplotlib pytest "scikit-build-core>=0.10" "nanobind>=2.0"
               "PyNN==0.13.0" neo quantities lazyarray scipy mpi4py
-              sphinx myst-parser sphinx-gallery sphinx-click)
+              sphinx myst-parser sphinx-gallery sphinx-click
+              "nestml==9.0.0" "Jinja2>=3")
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -42,7 +44,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "spikex setup: creating $VENV"
   python3 -m venv "$VENV"
 fi
-if ! "$VENV/bin/python" -c "import numpy, h5py, click, rich, matplotlib, pytest, scikit_build_core, nanobind, pyNN, neo, quantities, lazyarray, scipy, mpi4py, sphinx, myst_parser, sphinx_gallery, sphinx_click" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import numpy, h5py, click, rich, matplotlib, pytest, scikit_build_core, nanobind, pyNN, neo, quantities, lazyarray, scipy, mpi4py, sphinx, myst_parser, sphinx_gallery, sphinx_click, pynestml, jinja2" 2>/dev/null; then
   echo "spikex setup: installing Python packages into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q "${PIP_PACKAGES[@]}"
