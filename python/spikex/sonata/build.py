@@ -159,6 +159,22 @@ def simulation_run(path: str | Path) -> dict:
     return run
 
 
+def load_models(config) -> list[str]:
+    """Loads the models the ``spikex`` section's ``models`` lists (NESTML files or built
+    libraries, relative to the config's directory) on every rank, before the node types
+    name them (``nest:<name>``: docs/user/nestml.md). Returns their names."""
+    models = config.spikex.get("models", [])
+    if not isinstance(models, list) or not all(isinstance(m, str) and m for m in models):
+        raise SonataError(
+            str(config.path), f"spikex.models = {models!r}: must be a list of paths (.nestml files or model libraries)"
+        )
+    if not models:
+        return []
+    from ..models import load_nestml
+
+    return [load_nestml(Path(m) if Path(m).is_absolute() else config.path.parent / m) for m in models]
+
+
 def build_from_sonata(
     network,
     path: str | Path,
@@ -179,6 +195,7 @@ def build_from_sonata(
         an edge naming a node outside its population, a delay below dt, a missing column.
     """
     config = load_config(path)
+    load_models(config)
     circuit = SonataCircuit(config=config)
     nodes = read_node_populations(config)
     if not nodes:

@@ -13,6 +13,7 @@ through a checkpoint resumed on another layout.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -279,3 +280,42 @@ def test_the_generated_source_and_the_build_record_are_kept_next_to_the_library(
     assert records and records[0]["name"] == exp_model and records[0]["nestml"] == "9.0.0"
     source = next(cache.glob("iaf_psc_exp_neuron-*.cpp")).read_text()
     assert "spikex_register_models" in source and "NESTML 9.0.0" in source
+
+
+def sonata_run(directory: Path, model: str, params: dict, ranks: int, cache: Path, extra: dict | None = None) -> dict:
+    """A SONATA circuit of 4 `model` cells driven by 6 virtual inputs (weights of both
+    signs), run by `spikex run`; returns summary.json."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sonata"))
+    from sonata_circuits import write_circuit
+
+    inputs = 6
+    edges = {"source_node_id": np.arange(inputs), "target_node_id": np.arange(inputs) % 4,
+             "edge_type_id": np.ones(inputs, dtype=int)}  # fmt: skip
+    config = write_circuit(
+        directory, cells=4, inputs=inputs, edges=edges, tstop=80.0,
+        edge_groups={0: {"syn_weight": np.array([900.0, 700.0, -400.0, 800.0, 600.0, 500.0]), "delay": np.full(inputs, 1.0)}},
+        spikes={k: [5.0 + k, 5.2 + k, 20.0 + k, 20.1 + k, 20.2 + k, 40.0 + 2 * k] for k in range(inputs)},
+        cell_types=f"node_type_id model_type model_template dynamics_params\n10 point_process nest:{model} model.json\n",
+        cell_jsons={"model.json": params}, simulation_extra=extra or {},
+    )  # fmt: skip
+    out = directory / "out"
+    command = [sys.executable, "-m", "spikex", "run", str(config), "--np", str(ranks), "-o", str(out)]
+    done = run_stoppable(command, timeout=600, env=child_environment({**os.environ, "SPIKEX_MODEL_CACHE": str(cache)}))
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return json.loads((out / "summary.json").read_text())
+
+
+@pytest.mark.mpi
+def test_a_sonata_circuit_names_a_nestml_model_its_config_lists(exp_model, cache, tmp_path):
+    # the simulation config's "spikex": {"models": [...]} loads the model on every rank
+    # before the node types name it; the spikes are the built-in iaf_psc_exp's
+    shared = {"C_m": 250.0, "tau_m": 10.0, "E_L": -70.0, "V_th": -55.0, "V_reset": -70.0, "I_e": 300.0}
+    builtin = sonata_run(tmp_path / "builtin", "iaf_psc_exp", {**shared, "t_ref": 2.0}, 1, cache)
+    model = library_model("iaf_psc_exp_neuron")
+    extra = {"spikex": {"models": [str(model)]}}
+    ours = sonata_run(tmp_path / "nestml", exp_model, {**shared, "refr_T": 2.0}, 1, cache, extra)
+    assert builtin["spikes_total"] > 10
+    assert ours["spikes_sha256"] == builtin["spikes_sha256"]
+    two = sonata_run(tmp_path / "two", exp_model, {**shared, "refr_T": 2.0}, 2, cache, extra)
+    assert two["spikes_sha256"] == builtin["spikes_sha256"]
+    assert len(list(cache.glob("iaf_psc_exp_neuron-*.so"))) == 1  # built once, found by every run
