@@ -45,6 +45,7 @@ std::string value_range::text(const std::string& unit) const {
     }
     if (has_low) return std::string("must be ") + (low_open ? "> " : ">= ") + shown(low) + u;
     if (has_high) return std::string("must be ") + (high_open ? "< " : "<= ") + shown(high) + u;
+    if (integer) return "must be an integer";
     return "";
 }
 

@@ -5,7 +5,7 @@ and checks it and ODE-toolbox finds its propagators (``generator.py``), spikex's
 writes C++ for spikex's model interface, and the compiler that built spikex's core compiles
 it with the core's flags against the core's headers into a shared library linked against
 the loaded ``spikex._core``. Libraries are cached by content: the model file's bytes,
-spikex's version, NESTML's version, the compiler and flags, the core's ABI string and its
+spikex's version and generator, NESTML's version, the compiler and flags, the core's ABI string and its
 headers; a second build of the same file is a look-up.
 
 ``load(path)`` builds if needed (under MPI: rank 0 builds, every rank loads the same file)
@@ -79,12 +79,23 @@ def _headers_digest(include: Path) -> str:
     return digest.hexdigest()
 
 
+def _generator_digest() -> str:
+    """spikex's generator itself (its code and template): a changed generator builds again,
+    even within one spikex version."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for file in sorted([*here.glob("*.py"), *(here / "templates").glob("*")]):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
 def cache_key(source: bytes, info: dict) -> str:
     """The content hash a library is cached under (see the module's docstring)."""
     digest = hashlib.sha256()
     for part in (
         source,
         __version__.encode(),
+        _generator_digest().encode(),
         NESTML_VERSION.encode(),
         _core.model_library_abi().encode(),
         json.dumps({k: info.get(k) for k in ("cxx", "cxx_version", "flags", "options", "defines")}).encode(),

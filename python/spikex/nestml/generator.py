@@ -49,6 +49,8 @@ class Value:
     rule_cpp: str = ""  # the same in terms of p.<parameter>
     range: str = "ranges::any()"
     settable: bool = True
+    ctype: str = "double"  # a state variable's C++ type (NESTML's real, integer, boolean)
+    needs_internals: bool = False  # an initial value that follows internals
 
 
 @dataclass
@@ -78,6 +80,9 @@ class Model:
     init_lines: list[str] = field(default_factory=list)
     step_lines: list[str] = field(default_factory=list)
     receptors: str = ""
+    invariants: list = field(default_factory=list)  # (parameter, C++ condition, NESTML text)
+    internal_invariants: list = field(default_factory=list)  # (internal, C++ condition, text)
+    defaults_need_internals: bool = False
     integration: str = "exact (ODE-toolbox's propagators)"
 
 
@@ -231,6 +236,10 @@ def _unit_text(data_type) -> str:
     return "*".join(parts) if parts else "1"
 
 
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _meaning(decl, name: str, what: str) -> str:
     text = (getattr(decl, "in_comment", None) or "").strip()
     if not text:
@@ -257,6 +266,10 @@ def _declarations(blocks):
         for decl in block.get_declarations():
             for variable in decl.get_variables():
                 yield decl, variable
+
+
+_CTYPE = {"real": "double", "integer": "long", "boolean": "bool"}
+_RANGE = {"real": "ranges::any()", "integer": "value_range{.integer = true}", "boolean": "ranges::flag()"}
 
 
 def _type_kind(data_type) -> str:
@@ -352,7 +365,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
 
         return resolve
 
-    # Parameters: defaults in declaration order (d.), rules (p.).
+    # Parameters: defaults in declaration order (d.), rules (p.), invariants ([[...]]).
     defaults = ExpressionPrinter(resolver(lambda k: "d" if k == "parameter" else None))
     given = ExpressionPrinter(resolver(lambda k: "p" if k == "parameter" else None))
     for decl, variable in _declarations(model.get_parameters_blocks()):
@@ -364,49 +377,54 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             meaning=_meaning(decl, variable.get_name(), "parameter"),
             default_cpp=defaults.print(expr),
         )
-        if kind == "boolean":
-            value.range = "ranges::flag()"
-        elif kind == "integer":
-            value.range = "ranges::any()"
+        value.range = _RANGE[kind]
         if not _is_number(expr):
-            value.rule = str(expr)
+            value.rule = _escaped(str(expr))
             value.rule_cpp = given.print(expr)
         m.parameters.append(value)
         m.default_lines.append(f"d.{value.name} = {value.default_cpp};")
+        if decl.get_invariant() is not None:
+            m.invariants.append((value.name, given.print(decl.get_invariant()), _escaped(str(decl.get_invariant()))))
 
     # State: the declared variables (their initial values are parameters, as NEST's V_m)
-    # and the ones NESTML added (convolutions), which start from ODE-toolbox's values.
+    # and the ones NESTML added (convolutions), which start from ODE-toolbox's values. An
+    # initial value may follow parameters (a rule applied when parsing) or internals
+    # (dt-dependent: applied per cell when the group is built, unless given).
     initial_values = namespace.get("initial_values", {})
     analytic = namespace.get("analytic_state_variables", [])
-    user_state = []
+    with_internals = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k)))
+    default_with_internals = ExpressionPrinter(resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k)))
     for decl, variable in state_decls:
         kind = _type_kind(decl.get_data_type())
-        if kind != "real":
-            raise Unsupported(f"{kind} state variables ({variable.get_name()})")
         expr = decl.get_expression()
         value = Value(
             name=variable.get_name(),
             unit=_unit_text(decl.get_data_type()),
             meaning=_meaning(decl, variable.get_name(), "state variable"),
+            range=_RANGE[kind],
+            ctype=_CTYPE[kind],
         )
-        value.default_cpp = defaults.print(expr)
-        if not _is_number(expr):
-            value.rule = str(expr)
-            value.rule_cpp = given.print(expr)
-        user_state.append(value)
-    for value in user_state:
-        init = Value(
-            name=value.name,
-            unit=value.unit,
-            meaning=f"initial value: {value.meaning}",
-            default_cpp=value.default_cpp,
-            rule=value.rule,
-            rule_cpp=value.rule_cpp,
-        )
+        init = Value(name=value.name, unit=value.unit, meaning=f"initial value: {value.meaning}", range=value.range)
+        try:
+            init.default_cpp = defaults.print(expr)
+            if not _is_number(expr):
+                init.rule = _escaped(str(expr))
+                init.rule_cpp = given.print(expr)
+            m.init_lines.append(f"s.{value.name} = static_cast<{value.ctype}>(p.{value.name});")
+        except Unsupported:  # follows internals: at dt = 0.1 ms for the table's default
+            init.default_cpp = default_with_internals.print(expr)
+            init.rule = _escaped(f"{expr} (internals at the run's dt; the default shown at dt = 0.1 ms)")
+            init.needs_internals = True
+            if not m.defaults_need_internals:
+                m.default_lines.append("const internals dq = compute_internals(d, 0.1);")
+            m.defaults_need_internals = True
+            m.init_lines.append(
+                f"s.{value.name} = static_cast<{value.ctype}>(p.given_{value.name} ? p.{value.name} : "
+                f"{with_internals.print(expr)});"
+            )
+        m.state.append(value)
         m.initial_values.append(init)
         m.default_lines.append(f"d.{init.name} = {init.default_cpp};")
-        m.init_lines.append(f"s.{value.name} = p.{value.name};")
-    m.state = list(user_state)
     from pynestml.utils.model_parser import ModelParser
 
     added = [v for v in analytic if v not in state_names]
@@ -415,14 +433,16 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         for var in added:
             m.state.append(Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False))
         state_names.extend(added)
-        init_printer = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "state": "s"}.get(k)))
         for var in added:
             expr = ModelParser.parse_expression(str(initial_values.get(var, "0")))
             expr.update_scope(scope)
-            m.init_lines.append(f"s.{var} = {init_printer.print(expr)};")
+            m.init_lines.append(f"s.{var} = {with_internals.print(expr)};")
 
     # Internals in declaration order (the propagators are among them).
     internal_printer = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k)))
+    # __h (the step, NESTML's transformer adds it) first: steps(), resolution() and the
+    # propagators read it, wherever the model declares its own internals.
+    internal_decls.sort(key=lambda dv: dv[1].get_name() != "__h")
     for decl, variable in internal_decls:
         var = variable.get_name()
         expr = decl.get_expression()
@@ -431,6 +451,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         else:
             cpp = internal_printer.print(expr)
         m.internals.append(Internal(var, cpp))
+        if decl.get_invariant() is not None:
+            m.internal_invariants.append((var, internal_printer.print(decl.get_invariant()), _escaped(str(decl.get_invariant()))))
 
     # The step.
     step = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]))

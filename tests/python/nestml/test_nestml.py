@@ -319,3 +319,65 @@ def test_a_sonata_circuit_names_a_nestml_model_its_config_lists(exp_model, cache
     two = sonata_run(tmp_path / "two", exp_model, {**shared, "refr_T": 2.0}, 2, cache, extra)
     assert two["spikes_sha256"] == builtin["spikes_sha256"]
     assert len(list(cache.glob("iaf_psc_exp_neuron-*.so"))) == 1  # built once, found by every run
+
+
+COUNTER = """\
+model counter_neuron:
+    state:
+        count integer = period_steps - 1   # steps since the last spike (follows dt)
+        fired boolean = false
+
+    parameters:
+        period ms = 2 ms [[period > 0 ms]]    # time between spikes
+        offset integer = 0 [[offset >= 0]]
+
+    internals:
+        period_steps integer = steps(period)
+
+    input:
+        spikes <- spike
+
+    output:
+        spike
+
+    update:
+        count += 1
+        fired = false
+
+    onReceive(spikes):
+        count += offset
+
+    onCondition(count >= period_steps):
+        count = 0
+        fired = true
+        emit_spike()
+"""
+
+
+def test_integer_and_boolean_state_internals_that_follow_dt_and_invariants(tmp_path):
+    model = tmp_path / "counter.nestml"
+    model.write_text(COUNTER)
+    name = sx.models.load_nestml(model, tmp_path)
+    specs = {p["name"]: p for p in sx.models.MODELS[name]["parameter_specs"]}
+    assert specs["count"]["default"] == 19.0  # at dt = 0.1 ms, as the rule says
+    assert "period_steps - 1" in specs["count"]["default_rule"]
+
+    def spikes(dt: float, **params) -> np.ndarray:
+        net = sx.Network(dt_ms=dt)
+        cells = net.create(name, 1, params=params)
+        net.record_spikes(cells)
+        net.record_state(cells, "fired")
+        result = net.simulate(10.0)
+        assert result.states[0]["values"].sum() == len(result.spikes[1])
+        return result.spikes[1]
+
+    # the first spike in the first step (count starts at period_steps - 1), then every period
+    # (a spike in step n is reported at n * dt)
+    np.testing.assert_allclose(spikes(0.1), [0.0, 2.0, 4.0, 6.0, 8.0])
+    # from count = 0: period_steps - 1 steps to the first spike, period_steps following dt
+    np.testing.assert_allclose(spikes(0.1, count=0), [1.9, 3.9, 5.9, 7.9, 9.9])
+    np.testing.assert_allclose(spikes(0.5, count=0), [1.5, 3.5, 5.5, 7.5, 9.5])
+    with pytest.raises(ValueError, match=r"counter_neuron parameter period = -1: must satisfy period > 0 ms"):
+        spikes(0.1, period=-1.0)
+    with pytest.raises(ValueError, match=r"counter_neuron parameter offset = 0.5: must be an integer"):
+        spikes(0.1, offset=0.5)
