@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time
+.PHONY: bench-nestml performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time
 
 all: build
 
@@ -145,6 +145,11 @@ bench-checkpoint: build
 # Build time of the hpc_benchmark's connection table at scale 1 (126.6 M synapses), 1 rank,
 # threads 1 and 2, 3 runs each, ns per synapse and peak RSS: bench/results/build_time.json
 # under the label "after" (about 1 minute, 0.6 GB).
+# NESTML 9.0's model library through spikex's NESTML generator (docs/validation/nestml.md,
+# bench/results/nestml_library.json; docs/user/nestml.md): about 10 minutes on 2 cores.
+bench-nestml: build
+	$(PY) bench/nestml_library.py
+
 bench-build-time: build
 	$(PY) bench/build_time.py --label after
 

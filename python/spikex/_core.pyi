@@ -48,6 +48,15 @@ def exchange_registry() -> list[dict]:
 def common_exchange_options() -> list[dict]: ...  # options every method has (measure_wait)
 def model_parameter_names(model: str) -> list[str]: ...  # what the C++ model accepts
 def connection_rule_registry() -> list[dict]: ...
+def load_model_library(path: str) -> list[str]:
+    # loads a model library (a NESTML model built by spikex.nestml) once per file and
+    # registers its models in this process; returns their names
+    ...
+
+def model_library_abi() -> str:
+    # the compiler and type layout a model library must have been built with
+    ...
+
 def model_registry() -> list[dict]:
     # every model and device: name, kind ("neuron" | "spike_source" | "input_device"),
     # description, parameters, state_variables, accepts_current, docs_page
