@@ -159,7 +159,10 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
     with tempfile.NamedTemporaryFile(dir=out, prefix=f".{name}-", suffix=".so", delete=False) as tmp:
         partial = Path(tmp.name)
     try:
-        done = subprocess.run(compile_command(cpp, partial, info), capture_output=True, text=True)
+        try:
+            done = subprocess.run(compile_command(cpp, partial, info), capture_output=True, text=True)
+        except OSError as error:
+            raise UserInputError(f"compiling NESTML model {name}: cannot run {info['cxx']}: {error}") from None
         if done.returncode != 0:
             raise UserInputError(
                 f"compiling NESTML model {name} ({cpp}) failed: {done.stderr.strip()[-2000:]}"
@@ -201,16 +204,18 @@ def load(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) -
     else:
         from ..runtime.collective import broadcast_text
 
-        message = ""
+        message, failure = "", None
         if _core.comm_rank() == 0:
             try:
                 built = build(path, output_dir)
                 message = json.dumps({"name": built.name, "library": str(built.library)})
-            except ValueError as error:
-                message = json.dumps({"error": str(error), "type": type(error).__name__})
+            except Exception as error:  # every rank learns of it; none waits for a build
+                message, failure = json.dumps({"error": str(error)}), error
         answer = json.loads(broadcast_text(message))
+        if failure is not None:
+            raise failure
         if "error" in answer:
-            raise UserInputError(answer["error"])
+            raise UserInputError(f"rank 0 could not build {path}: {answer['error']}")
         built = BuiltModel(answer["name"], Path(answer["library"]), True)
         if not built.library.is_file():
             raise UserInputError(

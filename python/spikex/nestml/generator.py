@@ -23,10 +23,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import UserInputError
-from .printer import ExpressionPrinter, Unsupported, number, unit_factor
-
-#: The NESTML release spikex's generator is written for (pyproject.toml pins it).
-NESTML_VERSION = "9.0.0"
+from . import NESTML_VERSION  # the release the generator is written for (pyproject.toml pins it)
+from .printer import ExpressionPrinter, Unsupported, unit_factor
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -143,9 +141,7 @@ def analyse(path: str | os.PathLike) -> tuple[object, dict, dict]:
     if len(models) != 1:
         raise UnsupportedFeature(f"{path}: more than one model in one file")
     model = models[0]
-    if model.get_name().endswith("synapse") or not model.get_on_condition_blocks() and not (
-        model.get_update_blocks() or model.get_equations_blocks()
-    ):
+    if model.get_name().endswith("synapse"):
         raise UnsupportedFeature(f"{path}: synapse models (only neuron models are generated)")
     # NESTML's transformers for a C++ target (C++ keywords renamed, inline expressions
     # expanded, convolutions to state variables, ODE-toolbox's analysis).
@@ -335,8 +331,6 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     elif len(spike_ports) > 2:
         raise Unsupported("more than two spike input ports (receptor types)")
     port_names = {p.name for p in m.spike_ports}
-    port_factor = {p.get_name(): unit_factor(p.get_type_symbol()) if hasattr(p, "get_type_symbol") else None
-                   for p in spike_ports}  # fmt: skip
 
     locals_: set[str] = set()
 
@@ -345,7 +339,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             if var in locals_:
                 return f"l_{var}", Fraction(1)
             if var in port_names:
-                return f"in_{var}", _port_factor(model, var, port_factor)
+                return f"in_{var}", _port_factor(model, var)
             if var == m.current_port:
                 return "stim", _continuous_factor(model, var)
             kind = (
@@ -583,15 +577,10 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     return m
 
 
-def _port_factor(model, name: str, cache: dict) -> Fraction:
+def _port_factor(model, name: str) -> Fraction:
     """A spike port's value is a weight per second (NESTML 9): its factor to NEST's 1/ms."""
-    for block in model.get_input_blocks():
-        for port in block.get_input_ports():
-            if port.get_name() == name:
-                symbol = model.get_scope().resolve_to_symbol(name, _variable_kind())
-                if symbol is not None:
-                    return unit_factor(symbol.get_type_symbol())
-    return Fraction(1)
+    symbol = model.get_scope().resolve_to_symbol(name, _variable_kind())
+    return unit_factor(symbol.get_type_symbol()) if symbol is not None else Fraction(1)
 
 
 def _continuous_factor(model, name: str) -> Fraction:

@@ -225,4 +225,6 @@ class ExpressionPrinter:
             raise Unsupported(f"{name}() inside an expression")
         if name in ("print", "println", "info", "warning"):
             raise Unsupported(f"{name}()")
+        if name == "deliver_spike":
+            raise Unsupported("synapse models (deliver_spike)")
         raise Unsupported(f"user-defined functions ({name})")

@@ -381,3 +381,23 @@ def test_integer_and_boolean_state_internals_that_follow_dt_and_invariants(tmp_p
         spikes(0.1, period=-1.0)
     with pytest.raises(ValueError, match=r"counter_neuron parameter offset = 0.5: must be an integer"):
         spikes(0.1, offset=0.5)
+
+
+@pytest.mark.mpi
+def test_a_model_rank_0_cannot_build_fails_on_every_rank_without_a_hang(tmp_path):
+    model = tmp_path / "broken.nestml"
+    model.write_text(BROKEN)
+    script = tmp_path / "load.py"
+    script.write_text(
+        "import spikex as sx\n"
+        "from spikex import _core\n"
+        "try:\n"
+        f"    sx.models.load_nestml({str(model)!r}, {str(tmp_path)!r})\n"
+        "except ValueError as error:\n"
+        "    print('ERROR', _core.comm_rank(), str(error).splitlines()[0], flush=True)\n"
+    )
+    done = run_stoppable(mpiexec_command(2, [sys.executable, str(script)]), timeout=300, env=child_environment())
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    errors = sorted(line for line in done.stdout.splitlines() if line.startswith("ERROR"))
+    assert [e.split()[1] for e in errors] == ["0", "1"], done.stdout
+    assert all("Could not resolve symbol" in e for e in errors)
