@@ -79,6 +79,7 @@ class Model:
     step_lines: list[str] = field(default_factory=list)
     receptors: str = ""
     invariants: list = field(default_factory=list)  # (parameter, C++ condition, NESTML text)
+    constants: list[Internal] = field(default_factory=list)  # per-set subexpressions of the step
     internal_invariants: list = field(default_factory=list)  # (internal, C++ condition, text)
     defaults_need_internals: bool = False
     integration: str = "exact (ODE-toolbox's propagators)"
@@ -449,7 +450,15 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.internal_invariants.append((var, internal_printer.print(decl.get_invariant()), _escaped(str(decl.get_invariant()))))
 
     # The step.
-    step = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]))
+    constants: dict[str, str] = {}  # per-set subexpressions (C++) -> their internal's name
+
+    def hoist(code: str) -> str:
+        if code not in constants:
+            constants[code] = f"k_{len(constants)}"
+            m.constants.append(Internal(constants[code], code))
+        return f"q.{constants[code]}"
+
+    step = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist)
     update_expressions = namespace.get("update_expressions", {})
     spike_updates = namespace.get("spike_updates", {})
     convolutions = [v for v in analytic if "__X__" in v]

@@ -72,6 +72,19 @@ MATH = {
 RANDOM = ("random_normal", "random_uniform", "random_poisson")
 
 
+def _has_operation(code: str) -> bool:
+    """More than one name or number: worth computing once."""
+    return any(c in code for c in "+-*/(") and not _is_plain_number(code)
+
+
+def _is_plain_number(code: str) -> bool:
+    try:
+        float(code)
+        return True
+    except ValueError:
+        return False
+
+
 class ExpressionPrinter:
     """Prints NESTML expressions as C++.
 
@@ -80,10 +93,16 @@ class ExpressionPrinter:
     resolve : callable
         ``resolve(name) -> (cpp, factor)``: a variable's C++ and the factor from its value
         there to NEST's unit of its NESTML type (1 except for input ports).
+    hoist : callable, optional
+        ``hoist(cpp) -> cpp``: where a subexpression of parameters, internals and numbers
+        only (constant for a parameter set) goes, e.g. into a per-set constant ``q.k_3``;
+        the same operations in the same order, computed once per set instead of per cell
+        and step, so the same bits.
     """
 
-    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]]):
+    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]], hoist=None):
         self.resolve = resolve
+        self.hoist = hoist
 
     # The printed value of an expression, in NEST's unit of its type.
     def print(self, node) -> str:
@@ -104,7 +123,29 @@ class ExpressionPrinter:
         conversion = node.get_implicit_conversion_factor()
         if conversion is not None and conversion != 1:
             factor *= exact(conversion)
+        if self.hoist is not None and factor == 1 and _has_operation(code) and self._constant(node):
+            return self.hoist(code), factor
         return code, factor
+
+    def _constant(self, node) -> bool:
+        """Whether `node` reads parameters, internals and numbers only (pure functions)."""
+        try:
+            names = [v.get_complete_name() for v in node.get_variables()]
+            calls = [c.get_name() for c in node.get_function_calls()]
+        except AttributeError:
+            return False
+        if any(name not in MATH and name not in ("resolution", "timestep", "steps") for name in calls):
+            return False
+        for name in names:
+            if name in ("e", "pi"):
+                continue
+            try:
+                code, _ = self.resolve(name)
+            except Unsupported:
+                return False
+            if not (code.startswith("p.") or code.startswith("q.")):
+                return False
+        return True
 
     def _print_node(self, node) -> tuple[str, Fraction]:
         if isinstance(node, ASTSimpleExpression):
