@@ -46,6 +46,20 @@ def require_nestml():
     pytest.skip(message)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def models_loaded_here_stay_here():
+    """The models these tests load stay registered in this process (a loaded library is
+    not unloaded); spikex.models.MODELS forgets them afterwards, so that the tests of
+    the built-in models that run later in the same session see the built-in ones only."""
+    from spikex.models import LIST_PARAMETERS, MODELS
+
+    before = set(MODELS)
+    yield
+    for name in set(MODELS) - before:
+        MODELS.pop(name)
+        LIST_PARAMETERS.pop(name, None)
+
+
 def library_model(name: str) -> Path:
     """A model of NESTML's own library (models/neurons/ of the installed nestml package)."""
     for file in metadata.files("nestml") or []:
@@ -265,6 +279,7 @@ def test_a_network_of_the_model_gives_the_same_spikes_on_one_rank_with_one_and_t
 
 
 @pytest.mark.mpi
+@pytest.mark.slow
 def test_a_network_of_the_model_gives_the_same_spikes_on_two_ranks_and_through_a_checkpoint(exp_model, cache, tmp_path):
     one = run_network(cache, 1, 1, "round_robin")
     assert run_network(cache, 2, 1, "round_robin") == one
@@ -306,6 +321,7 @@ def sonata_run(directory: Path, model: str, params: dict, ranks: int, cache: Pat
 
 
 @pytest.mark.mpi
+@pytest.mark.slow
 def test_a_sonata_circuit_names_a_nestml_model_its_config_lists(exp_model, cache, tmp_path):
     # the simulation config's "spikex": {"models": [...]} loads the model on every rank
     # before the node types name it; the spikes are the built-in iaf_psc_exp's
