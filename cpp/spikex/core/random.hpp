@@ -48,6 +48,10 @@ enum class purpose : std::uint32_t {
     transmission = 14,    // bernoulli_synapse: whether a spike crosses the connection
     site_recovery = 15,   // quantal_stp_synapse: whether each depleted release site has recovered
     quantal_release = 16, // quantal_stp_synapse: whether each available release site releases
+    // A generated model's random functions (users' NESTML models, random_normal, ...):
+    // block index the step's low 32 bits, sub-stream (draw << 16) | the step's next 16 bits,
+    // the draw counting the cell's uniforms within the step.
+    model_random = 17,
 };
 
 using random_words = std::array<std::uint32_t, 4>;

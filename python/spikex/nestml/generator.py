@@ -82,6 +82,7 @@ class Model:
     constants: list[Internal] = field(default_factory=list)  # per-set subexpressions of the step
     internal_invariants: list = field(default_factory=list)  # (internal, C++ condition, text)
     defaults_need_internals: bool = False
+    uses_random: bool = False  # random_normal, ... (the cell's counter-based stream)
     integration: str = "exact (ODE-toolbox's propagators)"
 
 
@@ -458,7 +459,13 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.constants.append(Internal(constants[code], code))
         return f"q.{constants[code]}"
 
-    step = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist)
+    def random(name: str) -> str:
+        m.uses_random = True
+        return "seed_, gids_[i], n, draw"
+
+    step = ExpressionPrinter(
+        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist, random
+    )
     update_expressions = namespace.get("update_expressions", {})
     spike_updates = namespace.get("spike_updates", {})
     convolutions = [v for v in analytic if "__X__" in v]

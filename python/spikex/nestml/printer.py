@@ -100,9 +100,12 @@ class ExpressionPrinter:
         and step, so the same bits.
     """
 
-    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]], hoist=None):
+    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]], hoist=None, random=None):
         self.resolve = resolve
         self.hoist = hoist
+        # random(name) -> the C++ call's first arguments (the cell's stream), or None where
+        # random functions are not allowed (initial values, internals)
+        self.random = random
 
     # The printed value of an expression, in NEST's unit of its type.
     def print(self, node) -> str:
@@ -134,7 +137,7 @@ class ExpressionPrinter:
             calls = [c.get_name() for c in node.get_function_calls()]
         except AttributeError:
             return False
-        if any(name not in MATH and name not in ("resolution", "timestep", "steps") for name in calls):
+        if any(name not in MATH and name not in ("resolution", "timestep", "steps") for name in calls):  # random too
             return False
         for name in names:
             if name in ("e", "pi"):
@@ -249,9 +252,13 @@ class ExpressionPrinter:
 
     def function_call(self, call) -> str:
         name = call.get_name()
+        if name in ("print", "println", "info", "warning"):
+            raise Unsupported(f"{name}()")
         args = [self.print(a) for a in call.get_args()]
         if name in RANDOM:
-            raise Unsupported(f"random functions ({name})")
+            if self.random is None:
+                raise Unsupported(f"random functions ({name}) outside the update, onReceive and onCondition blocks")
+            return f"{name}({', '.join([self.random(name), *args])})"
         if name in ("resolution", "timestep"):
             return self.resolve("__h")[0]
         if name == "steps":

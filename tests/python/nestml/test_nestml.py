@@ -211,23 +211,51 @@ model quadratic_neuron:
         spike
 """
 
-RANDOM = """\
-model noisy_neuron:
+PRINTING = """\
+model printing_neuron:
     state:
         V_m mV = -70 mV
 
-    parameters:
-        sigma mV = 1 mV
-
     update:
-        V_m += sigma * random_normal(0, 1)
+        V_m += 1 mV
 
     onCondition(V_m > -50 mV):
+        println("spike")
         V_m = -70 mV
         emit_spike()
 
     output:
         spike
+"""
+
+# Leaky, noisy (random_normal every step), driven through one spike port and a current.
+NOISY = """\
+model noisy_neuron:
+    state:
+        V_m mV = -70 mV
+
+    parameters:
+        sigma mV = 2 mV
+        I_e pA = 0 pA
+        tau_m ms = 10 ms
+        C_m pF = 250 pF
+
+    input:
+        spikes <- spike
+        I_stim pA <- continuous
+
+    output:
+        spike
+
+    update:
+        V_m += (-(V_m + 70 mV) / tau_m + (I_e + I_stim) / C_m) * resolution() + sigma * random_normal(0, 1)
+
+    onReceive(spikes):
+        V_m += 0.01 mV * spikes * 1 s
+
+    onCondition(V_m >= -55 mV):
+        V_m = -70 mV
+        emit_spike()
 """
 
 
@@ -244,9 +272,9 @@ def test_spikex_model_build_prints_the_name_and_the_library(exp_model, cache):
         (BROKEN, r'broken\.nestml:13:14: Could not resolve symbol "undefined_thing"!'),
         ("model syntax_neuron:\n    state:\n        V_m mV = -70 mV +\n", r"broken\.nestml:4:0: Error occurred during parsing"),
         (NONLINEAR, r"model quadratic_neuron uses nonlinear ODEs \(a numeric solver for V_m\), which spikex's NESTML generator does not support yet"),
-        (RANDOM, r"model noisy_neuron uses random functions \(random_normal\), which spikex's NESTML generator does not support yet"),
+        (PRINTING, r"model printing_neuron uses println\(\), which spikex's NESTML generator does not support yet"),
     ],
-    ids=["unknown-symbol", "syntax", "nonlinear", "random"],
+    ids=["unknown-symbol", "syntax", "nonlinear", "println"],
 )
 def test_a_bad_or_unsupported_model_exits_2_saying_why(tmp_path, text, message):
     import re
@@ -263,9 +291,10 @@ def test_a_bad_or_unsupported_model_exits_2_saying_why(tmp_path, text, message):
         sx.models.load_nestml(model, tmp_path)
 
 
-def run_network(cache: Path, ranks: int, threads: int, distribution: str, *steps: str) -> str:
-    command = mpiexec_command(ranks, [sys.executable, str(SCRIPT), str(library_model("iaf_psc_exp_neuron")),
-                                      str(cache), str(threads), distribution, "100", *steps])  # fmt: skip
+def run_network(cache: Path, ranks: int, threads: int, distribution: str, *steps: str, model: Path | None = None) -> str:
+    model = model or library_model("iaf_psc_exp_neuron")
+    command = mpiexec_command(ranks, [sys.executable, str(SCRIPT), str(model), str(cache), str(threads), distribution,
+                                      "100", *steps])  # fmt: skip
     done = run_stoppable(command, timeout=600, env=child_environment())
     assert done.returncode == 0, (done.stdout, done.stderr)
     lines = [line for line in done.stdout.splitlines() if line.startswith(("RESULT", "RESUMED"))]
@@ -417,3 +446,30 @@ def test_a_model_rank_0_cannot_build_fails_on_every_rank_without_a_hang(tmp_path
     errors = sorted(line for line in done.stdout.splitlines() if line.startswith("ERROR"))
     assert [e.split()[1] for e in errors] == ["0", "1"], done.stdout
     assert all("Could not resolve symbol" in e for e in errors)
+
+
+@pytest.fixture(scope="module")
+def noisy_model(cache) -> Path:
+    path = cache / "noisy.nestml"
+    path.write_text(NOISY)
+    return path
+
+
+def test_random_functions_draw_from_the_cells_own_stream_on_one_and_two_threads(noisy_model, cache):
+    one = run_network(cache, 1, 1, "round_robin", model=noisy_model)
+    assert one.startswith("RESULT") and int(one.split()[2]) > 100
+    assert run_network(cache, 1, 2, "consecutive", model=noisy_model) == one
+    # the noise matters: without it, other spikes
+    quiet = noisy_model.with_name("quiet.nestml")
+    quiet.write_text(NOISY.replace("noisy_neuron", "quiet_neuron").replace("sigma mV = 2 mV", "sigma mV = 0 mV"))
+    assert run_network(cache, 1, 1, "round_robin", model=quiet).split()[1] != one.split()[1]
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_random_functions_give_the_same_spikes_on_two_ranks_and_through_a_checkpoint(noisy_model, cache, tmp_path):
+    one = run_network(cache, 1, 1, "round_robin", model=noisy_model)
+    assert run_network(cache, 2, 1, "consecutive", model=noisy_model) == one
+    checkpoint = tmp_path / "checkpoint"
+    assert run_network(cache, 2, 2, "round_robin", f"save:40:{checkpoint}", model=noisy_model) == ""
+    assert run_network(cache, 1, 2, "consecutive", f"resume:{checkpoint}", model=noisy_model) == "RESUMED 400\n" + one
