@@ -52,6 +52,11 @@ std::vector<std::string> load_model_library(const std::string& path) {
     register_models(); // throws user_error for a name taken; the library stays loaded
     std::vector<std::string> names;
     for (std::size_t i = before; i < model_registry().size(); ++i) names.push_back(model_registry()[i].name);
+    if (names.empty()) { // it registered into another copy of the core: built against another spikex
+        throw user_error(spikex::format("model library {}: registered no model in this spikex (built against the "
+                                        "spikex core of another installation? rebuild it)",
+                                        path));
+    }
     loaded()[key] = names;
     return names; // the handle is never closed: the entries' functions live in it
 }

@@ -5,8 +5,8 @@ and checks it and ODE-toolbox finds its propagators (``generator.py``), spikex's
 writes C++ for spikex's model interface, and the compiler that built spikex's core compiles
 it with the core's flags against the core's headers into a shared library linked against
 the loaded ``spikex._core``. Libraries are cached by content: the model file's bytes,
-spikex's version and generator, NESTML's version, the compiler and flags, the core's ABI string and its
-headers; a second build of the same file is a look-up.
+spikex's version and generator, NESTML's version, the compiler and flags, the core's ABI string, its
+path (the library links that file) and its headers; a second build of the same file is a look-up.
 
 ``load(path)`` builds if needed (under MPI: rank 0 builds, every rank loads the same file)
 and registers the model in this process: ``Network.create(name, ...)`` then takes it like a
@@ -98,6 +98,7 @@ def cache_key(source: bytes, info: dict) -> str:
         _generator_digest().encode(),
         NESTML_VERSION.encode(),
         _core.model_library_abi().encode(),
+        str(_core_library()).encode(),  # the library links this very file
         json.dumps({k: info.get(k) for k in ("cxx", "cxx_version", "flags", "options", "defines")}).encode(),
         _headers_digest(Path(info["spikex_include"])).encode(),
     ):
