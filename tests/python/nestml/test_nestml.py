@@ -7,7 +7,10 @@ ODE-toolbox's expressions, not NEST's: measured 2.4e-13 mV for exp, 4.3e-13 for 
 units and defaults; builds are cached by content; a model NESTML refuses exits 2 with
 NESTML's message, file and line; a feature the generator does not support is refused
 naming it; a network of the model gives the same spikes on 1-2 ranks x 1-2 threads and
-through a checkpoint resumed on another layout.
+through a checkpoint resumed on another layout, and so does a model with random functions;
+under MPI rank 0 builds and every rank loads (an error reaches every rank); a SONATA
+circuit names a NESTML model its config lists; integer and boolean state, invariants and
+internals that follow dt.
 """
 
 from __future__ import annotations
