@@ -141,7 +141,7 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
     key = cache_key(source.read_bytes(), info)
     out = Path(output_dir).resolve() if output_dir is not None else cache_dir()
     out.mkdir(parents=True, exist_ok=True)
-    record = out / f"{source.stem}-{key}.json"
+    record = out / f"{key}.json"  # by content only: a copy of the file finds it too
     if record.is_file():
         meta = json.loads(record.read_text())
         library = out / meta["library"]
