@@ -51,7 +51,9 @@ def load_nestml(path, output_dir=None) -> str:
     """
     from ..nestml import load
 
-    return load(path, output_dir)
+    name = load(path, output_dir)
+    refresh_models()
+    return name
 
 
 def is_state_variable(model: str, name: str) -> bool:

@@ -27,8 +27,7 @@ from .. import _core
 from ..errors import UserInputError
 from ..version import __version__
 
-#: The NESTML release the generator is written for (``pip install "spikex[nestml]"``).
-NESTML_VERSION = "9.0.0"
+from .pinned import NESTML_VERSION  # pip install "spikex[nestml]"
 
 
 @dataclass(frozen=True)
@@ -180,13 +179,23 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
 
 
 def register(library: str | os.PathLike) -> list[str]:
-    """Loads a built model library into this process and registers its models; returns
-    their names. Loading the same file again returns the same names."""
-    names = list(_core.load_model_library(str(Path(library).resolve())))
-    from ..models import refresh_models
+    """Loads a built model library into this process and registers its models in the C++
+    registry; returns their names. Loading the same file again returns the same names.
+    (``spikex.models.load_nestml`` adds them to ``MODELS`` too.)"""
+    return list(_core.load_model_library(str(Path(library).resolve())))
 
-    refresh_models()
-    return names
+
+def _broadcast_text(text: str) -> str:
+    """Rank 0's `text` on every rank (collective). The same as
+    spikex.runtime.collective.broadcast_text, which sits above this layer."""
+    if _core.comm_size() == 1:
+        return text
+    import numpy as np
+
+    data = text.encode() if _core.comm_rank() == 0 else b""
+    padded = data.ljust(-(-len(data) // 8) * 8, b"\0")
+    gathered = np.asarray(_core.allgather_int64(np.frombuffer(padded, "<i8").copy()))
+    return gathered.astype("<i8").tobytes().rstrip(b"\0").decode()
 
 
 def load(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) -> str:
@@ -203,8 +212,6 @@ def load(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) -
     if _core.comm_size() == 1:
         built = build(path, output_dir)
     else:
-        from ..runtime.collective import broadcast_text
-
         message, failure = "", None
         if _core.comm_rank() == 0:
             try:
@@ -212,7 +219,7 @@ def load(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) -
                 message = json.dumps({"name": built.name, "library": str(built.library)})
             except Exception as error:  # every rank learns of it; none waits for a build
                 message, failure = json.dumps({"error": str(error)}), error
-        answer = json.loads(broadcast_text(message))
+        answer = json.loads(_broadcast_text(message))
         if failure is not None:
             raise failure
         if "error" in answer:

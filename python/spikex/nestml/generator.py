@@ -23,7 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import UserInputError
-from . import NESTML_VERSION  # the release the generator is written for (pyproject.toml pins it)
+from .pinned import NESTML_VERSION
 from .printer import ExpressionPrinter, Unsupported, unit_factor
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"

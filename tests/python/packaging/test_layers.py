@@ -14,6 +14,7 @@ PACKAGE = REPO / "python" / "spikex"
 # Lowest first. One place for the order: architecture.md's table says the same in words.
 LAYERS = [
     {"errors", "version", "methods", "counters", "distributions"},  # the core's registries as Python sees them; random distributions
+    {"nestml"},  # users' NESTML models built into model libraries and loaded into the core's registry
     {"models"},  # the model registry and the network builders
     {"sonata"},  # SONATA circuits as input (builds through a Network it is given)
     {"config"},  # the configuration registry and validation
