@@ -92,7 +92,11 @@ def main() -> int:
             row["build_s"] = round(time.perf_counter() - start, 1)
             sx.models.load_nestml(built.library)
             state = sx.models.MODELS[built.name]["state_specs"][0]["name"]
-            record = "V_m" if any(s["name"] == "V_m" for s in sx.models.MODELS[built.name]["state_specs"]) else state
+            record = (
+                "V_m"
+                if any(s["name"] == "V_m" for s in sx.models.MODELS[built.name]["state_specs"])
+                else state
+            )
             builtin, weight = BUILTIN.get(name, (None, 60.0))
             ours = run(built.name, weight, record)
             row.update(status="built", spikes=ours["spikes"], recorded=record)
@@ -105,7 +109,11 @@ def main() -> int:
                     max_V_m_difference_mV=float(np.abs(ours["trace"] - theirs["trace"]).max()),
                 )
         except ValueError as error:
-            row.update(status="refused", build_s=round(time.perf_counter() - start, 1), reason=str(error).split(" uses ", 1)[-1])
+            row.update(
+                status="refused",
+                build_s=round(time.perf_counter() - start, 1),
+                reason=str(error).split(" uses ", 1)[-1],
+            )
         rows.append(row)
         print(json.dumps(row), flush=True)
     if args.only:
@@ -146,7 +154,9 @@ def page(result: dict) -> str:
         if r["status"] == "built":
             same = "" if "builtin" not in r else ("yes" if r["same_spikes"] else "**no**")
             diff = "" if "builtin" not in r else f"{r['max_V_m_difference_mV']:.1e}"
-            lines.append(f"| `{r['model']}` | built | {r['build_s']} | {r['spikes']} | {r.get('builtin', '')} | {same} | {diff} |")
+            lines.append(
+                f"| `{r['model']}` | built | {r['build_s']} | {r['spikes']} | {r.get('builtin', '')} | {same} | {diff} |"
+            )
         else:
             reason = r["reason"].replace("|", "\\|").split(", which spikex")[0]
             lines.append(f"| `{r['model']}` | refused: {reason} | {r['build_s']} | | | | |")

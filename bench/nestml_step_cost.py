@@ -30,8 +30,12 @@ def network(model: str, cells: int, threads: int):
     drive = net.create("poisson_generator", 1, params={"rate": 9000.0})
     net.connect_rule("all_to_all", drive, pop, weight=30.0, delay_ms=0.1)
     excitatory = int(cells * 0.8)
-    net.connect_rule("fixed_indegree", pop[0:excitatory], pop, indegree=40, weight=20.0, delay_ms=1.5)
-    net.connect_rule("fixed_indegree", pop[excitatory:cells], pop, indegree=10, weight=-80.0, delay_ms=1.0)
+    net.connect_rule(
+        "fixed_indegree", pop[0:excitatory], pop, indegree=40, weight=20.0, delay_ms=1.5
+    )
+    net.connect_rule(
+        "fixed_indegree", pop[excitatory:cells], pop, indegree=10, weight=-80.0, delay_ms=1.0
+    )
     net.record_spikes(pop)
     return net
 
@@ -54,14 +58,18 @@ def main() -> int:
     args = parser.parse_args()
     import spikex as sx
 
-    file = next(Path(f.locate()) for f in metadata.files("nestml") if str(f).endswith("neurons/iaf_psc_exp_neuron.nestml"))
+    file = next(
+        Path(f.locate())
+        for f in metadata.files("nestml")
+        if str(f).endswith("neurons/iaf_psc_exp_neuron.nestml")
+    )
     nestml = sx.models.load_nestml(file, args.cache)
     times = {"iaf_psc_exp": [], nestml: []}
     summaries = {}
     for _ in range(args.runs):
-        for model in times:
+        for model, seconds_of in times.items():
             seconds, summaries[model] = timed(model, args)
-            times[model].append(seconds)
+            seconds_of.append(seconds)
     best = {model: min(t) for model, t in times.items()}
     result = {
         "question": "simulate time of NESTML's iaf_psc_exp_neuron built by spikex against the built-in iaf_psc_exp",
@@ -72,7 +80,8 @@ def main() -> int:
         "seconds": times,
         "best_seconds": best,
         "ratio": best[nestml] / best["iaf_psc_exp"],
-        "same_spikes": summaries[nestml]["spikes_sha256"] == summaries["iaf_psc_exp"]["spikes_sha256"],
+        "same_spikes": summaries[nestml]["spikes_sha256"]
+        == summaries["iaf_psc_exp"]["spikes_sha256"],
         "spikes": summaries[nestml]["spikes_total"],
         "load_at_end": os.getloadavg()[0],
         "host": platform.node(),

@@ -26,7 +26,6 @@ from pathlib import Path
 from .. import _core
 from ..errors import UserInputError
 from ..version import __version__
-
 from .pinned import NESTML_VERSION  # pip install "spikex[nestml]"
 
 
@@ -57,7 +56,10 @@ def build_info() -> dict:
     """How spikex's core was compiled (``model_build.json``, written by CMake next to
     ``_core``), with the include directory of spikex's headers."""
     core = _core_library()
-    candidates = [core.parent / "model_build.json", Path(__file__).resolve().parent.parent / "model_build.json"]
+    candidates = [
+        core.parent / "model_build.json",
+        Path(__file__).resolve().parent.parent / "model_build.json",
+    ]
     for candidate in candidates:
         if candidate.is_file():
             info = json.loads(candidate.read_text())
@@ -67,7 +69,9 @@ def build_info() -> dict:
             "this spikex has no model_build.json next to its core: reinstall spikex to build NESTML models"
         )
     shipped = Path(__file__).resolve().parent.parent / "include"
-    info["spikex_include"] = str(shipped if (shipped / "spikex").is_dir() else Path(info["source_include_dir"]))
+    info["spikex_include"] = str(
+        shipped if (shipped / "spikex").is_dir() else Path(info["source_include_dir"])
+    )
     return info
 
 
@@ -98,7 +102,9 @@ def cache_key(source: bytes, info: dict) -> str:
         NESTML_VERSION.encode(),
         _core.model_library_abi().encode(),
         str(_core_library()).encode(),  # the library links this very file
-        json.dumps({k: info.get(k) for k in ("cxx", "cxx_version", "flags", "options", "defines")}).encode(),
+        json.dumps(
+            {k: info.get(k) for k in ("cxx", "cxx_version", "flags", "options", "defines")}
+        ).encode(),
         _headers_digest(Path(info["spikex_include"])).encode(),
     ):
         digest.update(hashlib.sha256(part).digest())
@@ -109,7 +115,10 @@ def compile_command(cpp: Path, library: Path, info: dict) -> list[str]:
     """The compiler call that makes `library` from `cpp`: the core's compiler and flags,
     spikex's headers, linked against the loaded core (whose symbols the library uses)."""
     command = [info["cxx"], *info["flags"].split(), *info["options"], *info.get("defines", [])]
-    command += ["-I" + info["spikex_include"], *("-I" + d for d in info["include_dirs"] if d and d != "/usr/include")]
+    command += [
+        "-I" + info["spikex_include"],
+        *("-I" + d for d in info["include_dirs"] if d and d != "/usr/include"),
+    ]
     command += ["-shared", "-o", str(library), str(cpp), str(_core_library())]
     return command
 
@@ -156,13 +165,19 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
     library = out / f"{name}-{key}.so"
     cpp = out / f"{name}-{key}.cpp"
     cpp.write_text(text)
-    with tempfile.NamedTemporaryFile(dir=out, prefix=f".{name}-", suffix=".so", delete=False) as tmp:
+    with tempfile.NamedTemporaryFile(
+        dir=out, prefix=f".{name}-", suffix=".so", delete=False
+    ) as tmp:
         partial = Path(tmp.name)
     try:
         try:
-            done = subprocess.run(compile_command(cpp, partial, info), capture_output=True, text=True)
+            done = subprocess.run(
+                compile_command(cpp, partial, info), capture_output=True, text=True, check=False
+            )
         except OSError as error:
-            raise UserInputError(f"compiling NESTML model {name}: cannot run {info['cxx']}: {error}") from None
+            raise UserInputError(
+                f"compiling NESTML model {name}: cannot run {info['cxx']}: {error}"
+            ) from None
         if done.returncode != 0:
             raise UserInputError(
                 f"compiling NESTML model {name} ({cpp}) failed: {done.stderr.strip()[-2000:]}"
@@ -217,7 +232,7 @@ def load(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) -
             try:
                 built = build(path, output_dir)
                 message = json.dumps({"name": built.name, "library": str(built.library)})
-            except Exception as error:  # every rank learns of it; none waits for a build
+            except Exception as error:  # noqa: BLE001 (every rank learns of it; none waits for a build)
                 message, failure = json.dumps({"error": str(error)}), error
         answer = json.loads(_broadcast_text(message))
         if failure is not None:

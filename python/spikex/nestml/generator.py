@@ -175,7 +175,7 @@ def analyse(path: str | os.PathLike) -> tuple[object, dict, dict]:
         analysis.run_nest_target_specific_cocos([model], [])
         analysis.analyse_transform_neurons([model], metadata)
         namespace = analysis._get_neuron_model_namespace(model, metadata)
-    except Exception as error:  # NESTML's checks raise after logging
+    except Exception as error:  # noqa: BLE001 (NESTML's checks raise after logging)
         errors = _errors(Logger, path)
         raise NestmlError("\n".join(errors) or f"{path}: {error}") from None
     errors = _errors(Logger, path)
@@ -189,9 +189,9 @@ def _errors(logger, path: Path) -> list[str]:
     from pynestml.utils.logger import LoggingLevel
 
     out = []
-    for _key, record in getattr(logger, "log", {}).items():
+    for record in getattr(logger, "log", {}).values():
         try:
-            unit, _model, record_level, _code, position, message = record
+            _unit, _model, record_level, _code, position, message = record
         except (TypeError, ValueError):
             continue
         if record_level != LoggingLevel.ERROR:
@@ -252,7 +252,10 @@ def _is_number(expr) -> bool:
 
     if isinstance(expr, ASTSimpleExpression):
         return expr.is_numeric_literal() or expr.is_numeric_literal_with_unit()
-    if getattr(expr, "is_unary_operator", lambda: False)() and expr.get_unary_operator().is_unary_minus:
+    if (
+        getattr(expr, "is_unary_operator", lambda: False)()
+        and expr.get_unary_operator().is_unary_minus
+    ):
         return _is_number(expr.get_expression())
     if getattr(expr, "is_encapsulated", False):
         return _is_number(expr.get_expression())
@@ -267,7 +270,11 @@ def _declarations(blocks):
 
 
 _CTYPE = {"real": "double", "integer": "long", "boolean": "bool"}
-_RANGE = {"real": "ranges::any()", "integer": "value_range{.integer = true}", "boolean": "ranges::flag()"}
+_RANGE = {
+    "real": "ranges::any()",
+    "integer": "value_range{.integer = true}",
+    "boolean": "ranges::flag()",
+}
 
 
 def _type_kind(data_type) -> str:
@@ -294,7 +301,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     ):
         if decl.get_size_parameter() is not None:
             raise Unsupported("vector variables")
-        if getattr(decl, "get_decorators", lambda: [])():
+        if getattr(decl, "get_decorators", list)():
             raise Unsupported("decorated declarations (@homogeneous, @heterogeneous)")
     if model.has_delay_variables():
         raise Unsupported("delay differential equations")
@@ -327,7 +334,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         exc = [p for p in spike_ports if p.is_excitatory() and not p.is_inhibitory()]
         inh = [p for p in spike_ports if p.is_inhibitory() and not p.is_excitatory()]
         if len(exc) != 1 or len(inh) != 1:
-            raise Unsupported("two spike input ports that are not one excitatory and one inhibitory (receptor types)")
+            raise Unsupported(
+                "two spike input ports that are not one excitatory and one inhibitory (receptor types)"
+            )
         m.port_mode = "pair"
         m.spike_ports = [Port(exc[0].get_name()), Port(inh[0].get_name())]
     elif len(spike_ports) > 2:
@@ -380,7 +389,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         m.parameters.append(value)
         m.default_lines.append(f"d.{value.name} = {value.default_cpp};")
         if decl.get_invariant() is not None:
-            m.invariants.append((value.name, given.print(decl.get_invariant()), _escaped(str(decl.get_invariant()))))
+            m.invariants.append(
+                (value.name, given.print(decl.get_invariant()), _escaped(str(decl.get_invariant())))
+            )
 
     # State: the declared variables (their initial values are parameters, as NEST's V_m)
     # and the ones NESTML added (convolutions), which start from ODE-toolbox's values. An
@@ -388,8 +399,12 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     # (dt-dependent: applied per cell when the group is built, unless given).
     initial_values = namespace.get("initial_values", {})
     analytic = namespace.get("analytic_state_variables", [])
-    with_internals = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k)))
-    default_with_internals = ExpressionPrinter(resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k)))
+    with_internals = ExpressionPrinter(
+        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k))
+    )
+    default_with_internals = ExpressionPrinter(
+        resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k))
+    )
     for decl, variable in state_decls:
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
@@ -400,7 +415,12 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             range=_RANGE[kind],
             ctype=_CTYPE[kind],
         )
-        init = Value(name=value.name, unit=value.unit, meaning=f"initial value: {value.meaning}", range=value.range)
+        init = Value(
+            name=value.name,
+            unit=value.unit,
+            meaning=f"initial value: {value.meaning}",
+            range=value.range,
+        )
         try:
             init.default_cpp = defaults.print(expr)
             if not _is_number(expr):
@@ -409,7 +429,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.init_lines.append(f"s.{value.name} = static_cast<{value.ctype}>(p.{value.name});")
         except Unsupported:  # follows internals: at dt = 0.1 ms for the table's default
             init.default_cpp = default_with_internals.print(expr)
-            init.rule = _escaped(f"{expr} (internals at the run's dt; the default shown at dt = 0.1 ms)")
+            init.rule = _escaped(
+                f"{expr} (internals at the run's dt; the default shown at dt = 0.1 ms)"
+            )
             init.needs_internals = True
             if not m.defaults_need_internals:
                 m.default_lines.append("const internals dq = compute_internals(d, 0.1);")
@@ -427,7 +449,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     if added:
         scope = model.get_equations_blocks()[0].get_scope()
         for var in added:
-            m.state.append(Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False))
+            m.state.append(
+                Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False)
+            )
         state_names.extend(added)
         for var in added:
             expr = ModelParser.parse_expression(str(initial_values.get(var, "0")))
@@ -435,7 +459,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.init_lines.append(f"s.{var} = {with_internals.print(expr)};")
 
     # Internals in declaration order (the propagators are among them).
-    internal_printer = ExpressionPrinter(resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k)))
+    internal_printer = ExpressionPrinter(
+        resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k))
+    )
     # __h (the step, NESTML's transformer adds it) first: steps(), resolution() and the
     # propagators read it, wherever the model declares its own internals.
     internal_decls.sort(key=lambda dv: dv[1].get_name() != "__h")
@@ -448,7 +474,13 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             cpp = internal_printer.print(expr)
         m.internals.append(Internal(var, cpp))
         if decl.get_invariant() is not None:
-            m.internal_invariants.append((var, internal_printer.print(decl.get_invariant()), _escaped(str(decl.get_invariant()))))
+            m.internal_invariants.append(
+                (
+                    var,
+                    internal_printer.print(decl.get_invariant()),
+                    _escaped(str(decl.get_invariant())),
+                )
+            )
 
     # The step.
     constants: dict[str, str] = {}  # per-set subexpressions (C++) -> their internal's name
@@ -480,7 +512,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             "+=" if a.is_compound_sum else "-=" if a.is_compound_minus
             else "*=" if a.is_compound_product else "/="
         )  # fmt: skip
-        if lhs.startswith("p.") or lhs.startswith("q."):
+        if lhs.startswith(("p.", "q.")):
             raise Unsupported(f"assigning to the parameter or internal {lhs_name} during the run")
         return f"{lhs} {op} {rhs};"
 
@@ -492,7 +524,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             lines.append(f"    const double next_{v} = {step.print(update_expressions[v])};")
         for v in variables:
             lines.append(f"    s.{v} = next_{v};")
-        for port, updates in spike_updates.items():
+        for updates in spike_updates.values():
             for a in updates:
                 target = a.get_variable().get_complete_name()
                 if "__X__" not in target and target in variables:
@@ -507,7 +539,11 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 small = stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt()
                 out.extend(indent + line for line in small_statement(small))
             else:
-                compound = stmt.compound_stmt if hasattr(stmt, "compound_stmt") else stmt.get_compound_stmt()
+                compound = (
+                    stmt.compound_stmt
+                    if hasattr(stmt, "compound_stmt")
+                    else stmt.get_compound_stmt()
+                )
                 out.extend(indent + line for line in compound_statement(compound))
         return out
 
@@ -521,7 +557,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             lines = []
             for variable in decl.get_variables():
                 locals_.add(variable.get_name())
-                value = step.print(decl.get_expression()) if decl.get_expression() is not None else "0"
+                value = (
+                    step.print(decl.get_expression()) if decl.get_expression() is not None else "0"
+                )
                 lines.append(f"{ctype} l_{variable.get_name()} = {value};")
             return lines
         if small.is_function_call():
@@ -552,7 +590,11 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             return out
         if compound.is_while_stmt():
             s = compound.get_while_stmt()
-            return [f"while ({step.print(s.get_condition())}) {{", *statements(s.get_stmts_body(), "    "), "}"]
+            return [
+                f"while ({step.print(s.get_condition())}) {{",
+                *statements(s.get_stmts_body(), "    "),
+                "}",
+            ]
         raise Unsupported("for loops")
 
     lines = m.step_lines
@@ -569,7 +611,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         lines.append("}")
     for v in convolutions:
         lines.append(f"s.{v} = next_{v};")
-    for _port, updates in spike_updates.items():
+    for updates in spike_updates.values():
         for a in updates:
             if "__X__" in a.get_variable().get_complete_name():
                 lines.append(assignment(a))
@@ -627,7 +669,9 @@ def generate(path: str | os.PathLike, spikex_version: str) -> tuple[str, str]:
             f"{path}: model {model.get_name()} uses {what}, which spikex's NESTML generator does not support yet"
         ) from None
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), keep_trailing_newline=True, autoescape=False
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        keep_trailing_newline=True,
+        autoescape=False,
     )
     text = env.get_template("model.cpp.jinja2").render(
         m=m, spikex_version=spikex_version, nestml_version=pynestml.__version__

@@ -12,8 +12,9 @@ A construct the generator does not support raises :class:`Unsupported`, naming i
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 from pynestml.codegeneration.nest_unit_converter import NESTUnitConverter
 from pynestml.meta_model.ast_expression import ASTExpression
@@ -41,7 +42,7 @@ def unit_factor(type_symbol) -> Fraction:
 def number(x: float | Fraction) -> str:
     """A C++ double literal that reads back as ``x`` (the nearest double to a fraction)."""
     value = float(x)
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise Unsupported(f"the number {value}")
     text = repr(value)
     return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
@@ -137,7 +138,9 @@ class ExpressionPrinter:
             calls = [c.get_name() for c in node.get_function_calls()]
         except AttributeError:
             return False
-        if any(name not in MATH and name not in ("resolution", "timestep", "steps") for name in calls):  # random too
+        if any(
+            name not in MATH and name not in ("resolution", "timestep", "steps") for name in calls
+        ):  # random too
             return False
         for name in names:
             if name in ("e", "pi"):
@@ -146,7 +149,7 @@ class ExpressionPrinter:
                 code, _ = self.resolve(name)
             except Unsupported:
                 return False
-            if not (code.startswith("p.") or code.startswith("q.")):
+            if not code.startswith(("p.", "q.")):
                 return False
         return True
 
@@ -257,7 +260,9 @@ class ExpressionPrinter:
         args = [self.print(a) for a in call.get_args()]
         if name in RANDOM:
             if self.random is None:
-                raise Unsupported(f"random functions ({name}) outside the update, onReceive and onCondition blocks")
+                raise Unsupported(
+                    f"random functions ({name}) outside the update, onReceive and onCondition blocks"
+                )
             return f"{name}({', '.join([self.random(name), *args])})"
         if name in ("resolution", "timestep"):
             return self.resolve("__h")[0]

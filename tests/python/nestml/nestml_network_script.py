@@ -17,7 +17,6 @@ import hashlib
 import sys
 
 import numpy as np
-
 import spikex as sx
 from spikex import _core
 from spikex.models import load_nestml
@@ -26,14 +25,18 @@ from spikex.models import load_nestml
 def build(nestml_file: str, cache: str, threads: int, distribution: str) -> sx.Network:
     model = load_nestml(nestml_file, cache)
     net = sx.Network(dt_ms=0.1, seed=11, threads=threads, distribution=distribution)
-    cells = net.create(model, 120, params={"V_m": sx.uniform(-70.0, -56.0), "I_e": sx.uniform(0.0, 200.0)})
+    cells = net.create(
+        model, 120, params={"V_m": sx.uniform(-70.0, -56.0), "I_e": sx.uniform(0.0, 200.0)}
+    )
     drive = net.create("poisson_generator", 1, params={"rate": 8000.0})
     dc = net.create("dc_generator", 1, params={"amplitude": 150.0})
     net.connect_rule("all_to_all", drive, cells, weight=30.0, delay_ms=0.1)
     net.connect_rule("all_to_all", dc, cells[0:40], weight=1.0, delay_ms=0.1)
     net.connect_rule("fixed_indegree", cells[0:90], cells, indegree=10, weight=sx.uniform(20.0, 60.0),
                      delay_ms=sx.uniform(0.5, 2.0))  # fmt: skip
-    net.connect_rule("fixed_indegree", cells[90:120], cells, indegree=5, weight=-120.0, delay_ms=0.8)
+    net.connect_rule(
+        "fixed_indegree", cells[90:120], cells, indegree=5, weight=-120.0, delay_ms=0.8
+    )
     net.record_spikes(cells)
     net.record_state(cells[0:10], "V_m")
     return net

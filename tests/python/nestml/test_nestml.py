@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spikex as sx
 from conftest import in_ci, run_stoppable
 from spikex.launch.launcher import child_environment, mpiexec_command
-
-import spikex as sx
 
 try:
     import pynestml  # noqa: F401
@@ -82,7 +81,9 @@ def exp_model(cache) -> str:
 
 
 def spikex_cli(args: list[str]) -> subprocess.CompletedProcess:
-    return run_stoppable([sys.executable, "-m", "spikex", *args], timeout=600, env=child_environment())
+    return run_stoppable(
+        [sys.executable, "-m", "spikex", *args], timeout=600, env=child_environment()
+    )
 
 
 def single_cells(model: str, excitatory: float, inhibitory: float):
@@ -102,7 +103,10 @@ def single_cells(model: str, excitatory: float, inhibitory: float):
 
 
 def compare_with_builtin(nestml: str, builtin: str, excitatory: float, inhibitory: float) -> float:
-    ours, theirs = single_cells(nestml, excitatory, inhibitory), single_cells(builtin, excitatory, inhibitory)
+    ours, theirs = (
+        single_cells(nestml, excitatory, inhibitory),
+        single_cells(builtin, excitatory, inhibitory),
+    )
     assert ours.summary["spikes_total"] >= 5
     assert ours.summary["spikes_sha256"] == theirs.summary["spikes_sha256"]  # the same spike steps
     for a, b in zip(ours.spikes, theirs.spikes):
@@ -122,9 +126,14 @@ def test_iaf_psc_exp_neuron_gives_the_spikes_of_the_builtin_iaf_psc_exp(exp_mode
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name, builtin, excitatory, inhibitory",
-    [("iaf_psc_alpha_neuron", "iaf_psc_alpha", 400.0, -300.0), ("iaf_psc_delta_neuron", "iaf_psc_delta", 5.0, -3.0)],
+    [
+        ("iaf_psc_alpha_neuron", "iaf_psc_alpha", 400.0, -300.0),
+        ("iaf_psc_delta_neuron", "iaf_psc_delta", 5.0, -3.0),
+    ],
 )
-def test_library_models_give_the_spikes_of_the_builtin_ones(cache, name, builtin, excitatory, inhibitory):
+def test_library_models_give_the_spikes_of_the_builtin_ones(
+    cache, name, builtin, excitatory, inhibitory
+):
     model = sx.models.load_nestml(library_model(name), cache)
     compare_with_builtin(model, builtin, excitatory, inhibitory)
 
@@ -149,9 +158,14 @@ def test_the_entry_carries_nestml_parameters_units_defaults_and_state(exp_model)
     net.record_state(cells, "I_syn_exc")
     result = net.simulate(1.0)
     assert result.states[0]["values"][0, 0] != -70.0  # V_m started at the given E_L
-    np.testing.assert_allclose(result.states[0]["values"][0, [0, 2]], result.states[0]["values"][0, 0])
+    np.testing.assert_allclose(
+        result.states[0]["values"][0, [0, 2]], result.states[0]["values"][0, 0]
+    )
     assert result.states[1]["values"][0, 1] > 0.0  # the given initial current decays
-    with pytest.raises(ValueError, match=r'create\("iaf_psc_exp_neuron"\): parameter "tau_x" is unknown: allowed are C_m, '):
+    with pytest.raises(
+        ValueError,
+        match=r'create\("iaf_psc_exp_neuron"\): parameter "tau_x" is unknown: allowed are C_m, ',
+    ):
         bad = sx.Network(dt_ms=0.1)
         bad.create(exp_model, 1, params={"tau_x": 1.0})
         bad.simulate(1.0)
@@ -161,7 +175,9 @@ def test_equal_time_constants_are_refused_naming_the_propagator(exp_model):
     # ODE-toolbox's propagator divides by tau_m - tau_syn: not finite when they are equal
     net = sx.Network(dt_ms=0.1)
     net.create(exp_model, 1, params={"tau_syn_exc": 10.0})
-    with pytest.raises(ValueError, match=r"iaf_psc_exp_neuron: internal __P__V_m__I_syn_exc = .* is not finite"):
+    with pytest.raises(
+        ValueError, match=r"iaf_psc_exp_neuron: internal __P__V_m__I_syn_exc = .* is not finite"
+    ):
         net.simulate(1.0)
 
 
@@ -264,7 +280,9 @@ model noisy_neuron:
 
 
 def test_spikex_model_build_prints_the_name_and_the_library(exp_model, cache):
-    done = spikex_cli(["model", "build", str(library_model("iaf_psc_exp_neuron")), "-o", str(cache)])
+    done = spikex_cli(
+        ["model", "build", str(library_model("iaf_psc_exp_neuron")), "-o", str(cache)]
+    )
     assert done.returncode == 0, done.stderr
     name, _, path = done.stdout.strip().partition(": ")
     assert name == exp_model and path.endswith("(cached)") and Path(path.split()[0]).is_file()
@@ -274,9 +292,18 @@ def test_spikex_model_build_prints_the_name_and_the_library(exp_model, cache):
     "text, message",
     [
         (BROKEN, r'broken\.nestml:13:14: Could not resolve symbol "undefined_thing"!'),
-        ("model syntax_neuron:\n    state:\n        V_m mV = -70 mV +\n", r"broken\.nestml:4:0: Error occurred during parsing"),
-        (NONLINEAR, r"model quadratic_neuron uses nonlinear ODEs \(a numeric solver for V_m\), which spikex's NESTML generator does not support yet"),
-        (PRINTING, r"model printing_neuron uses println\(\), which spikex's NESTML generator does not support yet"),
+        (
+            "model syntax_neuron:\n    state:\n        V_m mV = -70 mV +\n",
+            r"broken\.nestml:4:0: Error occurred during parsing",
+        ),
+        (
+            NONLINEAR,
+            r"model quadratic_neuron uses nonlinear ODEs \(a numeric solver for V_m\), which spikex's NESTML generator does not support yet",
+        ),
+        (
+            PRINTING,
+            r"model printing_neuron uses println\(\), which spikex's NESTML generator does not support yet",
+        ),
     ],
     ids=["unknown-symbol", "syntax", "nonlinear", "println"],
 )
@@ -295,7 +322,9 @@ def test_a_bad_or_unsupported_model_exits_2_saying_why(tmp_path, text, message):
         sx.models.load_nestml(model, tmp_path)
 
 
-def run_network(cache: Path, ranks: int, threads: int, distribution: str, *steps: str, model: Path | None = None) -> str:
+def run_network(
+    cache: Path, ranks: int, threads: int, distribution: str, *steps: str, model: Path | None = None
+) -> str:
     model = model or library_model("iaf_psc_exp_neuron")
     command = mpiexec_command(ranks, [sys.executable, str(SCRIPT), str(model), str(cache), str(threads), distribution,
                                       "100", *steps])  # fmt: skip
@@ -305,7 +334,9 @@ def run_network(cache: Path, ranks: int, threads: int, distribution: str, *steps
     return "\n".join(lines)
 
 
-def test_a_network_of_the_model_gives_the_same_spikes_on_one_rank_with_one_and_two_threads(exp_model, cache, tmp_path):
+def test_a_network_of_the_model_gives_the_same_spikes_on_one_rank_with_one_and_two_threads(
+    exp_model, cache, tmp_path
+):
     one = run_network(cache, 1, 1, "round_robin")
     assert one.startswith("RESULT") and int(one.split()[2]) > 300
     assert run_network(cache, 1, 2, "consecutive") == one
@@ -313,7 +344,9 @@ def test_a_network_of_the_model_gives_the_same_spikes_on_one_rank_with_one_and_t
 
 @pytest.mark.mpi
 @pytest.mark.slow
-def test_a_network_of_the_model_gives_the_same_spikes_on_two_ranks_and_through_a_checkpoint(exp_model, cache, tmp_path):
+def test_a_network_of_the_model_gives_the_same_spikes_on_two_ranks_and_through_a_checkpoint(
+    exp_model, cache, tmp_path
+):
     one = run_network(cache, 1, 1, "round_robin")
     assert run_network(cache, 2, 1, "round_robin") == one
     assert run_network(cache, 2, 2, "consecutive") == one
@@ -331,7 +364,9 @@ def test_the_generated_source_and_the_build_record_are_kept_next_to_the_library(
     assert "spikex_register_models" in source and "NESTML 9.0.0" in source
 
 
-def sonata_run(directory: Path, model: str, params: dict, ranks: int, cache: Path, extra: dict | None = None) -> dict:
+def sonata_run(
+    directory: Path, model: str, params: dict, ranks: int, cache: Path, extra: dict | None = None
+) -> dict:
     """A SONATA circuit of 4 `model` cells driven by 6 virtual inputs (weights of both
     signs), run by `spikex run`; returns summary.json."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sonata"))
@@ -348,8 +383,22 @@ def sonata_run(directory: Path, model: str, params: dict, ranks: int, cache: Pat
         cell_jsons={"model.json": params}, simulation_extra=extra or {},
     )  # fmt: skip
     out = directory / "out"
-    command = [sys.executable, "-m", "spikex", "run", str(config), "--np", str(ranks), "-o", str(out)]
-    done = run_stoppable(command, timeout=600, env=child_environment({**os.environ, "SPIKEX_MODEL_CACHE": str(cache)}))
+    command = [
+        sys.executable,
+        "-m",
+        "spikex",
+        "run",
+        str(config),
+        "--np",
+        str(ranks),
+        "-o",
+        str(out),
+    ]
+    done = run_stoppable(
+        command,
+        timeout=600,
+        env=child_environment({**os.environ, "SPIKEX_MODEL_CACHE": str(cache)}),
+    )
     assert done.returncode == 0, (done.stdout, done.stderr)
     return json.loads((out / "summary.json").read_text())
 
@@ -359,7 +408,14 @@ def sonata_run(directory: Path, model: str, params: dict, ranks: int, cache: Pat
 def test_a_sonata_circuit_names_a_nestml_model_its_config_lists(exp_model, cache, tmp_path):
     # the simulation config's "spikex": {"models": [...]} loads the model on every rank
     # before the node types name it; the spikes are the built-in iaf_psc_exp's
-    shared = {"C_m": 250.0, "tau_m": 10.0, "E_L": -70.0, "V_th": -55.0, "V_reset": -70.0, "I_e": 300.0}
+    shared = {
+        "C_m": 250.0,
+        "tau_m": 10.0,
+        "E_L": -70.0,
+        "V_th": -55.0,
+        "V_reset": -70.0,
+        "I_e": 300.0,
+    }
     builtin = sonata_run(tmp_path / "builtin", "iaf_psc_exp", {**shared, "t_ref": 2.0}, 1, cache)
     model = library_model("iaf_psc_exp_neuron")
     extra = {"spikex": {"models": [str(model)]}}
@@ -427,9 +483,13 @@ def test_integer_and_boolean_state_internals_that_follow_dt_and_invariants(tmp_p
     # from count = 0: period_steps - 1 steps to the first spike, period_steps following dt
     np.testing.assert_allclose(spikes(0.1, count=0), [1.9, 3.9, 5.9, 7.9, 9.9])
     np.testing.assert_allclose(spikes(0.5, count=0), [1.5, 3.5, 5.5, 7.5, 9.5])
-    with pytest.raises(ValueError, match=r"counter_neuron parameter period = -1: must satisfy period > 0 ms"):
+    with pytest.raises(
+        ValueError, match=r"counter_neuron parameter period = -1: must satisfy period > 0 ms"
+    ):
         spikes(0.1, period=-1.0)
-    with pytest.raises(ValueError, match=r"counter_neuron parameter offset = 0.5: must be an integer"):
+    with pytest.raises(
+        ValueError, match=r"counter_neuron parameter offset = 0.5: must be an integer"
+    ):
         spikes(0.1, offset=0.5)
 
 
@@ -446,11 +506,16 @@ def test_a_model_rank_0_cannot_build_fails_on_every_rank_without_a_hang(tmp_path
         "except ValueError as error:\n"  # one file per rank: the ranks' output interleaves
         f"    open(f'{tmp_path}/error-{{_core.comm_rank()}}.txt', 'w').write(str(error))\n"
     )
-    done = run_stoppable(mpiexec_command(2, [sys.executable, str(script)]), timeout=300, env=child_environment())
+    done = run_stoppable(
+        mpiexec_command(2, [sys.executable, str(script)]), timeout=300, env=child_environment()
+    )
     assert done.returncode == 0, (done.stdout, done.stderr)
     errors = [tmp_path / f"error-{rank}.txt" for rank in (0, 1)]
     assert all(e.is_file() for e in errors), (done.stdout, done.stderr)
-    assert all('broken.nestml:13:14: Could not resolve symbol "undefined_thing"' in e.read_text() for e in errors)
+    assert all(
+        'broken.nestml:13:14: Could not resolve symbol "undefined_thing"' in e.read_text()
+        for e in errors
+    )
     assert errors[1].read_text().startswith("rank 0 could not build")
 
 
@@ -468,15 +533,22 @@ def test_random_functions_draw_from_the_cells_own_stream_on_one_and_two_threads(
     assert run_network(cache, 1, 2, "consecutive", model=noisy_model) == one
     # the noise matters: without it, other spikes
     quiet = noisy_model.with_name("quiet.nestml")
-    quiet.write_text(NOISY.replace("noisy_neuron", "quiet_neuron").replace("sigma mV = 2 mV", "sigma mV = 0 mV"))
+    quiet.write_text(
+        NOISY.replace("noisy_neuron", "quiet_neuron").replace("sigma mV = 2 mV", "sigma mV = 0 mV")
+    )
     assert run_network(cache, 1, 1, "round_robin", model=quiet).split()[1] != one.split()[1]
 
 
 @pytest.mark.mpi
 @pytest.mark.slow
-def test_random_functions_give_the_same_spikes_on_two_ranks_and_through_a_checkpoint(noisy_model, cache, tmp_path):
+def test_random_functions_give_the_same_spikes_on_two_ranks_and_through_a_checkpoint(
+    noisy_model, cache, tmp_path
+):
     one = run_network(cache, 1, 1, "round_robin", model=noisy_model)
     assert run_network(cache, 2, 1, "consecutive", model=noisy_model) == one
     checkpoint = tmp_path / "checkpoint"
     assert run_network(cache, 2, 2, "round_robin", f"save:40:{checkpoint}", model=noisy_model) == ""
-    assert run_network(cache, 1, 2, "consecutive", f"resume:{checkpoint}", model=noisy_model) == "RESUMED 400\n" + one
+    assert (
+        run_network(cache, 1, 2, "consecutive", f"resume:{checkpoint}", model=noisy_model)
+        == "RESUMED 400\n" + one
+    )
