@@ -552,3 +552,25 @@ def test_random_functions_give_the_same_spikes_on_two_ranks_and_through_a_checkp
         run_network(cache, 1, 2, "consecutive", f"resume:{checkpoint}", model=noisy_model)
         == "RESUMED 400\n" + one
     )
+
+
+@pytest.mark.slow
+def test_a_library_linked_against_another_spikex_core_is_refused(exp_model, cache, tmp_path):
+    # the library links the loaded core by its path (the dynamic loader reuses the loaded
+    # object); one linked against another copy would register into that copy: refused
+    import shutil
+
+    from spikex import _core, nestml
+
+    built = nestml.build(library_model("iaf_psc_exp_neuron"), cache)
+    other = tmp_path / "other" / Path(_core.__file__).name
+    other.parent.mkdir()
+    shutil.copy(Path(_core.__file__).resolve(), other)
+    command = nestml.compile_command(
+        built.library.with_suffix(".cpp"), tmp_path / "foreign.so", nestml.build_info()
+    )
+    command[-1] = str(other)
+    subprocess.run(command, check=True)
+    with pytest.raises(ValueError, match="registered no model in this spikex"):
+        sx.models.load_nestml(tmp_path / "foreign.so")
+    assert sx.models.load_nestml(built.library) == exp_model  # the right one still loads
