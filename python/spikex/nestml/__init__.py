@@ -164,7 +164,14 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
     name, text = generate(source, __version__)
     library = out / f"{name}-{key}.so"
     cpp = out / f"{name}-{key}.cpp"
-    cpp.write_text(text)
+    # Another process may build the same model into the same directory: each writes its
+    # own files and renames them into place (whole files, the same content).
+    with tempfile.NamedTemporaryFile(
+        "w", dir=out, prefix=f".{name}-", suffix=".cpp", delete=False
+    ) as tmp_cpp:
+        tmp_cpp.write(text)
+    os.chmod(tmp_cpp.name, 0o644)  # temporary files are the owner's only
+    os.replace(tmp_cpp.name, cpp)
     with tempfile.NamedTemporaryFile(
         dir=out, prefix=f".{name}-", suffix=".so", delete=False
     ) as tmp:
@@ -182,14 +189,18 @@ def build(path: str | os.PathLike, output_dir: str | os.PathLike | None = None) 
             raise UserInputError(
                 f"compiling NESTML model {name} ({cpp}) failed: {done.stderr.strip()[-2000:]}"
             )
+        os.chmod(partial, 0o755)
         os.replace(partial, library)  # atomic: another process sees the whole file or none
     finally:
         partial.unlink(missing_ok=True)
     meta = {"name": name, "library": library.name, "source": str(source), "spikex": __version__,
             "nestml": NESTML_VERSION}  # fmt: skip
-    tmp_record = record.with_suffix(".json.tmp")
-    tmp_record.write_text(json.dumps(meta, indent=1) + "\n")
-    os.replace(tmp_record, record)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=out, prefix=".record-", suffix=".json", delete=False
+    ) as tmp_record:
+        tmp_record.write(json.dumps(meta, indent=1) + "\n")
+    os.chmod(tmp_record.name, 0o644)
+    os.replace(tmp_record.name, record)
     return BuiltModel(name, library, False)
 
 
