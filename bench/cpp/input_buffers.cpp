@@ -128,6 +128,13 @@ void for_each_arrival(const network& net, step_type from, step_type to, F&& f) {
     }
 }
 
+// The table's targets as 4-byte indices (the table may keep them in 2 bytes).
+std::vector<local_index> four_byte_targets(const connection_table& table) {
+    std::vector<local_index> out(table.size());
+    for (std::uint32_t c = 0; c < table.size(); ++c) out[c] = table.target(c);
+    return out;
+}
+
 outcome run_delivery_ring(const network& net) {
     const auto& table = net.table;
     const std::uint32_t n = net.p.cells, m = net.p.interval;
@@ -135,7 +142,8 @@ outcome run_delivery_ring(const network& net) {
     std::vector<std::vector<std::uint32_t>> ring(r);
     std::vector<double> ex(n, 0.0), in(n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-    const local_index* targets = table.targets();
+    const std::vector<local_index> wide = four_byte_targets(table); // the layouts compared read 4-byte targets
+    const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
     const bool uniform = table.group_weights();
@@ -191,7 +199,8 @@ outcome run_ring_buffers(const network& net) {
     const std::size_t r = table.max_delay() + m; // NEST: min delay + max delay ring steps
     std::vector<double> buffer(r * 2 * n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-    const local_index* targets = table.targets();
+    const std::vector<local_index> wide = four_byte_targets(table); // the layouts compared read 4-byte targets
+    const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
     const bool uniform = table.group_weights();

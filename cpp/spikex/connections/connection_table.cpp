@@ -216,7 +216,7 @@ private:
 } // namespace
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
-                                   std::vector<local_index> thread_first) {
+                                   std::vector<local_index> thread_first, bool narrow_targets) {
     // Any gids: number the distinct sources densely for the build, then put the gids back.
     std::vector<gid_type> distinct;
     if (sort_by_source) {
@@ -225,7 +225,8 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     }
-    const table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
+    table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
+    shape.narrow_targets = narrow_targets;
     connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
         const auto& first = shape.thread_first;
         for (built_connection c: conns) {
@@ -330,14 +331,21 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     if (several_keys && !keep_indices) replay = parts;
     weights_by.clear();
     weights_by.shrink_to_fit();
-    target_.resize(n);
+    narrow_ = shape.narrow_targets && all.targets_end <= narrow_target_limit;
+    if (narrow_)
+        narrow_target_.resize(n);
+    else
+        target_.resize(n);
     if (!shared_weights) weight_.resize(n);
     for_each_thread(T, [&](unsigned t) {
         placement& part = parts[t];
         const connection_visitor::run_function place_run = [&](const built_connection* run, std::size_t count) {
             for (const built_connection* c = run; c != run + count; ++c) {
                 const std::uint32_t p = part.take(*c);
-                target_[p] = c->target;
+                if (narrow_)
+                    narrow_target_[p] = static_cast<narrow_target>(c->target);
+                else
+                    target_[p] = c->target;
                 if (!shared_weights) weight_[p] = c->weight;
                 if (keep_indices) creation_index[p] = inputs_so_far[c->target]++;
             }
@@ -432,7 +440,7 @@ void connection_table::find_shared_targets() {
     // target, no sorting); all their connections from the run will keep their creation
     // index (noted here in position order, the index filled in by the caller).
     local_index targets_end = 0;
-    for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
+    for (std::uint32_t c = 0; c < size(); ++c) targets_end = std::max<local_index>(targets_end, target(c) + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
     std::vector<char> several_groups(targets_end, 0);
@@ -442,7 +450,7 @@ void connection_table::find_shared_targets() {
         if (group_begin(s + 1) - group_begin(s) < 2) continue;
         for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
             for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
-                const local_index t = target_[c];
+                const local_index t = target(c);
                 if (stamp[t] != s) {
                     stamp[t] = s, first_group[t] = g, several_groups[t] = 0;
                 } else if (first_group[t] != g) {
@@ -452,7 +460,7 @@ void connection_table::find_shared_targets() {
         }
         const std::uint32_t first = groups_[group_begin(s)].begin, last = groups_[group_begin(s + 1)].begin;
         for (auto c = first; c < last; ++c) {
-            if (!several_groups[target_[c]]) continue;
+            if (!several_groups[target(c)]) continue;
             shared_index_.emplace_back(c, 0);
             source_run_shares_[s] = 1;
         }
@@ -486,6 +494,14 @@ void connection_table::build_creation_order(const connection_producer& produce) 
     if (target_.empty()) min_delay_ = 0;
 }
 
+const local_index* connection_table::targets_of(std::uint32_t begin, std::uint32_t end,
+                                                std::vector<local_index>& scratch) const {
+    if (!narrow_) return target_.data() + begin;
+    scratch.resize(end - begin);
+    std::copy(narrow_target_.begin() + begin, narrow_target_.begin() + end, scratch.begin());
+    return scratch.data();
+}
+
 void connection_table::release_sources() {
     // The creation-order layout needs every connection's source to order a step's inputs,
     // so only the sorted layout can let its source table go.
@@ -495,10 +511,10 @@ void connection_table::release_sources() {
 }
 
 std::size_t connection_table::connection_bytes() const {
-    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
-           capacity_bytes(source_run_groups_) + capacity_bytes(groups_) + capacity_bytes(thread_begin_) +
-           capacity_bytes(source_run_shares_) + shared_index_.capacity() * sizeof(shared_index_[0]) +
-           capacity_bytes(connection_delay_);
+    return capacity_bytes(target_) + capacity_bytes(narrow_target_) + capacity_bytes(weight_) +
+           capacity_bytes(group_weight_) + capacity_bytes(source_run_groups_) + capacity_bytes(groups_) +
+           capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
+           shared_index_.capacity() * sizeof(shared_index_[0]) + capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {

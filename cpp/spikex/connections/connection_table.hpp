@@ -107,20 +107,40 @@ struct table_shape {
     // have constant weights): the table can then see, before placing, that it keeps one
     // weight per group.
     bool weights_when_counting = false;
+    // Targets take 2 bytes each where the rank's targets allow (sorted layout); false: 4
+    // bytes always (tests of both widths).
+    bool narrow_targets = true;
 };
+
+// Sorted tables keep their targets in 2 bytes when every target index is below this (a
+// rank with at most 65,536 cells): 2 bytes less per connection, and half the bytes the
+// delivery reads per event.
+inline constexpr std::uint64_t narrow_target_limit = std::uint64_t{1} << 16;
+using narrow_target = std::uint16_t;
 
 class connection_table {
 public:
     connection_table(): connection_table(std::vector<built_connection>{}, true) {}
     // From a list (tests, small networks): any gids.
     explicit connection_table(const std::vector<built_connection>& connections, bool sort_by_source = true,
-                              std::vector<local_index> thread_first = {});
+                              std::vector<local_index> thread_first = {}, bool narrow_targets = true);
     connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source);
 
     bool sorted() const { return sorted_; }
-    std::size_t size() const { return target_.size(); }
+    std::size_t size() const { return narrow_ ? narrow_target_.size() : target_.size(); }
 
-    const local_index* targets() const { return target_.data(); }
+    // Targets: 2 bytes each (narrow) or 4. with_targets calls f with the array of either
+    // width (const narrow_target* or const local_index*), for loops compiled for both;
+    // target(c) reads one.
+    bool narrow_targets() const { return narrow_; }
+    template <typename F>
+    decltype(auto) with_targets(F&& f) const {
+        return narrow_ ? f(narrow_target_.data()) : f(target_.data());
+    }
+    local_index target(std::uint32_t c) const { return narrow_ ? narrow_target_[c] : target_[c]; }
+    // Targets [begin, end) as 4-byte indices: a pointer into the table (4-byte targets) or
+    // into `scratch`, filled (2-byte targets).
+    const local_index* targets_of(std::uint32_t begin, std::uint32_t end, std::vector<local_index>& scratch) const;
     // Per-connection weights, or nullptr when every delay group has one weight
     // (group_weight; sorted layout, static synapses only): see share_uniform_weights.
     const double* weights() const { return weight_.empty() ? nullptr : weight_.data(); }
@@ -206,7 +226,9 @@ private:
     bool sources_released_ = false;
     bool has_plastic_ = false;
     unsigned threads_ = 1;
-    std::vector<local_index> target_;
+    bool narrow_ = false;
+    std::vector<local_index> target_;          // 4-byte targets (creation order, or a rank's cells beyond 2^16)
+    std::vector<narrow_target> narrow_target_; // 2-byte targets (sorted, every target < narrow_target_limit)
     std::vector<double> weight_;
     std::vector<double> group_weight_; // per delay group, when weights are shared (then weight_ is empty)
     // sorted

@@ -41,10 +41,9 @@ struct plastic_inputs {
 
     plastic_inputs(const connection_table& table, std::size_t cells): begin(cells + 1, 0) {
         if (!table.sorted() || !table.has_plastic()) return;
-        const local_index* targets = table.targets();
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
-            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[targets[c] + 1];
+            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[table.target(c) + 1];
         }
         for (std::size_t i = 0; i < cells; ++i) begin[i + 1] += begin[i];
         connection.resize(begin[cells]);
@@ -53,7 +52,7 @@ struct plastic_inputs {
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
             for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                const std::uint32_t slot = next[targets[c]]++;
+                const std::uint32_t slot = next[table.target(c)]++;
                 connection[slot] = c;
                 group[slot] = g;
             }
@@ -297,13 +296,12 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
             return;
         }
         const std::size_t cells = local_gids_.size();
-        const local_index* table_targets = table_.targets();
         if (progress.plastic_begin.empty()) { // per local cell, its plastic inputs (one counting pass)
             progress.plastic_begin.assign(cells + 1, 0);
             for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
                 if (table_.group(g).synapse == 0) continue;
                 for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
-                    ++progress.plastic_begin[table_targets[c] + 1];
+                    ++progress.plastic_begin[table_.target(c) + 1];
                 }
             }
             for (std::size_t i = 0; i < cells; ++i) progress.plastic_begin[i + 1] += progress.plastic_begin[i];
@@ -349,7 +347,7 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
             const std::uint64_t key = std::uint64_t(table_.sources()[group.source_run]) << 32 | group.delay;
             const bool quantal_group = quantal && plastic_.quantal(group);
             for (auto c = group.begin; c < table_.group_end_connection(g); ++c) {
-                const std::int32_t r = progress.slot[table_targets[c]];
+                const std::int32_t r = progress.slot[table_.target(c)];
                 if (r < 0) continue;
                 const std::size_t k = first[r] + taken[r]++;
                 table_weights[c] = values[k];
