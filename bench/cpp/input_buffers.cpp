@@ -146,8 +146,7 @@ outcome run_delivery_ring(const network& net) {
     const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
-    const bool uniform = table.group_weights();
-    const double* weights = table.weights();
+    const bool uniform = table.all_weights_shared();
     std::size_t queued = 0, peak = 0;
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
@@ -157,8 +156,10 @@ outcome run_delivery_ring(const network& net) {
             std::sort(bucket.begin(), bucket.end()); // canonical order (engine::prepare_step)
             for (auto g: bucket) {
                 const double group_w = uniform ? table.group_weight(g) : 0.0;
-                for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                const std::uint32_t begin = table.group(g).begin;
+                const double* weights = uniform ? nullptr : table.weights_of_group(g); // [c - begin]
+                for (auto c = begin; c < table.group_end_connection(g); ++c) {
+                    const double w = uniform ? group_w : weights[c - begin];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -203,8 +204,7 @@ outcome run_ring_buffers(const network& net) {
     const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
-    const bool uniform = table.group_weights();
-    const double* weights = table.weights();
+    const bool uniform = table.all_weights_shared();
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
         for (step_type s = k0; s < end; ++s) {
@@ -236,11 +236,12 @@ outcome run_ring_buffers(const network& net) {
             const std::size_t ring_step = arrival % r;
             const std::uint32_t begin = table.group(g).begin, stop = table.group_end_connection(g);
             const double group_w = uniform ? table.group_weight(g) : 0.0;
+            const double* weights = uniform ? nullptr : table.weights_of_group(g); // [c - begin]
             if constexpr (ring_step_major) {
                 double* ex = &buffer[2 * ring_step * n];
                 double* in = ex + n;
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                    const double w = uniform ? group_w : weights[c - begin];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -249,7 +250,7 @@ outcome run_ring_buffers(const network& net) {
             } else {
                 double* base = &buffer[2 * ring_step];
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                    const double w = uniform ? group_w : weights[c - begin];
                     double* p = base + std::size_t(targets[c]) * 2 * r;
                     if (w > 0)
                         p[0] += w;

@@ -141,18 +141,29 @@ public:
     // Targets [begin, end) as 4-byte indices: a pointer into the table (4-byte targets) or
     // into `scratch`, filled (2-byte targets).
     const local_index* targets_of(std::uint32_t begin, std::uint32_t end, std::vector<local_index>& scratch) const;
-    // Per-connection weights, or nullptr when every delay group has one weight
-    // (group_weight; sorted layout, static synapses only): see share_uniform_weights.
-    const double* weights() const { return weight_.empty() ? nullptr : weight_.data(); }
-    double* mutable_weights() { return weight_.data(); } // plastic synapses change theirs
-    bool group_weights() const { return !group_weight_.empty(); }
+    // Weights (sorted layout). A delay group keeps one weight (shares_weight: static
+    // synapses whose source's static connections all carry one weight, as a projection
+    // with a constant weight gives) or one per connection, in table order within the
+    // group: weights_of_group(g)[c - group(g).begin]. Plastic, short-term and stochastic
+    // groups always keep theirs.
+    bool shares_weight(std::uint32_t g) const {
+        return !group_weight_.empty() && (weight_first_.empty() || weight_first_[g] == no_weight);
+    }
     double group_weight(std::uint32_t g) const { return group_weight_[g]; }
-    // The delay group connection c belongs to (sorted layout; binary search).
-    std::uint32_t group_of_connection(std::uint32_t c) const;
+    const double* weights_of_group(std::uint32_t g) const { return weight_.data() + first_weight(g); }
+    double* mutable_weights_of_group(std::uint32_t g) {
+        return weight_.data() + first_weight(g);
+    } // plastic ones change
     // The weight of connection c of group g, whichever way it is stored.
     double weight_of(std::uint32_t g, std::uint32_t c) const {
-        return group_weight_.empty() ? weight_[c] : group_weight_[g];
+        return shares_weight(g) ? group_weight_[g] : weight_[first_weight(g) + (c - groups_[g].begin)];
     }
+    // Whether no group keeps a weight per connection.
+    bool all_weights_shared() const { return weight_.empty(); }
+    // Creation-order layout: one weight per connection, by connection.
+    const double* creation_weights() const { return weight_.data(); }
+    // The delay group connection c belongs to (sorted layout; binary search).
+    std::uint32_t group_of_connection(std::uint32_t c) const;
 
     // --- sorted layout -----------------------------------------------------------------
     // Distinct sources with at least one local target, ascending (source run -> gid).
@@ -230,7 +241,15 @@ private:
     std::vector<local_index> target_;          // 4-byte targets (creation order, or a rank's cells beyond 2^16)
     std::vector<narrow_target> narrow_target_; // 2-byte targets (sorted, every target < narrow_target_limit)
     std::vector<double> weight_;
-    std::vector<double> group_weight_; // per delay group, when weights are shared (then weight_ is empty)
+    // Weights, in one of three ways: every group shares one (group_weight_ only), none
+    // does (weight_ by connection), or some do (group_weight_ and weight_first_ per group,
+    // weight_ holding the other groups' weights one after another).
+    static constexpr std::uint32_t no_weight = ~std::uint32_t{0};
+    std::vector<double> group_weight_;        // per delay group: its weight where it shares one
+    std::vector<std::uint32_t> weight_first_; // per delay group: its first weight in weight_, or no_weight
+    std::uint32_t first_weight(std::uint32_t g) const {
+        return weight_first_.empty() ? groups_[g].begin : weight_first_[g];
+    }
     // sorted
     std::vector<gid_type> source_run_gid_;         // source table: source run -> gid
     std::vector<std::uint32_t> source_run_groups_; // per source run + 1 sentinel

@@ -457,21 +457,25 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
     // 2-byte targets are widened a piece at a time, into a buffer that stays in the
     // first-level cache, for the models' 4-byte interface.
     constexpr std::uint32_t piece = 4096;
+    const bool shares_weight = table_.shares_weight(g);
+    const std::uint32_t group_begin = table_.group(g).begin;
     for (std::uint32_t from = begin; from < end; from += piece) {
         const std::uint32_t to = std::min(end, from + piece);
         const local_index* targets = table_.targets_of(from, to, part.target_scratch);
+        if (shares_weight) {
+            deliver_uniform_through(*part.cells, port, n, targets, to - from, table_.group_weight(g), part);
+            continue;
+        }
+        const double* weights = table_.weights_of_group(g) + (from - group_begin);
         if (plastic_.short_term(table_.group(g))) {
             // The stored weights times the group's factor for this spike; they stay as they are.
             const double factor = plastic_.factor(g);
-            const double* weights = table_.weights();
             auto& scaled = part.scaled_weights;
             scaled.resize(to - from);
-            for (auto c = from; c < to; ++c) scaled[c - from] = weights[c] * factor;
+            for (std::uint32_t k = 0; k < to - from; ++k) scaled[k] = weights[k] * factor;
             deliver_through(*part.cells, port, n, targets, scaled.data(), 0, to - from, part);
-        } else if (table_.group_weights()) {
-            deliver_uniform_through(*part.cells, port, n, targets, to - from, table_.group_weight(g), part);
         } else {
-            deliver_through(*part.cells, port, n, targets, table_.weights() + from, 0, to - from, part);
+            deliver_through(*part.cells, port, n, targets, weights, 0, to - from, part);
         }
     }
 }
@@ -504,10 +508,10 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         const std::uint32_t g = table_.group_of_connection(c);
         const std::uint16_t port = table_.group(g).receptor;
         const local_index target = table_.target(c);
-        if (table_.group_weights()) {
+        if (table_.shares_weight(g)) {
             deliver_uniform_through(*part.cells, port, n, &target, 1, table_.group_weight(g), part);
         } else if (per_spike_weights && plastic_.short_term(table_.group(g))) {
-            const double weight = table_.weights()[c] * plastic_.factor(g); // the stored weight stays
+            const double weight = table_.weight_of(g, c) * plastic_.factor(g); // the stored weight stays
             deliver_through(*part.cells, port, n, &target, &weight, 0, 1, part);
         } else if (per_spike_weights && plastic_.stochastic(table_.group(g))) {
             auto& crossed = part.transmitted_targets;
@@ -517,14 +521,15 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
             plastic_.transmit(table_, g, c, c + 1, n, crossed, weights);
             if (!crossed.empty()) deliver_through(*part.cells, port, n, crossed.data(), weights.data(), 0, 1, part);
         } else {
-            deliver_through(*part.cells, port, n, &target, table_.weights() + c, 0, 1, part);
+            const double weight = table_.weight_of(g, c);
+            deliver_through(*part.cells, port, n, &target, &weight, 0, 1, part);
         }
     }
 }
 
 void engine::deliver_creation_order(thread_part& part, step_type n) {
     const local_index* targets = table_.targets_of(0, 0, part.target_scratch); // 4-byte in creation order
-    const double* weights = table_.weights();
+    const double* weights = table_.creation_weights();
     const auto& bucket = ring_[n % ring_.size()];
     constexpr std::size_t ahead = 16; // the connections' targets and weights: a miss each
     for (std::size_t i = 0; i < bucket.size(); ++i) {
@@ -622,7 +627,7 @@ engine::connection_arrays engine::connections() const {
         for (std::uint32_t c = 0; c < n; ++c) {
             out.source.push_back(table_.source_of(c));
             out.target.push_back(local_gids_[table_.target(c)]);
-            out.weight.push_back(table_.weights()[c]);
+            out.weight.push_back(table_.creation_weights()[c]);
             out.delay_ms.push_back(table_.delay_of(c) * spec_.dt_ms);
             out.synapse.push_back(0);  // creation order holds static synapses only
             out.receptor.push_back(0); // and no receptor ports

@@ -172,7 +172,7 @@ engine_state engine::export_state() const {
             counts.push_back(inputs.count(i));
             digests.push_back(std::int64_t(inputs.key_digest(table_, i)));
             for (auto k = inputs.begin[i]; k < inputs.begin[i + 1]; ++k) {
-                weights.push_back(table_.weights()[inputs.connection[k]]);
+                weights.push_back(table_.weight_of(inputs.group[k], inputs.connection[k]));
                 if (!sites) continue;
                 const bool quantal = plastic_.quantal(table_.group(inputs.group[k]));
                 sites->push_back(
@@ -339,18 +339,18 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
         if (total > values.size()) throw user_error("checkpoint: plastic weights are cut short");
         std::vector<std::uint32_t> taken(targets.size(), 0);
         std::vector<std::uint64_t> digest(targets.size(), 0);
-        double* table_weights = table_.mutable_weights();
         std::string sites_error;
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
             if (group.synapse == 0) continue;
             const std::uint64_t key = std::uint64_t(table_.sources()[group.source_run]) << 32 | group.delay;
             const bool quantal_group = quantal && plastic_.quantal(group);
+            double* group_weights = table_.mutable_weights_of_group(g); // connection c's: [c - group.begin]
             for (auto c = group.begin; c < table_.group_end_connection(g); ++c) {
                 const std::int32_t r = progress.slot[table_.target(c)];
                 if (r < 0) continue;
                 const std::size_t k = first[r] + taken[r]++;
-                table_weights[c] = values[k];
+                group_weights[c - group.begin] = values[k];
                 digest[r] = mix(mix(digest[r] ^ key) ^ group.synapse);
                 if (!quantal_group) continue;
                 const std::int64_t available = sites[k];

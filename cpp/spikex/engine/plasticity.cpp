@@ -88,7 +88,7 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         }
         const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-            const double w = table.weights()[c];
+            const double w = table.weight_of(g, c);
             if (!(w >= low && w <= high)) {
                 throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
                                                 model_parameters::number(w), model_parameters::number(low),
@@ -116,8 +116,9 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
                                 step_type n) {
     const delay_group& group = table.group(g);
     const step_type delay = group.delay;
-    const step_type stamp = n - delay + 1; // emitted at n - delay
-    double* weights = table.mutable_weights();
+    const step_type stamp = n - delay + 1;               // emitted at n - delay
+    double* weights = table.mutable_weights_of_group(g); // connection c's: weights[c - first]
+    const std::uint32_t first = group.begin;
     // One dispatch per group: the loop is compiled for each rule and target width.
     auto update = [&](const auto& rule, auto weight_of) {
         table.with_targets([&](const auto* targets) {
@@ -127,7 +128,8 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
             for (auto c = begin; c < end; ++c) {
                 if (c + ahead < end) post_[targets[c + ahead]].prefetch();
                 const local_index i = targets[c];
-                weights[c] = weight_of(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
+                double& w = weights[c - first];
+                w = weight_of(w, pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
             }
         });
     };
@@ -175,7 +177,7 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
                           step_type n, std::vector<local_index>& targets, std::vector<double>& weights) {
     const delay_group& group = table.group(g);
     const step_type emitted = n - step_type(group.delay);
-    const double* weight = table.weights();
+    const double* weight = table.weights_of_group(g);               // connection c's: weight[c - group.begin]
     const std::uint32_t first = stochastic_begin_[g] - group.begin; // connection c's state: first + c
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* bernoulli = std::get_if<bernoulli_rule>(&rule)) {
@@ -187,7 +189,7 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
             const local_index target = table.target(c);
             if (bernoulli_transmits(*bernoulli, seed_, gid_[target], input_index_[first + c], emitted)) {
                 targets.push_back(target);
-                weights.push_back(weight[c]);
+                weights.push_back(weight[c - group.begin]);
             }
         }
     } else if (const auto* quantal = std::get_if<quantal_stp_rule>(&rule)) {
@@ -202,7 +204,7 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
                                                                gid_[target], input_index_[first + c], emitted);
             if (released > 0) {
                 targets.push_back(target);
-                weights.push_back(double(released) * weight[c]); // NEST: n_release * weight
+                weights.push_back(double(released) * weight[c - group.begin]); // NEST: n_release * weight
             }
         }
     }
