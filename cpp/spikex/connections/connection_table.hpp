@@ -116,7 +116,6 @@ struct table_shape {
 // rank with at most 65,536 cells): 2 bytes less per connection, and half the bytes the
 // delivery reads per event.
 inline constexpr std::uint64_t narrow_target_limit = std::uint64_t{1} << 16;
-using narrow_target = std::uint16_t;
 
 class connection_table {
 public:
@@ -138,6 +137,7 @@ public:
         return narrow_ ? f(narrow_target_.data()) : f(target_.data());
     }
     local_index target(std::uint32_t c) const { return narrow_ ? narrow_target_[c] : target_[c]; }
+    const narrow_target* narrow_target_data() const { return narrow_target_.data(); }
     // Targets [begin, end) as 4-byte indices: a pointer into the table (4-byte targets) or
     // into `scratch`, filled (2-byte targets).
     const local_index* targets_of(std::uint32_t begin, std::uint32_t end, std::vector<local_index>& scratch) const;

@@ -454,29 +454,36 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
     if (plastic_.plastic(table_.group(g)) && !plastic_.short_term(table_.group(g))) {
         plastic_.update_weights(table_, g, begin, end, n);
     }
-    // 2-byte targets are widened a piece at a time, into a buffer that stays in the
-    // first-level cache, for the models' 4-byte interface.
-    constexpr std::uint32_t piece = 4096;
     const bool shares_weight = table_.shares_weight(g);
     const std::uint32_t group_begin = table_.group(g).begin;
-    for (std::uint32_t from = begin; from < end; from += piece) {
-        const std::uint32_t to = std::min(end, from + piece);
-        const local_index* targets = table_.targets_of(from, to, part.target_scratch);
-        if (shares_weight) {
+    const double* weights = shares_weight ? nullptr : table_.weights_of_group(g) + (begin - group_begin);
+    if (!shares_weight && plastic_.short_term(table_.group(g))) {
+        // The stored weights times the group's factor for this spike; they stay as they are.
+        const double factor = plastic_.factor(g);
+        auto& scaled = part.scaled_weights;
+        scaled.resize(end - begin);
+        for (std::uint32_t k = 0; k < end - begin; ++k) scaled[k] = weights[k] * factor;
+        weights = scaled.data();
+    }
+    const std::uint32_t count = end - begin;
+    if (table_.narrow_targets() && port == 0) { // the models read 2-byte targets themselves
+        const narrow_target* targets = table_.narrow_target_data() + begin;
+        if (shares_weight)
+            part.cells->deliver_uniform_narrow(n, targets, count, table_.group_weight(g), part);
+        else
+            part.cells->deliver_narrow(n, targets, weights, 0, count, part);
+        return;
+    }
+    // 4-byte targets, or 2-byte ones through a receptor port: widened a piece at a time
+    // (in the first-level cache).
+    constexpr std::uint32_t piece = 4096;
+    for (std::uint32_t from = 0; from < count; from += piece) {
+        const std::uint32_t to = std::min(count, from + piece);
+        const local_index* targets = table_.targets_of(begin + from, begin + to, part.target_scratch);
+        if (shares_weight)
             deliver_uniform_through(*part.cells, port, n, targets, to - from, table_.group_weight(g), part);
-            continue;
-        }
-        const double* weights = table_.weights_of_group(g) + (from - group_begin);
-        if (plastic_.short_term(table_.group(g))) {
-            // The stored weights times the group's factor for this spike; they stay as they are.
-            const double factor = plastic_.factor(g);
-            auto& scaled = part.scaled_weights;
-            scaled.resize(to - from);
-            for (std::uint32_t k = 0; k < to - from; ++k) scaled[k] = weights[k] * factor;
-            deliver_through(*part.cells, port, n, targets, scaled.data(), 0, to - from, part);
-        } else {
-            deliver_through(*part.cells, port, n, targets, weights, 0, to - from, part);
-        }
+        else
+            deliver_through(*part.cells, port, n, targets, weights + from, 0, to - from, part);
     }
 }
 
