@@ -128,6 +128,13 @@ void for_each_arrival(const network& net, step_type from, step_type to, F&& f) {
     }
 }
 
+// The table's targets as 4-byte indices (the table may keep them in 2 bytes).
+std::vector<local_index> four_byte_targets(const connection_table& table) {
+    std::vector<local_index> out(table.size());
+    for (std::uint32_t c = 0; c < table.size(); ++c) out[c] = table.target(c);
+    return out;
+}
+
 outcome run_delivery_ring(const network& net) {
     const auto& table = net.table;
     const std::uint32_t n = net.p.cells, m = net.p.interval;
@@ -135,11 +142,11 @@ outcome run_delivery_ring(const network& net) {
     std::vector<std::vector<std::uint32_t>> ring(r);
     std::vector<double> ex(n, 0.0), in(n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-    const local_index* targets = table.targets();
+    const std::vector<local_index> wide = four_byte_targets(table); // the layouts compared read 4-byte targets
+    const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
-    const bool uniform = table.group_weights();
-    const double* weights = table.weights();
+    const bool uniform = table.all_weights_shared();
     std::size_t queued = 0, peak = 0;
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
@@ -149,8 +156,10 @@ outcome run_delivery_ring(const network& net) {
             std::sort(bucket.begin(), bucket.end()); // canonical order (engine::prepare_step)
             for (auto g: bucket) {
                 const double group_w = uniform ? table.group_weight(g) : 0.0;
-                for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                const std::uint32_t begin = table.group(g).begin;
+                const double* weights = uniform ? nullptr : table.weights_of_group(g); // [c - begin]
+                for (auto c = begin; c < table.group_end_connection(g); ++c) {
+                    const double w = uniform ? group_w : weights[c - begin];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -191,11 +200,11 @@ outcome run_ring_buffers(const network& net) {
     const std::size_t r = table.max_delay() + m; // NEST: min delay + max delay ring steps
     std::vector<double> buffer(r * 2 * n, 0.0);
     outcome o{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-    const local_index* targets = table.targets();
+    const std::vector<local_index> wide = four_byte_targets(table); // the layouts compared read 4-byte targets
+    const local_index* targets = wide.data();
     // Equal weights within every delay group (here: a source's sign decides its weight)
     // are stored once per group, as the engine stores them (connection_table).
-    const bool uniform = table.group_weights();
-    const double* weights = table.weights();
+    const bool uniform = table.all_weights_shared();
     for (step_type k0 = 0; k0 < net.steps; k0 += m) {
         const step_type end = std::min<step_type>(k0 + m, net.steps);
         for (step_type s = k0; s < end; ++s) {
@@ -227,11 +236,12 @@ outcome run_ring_buffers(const network& net) {
             const std::size_t ring_step = arrival % r;
             const std::uint32_t begin = table.group(g).begin, stop = table.group_end_connection(g);
             const double group_w = uniform ? table.group_weight(g) : 0.0;
+            const double* weights = uniform ? nullptr : table.weights_of_group(g); // [c - begin]
             if constexpr (ring_step_major) {
                 double* ex = &buffer[2 * ring_step * n];
                 double* in = ex + n;
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                    const double w = uniform ? group_w : weights[c - begin];
                     if (w > 0)
                         ex[targets[c]] += w;
                     else
@@ -240,7 +250,7 @@ outcome run_ring_buffers(const network& net) {
             } else {
                 double* base = &buffer[2 * ring_step];
                 for (auto c = begin; c < stop; ++c) {
-                    const double w = uniform ? group_w : weights[c];
+                    const double w = uniform ? group_w : weights[c - begin];
                     double* p = base + std::size_t(targets[c]) * 2 * r;
                     if (w > 0)
                         p[0] += w;

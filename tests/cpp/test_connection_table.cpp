@@ -20,9 +20,7 @@ namespace {
 // be traced back to where it was created.
 // The weight at position `pos`, whether the table keeps one per connection or one per
 // delay group (every group uniform, e.g. groups of one connection).
-double weight_at(const connection_table& t, std::uint32_t pos) {
-    return t.weights() ? t.weights()[pos] : t.group_weight(t.group_of_connection(pos));
-}
+double weight_at(const connection_table& t, std::uint32_t pos) { return t.weight_of(t.group_of_connection(pos), pos); }
 
 connection_table numbered(std::vector<built_connection>& conns) {
     for (std::size_t i = 0; i < conns.size(); ++i) conns[i].weight = double(i);
@@ -42,7 +40,7 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     });
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
         ASSERT_EQ(weight_at(t, pos), double(order[pos])) << "position " << pos;
-        ASSERT_EQ(t.targets()[pos], conns[order[pos]].target) << "position " << pos;
+        ASSERT_EQ(t.target(pos), conns[order[pos]].target) << "position " << pos;
     }
 
     // Sources: distinct, ascending, exactly the sources that occur.
@@ -97,7 +95,7 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
         bool run_shares = false;
         for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g) {
             std::set<local_index> mine;
-            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) mine.insert(t.targets()[c]);
+            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) mine.insert(t.target(c));
             for (auto target: mine) run_shares = !seen.insert(target).second || run_shares;
         }
         EXPECT_EQ(t.source_run_groups_share_targets(s), run_shares) << "source run " << s;
@@ -110,12 +108,11 @@ void expect_grouped(const connection_table& t, const std::vector<built_connectio
     for (std::uint32_t s = 0; s < t.source_count(); ++s) {
         std::map<local_index, std::set<std::uint32_t>> groups_of_target;
         for (auto g = t.group_begin(s); g < t.group_begin(s + 1); ++g) {
-            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c)
-                groups_of_target[t.targets()[c]].insert(g);
+            for (auto c = t.group(g).begin; c < t.group_end_connection(g); ++c) groups_of_target[t.target(c)].insert(g);
         }
         for (auto pos = t.group(t.group_begin(s)).begin; pos < t.group(t.group_begin(s + 1)).begin; ++pos) {
             std::uint32_t index = 0;
-            if (groups_of_target[t.targets()[pos]].size() < 2) {
+            if (groups_of_target[t.target(pos)].size() < 2) {
                 EXPECT_FALSE(t.find_connection_index(pos, index)) << "position " << pos;
                 continue;
             }
@@ -213,9 +210,9 @@ TEST(connection_table, single_connection) {
     EXPECT_EQ(t.group_count(), 1u);
     EXPECT_EQ(t.group(0).delay, 40u);
     EXPECT_EQ(t.group_end_connection(0), 1u);
-    EXPECT_EQ(t.targets()[0], 3u);
-    ASSERT_TRUE(t.group_weights()); // one connection: its group's weight is uniform
-    EXPECT_EQ(t.weights(), nullptr);
+    EXPECT_EQ(t.target(0), 3u);
+    ASSERT_TRUE(t.shares_weight(0)); // one connection: its group's weight is uniform
+    EXPECT_TRUE(t.all_weights_shared());
     EXPECT_EQ(t.weight_of(0, 0), 0.5);
 }
 
@@ -314,15 +311,16 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
         for (unsigned t = 0; t < 3; ++t) {
             double last = -1;
             for (auto c = three.thread_begin(g, t); c < three.thread_begin(g, t + 1); ++c) {
-                EXPECT_GE(three.targets()[c], bounds[t]);
-                EXPECT_LT(three.targets()[c], bounds[t + 1]);
+                EXPECT_GE(three.target(c), bounds[t]);
+                EXPECT_LT(three.target(c), bounds[t + 1]);
                 EXPECT_GT(weight_at(three, c), last); // creation order inside a thread's run
                 last = weight_at(three, c);
                 merged.push_back(weight_at(three, c));
             }
         }
         // The same connections as the one-thread group.
-        std::vector<double> reference(one.weights() + one.group(g).begin, one.weights() + one.group_end_connection(g));
+        std::vector<double> reference;
+        for (auto c = one.group(g).begin; c < one.group_end_connection(g); ++c) reference.push_back(weight_at(one, c));
         std::sort(merged.begin(), merged.end());
         EXPECT_EQ(merged, reference);
         if (three.has_connection_index()) {
@@ -333,7 +331,7 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
                 // Kept only where the target has inputs in several groups of the source; the
                 // same connections keep an index with one thread.
                 std::uint32_t one_pos = 0;
-                while (one.weights()[one_pos] != double(created)) ++one_pos;
+                while (weight_at(one, one_pos) != double(created)) ++one_pos;
                 std::uint32_t one_index = 0;
                 const bool kept = three.find_connection_index(c, index);
                 ASSERT_EQ(kept, one.find_connection_index(one_pos, one_index)) << "connection " << created;
@@ -357,10 +355,11 @@ TEST(connection_table, an_error_on_one_thread_ends_the_build) {
 }
 
 TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
-    // With table_shape::weights_when_counting the table knows before placing that every
-    // source has one weight, and never stores one per connection; the table must be the
-    // one the other path builds (per-connection weights, then shared per group). A source
-    // with two weights sends the table down the per-connection path.
+    // With table_shape::weights_when_counting the table knows before placing which sources
+    // have one weight, and never stores one per connection for their groups; the weights
+    // must be the ones the other path gives (per-connection weights, then shared per group
+    // when every group's are equal). A source with two weights keeps its groups' weights
+    // per connection, the others still share theirs.
     for (bool two_weights: {false, true}) {
         std::vector<built_connection> conns;
         for (gid_type s = 0; s < 40; ++s) {
@@ -384,13 +383,16 @@ TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
             shape.weights_when_counting = true;
             const connection_table counted(produce, shape, true);
             ASSERT_EQ(counted.size(), plain.size());
-            EXPECT_EQ(counted.group_weights(), !two_weights);
-            EXPECT_EQ(plain.group_weights(), !two_weights);
+            EXPECT_EQ(counted.all_weights_shared(), !two_weights);
+            EXPECT_EQ(plain.all_weights_shared(), !two_weights);
             ASSERT_EQ(counted.group_count(), plain.group_count());
             for (std::uint32_t g = 0; g < plain.group_count(); ++g) {
                 ASSERT_EQ(counted.group(g).delay, plain.group(g).delay);
+                const bool two = two_weights && counted.sources()[counted.group(g).source_run] == 17;
+                EXPECT_EQ(counted.shares_weight(g), !two) << "group " << g;
+                EXPECT_EQ(plain.shares_weight(g), !two_weights) << "group " << g;
                 for (auto c = plain.group(g).begin; c < plain.group_end_connection(g); ++c) {
-                    ASSERT_EQ(counted.targets()[c], plain.targets()[c]);
+                    ASSERT_EQ(counted.target(c), plain.target(c));
                     ASSERT_EQ(counted.weight_of(g, c), plain.weight_of(g, c));
                 }
             }
@@ -444,7 +446,7 @@ TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
         ASSERT_EQ(batched.size(), conns.size());
         ASSERT_EQ(batched.sources(), one.sources());
         ASSERT_EQ(batched.group_count(), one.group_count());
-        ASSERT_TRUE(std::equal(one.targets(), one.targets() + one.size(), batched.targets()));
+        for (std::uint32_t c = 0; c < one.size(); ++c) ASSERT_EQ(batched.target(c), one.target(c));
         for (std::uint32_t g = 0; g <= one.group_count(); ++g) {
             ASSERT_EQ(batched.group(g).begin, one.group(g).begin);
             ASSERT_EQ(batched.group(g).delay, one.group(g).delay);

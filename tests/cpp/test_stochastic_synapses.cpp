@@ -336,7 +336,7 @@ TEST(stochastic_indices, the_table_keeps_creation_indices_on_any_number_of_threa
             const delay_group& group = table.group(g);
             if (group.synapse != 1 && group.synapse != 3) continue;
             for (auto c = group.begin; c < table.group_end_connection(g); ++c) {
-                seen[{table.targets()[c], table.sources()[group.source_run], group.delay, group.synapse}].push_back(
+                seen[{table.target(c), table.sources()[group.source_run], group.delay, group.synapse}].push_back(
                     indices.at(at++));
             }
         }

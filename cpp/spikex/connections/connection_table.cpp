@@ -75,25 +75,30 @@ public:
         for (const auto& e: lists_[sk & ~several_keys]) out.push_back(e.key);
     }
 
-    // Turns the counter of (source s, key k) into the position of its first connection;
-    // returns the count (0 when none was counted here).
-    std::uint32_t start(std::uint32_t s, std::uint64_t k, std::uint64_t position) {
+    // Turns the counter of (source s, key k) into the position of its first connection,
+    // and notes where its first weight goes (no_slot: its group keeps none per
+    // connection); returns the count (0 when none was counted here).
+    std::uint32_t start(std::uint32_t s, std::uint64_t k, std::uint64_t position, std::uint32_t weight_slot) {
         const std::uint64_t sk = key_[s];
         if (sk == no_key) return 0;
         if (!(sk & several_keys)) {
             if (sk != k) return 0;
             const std::uint32_t count = cursor_[s];
             cursor_[s] = static_cast<std::uint32_t>(position);
+            if (!weight_cursor_.empty()) weight_cursor_[s] = weight_slot;
             return count;
         }
         for (auto& e: lists_[sk & ~several_keys]) {
             if (e.key != k) continue;
             const std::uint32_t count = e.counter;
             e.counter = static_cast<std::uint32_t>(position);
+            e.weight_slot = weight_slot;
             return count;
         }
         return 0;
     }
+    // Weight slots are noted (start) only after this.
+    void note_weight_slots() { weight_cursor_.assign(cursor_.size(), no_slot); }
 
     // Placing pass: the position of the next connection (after start).
     std::uint32_t take(const built_connection& c) {
@@ -105,26 +110,51 @@ public:
         }
         throw internal_error("connection table: a connection's key was not counted");
     }
+    // The same, with the slot of its weight (no_slot when its group keeps none).
+    std::uint32_t take(const built_connection& c, std::uint32_t& weight_slot) {
+        const std::uint64_t sk = key_[c.source];
+        if (!(sk & several_keys)) {
+            std::uint32_t& slot = weight_cursor_[c.source];
+            weight_slot = slot;
+            if (slot != no_slot) ++slot;
+            return cursor_[c.source]++;
+        }
+        const std::uint64_t k = group_key(c);
+        for (auto& e: lists_[sk & ~several_keys]) {
+            if (e.key != k) continue;
+            weight_slot = e.weight_slot;
+            if (e.weight_slot != no_slot) ++e.weight_slot;
+            return e.counter++;
+        }
+        throw internal_error("connection table: a connection's key was not counted");
+    }
 
     bool any_several_keys() const { return !lists_.empty(); }
+    static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
 
 private:
     struct key_counter {
         std::uint64_t key;
         std::uint32_t counter;
+        std::uint32_t weight_slot = no_slot;
     };
-    std::vector<std::uint32_t> cursor_; // per source: count, then next position
-    std::vector<std::uint64_t> key_;    // per source: its key, or several_keys | list
+    std::vector<std::uint32_t> cursor_;        // per source: count, then next position
+    std::vector<std::uint32_t> weight_cursor_; // per source: next weight slot (only when noted)
+    std::vector<std::uint64_t> key_;           // per source: its key, or several_keys | list
     std::vector<std::vector<key_counter>> lists_;
 };
 
 // Lays the table out from the threads' counts: sources in gid order, keys in order within
 // a source, and within each group the threads' runs in thread order; the counters become
-// cursors. Reports every source run (source gid) and group (key, where each thread's run
-// begins, then where the group ends) in table order.
-template <typename Run, typename Group>
-void lay_out(std::vector<placement>& parts, std::uint32_t space, Run&& source_run, Group&& group) {
-    std::uint64_t position = 0;
+// cursors. A group for which keeps_weights(source, key) holds gets the next slots of the
+// weight array, in the same order (weight_slots: whether the parts note them). Reports
+// every source run (source gid) and group (key, where each thread's run begins, then where
+// the group ends; its first weight slot or placement::no_slot) in table order; returns the
+// number of weight slots.
+template <typename Keeps, typename Run, typename Group>
+std::uint64_t lay_out(std::vector<placement>& parts, std::uint32_t space, Keeps&& keeps_weights, Run&& source_run,
+                      Group&& group) {
+    std::uint64_t position = 0, weight_position = 0;
     std::vector<std::uint64_t> keys;
     std::vector<std::uint32_t> runs(parts.size() + 1);
     for (std::uint32_t s = 0; s < space; ++s) {
@@ -137,14 +167,20 @@ void lay_out(std::vector<placement>& parts, std::uint32_t space, Run&& source_ru
         }
         source_run(s);
         for (auto k: keys) {
+            const bool keeps = keeps_weights(s, k);
+            const std::uint64_t group_weights = weight_position;
             for (std::size_t t = 0; t < parts.size(); ++t) {
                 runs[t] = static_cast<std::uint32_t>(position);
-                position += parts[t].start(s, k, position);
+                const auto slot = keeps ? static_cast<std::uint32_t>(weight_position) : placement::no_slot;
+                const std::uint32_t count = parts[t].start(s, k, position, slot);
+                position += count;
+                if (keeps) weight_position += count;
             }
             runs.back() = static_cast<std::uint32_t>(position);
-            group(k, runs);
+            group(k, runs, keeps ? static_cast<std::uint32_t>(group_weights) : placement::no_slot);
         }
     }
+    return weight_position;
 }
 
 // What the counting pass learns besides the counts, per thread, then for the rank.
@@ -171,52 +207,54 @@ struct pass_summary {
     }
 };
 
-// Whether every source's connections carry one weight, seen in the counting pass (one
-// per thread, merged). Then every delay group's do, and the table keeps one weight per
-// group from the start instead of one per connection shared afterwards
-// (share_uniform_weights): the 8 bytes per connection are never allocated, which is most
-// of the build's peak for networks of projections with constant weights.
+// Whether each source's static connections carry one weight, seen in the counting pass
+// (one per thread, merged). Then its static delay groups keep one weight each from the
+// start instead of one per connection (share_uniform_weights does it afterwards when the
+// weights come only with the placing pass): the 8 bytes per connection are never
+// allocated, which is most of the build's peak for networks of projections with constant
+// weights.
 class source_weights {
 public:
     explicit source_weights(std::uint32_t space): first_(space, unseen) {}
 
     void add(const built_connection& c) {
+        if (c.synapse != 0) return; // other synapse types keep a weight per connection anyway
         const auto bits = std::bit_cast<std::uint64_t>(c.weight);
         std::uint64_t& first = first_[c.source];
         if (first == unseen)
             first = bits;
         else if (first != bits)
-            uniform_ = false;
+            first = mixed;
     }
-    // Folds the other threads' into parts[0]; whether every source has one weight.
-    static bool merge(std::vector<source_weights>& parts) {
+    // Folds the other threads' into parts[0].
+    static void merge(std::vector<source_weights>& parts) {
         auto& into = parts.front();
-        for (std::size_t t = 1; t < parts.size() && into.uniform_; ++t) {
-            into.uniform_ = parts[t].uniform_;
-            for (std::size_t s = 0; s < into.first_.size() && into.uniform_; ++s) {
+        for (std::size_t t = 1; t < parts.size(); ++t) {
+            for (std::size_t s = 0; s < into.first_.size(); ++s) {
                 const std::uint64_t other = parts[t].first_[s];
+                std::uint64_t& mine = into.first_[s];
                 if (other == unseen) continue;
-                if (into.first_[s] == unseen)
-                    into.first_[s] = other;
-                else if (into.first_[s] != other)
-                    into.uniform_ = false;
+                if (mine == unseen)
+                    mine = other;
+                else if (mine != other)
+                    mine = mixed;
             }
         }
-        return into.uniform_;
     }
+    bool uniform(std::uint32_t source) const { return first_[source] != mixed; }
     double of(std::uint32_t source) const { return std::bit_cast<double>(first_[source]); }
 
 private:
-    // A NaN payload no weight has (weights are checked finite).
+    // NaN payloads no weight has (weights are checked finite).
     static constexpr std::uint64_t unseen = 0x7ff4'5350'494b'4558ull;
+    static constexpr std::uint64_t mixed = 0x7ff4'5350'494b'4559ull;
     std::vector<std::uint64_t> first_;
-    bool uniform_ = true;
 };
 
 } // namespace
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
-                                   std::vector<local_index> thread_first) {
+                                   std::vector<local_index> thread_first, bool narrow_targets) {
     // Any gids: number the distinct sources densely for the build, then put the gids back.
     std::vector<gid_type> distinct;
     if (sort_by_source) {
@@ -225,7 +263,8 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     }
-    const table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
+    table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
+    shape.narrow_targets = narrow_targets;
     connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
         const auto& first = shape.thread_first;
         for (built_connection c: conns) {
@@ -292,25 +331,47 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     min_delay_ = n == 0 ? 0 : all.min_delay;
     max_delay_ = all.max_delay;
     has_plastic_ = all.plastic;
-    // Plastic weights change one by one: they keep one each.
-    const bool shared_weights = !weights_by.empty() && !has_plastic_ && source_weights::merge(weights_by);
+    // Static groups of a source whose static connections carry one weight keep that one;
+    // every other group keeps a weight per connection (plastic ones change one by one).
+    if (!weights_by.empty()) source_weights::merge(weights_by);
+    const auto keeps_weights = [&](std::uint32_t source, std::uint64_t key) {
+        return weights_by.empty() || key_synapse(key) != 0 || !weights_by.front().uniform(source);
+    };
+    // The weight slots are noted only when some groups keep weights and others do not.
+    bool some_share = false, some_keep = weights_by.empty() && n > 0;
+    if (!weights_by.empty()) {
+        std::vector<std::uint64_t> keys;
+        for (std::uint32_t s = 0; s < space && !(some_share && some_keep); ++s) {
+            keys.clear();
+            for (const auto& part: parts) part.keys(s, keys);
+            for (auto k: keys) (keeps_weights(s, k) ? some_keep : some_share) = true;
+        }
+    }
+    const bool mixed_weights = some_share && some_keep;
+    if (mixed_weights)
+        for (auto& part: parts) part.note_weight_slots();
 
     // Source runs and groups in table order; the counters become cursors.
-    lay_out(
-        parts, space,
+    const std::uint64_t kept_weights = lay_out(
+        parts, space, keeps_weights,
         [&](std::uint32_t source) {
             source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
             source_run_gid_.push_back(source);
         },
-        [&](std::uint64_t key, const std::vector<std::uint32_t>& runs) {
+        [&](std::uint64_t key, const std::vector<std::uint32_t>& runs, std::uint32_t first_weight) {
             const auto run = static_cast<std::uint32_t>(source_run_gid_.size() - 1);
             groups_.push_back({key_delay(key), runs.front(), run, key_synapse(key), key_receptor(key)});
-            if (shared_weights) group_weight_.push_back(weights_by.front().of(source_run_gid_.back()));
+            if (some_share) {
+                const bool shares = first_weight == placement::no_slot;
+                group_weight_.push_back(shares ? weights_by.front().of(source_run_gid_.back()) : 0.0);
+            }
+            if (mixed_weights) weight_first_.push_back(first_weight);
             if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
         });
     source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
+    if (mixed_weights) weight_first_.push_back(static_cast<std::uint32_t>(kept_weights));
 
     // Pass 2: place every connection; creation order survives within each thread's run.
     // Synapse types that keep their connections' index among their target's inputs
@@ -328,17 +389,28 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // cursors as they stand now let a third pass place the connections again.
     std::vector<placement> replay;
     if (several_keys && !keep_indices) replay = parts;
-    weights_by.clear();
-    weights_by.shrink_to_fit();
-    target_.resize(n);
-    if (!shared_weights) weight_.resize(n);
+    narrow_ = shape.narrow_targets && all.targets_end <= narrow_target_limit;
+    if (narrow_)
+        narrow_target_.resize(n);
+    else
+        target_.resize(n);
+    weight_.resize(kept_weights);
     for_each_thread(T, [&](unsigned t) {
         placement& part = parts[t];
         const connection_visitor::run_function place_run = [&](const built_connection* run, std::size_t count) {
             for (const built_connection* c = run; c != run + count; ++c) {
-                const std::uint32_t p = part.take(*c);
-                target_[p] = c->target;
-                if (!shared_weights) weight_[p] = c->weight;
+                std::uint32_t p, slot = placement::no_slot;
+                if (mixed_weights) {
+                    p = part.take(*c, slot);
+                } else {
+                    p = part.take(*c);
+                    if (some_keep) slot = p; // every group keeps its weights, by position
+                }
+                if (narrow_)
+                    narrow_target_[p] = static_cast<narrow_target>(c->target);
+                else
+                    target_[p] = c->target;
+                if (slot != placement::no_slot) weight_[slot] = c->weight;
                 if (keep_indices) creation_index[p] = inputs_so_far[c->target]++;
             }
         };
@@ -346,8 +418,10 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     });
     free_vector(inputs_so_far);
     parts.clear();
+    weights_by.clear();
 
-    if (!shared_weights) share_uniform_weights();
+    // Weights by position (no group shares yet): share where every group turns out uniform.
+    if (!some_share) share_uniform_weights();
     if (keep_indices) keep_input_indices(creation_index, indexed);
     if (!several_keys) return;
     find_shared_targets();
@@ -432,7 +506,7 @@ void connection_table::find_shared_targets() {
     // target, no sorting); all their connections from the run will keep their creation
     // index (noted here in position order, the index filled in by the caller).
     local_index targets_end = 0;
-    for (auto t: target_) targets_end = std::max<local_index>(targets_end, t + 1);
+    for (std::uint32_t c = 0; c < size(); ++c) targets_end = std::max<local_index>(targets_end, target(c) + 1);
     constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
     std::vector<char> several_groups(targets_end, 0);
@@ -442,7 +516,7 @@ void connection_table::find_shared_targets() {
         if (group_begin(s + 1) - group_begin(s) < 2) continue;
         for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
             for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
-                const local_index t = target_[c];
+                const local_index t = target(c);
                 if (stamp[t] != s) {
                     stamp[t] = s, first_group[t] = g, several_groups[t] = 0;
                 } else if (first_group[t] != g) {
@@ -452,7 +526,7 @@ void connection_table::find_shared_targets() {
         }
         const std::uint32_t first = groups_[group_begin(s)].begin, last = groups_[group_begin(s + 1)].begin;
         for (auto c = first; c < last; ++c) {
-            if (!several_groups[target_[c]]) continue;
+            if (!several_groups[target(c)]) continue;
             shared_index_.emplace_back(c, 0);
             source_run_shares_[s] = 1;
         }
@@ -486,6 +560,14 @@ void connection_table::build_creation_order(const connection_producer& produce) 
     if (target_.empty()) min_delay_ = 0;
 }
 
+const local_index* connection_table::targets_of(std::uint32_t begin, std::uint32_t end,
+                                                std::vector<local_index>& scratch) const {
+    if (!narrow_) return target_.data() + begin;
+    scratch.resize(end - begin);
+    std::copy(narrow_target_.begin() + begin, narrow_target_.begin() + end, scratch.begin());
+    return scratch.data();
+}
+
 void connection_table::release_sources() {
     // The creation-order layout needs every connection's source to order a step's inputs,
     // so only the sorted layout can let its source table go.
@@ -495,10 +577,10 @@ void connection_table::release_sources() {
 }
 
 std::size_t connection_table::connection_bytes() const {
-    return capacity_bytes(target_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
-           capacity_bytes(source_run_groups_) + capacity_bytes(groups_) + capacity_bytes(thread_begin_) +
-           capacity_bytes(source_run_shares_) + shared_index_.capacity() * sizeof(shared_index_[0]) +
-           capacity_bytes(connection_delay_);
+    return capacity_bytes(target_) + capacity_bytes(narrow_target_) + capacity_bytes(weight_) +
+           capacity_bytes(group_weight_) + capacity_bytes(weight_first_) + capacity_bytes(source_run_groups_) +
+           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
+           shared_index_.capacity() * sizeof(shared_index_[0]) + capacity_bytes(connection_delay_);
 }
 
 std::size_t connection_table::source_bytes() const {

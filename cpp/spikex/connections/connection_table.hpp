@@ -107,32 +107,63 @@ struct table_shape {
     // have constant weights): the table can then see, before placing, that it keeps one
     // weight per group.
     bool weights_when_counting = false;
+    // Targets take 2 bytes each where the rank's targets allow (sorted layout); false: 4
+    // bytes always (tests of both widths).
+    bool narrow_targets = true;
 };
+
+// Sorted tables keep their targets in 2 bytes when every target index is below this (a
+// rank with at most 65,536 cells): 2 bytes less per connection, and half the bytes the
+// delivery reads per event.
+inline constexpr std::uint64_t narrow_target_limit = std::uint64_t{1} << 16;
 
 class connection_table {
 public:
     connection_table(): connection_table(std::vector<built_connection>{}, true) {}
     // From a list (tests, small networks): any gids.
     explicit connection_table(const std::vector<built_connection>& connections, bool sort_by_source = true,
-                              std::vector<local_index> thread_first = {});
+                              std::vector<local_index> thread_first = {}, bool narrow_targets = true);
     connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source);
 
     bool sorted() const { return sorted_; }
-    std::size_t size() const { return target_.size(); }
+    std::size_t size() const { return narrow_ ? narrow_target_.size() : target_.size(); }
 
-    const local_index* targets() const { return target_.data(); }
-    // Per-connection weights, or nullptr when every delay group has one weight
-    // (group_weight; sorted layout, static synapses only): see share_uniform_weights.
-    const double* weights() const { return weight_.empty() ? nullptr : weight_.data(); }
-    double* mutable_weights() { return weight_.data(); } // plastic synapses change theirs
-    bool group_weights() const { return !group_weight_.empty(); }
+    // Targets: 2 bytes each (narrow) or 4. with_targets calls f with the array of either
+    // width (const narrow_target* or const local_index*), for loops compiled for both;
+    // target(c) reads one.
+    bool narrow_targets() const { return narrow_; }
+    template <typename F>
+    decltype(auto) with_targets(F&& f) const {
+        return narrow_ ? f(narrow_target_.data()) : f(target_.data());
+    }
+    local_index target(std::uint32_t c) const { return narrow_ ? narrow_target_[c] : target_[c]; }
+    const narrow_target* narrow_target_data() const { return narrow_target_.data(); }
+    // Targets [begin, end) as 4-byte indices: a pointer into the table (4-byte targets) or
+    // into `scratch`, filled (2-byte targets).
+    const local_index* targets_of(std::uint32_t begin, std::uint32_t end, std::vector<local_index>& scratch) const;
+    // Weights (sorted layout). A delay group keeps one weight (shares_weight: static
+    // synapses whose source's static connections all carry one weight, as a projection
+    // with a constant weight gives) or one per connection, in table order within the
+    // group: weights_of_group(g)[c - group(g).begin]. Plastic, short-term and stochastic
+    // groups always keep theirs.
+    bool shares_weight(std::uint32_t g) const {
+        return !group_weight_.empty() && (weight_first_.empty() || weight_first_[g] == no_weight);
+    }
     double group_weight(std::uint32_t g) const { return group_weight_[g]; }
-    // The delay group connection c belongs to (sorted layout; binary search).
-    std::uint32_t group_of_connection(std::uint32_t c) const;
+    const double* weights_of_group(std::uint32_t g) const { return weight_.data() + first_weight(g); }
+    double* mutable_weights_of_group(std::uint32_t g) {
+        return weight_.data() + first_weight(g);
+    } // plastic ones change
     // The weight of connection c of group g, whichever way it is stored.
     double weight_of(std::uint32_t g, std::uint32_t c) const {
-        return group_weight_.empty() ? weight_[c] : group_weight_[g];
+        return shares_weight(g) ? group_weight_[g] : weight_[first_weight(g) + (c - groups_[g].begin)];
     }
+    // Whether no group keeps a weight per connection.
+    bool all_weights_shared() const { return weight_.empty(); }
+    // Creation-order layout: one weight per connection, by connection.
+    const double* creation_weights() const { return weight_.data(); }
+    // The delay group connection c belongs to (sorted layout; binary search).
+    std::uint32_t group_of_connection(std::uint32_t c) const;
 
     // --- sorted layout -----------------------------------------------------------------
     // Distinct sources with at least one local target, ascending (source run -> gid).
@@ -206,9 +237,19 @@ private:
     bool sources_released_ = false;
     bool has_plastic_ = false;
     unsigned threads_ = 1;
-    std::vector<local_index> target_;
+    bool narrow_ = false;
+    std::vector<local_index> target_;          // 4-byte targets (creation order, or a rank's cells beyond 2^16)
+    std::vector<narrow_target> narrow_target_; // 2-byte targets (sorted, every target < narrow_target_limit)
     std::vector<double> weight_;
-    std::vector<double> group_weight_; // per delay group, when weights are shared (then weight_ is empty)
+    // Weights, in one of three ways: every group shares one (group_weight_ only), none
+    // does (weight_ by connection), or some do (group_weight_ and weight_first_ per group,
+    // weight_ holding the other groups' weights one after another).
+    static constexpr std::uint32_t no_weight = ~std::uint32_t{0};
+    std::vector<double> group_weight_;        // per delay group: its weight where it shares one
+    std::vector<std::uint32_t> weight_first_; // per delay group: its first weight in weight_, or no_weight
+    std::uint32_t first_weight(std::uint32_t g) const {
+        return weight_first_.empty() ? groups_[g].begin : weight_first_[g];
+    }
     // sorted
     std::vector<gid_type> source_run_gid_;         // source table: source run -> gid
     std::vector<std::uint32_t> source_run_groups_; // per source run + 1 sentinel

@@ -51,7 +51,10 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         // Postsynaptic tier (connection_table.hpp).
         double connections, sources;
         if (sorted) {
-            connections = n * (sizeof(local_index) + sizeof(double)) + grown(source_runs + 1) * sizeof(std::uint32_t) +
+            // 2-byte targets on a rank whose cells allow them (connection_table.hpp)
+            const double target_bytes =
+                cells <= double(narrow_target_limit) ? sizeof(narrow_target) : sizeof(local_index);
+            connections = n * (target_bytes + sizeof(double)) + grown(source_runs + 1) * sizeof(std::uint32_t) +
                           grown(side.delay_groups + 1) * sizeof(delay_group);
             if (side.mixed_delays) connections += n * sizeof(std::uint32_t) + source_runs;
             sources = grown(source_runs) * sizeof(gid_type);

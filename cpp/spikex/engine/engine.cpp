@@ -154,6 +154,7 @@ void engine::build_connections() {
     // so the rules' connections are drawn twice instead of being held in a list; each
     // thread asks for its own cells' inputs.
     table_shape shape{n_cells, {}, plasticity::indexed_synapse_types(spec_)};
+    shape.narrow_targets = options_.narrow_targets;
     shape.weights_when_counting =
         std::all_of(spec_.connection_sets.begin(), spec_.connection_sets.end(), [](auto& set) {
             return !set.is_rule || (set.rule.weight.is_constant() && set.rule.weight_spread == 0.0);
@@ -450,22 +451,39 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
                             part);
         return;
     }
-    if (plastic_.short_term(table_.group(g))) {
+    if (plastic_.plastic(table_.group(g)) && !plastic_.short_term(table_.group(g))) {
+        plastic_.update_weights(table_, g, begin, end, n);
+    }
+    const bool shares_weight = table_.shares_weight(g);
+    const std::uint32_t group_begin = table_.group(g).begin;
+    const double* weights = shares_weight ? nullptr : table_.weights_of_group(g) + (begin - group_begin);
+    if (!shares_weight && plastic_.short_term(table_.group(g))) {
         // The stored weights times the group's factor for this spike; they stay as they are.
         const double factor = plastic_.factor(g);
-        const double* weights = table_.weights();
         auto& scaled = part.scaled_weights;
         scaled.resize(end - begin);
-        for (auto c = begin; c < end; ++c) scaled[c - begin] = weights[c] * factor;
-        deliver_through(*part.cells, port, n, table_.targets() + begin, scaled.data(), 0, end - begin, part);
+        for (std::uint32_t k = 0; k < end - begin; ++k) scaled[k] = weights[k] * factor;
+        weights = scaled.data();
+    }
+    const std::uint32_t count = end - begin;
+    if (table_.narrow_targets() && port == 0) { // the models read 2-byte targets themselves
+        const narrow_target* targets = table_.narrow_target_data() + begin;
+        if (shares_weight)
+            part.cells->deliver_uniform_narrow(n, targets, count, table_.group_weight(g), part);
+        else
+            part.cells->deliver_narrow(n, targets, weights, 0, count, part);
         return;
     }
-    if (plastic_.plastic(table_.group(g))) plastic_.update_weights(table_, g, begin, end, n);
-    if (table_.group_weights()) {
-        deliver_uniform_through(*part.cells, port, n, table_.targets() + begin, end - begin, table_.group_weight(g),
-                                part);
-    } else {
-        deliver_through(*part.cells, port, n, table_.targets(), table_.weights(), begin, end, part);
+    // 4-byte targets, or 2-byte ones through a receptor port: widened a piece at a time
+    // (in the first-level cache).
+    constexpr std::uint32_t piece = 4096;
+    for (std::uint32_t from = 0; from < count; from += piece) {
+        const std::uint32_t to = std::min(count, from + piece);
+        const local_index* targets = table_.targets_of(begin + from, begin + to, part.target_scratch);
+        if (shares_weight)
+            deliver_uniform_through(*part.cells, port, n, targets, to - from, table_.group_weight(g), part);
+        else
+            deliver_through(*part.cells, port, n, targets, weights + from, 0, to - from, part);
     }
 }
 
@@ -483,9 +501,9 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
         }
         for (auto c = begin; c < end; ++c) merged.push_back(c);
     }
-    const local_index* targets = table_.targets();
     std::stable_sort(merged.begin(), merged.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (targets[a] != targets[b]) return targets[a] < targets[b];
+        const local_index ta = table_.target(a), tb = table_.target(b);
+        if (ta != tb) return ta < tb;
         // A target with inputs in several of the groups has indices for all of them; else
         // both are in one group, where positions are creation order.
         std::uint32_t ia = 0, ib = 0;
@@ -496,11 +514,12 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
     for (auto c: merged) {
         const std::uint32_t g = table_.group_of_connection(c);
         const std::uint16_t port = table_.group(g).receptor;
-        if (table_.group_weights()) {
-            deliver_uniform_through(*part.cells, port, n, targets + c, 1, table_.group_weight(g), part);
+        const local_index target = table_.target(c);
+        if (table_.shares_weight(g)) {
+            deliver_uniform_through(*part.cells, port, n, &target, 1, table_.group_weight(g), part);
         } else if (per_spike_weights && plastic_.short_term(table_.group(g))) {
-            const double weight = table_.weights()[c] * plastic_.factor(g); // the stored weight stays
-            deliver_through(*part.cells, port, n, targets + c, &weight, 0, 1, part);
+            const double weight = table_.weight_of(g, c) * plastic_.factor(g); // the stored weight stays
+            deliver_through(*part.cells, port, n, &target, &weight, 0, 1, part);
         } else if (per_spike_weights && plastic_.stochastic(table_.group(g))) {
             auto& crossed = part.transmitted_targets;
             auto& weights = part.scaled_weights;
@@ -509,14 +528,15 @@ void engine::deliver_merged(thread_part& part, unsigned t, std::size_t first, st
             plastic_.transmit(table_, g, c, c + 1, n, crossed, weights);
             if (!crossed.empty()) deliver_through(*part.cells, port, n, crossed.data(), weights.data(), 0, 1, part);
         } else {
-            deliver_through(*part.cells, port, n, targets, table_.weights(), c, c + 1, part);
+            const double weight = table_.weight_of(g, c);
+            deliver_through(*part.cells, port, n, &target, &weight, 0, 1, part);
         }
     }
 }
 
 void engine::deliver_creation_order(thread_part& part, step_type n) {
-    const local_index* targets = table_.targets();
-    const double* weights = table_.weights();
+    const local_index* targets = table_.targets_of(0, 0, part.target_scratch); // 4-byte in creation order
+    const double* weights = table_.creation_weights();
     const auto& bucket = ring_[n % ring_.size()];
     constexpr std::size_t ahead = 16; // the connections' targets and weights: a miss each
     for (std::size_t i = 0; i < bucket.size(); ++i) {
@@ -613,8 +633,8 @@ engine::connection_arrays engine::connections() const {
     if (!table_.sorted()) {
         for (std::uint32_t c = 0; c < n; ++c) {
             out.source.push_back(table_.source_of(c));
-            out.target.push_back(local_gids_[table_.targets()[c]]);
-            out.weight.push_back(table_.weights()[c]);
+            out.target.push_back(local_gids_[table_.target(c)]);
+            out.weight.push_back(table_.creation_weights()[c]);
             out.delay_ms.push_back(table_.delay_of(c) * spec_.dt_ms);
             out.synapse.push_back(0);  // creation order holds static synapses only
             out.receptor.push_back(0); // and no receptor ports
@@ -625,7 +645,7 @@ engine::connection_arrays engine::connections() const {
         for (auto g = table_.group_begin(run); g < table_.group_begin(run + 1); ++g) {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
                 out.source.push_back(table_.sources()[run]);
-                out.target.push_back(local_gids_[table_.targets()[c]]);
+                out.target.push_back(local_gids_[table_.target(c)]);
                 out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
                 out.synapse.push_back(table_.group(g).synapse);

@@ -57,6 +57,7 @@ struct engine_options {
     bool sort_by_source = true; // connections.sort_by_source (target-addressed methods)
     bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
     unsigned threads = 1;       // threads per rank
+    bool narrow_targets = true; // 2-byte targets where a rank's cells allow (false: 4 bytes; tests of both)
 };
 
 class engine final: private spike_sink {

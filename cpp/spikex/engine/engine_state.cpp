@@ -41,10 +41,9 @@ struct plastic_inputs {
 
     plastic_inputs(const connection_table& table, std::size_t cells): begin(cells + 1, 0) {
         if (!table.sorted() || !table.has_plastic()) return;
-        const local_index* targets = table.targets();
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
-            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[targets[c] + 1];
+            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[table.target(c) + 1];
         }
         for (std::size_t i = 0; i < cells; ++i) begin[i + 1] += begin[i];
         connection.resize(begin[cells]);
@@ -53,7 +52,7 @@ struct plastic_inputs {
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
             for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                const std::uint32_t slot = next[targets[c]]++;
+                const std::uint32_t slot = next[table.target(c)]++;
                 connection[slot] = c;
                 group[slot] = g;
             }
@@ -173,7 +172,7 @@ engine_state engine::export_state() const {
             counts.push_back(inputs.count(i));
             digests.push_back(std::int64_t(inputs.key_digest(table_, i)));
             for (auto k = inputs.begin[i]; k < inputs.begin[i + 1]; ++k) {
-                weights.push_back(table_.weights()[inputs.connection[k]]);
+                weights.push_back(table_.weight_of(inputs.group[k], inputs.connection[k]));
                 if (!sites) continue;
                 const bool quantal = plastic_.quantal(table_.group(inputs.group[k]));
                 sites->push_back(
@@ -297,13 +296,12 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
             return;
         }
         const std::size_t cells = local_gids_.size();
-        const local_index* table_targets = table_.targets();
         if (progress.plastic_begin.empty()) { // per local cell, its plastic inputs (one counting pass)
             progress.plastic_begin.assign(cells + 1, 0);
             for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
                 if (table_.group(g).synapse == 0) continue;
                 for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
-                    ++progress.plastic_begin[table_targets[c] + 1];
+                    ++progress.plastic_begin[table_.target(c) + 1];
                 }
             }
             for (std::size_t i = 0; i < cells; ++i) progress.plastic_begin[i + 1] += progress.plastic_begin[i];
@@ -341,18 +339,18 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
         if (total > values.size()) throw user_error("checkpoint: plastic weights are cut short");
         std::vector<std::uint32_t> taken(targets.size(), 0);
         std::vector<std::uint64_t> digest(targets.size(), 0);
-        double* table_weights = table_.mutable_weights();
         std::string sites_error;
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
             if (group.synapse == 0) continue;
             const std::uint64_t key = std::uint64_t(table_.sources()[group.source_run]) << 32 | group.delay;
             const bool quantal_group = quantal && plastic_.quantal(group);
+            double* group_weights = table_.mutable_weights_of_group(g); // connection c's: [c - group.begin]
             for (auto c = group.begin; c < table_.group_end_connection(g); ++c) {
-                const std::int32_t r = progress.slot[table_targets[c]];
+                const std::int32_t r = progress.slot[table_.target(c)];
                 if (r < 0) continue;
                 const std::size_t k = first[r] + taken[r]++;
-                table_weights[c] = values[k];
+                group_weights[c - group.begin] = values[k];
                 digest[r] = mix(mix(digest[r] ^ key) ^ group.synapse);
                 if (!quantal_group) continue;
                 const std::int64_t available = sites[k];

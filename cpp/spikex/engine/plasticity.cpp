@@ -88,14 +88,14 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
         }
         const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
         for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-            const double w = table.weights()[c];
+            const double w = table.weight_of(g, c);
             if (!(w >= low && w <= high)) {
                 throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
                                                 model_parameters::number(w), model_parameters::number(low),
                                                 model_parameters::number(high)));
             }
             if (k != kind::stdp) continue; // reads no postsynaptic trace
-            const local_index target = table.targets()[c];
+            const local_index target = table.target(c);
             if (std::isnan(tau_minus_[target])) {
                 throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic "
                                                 "synapse needs the postsynaptic trace of a neuron)",
@@ -116,19 +116,22 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
                                 step_type n) {
     const delay_group& group = table.group(g);
     const step_type delay = group.delay;
-    const step_type stamp = n - delay + 1; // emitted at n - delay
-    const local_index* targets = table.targets();
-    double* weights = table.mutable_weights();
-    // One dispatch per group: the loop is compiled for each rule.
+    const step_type stamp = n - delay + 1;               // emitted at n - delay
+    double* weights = table.mutable_weights_of_group(g); // connection c's: weights[c - first]
+    const std::uint32_t first = group.begin;
+    // One dispatch per group: the loop is compiled for each rule and target width.
     auto update = [&](const auto& rule, auto weight_of) {
-        // Targets ascend within a group, so post_ is walked in order; the histories'
-        // storage is not, and is fetched a few connections ahead.
-        constexpr std::uint32_t ahead = 8;
-        for (auto c = begin; c < end; ++c) {
-            if (c + ahead < end) post_[targets[c + ahead]].prefetch();
-            const local_index i = targets[c];
-            weights[c] = weight_of(weights[c], pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
-        }
+        table.with_targets([&](const auto* targets) {
+            // Targets ascend within a group, so post_ is walked in order; the histories'
+            // storage is not, and is fetched a few connections ahead.
+            constexpr std::uint32_t ahead = 8;
+            for (auto c = begin; c < end; ++c) {
+                if (c + ahead < end) post_[targets[c + ahead]].prefetch();
+                const local_index i = targets[c];
+                double& w = weights[c - first];
+                w = weight_of(w, pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
+            }
+        });
     };
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* pl = std::get_if<stdp_pl_rule>(&rule)) {
@@ -174,8 +177,7 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
                           step_type n, std::vector<local_index>& targets, std::vector<double>& weights) {
     const delay_group& group = table.group(g);
     const step_type emitted = n - step_type(group.delay);
-    const local_index* target = table.targets();
-    const double* weight = table.weights();
+    const double* weight = table.weights_of_group(g);               // connection c's: weight[c - group.begin]
     const std::uint32_t first = stochastic_begin_[g] - group.begin; // connection c's state: first + c
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* bernoulli = std::get_if<bernoulli_rule>(&rule)) {
@@ -184,9 +186,10 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
                 spikex::format("bernoulli_synapse: step {}: the draws' keys have room for 2^40 steps", emitted));
         }
         for (auto c = begin; c < end; ++c) {
-            if (bernoulli_transmits(*bernoulli, seed_, gid_[target[c]], input_index_[first + c], emitted)) {
-                targets.push_back(target[c]);
-                weights.push_back(weight[c]);
+            const local_index target = table.target(c);
+            if (bernoulli_transmits(*bernoulli, seed_, gid_[target], input_index_[first + c], emitted)) {
+                targets.push_back(target);
+                weights.push_back(weight[c - group.begin]);
             }
         }
     } else if (const auto* quantal = std::get_if<quantal_stp_rule>(&rule)) {
@@ -196,11 +199,12 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
         }
         const short_term_state& state = short_term_[g];
         for (auto c = begin; c < end; ++c) {
+            const local_index target = table.target(c);
             const std::uint32_t released = quantal_stp_release(available_[first + c], state, *quantal, seed_,
-                                                               gid_[target[c]], input_index_[first + c], emitted);
+                                                               gid_[target], input_index_[first + c], emitted);
             if (released > 0) {
-                targets.push_back(target[c]);
-                weights.push_back(double(released) * weight[c]); // NEST: n_release * weight
+                targets.push_back(target);
+                weights.push_back(double(released) * weight[c - group.begin]); // NEST: n_release * weight
             }
         }
     }

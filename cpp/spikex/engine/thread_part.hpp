@@ -17,6 +17,7 @@ struct thread_part final: spike_output {
     std::vector<std::pair<local_index, step_type>> emitted;
     std::vector<std::uint32_t> merge_scratch;
     std::vector<double> scaled_weights; // a short-term group's weights times its factor, a stochastic one's crossing
+    std::vector<local_index> target_scratch;      // a piece of a group's 2-byte targets, widened
     std::vector<local_index> transmitted_targets; // the targets a stochastic group's spike crosses to
     plasticity* plastic = nullptr;
 

@@ -39,6 +39,20 @@ public:
         deliver(n, targets, uniform_scratch_.data(), 0, count, out);
     }
 
+    // The same two with 2-byte targets (connection_table::narrow_targets): by default
+    // widened into a buffer and handed to deliver() / deliver_uniform(); the models on the
+    // hot path read them directly (cell_group_of_both_widths).
+    virtual void deliver_narrow(step_type n, const narrow_target* targets, const double* weights, std::uint32_t begin,
+                                std::uint32_t end, spike_output& out) {
+        narrow_scratch_.assign(targets + begin, targets + end);
+        deliver(n, narrow_scratch_.data(), weights + begin, 0, end - begin, out);
+    }
+    virtual void deliver_uniform_narrow(step_type n, const narrow_target* targets, std::uint32_t count, double weight,
+                                        spike_output& out) {
+        narrow_scratch_.assign(targets, targets + count);
+        deliver_uniform(n, narrow_scratch_.data(), count, weight, out);
+    }
+
     // Synaptic input at step n through receptor port `port` (1, 2, ...: NEST's
     // receptor_type) of a model with receptor ports (model_entry::receptor_ports, NEST's
     // multisynapse models): the same rules as deliver(). The build refuses ports a model
@@ -83,6 +97,35 @@ public:
 
 private:
     std::vector<double> uniform_scratch_;
+    std::vector<local_index> narrow_scratch_;
+};
+
+// A model whose input loops are templates over the target type, deliver_to(n, targets,
+// weights, begin, end, out) and deliver_uniform_to(n, targets, count, weight, out), takes
+// 4-byte and 2-byte targets from the one body (CRTP: class m : public
+// cell_group_of_both_widths<m>, or <m, its_interface> for a model's own cell_group interface).
+template <class Model, class Base = cell_group>
+class cell_group_of_both_widths: public Base {
+public:
+    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                 spike_output& out) override {
+        self().deliver_to(n, targets, weights, begin, end, out);
+    }
+    void deliver_narrow(step_type n, const narrow_target* targets, const double* weights, std::uint32_t begin,
+                        std::uint32_t end, spike_output& out) override {
+        self().deliver_to(n, targets, weights, begin, end, out);
+    }
+    void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
+                         spike_output& out) override {
+        self().deliver_uniform_to(n, targets, count, weight, out);
+    }
+    void deliver_uniform_narrow(step_type n, const narrow_target* targets, std::uint32_t count, double weight,
+                                spike_output& out) override {
+        self().deliver_uniform_to(n, targets, count, weight, out);
+    }
+
+private:
+    Model& self() { return static_cast<Model&>(*this); }
 };
 
 // Cells `local_gids` (ascending) of the populations of `spec`: a contiguous block of the

@@ -95,7 +95,7 @@ std::vector<model_parameters::field<P>> derived_table(const std::map<std::string
 }
 
 template <class Shape>
-class group final: public cell_group {
+class group final: public cell_group_of_both_widths<group<Shape>> {
 public:
     using parameters = typename Shape::parameters;
     using ode_state = typename ode::rkf45_integrator<Shape::size>::state;
@@ -131,8 +131,9 @@ public:
 
     void begin_step(step_type, spike_output&) override {}
 
-    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
-                 spike_output&) override {
+    template <class Target>
+    void deliver_to(step_type, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                    spike_output&) {
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
             const double w = weights[c];
@@ -143,8 +144,8 @@ public:
         }
     }
     // One weight for every connection (a group keeping one weight): the same additions.
-    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
-                         spike_output&) override {
+    template <class Target>
+    void deliver_uniform_to(step_type, const Target* targets, std::uint32_t count, double weight, spike_output&) {
         if (weight > 0.0)
             for (std::uint32_t c = 0; c < count; ++c) ex_sum_[targets[c] - first_] += weight;
         else

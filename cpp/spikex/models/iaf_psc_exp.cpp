@@ -74,7 +74,7 @@ template <bool with_stim>
     }
 }
 
-class iaf_psc_exp_group final: public group {
+class iaf_psc_exp_group final: public cell_group_of_both_widths<iaf_psc_exp_group, group> {
 public:
     iaf_psc_exp_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
         first_(first_local) {
@@ -95,8 +95,9 @@ public:
 
     void begin_step(step_type, spike_output&) override {}
 
-    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
-                 spike_output&) override {
+    template <class Target>
+    void deliver_to(step_type, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                    spike_output&) {
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
             const double w = weights[c];
@@ -110,8 +111,8 @@ public:
 
     // One weight for every connection (a group keeping one weight): the same additions,
     // into the one buffer its sign chooses.
-    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
-                         spike_output&) override {
+    template <class Target>
+    void deliver_uniform_to(step_type, const Target* targets, std::uint32_t count, double weight, spike_output&) {
         std::vector<double>& sum = weight > 0 ? ex_sum_ : in_sum_;
         for (std::uint32_t c = 0; c < count; ++c) sum[targets[c] - first_] += weight;
     }

@@ -45,7 +45,7 @@ parameters parse_parameters(const population_spec& pop) {
             v.burst_factor, v.burst_period_ms};
 }
 
-class interval_fire_group final: public cell_group {
+class interval_fire_group final: public cell_group_of_both_widths<interval_fire_group> {
 public:
     interval_fire_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
         dt_(spec.dt_ms), seed_(spec.seed), first_(first_local), gid_(gids), heap_(gids.size()) {
@@ -81,20 +81,21 @@ public:
         while (!heap_.empty() && heap_.top_key() <= n) fire(heap_.top(), n, out);
     }
 
-    void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
-                 spike_output& out) override {
+    template <class Target>
+    void deliver_to(step_type n, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                    spike_output& out) {
         deliver_each(
             n, targets, begin, end, [weights](std::uint32_t c) { return weights[c]; }, out);
     }
-    void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
-                         spike_output& out) override {
+    template <class Target>
+    void deliver_uniform_to(step_type n, const Target* targets, std::uint32_t count, double weight, spike_output& out) {
         deliver_each(
             n, targets, 0, count, [weight](std::uint32_t) { return weight; }, out);
     }
 
     // Inputs of connections [begin, end) in order, weight(c) each.
-    template <class Weight>
-    void deliver_each(step_type n, const local_index* targets, std::uint32_t begin, std::uint32_t end, Weight weight,
+    template <class Target, class Weight>
+    void deliver_each(step_type n, const Target* targets, std::uint32_t begin, std::uint32_t end, Weight weight,
                       spike_output& out) {
         const double t = n * dt_;
         for (std::uint32_t c = begin; c < end; ++c) {

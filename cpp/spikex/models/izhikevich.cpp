@@ -51,7 +51,7 @@ std::array<double, 8> dynamics_key(const parameters& p) {
     return {p.a, p.b, p.c, p.d, p.I_e, p.V_th, p.V_min, p.consistent_integration};
 }
 
-class izhikevich_group final: public cell_group {
+class izhikevich_group final: public cell_group_of_both_widths<izhikevich_group> {
 public:
     izhikevich_group(const network_spec& spec, const std::vector<gid_type>& gids, local_index first_local):
         h_(spec.dt_ms), first_(first_local), gids_(gids) {
@@ -75,13 +75,14 @@ public:
 
     void begin_step(step_type, spike_output&) override {}
 
-    void deliver(step_type, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
-                 spike_output&) override {
+    template <class Target>
+    void deliver_to(step_type, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+                    spike_output&) {
         for (std::uint32_t c = begin; c < end; ++c) sum_[targets[c] - first_] += weights[c];
     }
     // One weight for every connection (a group keeping one weight): the same additions.
-    void deliver_uniform(step_type, const local_index* targets, std::uint32_t count, double weight,
-                         spike_output&) override {
+    template <class Target>
+    void deliver_uniform_to(step_type, const Target* targets, std::uint32_t count, double weight, spike_output&) {
         for (std::uint32_t c = 0; c < count; ++c) sum_[targets[c] - first_] += weight;
     }
 

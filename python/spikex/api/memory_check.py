@@ -4,8 +4,8 @@ The cells and connection rules are built at the first ``simulate`` (``engine.bui
 Their counts are known before that, from the description: cells per model (each needs
 at least its gid and its state), and the rules': ``fixed_indegree`` K per target, ``pairwise_bernoulli`` p per
 pair, and so on. The connection table needs at least ``MIN_BYTES_PER_SYNAPSE`` bytes per
-synapse: a 4-byte target, plus an 8-byte weight unless a projection's weights are all
-equal (the memory model, ``cpp/spikex/dryrun/memory_model.hpp``; the build's temporary
+synapse: a 4-byte target (2 bytes on a rank with at most 65,536 cells), plus an 8-byte
+weight unless a projection's weights are all equal (the memory model, ``cpp/spikex/dryrun/memory_model.hpp``; the build's temporary
 arrays need more). The cells of a rule's targets are spread evenly over the ranks. Each
 rank compares its share with what its host has available, divided among the ranks on
 that host. The verdict is agreed collectively, so every rank raises the same error
@@ -25,6 +25,8 @@ import numpy as np
 from ..runtime.allocation import memory_bytes, size_text
 
 INDEX_BYTES = 4  # local target index
+NARROW_INDEX_BYTES = 2  # ... on a rank with at most NARROW_INDEX_CELLS cells
+NARROW_INDEX_CELLS = 65_536
 WEIGHT_BYTES = 8  # one double per connection, unless a projection's weights are equal
 GID_BYTES = 4  # a cell's gid on its rank
 STATE_VALUE_BYTES = 8  # a double of a cell's state
@@ -51,14 +53,16 @@ def expected_connections(rule: Mapping) -> float:
     return 0.0
 
 
-def bytes_per_synapse(rule: Mapping) -> int:
-    """At least this much per synapse of the rule: 4, or 12 when the weights differ."""
+def bytes_per_synapse(rule: Mapping, rank_cells: float = float("inf")) -> int:
+    """At least this much per synapse of the rule on a rank of `rank_cells` cells: the
+    target's 4 bytes (2 up to 65,536 cells), plus 8 when the weights differ."""
     uniform = (
         isinstance(rule.get("weight"), (int, float))
         and not rule.get("weight_spread")
         and rule.get("synapse", "static") == "static"
     )
-    return INDEX_BYTES + (0 if uniform else WEIGHT_BYTES)
+    index = NARROW_INDEX_BYTES if rank_cells <= NARROW_INDEX_CELLS else INDEX_BYTES
+    return index + (0 if uniform else WEIGHT_BYTES)
 
 
 def ranks_on_this_host(size: int, environment: Mapping[str, str] | None = None) -> int:
@@ -86,8 +90,9 @@ def check_fits(rules: list[Mapping], size: int, core, cells: Mapping[str, int] |
     cells = dict(cells or {})
     if not rules and not cells:
         return
+    rank_cells = sum(cells.values()) / size if cells else float("inf")
     needed = (
-        sum(expected_connections(rule) * bytes_per_synapse(rule) for rule in rules)
+        sum(expected_connections(rule) * bytes_per_synapse(rule, rank_cells) for rule in rules)
         + sum(n * bytes_per_cell(model) for model, n in cells.items())
     ) / size
     local_ranks = ranks_on_this_host(size)

@@ -59,6 +59,10 @@ def test_equal_weights_need_4_bytes_and_others_12():
     assert bytes_per_synapse(rule("all_to_all", weight_spread=0.1)) == 12
     assert bytes_per_synapse(rule("all_to_all", weight={"distribution": "normal"})) == 12
     assert bytes_per_synapse(rule("all_to_all", synapse="stdp_synapse")) == 12
+    # 2-byte targets on a rank of at most 65,536 cells (connection_table.hpp)
+    assert bytes_per_synapse(rule("all_to_all", synapse="static"), rank_cells=65_536) == 2
+    assert bytes_per_synapse(rule("all_to_all", synapse="stdp_synapse"), rank_cells=1000) == 10
+    assert bytes_per_synapse(rule("all_to_all", synapse="static"), rank_cells=65_537) == 4
 
 
 def test_ranks_on_a_host_come_from_the_launcher():
