@@ -1,12 +1,11 @@
 #include <algorithm>
 #include <limits>
 
-#include <omp.h>
-
 #include "spikex/connections/target_table.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/thread_team.hpp"
+#include "spikex/core/worker_team.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/engine/heartbeat.hpp"
 #include "spikex/instrument/counter_names.hpp"
@@ -297,28 +296,30 @@ void engine::run_steps(step_type from, step_type to) {
         }
         return;
     }
-    // Every thread runs every iteration and meets every barrier: after a failure the rest
+    // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
+    // once: no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
+    if (!team_ || team_->size() != threads) team_ = std::make_unique<worker_team>(threads);
+    // Every thread runs every iteration and meets every meeting: after a failure the rest
     // of the loop does nothing (a thread that left the loop early would leave the others
-    // waiting at a barrier).
+    // waiting). One meeting per step: thread 0 (the caller) finishes the step and prepares
+    // the next while the others wait; the last step is finished after the job, whose end
+    // is a meeting already.
     first_thread_error error;
-    // Two barriers per step: after the threads' work, and after one thread has finished
-    // the step and prepared the next (the implicit one of `single`).
     prepare_step(from);
-#pragma omp parallel num_threads(threads)
-    {
-        const auto t = static_cast<unsigned>(omp_get_thread_num());
-        error.guard([&] { require_team_size(threads); });
+    team_->run([&](unsigned t) {
         for (step_type n = from; n < to; ++n) {
             error.guard([&] { thread_step(parts_[t], t, n); });
-#pragma omp barrier
-#pragma omp single
-            error.guard([&] {
-                finish_step(n);
-                if (n + 1 < to) prepare_step(n + 1);
+            if (n + 1 == to) break;
+            team_->meet(t, [&] {
+                error.guard([&] {
+                    finish_step(n);
+                    prepare_step(n + 1);
+                });
             });
         }
-    }
+    });
     error.rethrow_if_any();
+    finish_step(to - 1);
 }
 
 void engine::prepare_step(step_type n) {

@@ -13,9 +13,9 @@
 //         deliveries due at n      plastic groups update their weights first
 //                                  -> cells.deliver (may fire)    -> t's emitted spikes
 //         cells.end_step(n)        time-driven update (may fire)  -> t's emitted spikes
-//       barrier; one thread: advance plastic groups' traces, empty the bucket, hand the
-//         emitted spikes of threads 0..T-1 to exchange.spike_emitted, exchange.poll(sink),
-//         then sort and cut the next step's bucket (barrier)
+//       meeting (core/worker_team.hpp); thread 0 while the others wait: advance plastic
+//         groups' traces, empty the bucket, hand the emitted spikes of threads 0..T-1 to
+//         exchange.spike_emitted, exchange.poll(sink), then sort and cut the next step's bucket
 //     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
 //
 //   Threads never write the same cell, connection or history (each owns a block of cells
@@ -37,6 +37,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/core/worker_team.hpp"
 #include "spikex/engine/device_inputs.hpp"
 #include "spikex/engine/engine_state.hpp"
 #include "spikex/engine/interval_schedule.hpp"
@@ -203,7 +204,8 @@ private:
     // Per state recording: (thread part, local cell) of each recorded cell, and the samples.
     std::vector<std::vector<std::pair<unsigned, local_index>>> state_cells_;
     std::vector<state_samples> state_samples_;
-    std::vector<thread_part> parts_; // one per thread
+    std::vector<thread_part> parts_;    // one per thread
+    std::unique_ptr<worker_team> team_; // threads > 1: started at the first step, kept
     connection_table table_;
     plasticity plastic_;
     std::unique_ptr<spike_exchange> exchange_;

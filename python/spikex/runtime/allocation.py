@@ -111,3 +111,43 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
     if not value.isdigit() or int(value) < 1 or int(value) >= threads:
         return None  # unset, or a value OpenMP ignores, or enough
     return f"OMP_THREAD_LIMIT={value} in the environment allows at most {value} thread(s) per rank: unset it or use fewer threads"
+
+
+# When a second thread pays (issue 60): a step's work on a rank must be large enough that
+# splitting it beats what the threads' meeting and the serial part of the step cost. A
+# rank's work per step grows with its cells and with the synapses ending on them
+# (deliveries); CELLS_PER_THREAD and SYNAPSES_PER_THREAD are the sizes from which one more
+# thread made the loop faster, measured by bench/brian2/thread_rule.py
+# (bench/results/thread_rule.json, docs/user/python_api.md `threads`).
+CELLS_PER_THREAD = 2000
+SYNAPSES_PER_THREAD = 400_000
+
+
+def _environment_int(environment: Mapping[str, str], name: str) -> int | None:
+    value = environment.get(name, "").strip().split(",")[0]
+    return int(value) if value.isdigit() and int(value) >= 1 else None
+
+
+def auto_threads(
+    cells: float,
+    synapses: float,
+    ranks_here: int = 1,
+    environment: Mapping[str, str] | None = None,
+    cores: int | None = None,
+) -> int:
+    """Threads per rank when the user did not say (``threads`` not given).
+
+    ``cells`` and ``synapses`` are the rank's share. One thread per CELLS_PER_THREAD cells
+    or SYNAPSES_PER_THREAD synapses, whichever gives more, at most this host's cores
+    shared by its ``ranks_here`` ranks, and at most the user's OMP_NUM_THREADS and
+    OMP_THREAD_LIMIT when set (the user's cap for the process's threads).
+    """
+    environment = os.environ if environment is None else environment
+    cores = len(os.sched_getaffinity(0)) if cores is None else cores
+    wanted = max(1, int(cells // CELLS_PER_THREAD), int(synapses // SYNAPSES_PER_THREAD))
+    limit = max(1, cores // max(1, ranks_here))
+    for name in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT"):
+        cap = _environment_int(environment, name)
+        if cap is not None:
+            limit = min(limit, cap)
+    return max(1, min(wanted, limit))
