@@ -1,5 +1,6 @@
 #include "spikex/core/worker_team.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <sched.h>
@@ -86,11 +87,18 @@ template <typename Done>
 void worker_team::wait(const std::atomic<std::uint32_t>& word, Done&& done) {
     using clock = std::chrono::steady_clock;
     if (done()) return;
+    // Each thread's spin budget adapts: a wait that had to sleep halves it (down to 1/16 of
+    // spin_us: the partner has lost its core, spinning only takes time from it), a wait
+    // that ended while spinning doubles it back.
+    thread_local double budget = 1.0;
     const auto start = clock::now();
-    const auto spin_end = start + std::chrono::duration<double, std::micro>(limits_.spin_us);
+    const auto spin_end = start + std::chrono::duration<double, std::micro>(limits_.spin_us * budget);
     for (unsigned i = 1;; ++i) {
         cpu_relax();
-        if (done()) return;
+        if (done()) {
+            budget = std::min(1.0, budget * 2.0);
+            return;
+        }
         if (i % 64 == 0 && clock::now() >= spin_end) break;
     }
     yielded_.fetch_add(1, std::memory_order_relaxed);
@@ -100,6 +108,7 @@ void worker_team::wait(const std::atomic<std::uint32_t>& word, Done&& done) {
         if (done()) return;
     }
     slept_.fetch_add(1, std::memory_order_relaxed);
+    budget = std::max(1.0 / 16.0, budget * 0.5);
     // Sleep until the word changes. The waker changes the word, then looks for sleepers;
     // a sleeper counts itself, then sleeps only while the word still has the value it
     // saw (both sequentially consistent): one of the two sees the other.

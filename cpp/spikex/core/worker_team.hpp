@@ -10,8 +10,9 @@
 // so spikex could only choose it by setting a variable that numpy and the user's other
 // libraries share. Here the wait is spikex's own, for spikex's threads only:
 //
-//   spin   (up to wait_limits::spin_us, ~20 us: longer than a step's imbalance between
-//          threads, so a run on free cores never sleeps),
+//   spin   (up to wait_limits::spin_us, 20 us: longer than a step's imbalance between
+//          threads, so a run on free cores never sleeps; each thread's budget halves
+//          after a wait that slept, down to 1/16, and doubles back after one that did not),
 //   yield  (sched_yield up to wait_limits::yield_us: a thread that shares our core runs),
 //   sleep  (a futex wait: between simulate() calls, or when the partner has lost its core).
 //
