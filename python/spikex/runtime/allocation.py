@@ -114,11 +114,14 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
 
 
 # When a second thread pays (issue 60): a step's work on a rank must be large enough that
-# splitting it beats what the threads' meeting and the serial part of the step cost. A
-# rank's work per step grows with its cells and with the synapses ending on them
-# (deliveries); CELLS_PER_THREAD and SYNAPSES_PER_THREAD are the sizes from which one more
-# thread made the loop faster, measured by bench/brian2/thread_rule.py
-# (bench/results/thread_rule.json, docs/user/python_api.md `threads`).
+# splitting it beats what the threads' meeting and the serial part of the step cost, and
+# the second thread needs a core nobody else is using (on a busy core it only slows the
+# first). A rank's work per step grows with its cells and with the synapses ending on them
+# (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share;
+# bench/brian2/thread_rule.py measures where 2 threads overtake 1
+# (bench/results/thread_rule.json). The values are conservative (the issue's 5,000-cell
+# network, 65 us per step on one thread, gets 2; a 2,000-cell one with 100 inputs gets 1)
+# until that sweep has run on an idle machine: see docs/user/python_api.md, `threads`.
 CELLS_PER_THREAD = 2000
 SYNAPSES_PER_THREAD = 400_000
 
@@ -134,18 +137,26 @@ def auto_threads(
     ranks_here: int = 1,
     environment: Mapping[str, str] | None = None,
     cores: int | None = None,
+    load: float | None = None,
 ) -> int:
     """Threads per rank when the user did not say (``threads`` not given).
 
     ``cells`` and ``synapses`` are the rank's share. One thread per CELLS_PER_THREAD cells
     or SYNAPSES_PER_THREAD synapses, whichever gives more, at most this host's cores
-    shared by its ``ranks_here`` ranks, and at most the user's OMP_NUM_THREADS and
+    shared by its ``ranks_here`` ranks (a rank alone on its host: less the cores that the
+    1-minute ``load`` says are busy), and at most the user's OMP_NUM_THREADS and
     OMP_THREAD_LIMIT when set (the user's cap for the process's threads).
     """
     environment = os.environ if environment is None else environment
     cores = len(os.sched_getaffinity(0)) if cores is None else cores
     wanted = max(1, int(cells // CELLS_PER_THREAD), int(synapses // SYNAPSES_PER_THREAD))
     limit = max(1, cores // max(1, ranks_here))
+    if ranks_here == 1 and load is None:
+        load = os.getloadavg()[0]
+    if ranks_here == 1:
+        # Cores busy with other work (the 1-minute load less this process's own): a thread
+        # there would wait for its core at every step's meeting.
+        limit = max(1, min(limit, cores - max(0, round(load - 1.0))))
     for name in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT"):
         cap = _environment_int(environment, name)
         if cap is not None:

@@ -227,3 +227,27 @@ def test_population_indexing():
         population[10]
     with pytest.raises(ValueError, match="contiguous"):
         population[::2]
+
+
+def test_auto_threads_rule():
+    from spikex.runtime.allocation import CELLS_PER_THREAD, SYNAPSES_PER_THREAD, auto_threads
+
+    idle = {"cores": 8, "load": 1.0, "environment": {}}
+    assert auto_threads(100, 1000, **idle) == 1
+    assert auto_threads(2 * CELLS_PER_THREAD, 0, **idle) == 2
+    assert auto_threads(0, 3 * SYNAPSES_PER_THREAD, **idle) == 3
+    assert auto_threads(1e9, 1e12, **idle) == 8  # at most the cores
+    assert auto_threads(1e9, 1e12, ranks_here=4, **idle) == 2  # shared by the host's ranks
+    assert auto_threads(1e9, 1e12, cores=8, load=7.0, environment={}) == 2  # 6 cores busy
+    assert auto_threads(1e9, 1e12, cores=8, load=1.0, environment={"OMP_NUM_THREADS": "3"}) == 3
+    assert auto_threads(1e9, 1e12, cores=8, load=1.0, environment={"OMP_THREAD_LIMIT": "2"}) == 2
+
+
+def test_threads_not_given_are_chosen_and_reported():
+    import spikex as sx
+
+    net = sx.Network(dt_ms=0.1)
+    cells = net.create("iaf_psc_exp", 20)
+    net.connect_rule("fixed_indegree", cells, cells, indegree=2, weight=1.0, delay_ms=1.0)
+    result = net.simulate(2.0)
+    assert net.threads == 1 and result.summary["threads"] == 1  # far too small for two
