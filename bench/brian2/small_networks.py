@@ -167,6 +167,17 @@ def write_page(result: dict) -> None:
             f"| {c['network']} | {c['frontend']} | {c.get('two_over_one', '')} | {c.get('spikex_over_brian2', '')} |"
             f" {'yes' if c['same_spikes_any_threads'] else 'NO'} | {c.get('auto_threads', '')} |"
         )
+    loads = [x for r in result["table"] for x in r["load_1min"]]
+    cores = m.get("cores_available", m["cpus"])
+    if loads and max(loads) > 0.75 * cores:
+        lines += [
+            "",
+            f"**These runs saw a 1-minute load of {min(loads)}-{max(loads)} on {cores} cores**: other",
+            "processes held the cores, so the figures measure contention, not the simulators. Threads",
+            "that meet every 0.1 ms step wait for their cores then (spikex's 2 threads, and Brian2's",
+            "OpenMP ones far more), which is why spikex chooses 1 thread on a busy host when",
+            "`threads` is not given. The issue's checks need a run on an idle host.",
+        ]
     lines.append("")
     PAGE.write_text("\n".join(lines), encoding="utf-8")
 
