@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "spikex/connections/target_table.hpp"
@@ -296,9 +297,58 @@ void engine::run_steps(step_type from, step_type to) {
         }
         return;
     }
+    // The parts do not depend on the OS thread that runs them: one thread may run them all
+    // in turn (the same spikes), which it does whenever that has been faster (pace_).
+    const bool alone = pace_.alone_next();
+    const auto start = std::chrono::steady_clock::now();
+    if (alone) {
+        for (step_type n = from; n < to; ++n) {
+            prepare_step(n);
+            for (unsigned t = 0; t < threads; ++t) thread_step(parts_[t], t, n);
+            finish_step(n);
+        }
+    } else if (!run_steps_together(from, to)) {
+        return; // the team's start-up is no measure of its pace
+    }
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    pace_.record(alone, took.count() / double(to - from));
+}
+
+bool engine::thread_pace::alone_next() {
+    ++calls;
+    // Both ways in turn for the first 8 sub-intervals, then the faster one, and the slower
+    // one again now and then, so that a change of load (another job on the cores) is seen:
+    // after 64 sub-intervals, then twice as long after each try that found it still slower
+    // (a try can cost a scheduler time slice on a busy host), up to 4,096.
+    if (calls <= 8) return calls % 2 == 0;
+    const bool alone_faster = per_step[1] < per_step[0];
+    if (calls < next_try) return alone_faster;
+    next_try = calls + try_gap;
+    try_gap = std::min<std::uint64_t>(2 * try_gap, 4096);
+    return !alone_faster;
+}
+
+void engine::thread_pace::record(bool alone, double seconds_per_step) {
+    const int k = alone ? 1 : 0;
+    const std::uint64_t n = ++samples[k];
+    double& estimate = per_step[k];
+    if (n <= 4) { // the mean of the first samples
+        estimate += (seconds_per_step - estimate) / double(n);
+        return;
+    }
+    // A moving average; a try of the slower way counts for half, and when it turns out
+    // faster now, the tries start again at short gaps.
+    const bool slower_way = (per_step[1] < per_step[0]) != alone;
+    estimate += (seconds_per_step - estimate) * (slower_way ? 0.5 : 0.125);
+    if (slower_way && (per_step[1] < per_step[0]) == alone) try_gap = 64;
+}
+
+bool engine::run_steps_together(step_type from, step_type to) {
+    const auto threads = static_cast<unsigned>(parts_.size());
     // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
     // once: no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
-    if (!team_ || team_->size() != threads) team_ = std::make_unique<worker_team>(threads);
+    const bool kept = team_ && team_->size() == threads;
+    if (!kept) team_ = std::make_unique<worker_team>(threads);
     // Every thread runs every iteration and meets every meeting: after a failure the rest
     // of the loop does nothing (a thread that left the loop early would leave the others
     // waiting). One meeting per step: thread 0 (the caller) finishes the step and prepares
@@ -320,6 +370,7 @@ void engine::run_steps(step_type from, step_type to) {
     });
     error.rethrow_if_any();
     finish_step(to - 1);
+    return kept;
 }
 
 void engine::prepare_step(step_type n) {

@@ -174,7 +174,9 @@ private:
     void agree_on_error(const std::string& error);
     void build_connections();
     void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
-    void prepare_step(step_type n);               // one thread
+    // The worker team, a part each; false when the team was started for it.
+    bool run_steps_together(step_type from, step_type to);
+    void prepare_step(step_type n); // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);
     void finish_step(step_type n); // one thread
     void synchronize_exchange(step_type due);
@@ -206,6 +208,16 @@ private:
     std::vector<state_samples> state_samples_;
     std::vector<thread_part> parts_;    // one per thread
     std::unique_ptr<worker_team> team_; // threads > 1: started at the first step, kept
+    // threads > 1: seconds per step with the team [0] and with one thread running every
+    // part in turn [1] (moving averages); run_steps takes the faster, so that a second
+    // thread never slows a run (a host whose cores are busy makes every meeting wait).
+    struct thread_pace {
+        double per_step[2] = {0.0, 0.0};
+        std::uint64_t samples[2] = {0, 0};
+        std::uint64_t calls = 0, next_try = 64, try_gap = 64;
+        bool alone_next();
+        void record(bool alone, double seconds_per_step);
+    } pace_;
     connection_table table_;
     plasticity plastic_;
     std::unique_ptr<spike_exchange> exchange_;
