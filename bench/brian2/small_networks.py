@@ -176,7 +176,8 @@ def write_page(result: dict) -> None:
             "processes held the cores, so the figures measure contention, not the simulators. Threads",
             "that meet every 0.1 ms step wait for their cores then (spikex's 2 threads, and Brian2's",
             "OpenMP ones far more), which is why spikex chooses 1 thread on a busy host when",
-            "`threads` is not given. The issue's checks need a run on an idle host.",
+            "`threads` is not given, and runs a sub-interval's parts on one thread whenever that has",
+            "been faster (`engine::thread_pace`). The issue's checks need a run on an idle host.",
         ]
     lines.append("")
     PAGE.write_text("\n".join(lines), encoding="utf-8")
