@@ -118,12 +118,14 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
 # the second thread needs a core nobody else is using (on a busy core it only slows the
 # first). A rank's work per step grows with its cells and with the synapses ending on them
 # (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share;
-# bench/brian2/thread_rule.py measures where 2 threads overtake 1
-# (bench/results/thread_rule.json). The values are conservative (the 5,000-cell
-# network, 65 us per step on one thread, gets 2; a 2,000-cell one with 100 inputs gets 1)
-# until that sweep has run on an idle machine: see docs/user/python_api.md, `threads`.
-CELLS_PER_THREAD = 2000
-SYNAPSES_PER_THREAD = 400_000
+# measured at load 0.7-1.1 on 2 cores (bench/results/small_networks.json): the issue's
+# Brunel network (5,000 cells, 2.5 M synapses, a Poisson drive per cell: 108 us per step)
+# ran in 0.56x the time on 2 threads, VA CUBA (4,000 cells, 0.32 M synapses, 8 us per
+# step, an exchange every step) in 1.09x: the shares below give the first 2 threads and
+# CUBA 1. bench/brian2/thread_rule.py sweeps sizes to place the crossover more closely
+# (bench/results/thread_rule.json; not yet run on an idle host).
+CELLS_PER_THREAD = 2500
+SYNAPSES_PER_THREAD = 1_000_000
 
 
 def _environment_int(environment: Mapping[str, str], name: str) -> int | None:
