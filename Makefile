@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-nestml performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time
+.PHONY: bench-nestml performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time setup-brian2 bench-brian2
 
 all: build
 
@@ -122,6 +122,18 @@ bench-neuron: build setup-neuron
 bench-pynn: build
 	bash scripts/setup_pynn_nest.sh
 	$(PY) bench/pynn/run.py
+
+# Brian2 2.11 in its own venv on Python >= 3.13 (bench/brian2/.venv); a benchmark peer
+# only, not part of `make test`.
+setup-brian2:
+	bash scripts/setup_brian2.sh
+
+# Small and medium networks (issue 60): the Brunel network at 5,000 and 20,000 cells and
+# VA CUBA on spikex (Python API, spikex.pynn; 1, 2 and chosen threads) and Brian2's C++
+# standalone (no OpenMP, 2 threads), 3 rounds interleaved: bench/results/small_networks.json,
+# docs/validation/small_networks.md (about 10 minutes on 2 idle cores).
+bench-brian2: build setup-brian2
+	$(PY) bench/brian2/small_networks.py
 
 # VA COBA and an AdEx network (4,000 cells) on spikex's Python API and PyNEST, one
 # thread each (docs/validation/cond_networks_vs_nest.md; about 10 minutes).

@@ -1,5 +1,9 @@
 """How should a rank's threads wait at the per-step barriers? (issue 6, item 5)
 
+Historical: since issue 60 the step loop's threads are spikex's own
+(cpp/spikex/core/worker_team.hpp) and OMP_WAIT_POLICY no longer reaches them; this script
+and bench/results/thread_wait.json record the OpenMP measurements that led there.
+
 The threads of a rank meet at two barriers per time step (10,000 per biological second at
 dt = 0.1 ms). A waiting thread can spin (OMP_WAIT_POLICY=active: reacts in nanoseconds,
 burns its core) or sleep (passive: a futex wake-up per barrier, microseconds, but the

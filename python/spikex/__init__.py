@@ -14,22 +14,13 @@ from __future__ import annotations
 
 import atexit
 import importlib
-import os
 import sys
 
-# Threads of a rank meet at two barriers per time step. Waiting threads sleep instead of
-# spinning unless the environment says otherwise: spinning costs the whole time slice
-# whenever ranks x threads exceed the free cores, and is a little faster when they do not
-# (measured by bench/thread_wait.py: bench/results/thread_wait.json, docs/user/cli.md
-# `--threads`). `spikex run`
-# knows the layout and sets the policy for its ranks (launcher.thread_wait_policy); a
-# script imported here does not, so it gets the safe one. The OpenMP runtime reads the
-# variable once, when the extension loads it; the package's default is taken out of the
-# environment again afterwards, so that it is not mistaken for the user's choice by the
-# jobs this process launches.
-_package_wait_policy = "OMP_WAIT_POLICY" not in os.environ
-if _package_wait_policy:
-    os.environ["OMP_WAIT_POLICY"] = "passive"
+# Threads of a rank are spikex's own (core/worker_team.hpp: spin briefly, then yield, then
+# sleep), not an OpenMP team: how they wait is chosen by spikex for its own loop, and no
+# OMP_* variable is set here. A process-wide setting would reach the user's numpy and every
+# other library loaded into this interpreter. (OpenMP remains only in the parallel build
+# of the connection table; the user's OMP_* settings apply there, docs/user/python_api.md.)
 try:
     # import_module, not "from . import": its error names the missing module plainly.
     _core = importlib.import_module("spikex._core")
@@ -38,9 +29,6 @@ except ImportError as _error:  # pragma: no cover - depends on the build
         "spikex: the compiled extension spikex._core is missing or cannot be loaded "
         f"({_error}). Build and install the package first: `make build` or `pip install .`"
     ) from _error
-finally:
-    if _package_wait_policy:
-        del os.environ["OMP_WAIT_POLICY"]
 
 from .version import __version__
 

@@ -51,9 +51,9 @@ struct node_share {
 };
 
 // MPI's thread support levels (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE), in order.
-// The engine makes its exchange calls from whichever thread of the OpenMP team runs a
-// step's `omp single` section, one thread at a time: MPI must provide at least
-// `serialized` (docs/dev/architecture.md, Threads).
+// The engine makes its exchange calls from thread 0 of its worker_team (the caller's),
+// one at a time; spikex asks MPI for at least `serialized`, so that any of a rank's
+// threads may call, one at a time (docs/dev/architecture.md, Threads).
 enum class thread_level { single = 0, funneled = 1, serialized = 2, multiple = 3 };
 inline constexpr thread_level required_thread_level = thread_level::serialized;
 std::string thread_level_name(thread_level level); // "MPI_THREAD_SERIALIZED", ...

@@ -28,8 +28,9 @@ void check(int code, const char* what) {
 class mpi_context final: public context {
 public:
     mpi_context() {
-        // Calls come from any thread of the team, one at a time (engine::run_steps:
-        // finish_step inside `omp single`): MPI_THREAD_SERIALIZED, checked, not assumed.
+        // The engine calls from thread 0 of its worker_team, the caller's thread
+        // (engine::run_steps); MPI_THREAD_SERIALIZED is asked for and checked, not assumed,
+        // so that a call from another thread, one at a time, stays allowed.
         int initialized = 0, provided = MPI_THREAD_SINGLE;
         MPI_Initialized(&initialized);
         if (!initialized) {
@@ -43,8 +44,8 @@ public:
                                                         : thread_level::single;
         if (provided_ < required_thread_level) {
             throw comm_error(
-                spikex::format("MPI provides {}, spikex needs {} (exchange calls come from any thread of the "
-                               "OpenMP team, one at a time); use an MPI library built with thread support",
+                spikex::format("MPI provides {}, spikex needs {} (exchange calls may come from any of a "
+                               "rank's threads, one at a time); use an MPI library built with thread support",
                                thread_level_name(provided_), thread_level_name(required_thread_level)));
         }
         check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");

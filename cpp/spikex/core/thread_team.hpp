@@ -1,10 +1,11 @@
 #pragma once
-// What every OpenMP region of spikex needs: the team it asked for (fewer threads, from
-// OMP_THREAD_LIMIT or nesting, would silently skip the work of the missing ones), and the
-// first exception a thread raised, kept to rethrow after the region (an exception must not
-// leave an OpenMP region).
+// What every parallel region of spikex needs: the team it asked for (an OpenMP region with
+// fewer threads, from OMP_THREAD_LIMIT or nesting, would silently skip the work of the
+// missing ones), and the first exception a thread raised, kept to rethrow after the region
+// (an exception must not leave an OpenMP region, nor a worker_team job between meetings).
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <string>
 
 #include <omp.h>
@@ -32,8 +33,8 @@ public:
         try {
             work();
         } catch (...) {
-#pragma omp critical(spikex_first_thread_error)
             {
+                std::lock_guard lock(mutex_);
                 if (!error_) error_ = std::current_exception();
             }
             failed_.store(true);
@@ -45,6 +46,7 @@ public:
     }
 
 private:
+    std::mutex mutex_;
     std::exception_ptr error_;
     std::atomic<bool> failed_{false};
 };

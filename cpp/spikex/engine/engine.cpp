@@ -1,16 +1,17 @@
 #include <algorithm>
+#include <chrono>
 #include <limits>
-
-#include <omp.h>
 
 #include "spikex/connections/target_table.hpp"
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/core/thread_team.hpp"
+#include "spikex/core/worker_team.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/engine/heartbeat.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
+#include "spikex/models/input_device.hpp"
 #include "spikex/network/connectivity.hpp"
 
 namespace spikex {
@@ -64,14 +65,36 @@ void engine::build_local() {
                                             spec_.seed);
     local_gids_ = cells_->gids_of(comm_.rank());
 
-    // Threads own contiguous blocks of the rank's cells.
+    // Threads own contiguous blocks of the rank's cells, cut so that each holds an equal
+    // share of the cells that work per step: an input device's gid (a PyNN
+    // SpikeSourcePoisson feeding one cell is a poisson_generator) costs nothing where it
+    // sits, its inputs are drawn on its targets' threads, so it counts 0 (by count, a PyNN
+    // network with one Poisson source per cell gave one thread all the neurons).
     const unsigned threads = std::max(1u, options_.threads);
     const auto local = static_cast<local_index>(local_gids_.size());
+    std::vector<std::pair<gid_type, gid_type>> devices; // [first, end) gids
+    for (const auto& pop: spec_.populations)
+        if (is_input_device(pop.model)) devices.push_back({pop.first, pop.first + pop.size});
+    std::vector<std::uint64_t> work_before(local + 1, 0); // cells that work, before local i
+    for (local_index i = 0; i < local; ++i) {
+        const gid_type g = local_gids_[i];
+        bool device = false;
+        for (auto [first, end]: devices) device = device || (g >= first && g < end);
+        work_before[i + 1] = work_before[i] + (device ? 0 : 1);
+    }
+    const std::uint64_t work = work_before[local];
+    auto cut = [&](unsigned t) -> local_index {
+        if (t == 0) return 0;
+        if (t == threads || work == 0) return static_cast<local_index>(std::uint64_t(local) * t / threads);
+        const std::uint64_t share = work * t / threads; // the first cell past this much work
+        return static_cast<local_index>(std::upper_bound(work_before.begin(), work_before.end(), share) -
+                                        work_before.begin() - 1);
+    };
     parts_ = std::vector<thread_part>(threads);
     for (unsigned t = 0; t < threads; ++t) {
         auto& part = parts_[t];
-        part.first = static_cast<local_index>(std::uint64_t(local) * t / threads);
-        part.end = static_cast<local_index>(std::uint64_t(local) * (t + 1) / threads);
+        part.first = cut(t);
+        part.end = cut(t + 1);
         std::vector<gid_type> gids(local_gids_.begin() + part.first, local_gids_.begin() + part.end);
         part.cells = make_cell_group(spec_, gids, part.first);
         part.plastic = &plastic_;
@@ -298,28 +321,80 @@ void engine::run_steps(step_type from, step_type to) {
         }
         return;
     }
-    // Every thread runs every iteration and meets every barrier: after a failure the rest
+    // The parts do not depend on the OS thread that runs them: one thread may run them all
+    // in turn (the same spikes), which it does whenever that has been faster (pace_).
+    const bool alone = pace_.alone_next();
+    const auto start = std::chrono::steady_clock::now();
+    if (alone) {
+        for (step_type n = from; n < to; ++n) {
+            prepare_step(n);
+            for (unsigned t = 0; t < threads; ++t) thread_step(parts_[t], t, n);
+            finish_step(n);
+        }
+    } else if (!run_steps_together(from, to)) {
+        return; // the team's start-up is no measure of its pace
+    }
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    pace_.record(alone, took.count() / double(to - from));
+}
+
+bool engine::thread_pace::alone_next() {
+    ++calls;
+    // Both ways in turn for the first 8 sub-intervals, then the faster one, and the slower
+    // one again now and then, so that a change of load (another job on the cores) is seen:
+    // after 64 sub-intervals, then twice as long after each try that found it still slower
+    // (a try can cost a scheduler time slice on a busy host), up to 4,096.
+    if (calls <= 8) return calls % 2 == 0;
+    const bool alone_faster = per_step[1] < per_step[0];
+    if (calls < next_try) return alone_faster;
+    next_try = calls + try_gap;
+    try_gap = std::min<std::uint64_t>(2 * try_gap, 4096);
+    return !alone_faster;
+}
+
+void engine::thread_pace::record(bool alone, double seconds_per_step) {
+    const int k = alone ? 1 : 0;
+    const std::uint64_t n = ++samples[k];
+    double& estimate = per_step[k];
+    if (n <= 4) { // the mean of the first samples
+        estimate += (seconds_per_step - estimate) / double(n);
+        return;
+    }
+    // A moving average; a try of the slower way counts for half, and when it turns out
+    // faster now, the tries start again at short gaps.
+    const bool slower_way = (per_step[1] < per_step[0]) != alone;
+    estimate += (seconds_per_step - estimate) * (slower_way ? 0.5 : 0.125);
+    if (slower_way && (per_step[1] < per_step[0]) == alone) try_gap = 64;
+}
+
+bool engine::run_steps_together(step_type from, step_type to) {
+    const auto threads = static_cast<unsigned>(parts_.size());
+    // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
+    // once: no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
+    const bool kept = team_ && team_->size() == threads;
+    if (!kept) team_ = std::make_unique<worker_team>(threads);
+    // Every thread runs every iteration and meets every meeting: after a failure the rest
     // of the loop does nothing (a thread that left the loop early would leave the others
-    // waiting at a barrier).
+    // waiting). One meeting per step: thread 0 (the caller) finishes the step and prepares
+    // the next while the others wait; the last step is finished after the job, whose end
+    // is a meeting already.
     first_thread_error error;
-    // Two barriers per step: after the threads' work, and after one thread has finished
-    // the step and prepared the next (the implicit one of `single`).
     prepare_step(from);
-#pragma omp parallel num_threads(threads)
-    {
-        const auto t = static_cast<unsigned>(omp_get_thread_num());
-        error.guard([&] { require_team_size(threads); });
+    team_->run([&](unsigned t) {
         for (step_type n = from; n < to; ++n) {
             error.guard([&] { thread_step(parts_[t], t, n); });
-#pragma omp barrier
-#pragma omp single
-            error.guard([&] {
-                finish_step(n);
-                if (n + 1 < to) prepare_step(n + 1);
+            if (n + 1 == to) break;
+            team_->meet(t, [&] {
+                error.guard([&] {
+                    finish_step(n);
+                    prepare_step(n + 1);
+                });
             });
         }
-    }
+    });
     error.rethrow_if_any();
+    finish_step(to - 1);
+    return kept;
 }
 
 void engine::prepare_step(step_type n) {

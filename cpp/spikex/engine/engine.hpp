@@ -13,9 +13,9 @@
 //         deliveries due at n      plastic groups update their weights first
 //                                  -> cells.deliver (may fire)    -> t's emitted spikes
 //         cells.end_step(n)        time-driven update (may fire)  -> t's emitted spikes
-//       barrier; one thread: advance plastic groups' traces, empty the bucket, hand the
-//         emitted spikes of threads 0..T-1 to exchange.spike_emitted, exchange.poll(sink),
-//         then sort and cut the next step's bucket (barrier)
+//       meeting (core/worker_team.hpp); thread 0 while the others wait: advance plastic
+//         groups' traces, empty the bucket, hand the emitted spikes of threads 0..T-1 to
+//         exchange.spike_emitted, exchange.poll(sink), then sort and cut the next step's bucket
 //     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
 //
 //   Threads never write the same cell, connection or history (each owns a block of cells
@@ -37,6 +37,7 @@
 
 #include "spikex/comm/context.hpp"
 #include "spikex/connections/connection_table.hpp"
+#include "spikex/core/worker_team.hpp"
 #include "spikex/engine/device_inputs.hpp"
 #include "spikex/engine/engine_state.hpp"
 #include "spikex/engine/interval_schedule.hpp"
@@ -174,7 +175,9 @@ private:
     void agree_on_error(const std::string& error);
     void build_connections();
     void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
-    void prepare_step(step_type n);               // one thread
+    // The worker team, a part each; false when the team was started for it.
+    bool run_steps_together(step_type from, step_type to);
+    void prepare_step(step_type n); // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);
     void finish_step(step_type n); // one thread
     void synchronize_exchange(step_type due);
@@ -204,7 +207,18 @@ private:
     // Per state recording: (thread part, local cell) of each recorded cell, and the samples.
     std::vector<std::vector<std::pair<unsigned, local_index>>> state_cells_;
     std::vector<state_samples> state_samples_;
-    std::vector<thread_part> parts_; // one per thread
+    std::vector<thread_part> parts_;    // one per thread
+    std::unique_ptr<worker_team> team_; // threads > 1: started at the first step, kept
+    // threads > 1: seconds per step with the team [0] and with one thread running every
+    // part in turn [1] (moving averages); run_steps takes the faster, so that a second
+    // thread never slows a run (a host whose cores are busy makes every meeting wait).
+    struct thread_pace {
+        double per_step[2] = {0.0, 0.0};
+        std::uint64_t samples[2] = {0, 0};
+        std::uint64_t calls = 0, next_try = 64, try_gap = 64;
+        bool alone_next();
+        void record(bool alone, double seconds_per_step);
+    } pace_;
     connection_table table_;
     plasticity plastic_;
     std::unique_ptr<spike_exchange> exchange_;

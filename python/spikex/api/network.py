@@ -37,13 +37,13 @@ from ..models import (
     hpc_benchmark,
     microcircuit,
 )
-from ..runtime.allocation import thread_limit_problem
-from ..runtime.collective import broadcast_text, gather_spikes
+from ..runtime.allocation import auto_threads, thread_limit_problem
+from ..runtime.collective import broadcast_text, gather_spikes, int64_per_rank
 from ..runtime.watchdog import DEFAULT_STALL_TIMEOUT_S, StallWatchdog, end_stalled_rank
 from ..version import __version__
 from . import spike_times
 from .list_parameters import _cell_lists, _float_array
-from .memory_check import check_fits
+from .memory_check import check_fits, expected_connections, ranks_on_this_host
 from .population import Population
 from .result import Result
 from .run_control import RunControl, chunk_steps
@@ -82,9 +82,13 @@ class Network:
     keep_sources : bool
         Keep the source table after initialisation; false frees it (then ``connections()``
         raises).
-    threads : int
-        Threads per rank (OpenMP): each owns a block of the rank's cells and the
-        connections ending there. Spikes do not depend on it.
+    threads : int, optional
+        Threads per rank: each owns a block of the rank's cells and the connections
+        ending there. Spikes do not depend on it. Not given (None): spikex chooses at the
+        first ``simulate`` from the rank's share of cells and synapses, the host's cores
+        and the user's OMP_NUM_THREADS / OMP_THREAD_LIMIT
+        (``spikex.runtime.allocation.auto_threads``); ``net.threads`` then says what it
+        chose.
     stall_timeout_s : float
         On several ranks: a rank that completes no spike exchange for this many seconds
         during ``simulate`` (a lost host or link; never less than 20 times its longest gap
@@ -109,7 +113,7 @@ class Network:
         distribution: str = "round_robin",
         sort_by_source: bool = True,
         keep_sources: bool = True,
-        threads: int = 1,
+        threads: int | None = None,
         stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
         **exchange_options: object,
     ) -> None:
@@ -138,7 +142,11 @@ class Network:
             self.dt_ms, self.seed, self.method, self.distribution, dict(self.exchange_options)
         )
         self._engine.set_connection_options(self.sort_by_source, self.keep_sources)
-        self.threads = _check("Network", "threads", "simulation.threads", threads)
+        # Not given: chosen in _build, from the network's size (auto_threads).
+        self._threads_given = threads is not None
+        self.threads = 1
+        if self._threads_given:
+            self.threads = _check("Network", "threads", "simulation.threads", threads)
         problem = thread_limit_problem(self.threads)
         if problem:
             raise ValueError(f"Network: threads = {self.threads}: {problem}")
@@ -907,6 +915,8 @@ class Network:
             raise ValueError("the network has no cells: call create() before simulate()")
         # Before anything of the network's size is allocated or drawn.
         check_fits(self._rules, _core.comm_size(), _core, cells=self._cells_by_model())
+        if not self._threads_given:
+            self._choose_threads()
         self._engine.build()
         self._wall["build"] = time.perf_counter() - start
         self._wall["total"] += self._wall["build"]
@@ -925,6 +935,19 @@ class Network:
         if self._state == "open":
             self._run_build_hooks()
         return _core.DryRunPartition(self._engine, ranks, list(sampled))
+
+    def _choose_threads(self) -> None:
+        """``threads`` not given: spikex's rule (auto_threads) on this rank's share of
+        the network's cells (devices excepted) and synapses; the same on every rank."""
+        size = _core.comm_size()
+        cells = sum(n for model, n in self._cells_by_model().items() if MODELS[model]["kind"] == "neuron")
+        synapses = sum(expected_connections(rule) for rule in self._rules)
+        synapses += self._explicit_connections
+        chosen = auto_threads(cells / size, synapses / size, ranks_on_this_host(size))
+        # Ranks of one job may see different hosts: the smallest choice holds everywhere.
+        chosen = int(int64_per_rank([chosen]).min())
+        self.threads = chosen
+        self._engine.set_threads(chosen)
 
     def _cells_by_model(self) -> dict[str, int]:
         counts: dict[str, int] = {}

@@ -349,18 +349,6 @@ def worker_command(config_json: Path, outdir: Path, workdir: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def thread_wait_policy(ranks: int, threads: int) -> str:
-    """OMP_WAIT_POLICY for a job of ``ranks`` x ``threads`` on this machine.
-
-    Threads meet at two barriers per time step. Spinning ("active") answers fastest when
-    every thread has a core of its own; when the job over-subscribes the cores a spinning
-    thread holds a core its partner needs ("passive" then). Measured by
-    bench/thread_wait.py; the figures are in bench/results/thread_wait.json and
-    docs/user/cli.md (``--threads``).
-    """
-    return "active" if ranks * threads <= len(os.sched_getaffinity(0)) else "passive"
-
-
 def child_environment(
     environment: Mapping[str, str] | None = None, *, ranks: int | None = None, threads: int = 1
 ) -> dict[str, str]:
@@ -371,16 +359,14 @@ def child_environment(
     environment : mapping, optional
         Base environment (default ``os.environ``).
     ranks, threads : int, optional
-        The job's layout, when known: sets OMP_WAIT_POLICY (``thread_wait_policy``)
-        unless the environment already has it (otherwise the ranks keep the package's
-        safe default, passive).
+        The job's layout, when known. No OMP_* variable is set from it: a rank's threads
+        are spikex's own and wait as spikex chooses (core/worker_team.hpp); the user's
+        OMP_* settings pass through unchanged.
     """
     environment = dict(os.environ if environment is None else environment)
-    # The ranks' cores belong to their OpenMP threads: numpy's bundled OpenBLAS would start
+    # The ranks' cores belong to their own threads: numpy's bundled OpenBLAS would start
     # a thread per core in every rank, and those spin (6% of a 2-rank GUPS run's cycles).
     environment.setdefault("OPENBLAS_NUM_THREADS", "1")
-    if ranks is not None:
-        environment.setdefault("OMP_WAIT_POLICY", thread_wait_policy(ranks, threads))
     if not any(marker in environment for marker in _LAUNCHED_JOB_MARKERS):
         return environment
     return {

@@ -111,3 +111,56 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
     if not value.isdigit() or int(value) < 1 or int(value) >= threads:
         return None  # unset, or a value OpenMP ignores, or enough
     return f"OMP_THREAD_LIMIT={value} in the environment allows at most {value} thread(s) per rank: unset it or use fewer threads"
+
+
+# When a second thread pays (issue 60): a step's work on a rank must be large enough that
+# splitting it beats what the threads' meeting and the serial part of the step cost, and
+# the second thread needs a core nobody else is using (on a busy core it only slows the
+# first). A rank's work per step grows with its cells and with the synapses ending on them
+# (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share;
+# measured at load 0.7-1.1 on 2 cores (bench/results/small_networks.json): the issue's
+# Brunel network (5,000 cells, 2.5 M synapses, a Poisson drive per cell: 108 us per step)
+# ran in 0.56x the time on 2 threads, VA CUBA (4,000 cells, 0.32 M synapses, 8 us per
+# step, an exchange every step) in 1.09x: the shares below give the first 2 threads and
+# CUBA 1. bench/brian2/thread_rule.py sweeps sizes to place the crossover more closely
+# (bench/results/thread_rule.json; not yet run on an idle host).
+CELLS_PER_THREAD = 2500
+SYNAPSES_PER_THREAD = 1_000_000
+
+
+def _environment_int(environment: Mapping[str, str], name: str) -> int | None:
+    value = environment.get(name, "").strip().split(",")[0]
+    return int(value) if value.isdigit() and int(value) >= 1 else None
+
+
+def auto_threads(
+    cells: float,
+    synapses: float,
+    ranks_here: int = 1,
+    environment: Mapping[str, str] | None = None,
+    cores: int | None = None,
+    load: float | None = None,
+) -> int:
+    """Threads per rank when the user did not say (``threads`` not given).
+
+    ``cells`` and ``synapses`` are the rank's share. One thread per CELLS_PER_THREAD cells
+    or SYNAPSES_PER_THREAD synapses, whichever gives more, at most this host's cores
+    shared by its ``ranks_here`` ranks (a rank alone on its host: less the cores that the
+    1-minute ``load`` says are busy), and at most the user's OMP_NUM_THREADS and
+    OMP_THREAD_LIMIT when set (the user's cap for the process's threads).
+    """
+    environment = os.environ if environment is None else environment
+    cores = len(os.sched_getaffinity(0)) if cores is None else cores
+    wanted = max(1, int(cells // CELLS_PER_THREAD), int(synapses // SYNAPSES_PER_THREAD))
+    limit = max(1, cores // max(1, ranks_here))
+    if ranks_here == 1 and load is None:
+        load = os.getloadavg()[0]
+    if ranks_here == 1:
+        # Cores busy with other work (the 1-minute load less this process's own): a thread
+        # there would wait for its core at every step's meeting.
+        limit = max(1, min(limit, cores - max(0, round(load - 1.0))))
+    for name in ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT"):
+        cap = _environment_int(environment, name)
+        if cap is not None:
+            limit = min(limit, cap)
+    return max(1, min(wanted, limit))

@@ -16,7 +16,6 @@ from spikex.launch.launcher import (
     child_environment,
     launcher_from_options,
     mpiexec_command,
-    thread_wait_policy,
 )
 from spikex.runtime.allocation import (
     hostfile_slots,
@@ -124,39 +123,36 @@ def test_child_environment_drops_the_enclosing_job():
     assert child_environment({"OPENBLAS_NUM_THREADS": "4"})["OPENBLAS_NUM_THREADS"] == "4"
 
 
-def test_threads_spin_only_when_the_job_fits_the_cores():
+def test_no_wait_policy_is_chosen_for_the_user():
+    # A rank's threads are spikex's own (core/worker_team.hpp): nothing OMP_* is set for
+    # a job, whatever its layout, and the user's own settings pass through.
     cores = len(os.sched_getaffinity(0))
-    assert thread_wait_policy(1, cores) == "active"
-    assert thread_wait_policy(2, cores) == "passive"
-    assert thread_wait_policy(cores + 1, 1) == "passive"
-    assert child_environment({}, ranks=cores + 1, threads=2)["OMP_WAIT_POLICY"] == "passive"
-    assert child_environment({}, ranks=1, threads=1)["OMP_WAIT_POLICY"] == "active"
-    # The user's choice wins; without a layout nothing is set.
-    assert (
-        child_environment({"OMP_WAIT_POLICY": "passive"}, ranks=1)["OMP_WAIT_POLICY"] == "passive"
-    )
-    assert "OMP_WAIT_POLICY" not in child_environment({})
+    assert "OMP_WAIT_POLICY" not in child_environment({}, ranks=1, threads=cores)
+    assert "OMP_WAIT_POLICY" not in child_environment({}, ranks=cores + 1, threads=2)
+    assert child_environment({"OMP_WAIT_POLICY": "active"}, ranks=1)["OMP_WAIT_POLICY"] == "active"
 
 
-def test_the_packages_wait_policy_is_not_taken_for_the_users():
-    # Importing spikex loads the extension with "passive" unless the user chose; the
-    # default must not stay in the environment, or every job launched from this process
-    # would inherit it in place of the layout's policy.
+def test_importing_spikex_sets_no_openmp_variable():
+    # The process is shared with numpy and the user's other libraries: importing spikex
+    # must leave every OMP_* variable as it found it (issue 60).
     script = (
-        "import os, spikex\n"
-        "from spikex.launch.launcher import child_environment\n"
-        "print('OMP_WAIT_POLICY' in os.environ, child_environment(ranks=1)['OMP_WAIT_POLICY'])"
+        "import os\n"
+        "before = {k: v for k, v in os.environ.items() if k.startswith('OMP_')}\n"
+        "import spikex\n"
+        "after = {k: v for k, v in os.environ.items() if k.startswith('OMP_')}\n"
+        "print(before == after, sorted(after))"
     )
-    clean = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
     out = subprocess.run(
         [sys.executable, "-c", script], env=clean, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["False", "active"]
+    assert out.stdout.split() == ["True", "[]"]
     chosen = dict(clean, OMP_WAIT_POLICY="passive")
     out = subprocess.run(
         [sys.executable, "-c", script], env=chosen, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["True", "passive"]
+    assert out.stdout.split() == ["True", "['OMP_WAIT_POLICY']"]
+
 
 
 def test_a_thread_limit_below_the_threads_is_refused_before_the_run(tmp_path):
@@ -179,8 +175,10 @@ def test_a_thread_limit_below_the_threads_is_refused_before_the_run(tmp_path):
 @pytest.mark.parametrize("sort_by_source", [True, False])
 def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
     # Past the Python check (the limit taken out of os.environ after OpenMP read it), the
-    # core must not run 2 threads' cells on 1 thread: the sorted build checks its team, the
-    # creation-order layout (no threaded build) is caught by the step loop.
+    # core must not run 2 threads' cells on 1 thread: the sorted build (an OpenMP region)
+    # checks its team. The creation-order layout has no threaded build, and the step loop's
+    # threads are spikex's own (worker_team), which OMP_THREAD_LIMIT does not cap: that
+    # run is whole.
     script = (
         "import os, spikex\n"
         "del os.environ['OMP_THREAD_LIMIT']\n"
@@ -188,7 +186,7 @@ def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
         "cells = net.create('interval_fire', 40)\n"
         "net.connect_rule('random', cells, cells, indegree=5, weight=0.01, delay_ms=1.0)\n"
         "try:\n"
-        "    net.simulate(5.0)\n"
+        "    print('ran:', net.simulate(5.0).summary['threads'])\n"
         "except RuntimeError as error:\n"
         "    print('refused:', error)\n"
     )
@@ -196,7 +194,8 @@ def test_the_core_refuses_a_smaller_thread_team(sort_by_source):
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
     )
-    assert "refused: OpenMP started 1 threads, not 2" in done.stdout, done.stdout + done.stderr
+    expected = "refused: OpenMP started 1 threads, not 2" if sort_by_source else "ran: 2"
+    assert expected in done.stdout, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize(
@@ -228,3 +227,27 @@ def test_population_indexing():
         population[10]
     with pytest.raises(ValueError, match="contiguous"):
         population[::2]
+
+
+def test_auto_threads_rule():
+    from spikex.runtime.allocation import CELLS_PER_THREAD, SYNAPSES_PER_THREAD, auto_threads
+
+    idle = {"cores": 8, "load": 1.0, "environment": {}}
+    assert auto_threads(100, 1000, **idle) == 1
+    assert auto_threads(2 * CELLS_PER_THREAD, 0, **idle) == 2
+    assert auto_threads(0, 3 * SYNAPSES_PER_THREAD, **idle) == 3
+    assert auto_threads(1e9, 1e12, **idle) == 8  # at most the cores
+    assert auto_threads(1e9, 1e12, ranks_here=4, **idle) == 2  # shared by the host's ranks
+    assert auto_threads(1e9, 1e12, cores=8, load=7.0, environment={}) == 2  # 6 cores busy
+    assert auto_threads(1e9, 1e12, cores=8, load=1.0, environment={"OMP_NUM_THREADS": "3"}) == 3
+    assert auto_threads(1e9, 1e12, cores=8, load=1.0, environment={"OMP_THREAD_LIMIT": "2"}) == 2
+
+
+def test_threads_not_given_are_chosen_and_reported():
+    import spikex as sx
+
+    net = sx.Network(dt_ms=0.1)
+    cells = net.create("iaf_psc_exp", 20)
+    net.connect_rule("fixed_indegree", cells, cells, indegree=2, weight=1.0, delay_ms=1.0)
+    result = net.simulate(2.0)
+    assert net.threads == 1 and result.summary["threads"] == 1  # far too small for two
