@@ -292,17 +292,19 @@ def test_spikex_model_build_prints_the_name_and_the_library(exp_model, cache):
     "text, message",
     [
         (BROKEN, r'broken\.nestml:13:14: Could not resolve symbol "undefined_thing"!'),
-        (
+        pytest.param(
             "model syntax_neuron:\n    state:\n        V_m mV = -70 mV +\n",
             r"broken\.nestml:4:0: Error occurred during parsing",
+            marks=pytest.mark.slow,
         ),
         (
             NONLINEAR,
             r"model quadratic_neuron uses nonlinear ODEs \(a numeric solver for V_m\), which spikex's NESTML generator does not support yet",
         ),
-        (
+        pytest.param(
             PRINTING,
             r"model printing_neuron uses println\(\), which spikex's NESTML generator does not support yet",
+            marks=pytest.mark.slow,
         ),
     ],
     ids=["unknown-symbol", "syntax", "nonlinear", "println"],
@@ -460,6 +462,7 @@ model counter_neuron:
 """
 
 
+@pytest.mark.slow
 def test_integer_and_boolean_state_internals_that_follow_dt_and_invariants(tmp_path):
     model = tmp_path / "counter.nestml"
     model.write_text(COUNTER)
@@ -494,6 +497,7 @@ def test_integer_and_boolean_state_internals_that_follow_dt_and_invariants(tmp_p
 
 
 @pytest.mark.mpi
+@pytest.mark.slow
 def test_a_model_rank_0_cannot_build_fails_on_every_rank_without_a_hang(tmp_path):
     model = tmp_path / "broken.nestml"
     model.write_text(BROKEN)
