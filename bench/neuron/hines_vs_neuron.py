@@ -282,17 +282,28 @@ def report(result: dict) -> str:
             f"| {_number(phases['exchange_s'], 3)} |"
         )
     loads = [run["load_1min_before"] for run in result["runs"]]
+    if max(loads) >= machine["cpus"]:  # more runnable work than cores: say what it costs
+        load_text = (
+            f"**Load.** The 1-minute load average was {min(loads)} to {max(loads)} before the "
+            f"runs, on {machine['cpus']} cores: the machine was shared, so every run got less "
+            "than the cores it asked for, P = 2 runs most of all (two busy ranks among other "
+            "processes; their collective exchange waits whenever one rank is descheduled). The "
+            "runs alternate so that both simulators see similar conditions, but the load does "
+            "not cost both the same: spikex's short runs with 200 collective exchanges lose "
+            "more to a descheduled rank (its wait and exchange above) than NEURON's long, "
+            "compute-bound ones. Times and ratios are those of this loaded machine, not of "
+            "idle cores."
+        )
+    else:
+        load_text = (
+            f"**Load.** The 1-minute load average was {min(loads)} to {max(loads)} before the "
+            f"runs, on {machine['cpus']} cores (below the number of cores; the average still "
+            "counts the previous run's last seconds). The runs alternate so that both "
+            "simulators see similar conditions."
+        )
     lines += [
         "",
-        f"**Load.** The 1-minute load average was {min(loads)} to {max(loads)} before the "
-        f"runs, on {machine['cpus']} cores: the machine was shared, so every run got less "
-        "than the cores it asked for, P = 2 runs most of all (two busy ranks among other "
-        "processes; their collective exchange waits whenever one rank is descheduled). The "
-        "runs alternate so that both simulators see similar conditions, but the load does "
-        "not cost both the same: spikex's short runs with 200 collective exchanges lose "
-        "more to a descheduled rank (its wait and exchange above) than NEURON's long, "
-        "compute-bound ones. Times and ratios are those of this loaded machine, not of "
-        "idle cores.",
+        load_text,
         "",
         "Every run (load = 1-minute load average before → after the run):",
         "",
