@@ -372,6 +372,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
     if (mixed_weights) weight_first_.push_back(static_cast<std::uint32_t>(kept_weights));
+    weights_by.clear(); // the layout holds what it learnt (before the table's arrays grow)
+    weights_by.shrink_to_fit();
 
     // Pass 2: place every connection; creation order survives within each thread's run.
     // Synapse types that keep their connections' index among their target's inputs
@@ -418,7 +420,6 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     });
     free_vector(inputs_so_far);
     parts.clear();
-    weights_by.clear();
 
     // Weights by position (no group shares yet): share where every group turns out uniform.
     if (!some_share) share_uniform_weights();
