@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "spikex/core/random.hpp"
 #include "spikex/core/random_batch.hpp"
@@ -74,6 +75,43 @@ TEST(random, blocks_of_eight_cells_are_random_block_word_for_word) {
             for (std::size_t l = 0; l < 8; ++l) {
                 const random_words one = random_block(seed, gids[l], purpose::external_input, index, index >> 3);
                 for (std::size_t w = 0; w < 4; ++w) ASSERT_EQ(lanes[w][l], one[w]) << seed << " " << index << " " << l;
+            }
+        }
+    }
+}
+
+TEST(random, block_columns_are_random_block_word_for_word_on_every_instruction_set) {
+    // The Poisson drive's blocks (random_lanes.cpp): AVX-512, AVX2 and scalar code give
+    // random_block's words, for counts that are not multiples of the vector width and with
+    // per-key or shared sub-streams.
+    std::vector<lane_isa> isas = {lane_isa::scalar, lane_isa::best};
+    if (best_lane_isa() == lane_isa::avx512) isas.push_back(lane_isa::avx2);
+    for (lane_isa isa: isas) {
+        for (std::size_t count: {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{37}}) {
+            for (bool own_substreams: {false, true}) {
+                std::vector<gid_type> gids(count);
+                std::vector<std::uint32_t> substreams(count);
+                for (std::size_t i = 0; i < count; ++i) {
+                    gids[i] = static_cast<gid_type>(i * 2654435761u + 17u);
+                    substreams[i] = static_cast<std::uint32_t>(i % 3);
+                }
+                std::array<std::vector<std::uint32_t>, 4> words;
+                for (auto& w: words) w.assign(count + 1, 0xDEADBEEFu); // one past the end: untouched
+                const random_keys keys{0xFFFFFFF0u,
+                                       purpose::device_input,
+                                       0x80000001u,
+                                       gids.data(),
+                                       own_substreams ? substreams.data() : nullptr,
+                                       5u};
+                random_blocks_columns(keys, count,
+                                      {{words[0].data(), words[1].data(), words[2].data(), words[3].data()}}, isa);
+                for (std::size_t i = 0; i < count; ++i) {
+                    const random_words one =
+                        random_block(keys.seed, gids[i], keys.p, keys.index, own_substreams ? substreams[i] : 5u);
+                    for (std::size_t j = 0; j < 4; ++j)
+                        ASSERT_EQ(words[j][i], one[j]) << static_cast<int>(isa) << " " << count << " " << i;
+                }
+                for (std::size_t j = 0; j < 4; ++j) ASSERT_EQ(words[j][count], 0xDEADBEEFu);
             }
         }
     }

@@ -1,8 +1,11 @@
 #pragma once
-// random_block (random.hpp) for L cells at once: the same Philox4x32-10 words, computed on
-// arrays over the cells so that the compiler turns the rounds into vector multiplies
-// (32 x 32 -> 64 bits) and xors. A per-cell draw in a loop over cells (a Poisson count per
-// cell and step) otherwise waits on one block's ten dependent rounds at a time.
+// random_block (random.hpp) for many cells at once: the same Philox4x32-10 words, computed
+// side by side. A per-cell draw in a loop over cells (a Poisson count per cell and step)
+// otherwise waits on one block's ten dependent rounds at a time.
+//  * random_blocks<L>: on arrays over L cells, for the compiler to vectorise where the
+//    build's target allows (the x86-64 baseline does not: scalar rounds);
+//  * random_blocks_columns: any number of keys, in AVX-512 or AVX2 registers chosen at run
+//    time (random_lanes.cpp), the words in columns.
 // Philox4x32-10 as Salmon et al. (SC'11) define it and Random123 implements it; equal to
 // random_block word for word (tests/cpp/test_random.cpp).
 #include <array>
@@ -50,6 +53,28 @@ random_words_lanes<L> random_blocks(std::uint32_t seed, const std::array<gid_typ
     }
     return c;
 }
+
+// Keys (seed, gid[i]) and counters (p, index, substream[i], 0) for i < count; substream
+// null: substream_all for every i.
+struct random_keys {
+    std::uint32_t seed;
+    purpose p;
+    std::uint32_t index;
+    const gid_type* gid;
+    const std::uint32_t* substream = nullptr;
+    std::uint32_t substream_all = 0;
+    std::uint32_t substream_of(std::size_t i) const { return substream ? substream[i] : substream_all; }
+};
+// Word j of block i goes to word[j][i].
+struct random_columns {
+    std::array<std::uint32_t*, 4> word;
+};
+enum class lane_isa { best, avx512, avx2, scalar };
+lane_isa best_lane_isa(); // the widest this machine runs
+// The blocks of keys 0 .. count-1, word for word random_block's, in columns. `isa`: the
+// machine's best by default (tests pick each one the machine runs).
+void random_blocks_columns(const random_keys& keys, std::size_t count, const random_columns& out,
+                           lane_isa isa = lane_isa::best);
 
 // The same with one index and substream for all cells gid[0 .. L-1].
 template <std::size_t L>

@@ -54,6 +54,30 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
             // (max - min)/every + 2 intervals.
             k.ring.assign(static_cast<std::size_t>((k.max_delay - k.min_delay) / k.every + 2), 0.0);
         }
+        // Segments: runs of spike trains of one device, delay and port; currents between.
+        auto& segments = threads_[t].segments;
+        for (std::uint32_t j = 0; j < mine.size(); ++j) {
+            const input& in = mine[j];
+            const bool spikes = sources_[in.source].kind == form::spikes;
+            bool extends = false;
+            if (!segments.empty() && segments.back().spikes == spikes) {
+                const input& first = mine[segments.back().begin];
+                extends =
+                    !spikes || (first.source == in.source && first.delay == in.delay && first.receptor == in.receptor);
+            }
+            if (extends)
+                segments.back().end = j + 1;
+            else
+                segments.push_back({j, j + 1, spikes});
+        }
+        auto& ti = threads_[t];
+        ti.gids.resize(mine.size());
+        ti.substreams.resize(mine.size());
+        ti.cached.assign(mine.size(), 0);
+        for (std::size_t j = 0; j < mine.size(); ++j) {
+            ti.gids[j] = gid_[mine[j].target];
+            ti.substreams[j] = mine[j].substream;
+        }
         total_ += mine.size();
     }
 }
@@ -123,36 +147,11 @@ void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike
         k.last_n = n;
         k.advance_to(std::min(n - static_cast<step_type>(k.min_delay), sched.last));
     }
-    // The Poisson inputs' Philox blocks, 8 at a time (random_lanes.hpp: the same words as
-    // one at a time), for a chunk of inputs; then the chunk in the inputs' order.
-    constexpr std::size_t chunk = 64, lanes = 8;
-    std::array<random_words, chunk> blocks;
-    std::array<std::size_t, chunk> pending;
-    for (std::size_t first = 0; first < mine.inputs.size(); first += chunk) {
-        const std::size_t last = std::min(first + chunk, mine.inputs.size());
-        std::size_t count = 0;
-        for (std::size_t j = first; j < last; ++j) {
-            const input& in = mine.inputs[j];
-            const step_type e = n - static_cast<step_type>(in.delay);
-            const source& s = era_of(in, e);
-            if (s.kind == form::spikes && e >= s.schedule.first && e <= s.schedule.last &&
-                !((e & 1) && in.cached_step == e))
-                pending[count++] = j;
-        }
-        for (std::size_t b = 0; b < count; b += lanes) {
-            std::array<gid_type, lanes> gids{};
-            std::array<std::uint32_t, lanes> index{}, substream{};
-            for (std::size_t l = 0; l < lanes && b + l < count; ++l) {
-                const input& in = mine.inputs[pending[b + l]];
-                gids[l] = gid_[in.target];
-                index[l] = static_cast<std::uint32_t>((n - static_cast<step_type>(in.delay)) >> 1);
-                substream[l] = in.substream;
-            }
-            const auto words = random_blocks<lanes>(seed_, gids, purpose::device_input, index, substream);
-            for (std::size_t l = 0; l < lanes && b + l < count; ++l)
-                blocks[pending[b + l] - first] = {words[0][l], words[1][l], words[2][l], words[3][l]};
-        }
-        for (std::size_t j = first; j < last; ++j) apply_input(mine, mine.inputs[j], n, blocks[j - first], cells);
+    for (segment& seg: mine.segments) {
+        if (seg.spikes)
+            apply_spike_run(mine, seg, n);
+        else
+            for (std::uint32_t j = seg.begin; j < seg.end; ++j) apply_current(mine, mine.inputs[j], n, cells);
     }
     deliver_batch(mine, n, cells, out);
 }
@@ -188,10 +187,46 @@ const device_inputs::source& device_inputs::era_of(const input& in, step_type e)
     return *era;
 }
 
-// One input's effect on step n; `block`: its Philox block for step e = n - delay when it is
-// a Poisson input whose draw is not cached (computed with the chunk's others).
-void device_inputs::apply_input(thread_inputs& mine, input& in, step_type n, const random_words& block,
-                                cell_group& cells) {
+// A run's inputs in order: their uniforms from the Philox blocks of emission step e (all
+// computed side by side, a piece at a time) or from the cache, and their Poisson counts.
+void device_inputs::apply_spike_run(thread_inputs& mine, segment& run, step_type n) {
+    const input& head = mine.inputs[run.begin];
+    const step_type e = n - static_cast<step_type>(head.delay);
+    const source& s = era_of(head, e);
+    if (e < s.schedule.first || e > s.schedule.last) return;
+    const poisson_table& table = tables_[s.table];
+    const double none_below = table.none_below();
+    const bool odd = (e & 1) != 0, cached = odd && run.cached_step == e;
+    constexpr std::uint32_t piece = 512; // the blocks of a piece stay in L1
+    for (auto& w: mine.words) w.resize(piece);
+    const auto half = [](std::uint32_t hi, std::uint32_t lo) { return static_cast<std::uint64_t>(hi) << 32 | lo; };
+    for (std::uint32_t first = run.begin; first < run.end; first += piece) {
+        const std::uint32_t count = std::min(piece, run.end - first);
+        std::uint64_t* kept = mine.cached.data() + first;
+        if (!cached) {
+            const random_keys keys{seed_, purpose::device_input, static_cast<std::uint32_t>(e >> 1),
+                                   mine.gids.data() + first, mine.substreams.data() + first};
+            random_blocks_columns(
+                keys, count,
+                {{mine.words[0].data(), mine.words[1].data(), mine.words[2].data(), mine.words[3].data()}});
+            for (std::uint32_t i = 0; i < count; ++i) kept[i] = half(mine.words[2][i], mine.words[3][i]);
+        }
+        for (std::uint32_t i = 0; i < count; ++i) {
+            const std::uint64_t bits = cached || odd ? kept[i] : half(mine.words[0][i], mine.words[1][i]);
+            const double u =
+                uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
+            if (u < none_below) continue; // no event: most steps at a few Hz
+            const input& in = mine.inputs[first + i];
+            mine.batch_targets.push_back(in.target);
+            mine.batch_weights.push_back(static_cast<double>(table.sample(u)) * in.weight);
+            mine.batch_ports.push_back(in.receptor);
+        }
+    }
+    run.cached_step = odd ? -1 : e + 1;
+}
+
+// One current input's effect on step n.
+void device_inputs::apply_current(thread_inputs& mine, input& in, step_type n, cell_group& cells) {
     const step_type e = n - static_cast<step_type>(in.delay);
     const source& s = era_of(in, e);
     if (e < s.schedule.first || e > s.schedule.last) return;
@@ -204,34 +239,17 @@ void device_inputs::apply_input(thread_inputs& mine, input& in, step_type n, con
         cells.deliver_current(n, in.target, level * in.weight);
         return;
     }
-    if (s.kind == form::noise) {
-        const step_type j = (e - s.schedule.first) / s.schedule.interval;
-        if (j != in.cached_interval) {
-            const device_schedule& d = s.schedule;
-            const double sine = d.has_sine ? mine.tracks[in.track].sample(d.first + j * d.interval) : 0.0;
-            // NEST's expression; a sine a few ulps past -1 (std_mod = std) gives variance 0, not NaN.
-            const double variance = std::max(d.std * d.std + sine * d.std_mod * d.std_mod, 0.0);
-            in.noise_amplitude = d.mean + std::sqrt(variance) * standard_normal(gid_[in.target], in.substream, j);
-            in.cached_interval = j;
-        }
-        cells.deliver_current(n, in.target, in.noise_amplitude * in.weight);
-        return;
+    // noise
+    const step_type j = (e - s.schedule.first) / s.schedule.interval;
+    if (j != in.cached_interval) {
+        const device_schedule& d = s.schedule;
+        const double sine = d.has_sine ? mine.tracks[in.track].sample(d.first + j * d.interval) : 0.0;
+        // NEST's expression; a sine a few ulps past -1 (std_mod = std) gives variance 0, not NaN.
+        const double variance = std::max(d.std * d.std + sine * d.std_mod * d.std_mod, 0.0);
+        in.noise_amplitude = d.mean + std::sqrt(variance) * standard_normal(gid_[in.target], in.substream, j);
+        in.cached_interval = j;
     }
-    std::uint64_t bits;
-    if ((e & 1) && in.cached_step == e) {
-        bits = in.cached_bits;
-    } else {
-        const auto half = [&](int k) { return static_cast<std::uint64_t>(block[k]) << 32 | block[k + 1]; };
-        bits = (e & 1) ? half(2) : half(0);
-        in.cached_bits = half(2);
-        in.cached_step = (e & 1) ? -1 : e + 1;
-    }
-    const double u = uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
-    const std::uint32_t k = tables_[s.table].sample(u);
-    if (k == 0) return;
-    mine.batch_targets.push_back(in.target);
-    mine.batch_weights.push_back(static_cast<double>(k) * in.weight);
-    mine.batch_ports.push_back(in.receptor);
+    cells.deliver_current(n, in.target, in.noise_amplitude * in.weight);
 }
 
 double device_inputs::standard_normal(gid_type target, std::uint32_t substream, step_type interval) const {
@@ -255,6 +273,9 @@ std::size_t device_inputs::bytes() const {
     for (const auto& t: tables_) b += t.bytes();
     for (const auto& t: threads_) {
         for (const auto& k: t.tracks) b += k.ring.capacity() * sizeof(double);
+        for (const auto& w: t.words) b += w.capacity() * sizeof(std::uint32_t);
+        b += t.segments.capacity() * sizeof(segment) + t.gids.capacity() * sizeof(gid_type) +
+             t.substreams.capacity() * sizeof(std::uint32_t) + t.cached.capacity() * sizeof(std::uint64_t);
         b += t.inputs.capacity() * sizeof(input) + t.tracks.capacity() * sizeof(sine_track) +
              t.batch_targets.capacity() * sizeof(local_index) + t.batch_weights.capacity() * sizeof(double);
     }

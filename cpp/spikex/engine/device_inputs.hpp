@@ -26,6 +26,7 @@
 // A device changed between runs (respecify) gets a new era: its emission steps from the
 // change on use the new parameters, those before it (inputs still in flight) the old ones,
 // as in NEST, where a generator's events already sent keep their values.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -73,10 +74,6 @@ private:
         std::uint32_t delay;
         double weight;
         std::uint16_t receptor = 0; // spike trains: the target's port (0: deliver())
-        // The second half of the block of the last even emission step drawn (e + 1's
-        // uniform), and that step: one Philox block serves two steps.
-        std::uint64_t cached_bits = 0;
-        step_type cached_step = -1;
         // noise: the amplitude of interval `cached_interval`; sine: index into the thread's tracks.
         double noise_amplitude = 0.0;
         step_type cached_interval = -1;
@@ -108,8 +105,24 @@ private:
         double sample(step_type e) const { return ring[static_cast<std::size_t>((e - from) / every) % ring.size()]; }
     };
     source make_source(const network_spec& spec, gid_type device);
+    // Consecutive inputs of a thread: a run of spike trains of one device, delay and port
+    // (drawn side by side: their Philox blocks in vector registers, random_lanes.hpp), or
+    // currents, one at a time.
+    struct segment {
+        std::uint32_t begin, end; // indices into inputs
+        bool spikes;
+        // A run's odd emission step whose uniforms are in `cached` (one Philox block serves
+        // steps 2m and 2m + 1: the second half is kept for the next step), else -1.
+        step_type cached_step = -1;
+    };
     struct thread_inputs {
         std::vector<input> inputs;
+        std::vector<segment> segments;
+        // Per input, used by the runs: the key's gid, the sub-stream, the cached bits.
+        std::vector<gid_type> gids;
+        std::vector<std::uint32_t> substreams;
+        std::vector<std::uint64_t> cached;
+        std::array<std::vector<std::uint32_t>, 4> words; // scratch: one piece of a run's blocks
         std::vector<sine_track> tracks;
         std::vector<local_index> batch_targets;
         std::vector<double> batch_weights;
@@ -122,9 +135,10 @@ private:
 
     // The source (era) an input's emission step e belongs to.
     const source& era_of(const input& in, step_type e) const;
-    // One input's effect on step n (apply's loop body); `block`: its Philox block for its
-    // emission step, when that is a spike train's draw not cached.
-    void apply_input(thread_inputs& mine, input& in, step_type n, const random_words& block, cell_group& cells);
+    // A run's Poisson counts of step n, into the thread's batch.
+    void apply_spike_run(thread_inputs& mine, segment& run, step_type n);
+    // One current input's effect on step n.
+    void apply_current(thread_inputs& mine, input& in, step_type n, cell_group& cells);
     // noise_generator's z of `interval` for input `substream` of `target` (header comment).
     double standard_normal(gid_type target, std::uint32_t substream, step_type interval) const;
 

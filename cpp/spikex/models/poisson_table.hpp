@@ -46,6 +46,8 @@ public:
         const auto g = static_cast<std::size_t>(u * guide_scale_); // exact: a power of two
         return search_from(guide_[g], u);
     }
+    // sample(u) is 0 exactly for u below this (P(K = 0); above 1 for an empty table).
+    double none_below() const { return cdf_.empty() ? 2.0 : cdf_[0]; }
     const std::vector<double>& cdf() const { return cdf_; }
     std::size_t bytes() const { return cdf_.capacity() * sizeof(double) + guide_.capacity() * sizeof(std::uint32_t); }
 
