@@ -259,29 +259,31 @@ private:
             if (!s.poisson) continue;
             const double w = s.p.poisson_weight;
             double* sum = w > 0 ? ex_sum_.data() : in_sum_.data();
-            local_index i = run.begin;
-            if (!cached) { // the blocks of 8 cells at once (random_lanes.hpp), the same words
-                for (; i + 8 <= run.end; i += 8) {
-                    std::array<gid_type, 8> gids;
-                    std::copy_n(gid_.begin() + i, 8, gids.begin());
-                    const auto words = poisson_blocks(seed_, gids, n);
-                    for (std::size_t l = 0; l < 8; ++l) {
-                        const random_words one = {words[0][l], words[1][l], words[2][l], words[3][l]};
-                        poisson_cache_[i + l] = poisson_bits_from_block(one, n | 1);
-                        add_poisson_count(s, sum, i + l, poisson_bits_from_block(one, n), w);
-                    }
-                }
+            if (cached) {
+                for (local_index i = run.begin; i < run.end; ++i) add_poisson_count(s, sum, i, poisson_cache_[i], w);
+                continue;
             }
-            for (; i < run.end; ++i) {
-                std::uint64_t bits;
-                if (cached) {
-                    bits = poisson_cache_[i];
-                } else {
-                    const random_words words = poisson_block(seed_, gid_[i], n);
-                    bits = poisson_bits_from_block(words, n);
-                    poisson_cache_[i] = poisson_bits_from_block(words, n | 1);
+            // The blocks of a piece of cells side by side (random_lanes.hpp), the same words.
+            const auto step = static_cast<std::uint64_t>(n);
+            constexpr local_index piece = 512;
+            for (auto& words: poisson_words_) words.resize(piece);
+            for (local_index first = run.begin; first < run.end; first += piece) {
+                const local_index count = std::min(piece, run.end - first);
+                const random_keys keys{seed_,
+                                       purpose::external_input,
+                                       static_cast<std::uint32_t>(step >> 1),
+                                       gid_.data() + first,
+                                       nullptr,
+                                       static_cast<std::uint32_t>(step >> 33)};
+                random_blocks_columns(keys, count,
+                                      {{poisson_words_[0].data(), poisson_words_[1].data(), poisson_words_[2].data(),
+                                        poisson_words_[3].data()}});
+                for (local_index l = 0; l < count; ++l) {
+                    const random_words one = {poisson_words_[0][l], poisson_words_[1][l], poisson_words_[2][l],
+                                              poisson_words_[3][l]};
+                    poisson_cache_[first + l] = poisson_bits_from_block(one, n | 1);
+                    add_poisson_count(s, sum, first + l, poisson_bits_from_block(one, n), w);
                 }
-                add_poisson_count(s, sum, i, bits, w);
             }
         }
         cached_block_ = odd ? -1 : block;
@@ -303,12 +305,13 @@ private:
     std::vector<cell_run> runs_;
     bool any_poisson_ = false;
     step_type cached_block_ = -1;
-    std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_; // V relative to E_L
-    iaf_step::current_buffer stim_;                       // current inputs (I_stim) [pA]
-    std::vector<std::int32_t> refractory_count_;          // r: refractory steps left
-    std::vector<double> ex_sum_, in_sum_;                 // input of the current step [pA]
-    std::vector<double> weighted_ex_, weighted_in_;       // input applied in the last end_step
-    std::vector<std::uint64_t> poisson_cache_;            // second half of the last even block
+    std::vector<double> V_, I_ex_, dI_ex_, I_in_, dI_in_;     // V relative to E_L
+    iaf_step::current_buffer stim_;                           // current inputs (I_stim) [pA]
+    std::vector<std::int32_t> refractory_count_;              // r: refractory steps left
+    std::vector<double> ex_sum_, in_sum_;                     // input of the current step [pA]
+    std::vector<double> weighted_ex_, weighted_in_;           // input applied in the last end_step
+    std::vector<std::uint64_t> poisson_cache_;                // second half of the last even block
+    std::array<std::vector<std::uint32_t>, 4> poisson_words_; // scratch: a piece of cells' blocks
 };
 
 } // namespace
