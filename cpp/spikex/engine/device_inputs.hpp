@@ -118,11 +118,15 @@ private:
     struct thread_inputs {
         std::vector<input> inputs;
         std::vector<segment> segments;
-        // Per input, used by the runs: the key's gid, the sub-stream, the cached bits.
+        // Per input, used by the runs: the key's gid, the sub-stream, the cached bits, the
+        // target and the weight (columns: a step reads them all, or a tenth at random).
         std::vector<gid_type> gids;
         std::vector<std::uint32_t> substreams;
         std::vector<std::uint64_t> cached;
+        std::vector<local_index> targets;
+        std::vector<double> weights;
         std::array<std::vector<std::uint32_t>, 4> words; // scratch: one piece of a run's blocks
+        std::vector<std::uint32_t> hits;                 // scratch: the piece's inputs with events
         std::vector<sine_track> tracks;
         std::vector<local_index> batch_targets;
         std::vector<double> batch_weights;
