@@ -57,6 +57,21 @@ public:
         });
     }
 
+    // 2-byte targets handed on as they are (a block's group reads them directly where it can).
+    void deliver_narrow(step_type n, const narrow_target* targets, const double* weights, std::uint32_t begin,
+                        std::uint32_t end, spike_output& out) override {
+        for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver_narrow(n, targets, weights, c, run_end, out);
+        });
+    }
+
+    void deliver_uniform_narrow(step_type n, const narrow_target* targets, std::uint32_t count, double weight,
+                                spike_output& out) override {
+        for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
+            cells.deliver_uniform_narrow(n, targets + c, run_end - c, weight, out);
+        });
+    }
+
     void deliver_current(step_type n, local_index cell, double pA) override {
         block_of(cell).cells->deliver_current(n, cell, pA);
     }
@@ -87,8 +102,8 @@ public:
 
 private:
     // Connections [begin, end) in runs whose targets share a block, in order.
-    template <typename Deliver>
-    void for_each_block_run(const local_index* targets, std::uint32_t begin, std::uint32_t end, Deliver&& deliver) {
+    template <typename Target, typename Deliver>
+    void for_each_block_run(const Target* targets, std::uint32_t begin, std::uint32_t end, Deliver&& deliver) {
         std::uint32_t c = begin;
         while (c < end) {
             const block& b = block_of(targets[c]);
