@@ -54,22 +54,7 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
             // (max - min)/every + 2 intervals.
             k.ring.assign(static_cast<std::size_t>((k.max_delay - k.min_delay) / k.every + 2), 0.0);
         }
-        // Segments: runs of spike trains of one device, delay and port; currents between.
-        auto& segments = threads_[t].segments;
-        for (std::uint32_t j = 0; j < mine.size(); ++j) {
-            const input& in = mine[j];
-            const bool spikes = sources_[in.source].kind == form::spikes;
-            bool extends = false;
-            if (!segments.empty() && segments.back().spikes == spikes) {
-                const input& first = mine[segments.back().begin];
-                extends =
-                    !spikes || (first.source == in.source && first.delay == in.delay && first.receptor == in.receptor);
-            }
-            if (extends)
-                segments.back().end = j + 1;
-            else
-                segments.push_back({j, j + 1, spikes});
-        }
+        build_segments(threads_[t]);
         auto& ti = threads_[t];
         ti.gids.resize(mine.size());
         ti.substreams.resize(mine.size());
@@ -83,6 +68,33 @@ device_inputs::device_inputs(const network_spec& spec, const std::vector<gid_typ
             ti.weights[j] = mine[j].weight;
         }
         total_ += mine.size();
+    }
+}
+
+// Runs of consecutive spike-train inputs with the same delay and port whose devices act
+// alike at every step: the same device, or devices of one era each with the same active
+// steps and rate (PyNN's SpikeSourcePoisson population, one device per cell); currents
+// between them, one segment per stretch.
+void device_inputs::build_segments(thread_inputs& mine) const {
+    mine.segments.clear();
+    const auto alike = [&](const input& a, const input& b) {
+        if (a.delay != b.delay || a.receptor != b.receptor) return false;
+        if (a.source == b.source) return true;
+        const source &x = sources_[a.source], &y = sources_[b.source];
+        const auto one_era = [](const source& s) { return s.until == std::numeric_limits<step_type>::max(); };
+        return one_era(x) && one_era(y) && x.table == y.table && x.schedule.first == y.schedule.first &&
+               x.schedule.last == y.schedule.last;
+    };
+    for (std::uint32_t j = 0; j < mine.inputs.size(); ++j) {
+        const input& in = mine.inputs[j];
+        const bool spikes = sources_[in.source].kind == form::spikes;
+        bool extends = false;
+        if (!mine.segments.empty() && mine.segments.back().spikes == spikes)
+            extends = !spikes || alike(mine.inputs[mine.segments.back().begin], in);
+        if (extends)
+            mine.segments.back().end = j + 1;
+        else
+            mine.segments.push_back({j, j + 1, spikes});
     }
 }
 
@@ -130,9 +142,11 @@ void device_inputs::respecify(gid_type device, const network_spec& spec, step_ty
     sources_[last].until = from;
     sources_[last].next = static_cast<std::uint32_t>(sources_.size());
     sources_.push_back(std::move(fresh));
-    for (auto& t: threads_) // a noise amplitude drawn for the old era is drawn again
+    for (auto& t: threads_) { // a noise amplitude drawn for the old era is drawn again
         for (auto& in: t.inputs)
             if (in.source == it->second) in.cached_interval = -1;
+        build_segments(t); // the device's inputs no longer run with other devices'
+    }
 }
 
 void device_inputs::apply(unsigned thread, step_type n, cell_group& cells, spike_output& out) {

@@ -105,9 +105,9 @@ private:
         double sample(step_type e) const { return ring[static_cast<std::size_t>((e - from) / every) % ring.size()]; }
     };
     source make_source(const network_spec& spec, gid_type device);
-    // Consecutive inputs of a thread: a run of spike trains of one device, delay and port
-    // (drawn side by side: their Philox blocks in vector registers, random_lanes.hpp), or
-    // currents, one at a time.
+    // Consecutive inputs of a thread: a run of spike trains of one delay and port whose
+    // devices act alike (build_segments; drawn side by side: their Philox blocks in vector
+    // registers, random_lanes.hpp), or currents, one at a time.
     struct segment {
         std::uint32_t begin, end; // indices into inputs
         bool spikes;
@@ -139,6 +139,7 @@ private:
 
     // The source (era) an input's emission step e belongs to.
     const source& era_of(const input& in, step_type e) const;
+    void build_segments(thread_inputs& mine) const;
     // A run's Poisson counts of step n, into the thread's batch.
     void apply_spike_run(thread_inputs& mine, segment& run, step_type n);
     // One current input's effect on step n.

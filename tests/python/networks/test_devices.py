@@ -210,3 +210,41 @@ def test_spike_source_poisson_bad_parameters_name_the_key():
     net.create("spike_source_poisson", 2, params={"rate": -1.0})
     with pytest.raises(ValueError, match="rate = -1: must be >= 0 Hz"):
         net.simulate(1.0)
+
+
+def _poisson_trains(first_rate, changes, threads=1):
+    """The input steps of 4 targets, each driven one-to-one by its own poisson_generator
+    (all of rate first_rate), over 50 ms, then `changes` ({device index: rate}), 50 ms more."""
+    net = sx.Network(dt_ms=0.1, seed=4, threads=threads)
+    generators = net.create("poisson_generator", 4, params={"rate": first_rate})
+    targets = _targets(net, 4)
+    net.connect_rule("one_to_one", generators, targets, weight=2.0, delay_ms=0.1)
+    net.record_spikes(targets)
+    net.simulate(50.0)
+    for k, rate in changes.items():
+        net.set(generators.first_gid + k, rate=rate)
+    result = net.simulate(50.0)
+    gids = result.spikes[0]
+    return [result.spike_steps[gids == g] for g in targets]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_poisson_generator_changed_between_runs_leaves_alike_devices_trains_alone(threads):
+    """Alike devices (one per target, the same rate: PyNN's SpikeSourcePoisson) are drawn
+    side by side; changing one between runs takes its train to the new rate from the next
+    emission step on, the others' trains stay as they were: each train is what a device
+    with that rate throughout would give in its own steps."""
+    changed = _poisson_trains(800.0, {2: 3000.0}, threads)
+    slow = _poisson_trains(800.0, {}, threads)
+    fast = _poisson_trains(3000.0, {}, threads)
+    assert all(len(t) > 40 for t in slow)
+    for k in range(4):
+        if k != 2:
+            np.testing.assert_array_equal(changed[k], slow[k])
+    # Emission step e (input at e + 2 with delay 1 and the target's output step) from the
+    # change on follows the new rate.
+    boundary = 500 + 2
+    before, after = changed[2][changed[2] < boundary], changed[2][changed[2] >= boundary]
+    np.testing.assert_array_equal(before, slow[2][slow[2] < boundary])
+    np.testing.assert_array_equal(after, fast[2][fast[2] >= boundary])
+    assert len(after) > 2 * len(slow[2][slow[2] >= boundary])
