@@ -99,13 +99,6 @@ void columns_scalar(const random_keys& keys, std::size_t begin, std::size_t end,
 
 } // namespace
 
-lane_isa best_lane_isa() {
-    static const lane_isa best = __builtin_cpu_supports("avx512f") ? lane_isa::avx512
-                                 : __builtin_cpu_supports("avx2")  ? lane_isa::avx2
-                                                                   : lane_isa::scalar;
-    return best;
-}
-
 void random_blocks_columns(const random_keys& keys, std::size_t count, const random_columns& out, lane_isa isa) {
     if (isa == lane_isa::best) isa = best_lane_isa();
     switch (isa) {

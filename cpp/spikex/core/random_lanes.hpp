@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "spikex/core/lane_isa.hpp"
 #include "spikex/core/random.hpp"
 
 namespace spikex {
@@ -69,8 +70,6 @@ struct random_keys {
 struct random_columns {
     std::array<std::uint32_t*, 4> word;
 };
-enum class lane_isa { best, avx512, avx2, scalar };
-lane_isa best_lane_isa(); // the widest this machine runs
 // The blocks of keys 0 .. count-1, word for word random_block's, in columns. `isa`: the
 // machine's best by default (tests pick each one the machine runs).
 void random_blocks_columns(const random_keys& keys, std::size_t count, const random_columns& out,

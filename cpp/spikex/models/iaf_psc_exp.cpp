@@ -7,6 +7,7 @@
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
+#include "spikex/core/lane_isa.hpp"
 #include "spikex/models/cell_parameter_sets.hpp"
 #include "spikex/models/iaf_psc_exp.hpp"
 #include "spikex/models/iaf_step.hpp"
@@ -52,11 +53,12 @@ struct parameter_set {
 
 // Steps 1 and 2 of the update (header comment) for cells [begin, end): a free function, so
 // that GCC honours __restrict and vectorises the loop. Without current input I_stim is 0
-// and not read (NEST's I_e + 0.0 is I_e).
+// and not read (NEST's I_e + 0.0 is I_e). Compiled once per instruction set (below).
 template <bool with_stim>
-[[gnu::noinline]] void integrate(const parameter_set& set, std::size_t begin, std::size_t end, double* __restrict V,
-                                 double* __restrict I_ex, double* __restrict I_in, const double* __restrict I_stim,
-                                 double* __restrict ex_sum, double* __restrict in_sum, std::int32_t* __restrict r) {
+[[gnu::always_inline]] inline void
+integrate_cells(const parameter_set& set, std::size_t begin, std::size_t end, double* __restrict V,
+                double* __restrict I_ex, double* __restrict I_in, const double* __restrict I_stim,
+                double* __restrict ex_sum, double* __restrict in_sum, std::int32_t* __restrict r) {
     const propagators q = set.q;
     const double I_e = set.I_e;
     const double I_e_term = (I_e + 0.0) * q.P20;
@@ -72,6 +74,31 @@ template <bool with_stim>
         ex_sum[i] = 0.0;
         in_sum[i] = 0.0;
     }
+}
+
+// integrate_cells in the vector widths of core/lane_isa.hpp: the same bits in each.
+#define SPIKEX_INTEGRATE_CLONE(name, ...)                                                                     \
+    template <bool with_stim>                                                                                 \
+    __VA_ARGS__ void name(const parameter_set& set, std::size_t begin, std::size_t end, double* __restrict V, \
+                          double* __restrict I_ex, double* __restrict I_in, const double* __restrict I_stim,  \
+                          double* __restrict ex_sum, double* __restrict in_sum, std::int32_t* __restrict r) { \
+        integrate_cells<with_stim>(set, begin, end, V, I_ex, I_in, I_stim, ex_sum, in_sum, r);                \
+    }
+SPIKEX_INTEGRATE_CLONE(integrate_baseline, [[gnu::noinline]])
+SPIKEX_INTEGRATE_CLONE(integrate_avx2, [[gnu::noinline, gnu::target("avx2")]])
+SPIKEX_INTEGRATE_CLONE(integrate_avx512, [[gnu::noinline, gnu::target("avx512f")]])
+#undef SPIKEX_INTEGRATE_CLONE
+
+template <bool with_stim>
+void integrate(const parameter_set& set, std::size_t begin, std::size_t end, double* V, double* I_ex, double* I_in,
+               const double* I_stim, double* ex_sum, double* in_sum, std::int32_t* r) {
+    static const lane_isa isa = best_lane_isa();
+    if (isa == lane_isa::avx512)
+        integrate_avx512<with_stim>(set, begin, end, V, I_ex, I_in, I_stim, ex_sum, in_sum, r);
+    else if (isa == lane_isa::avx2)
+        integrate_avx2<with_stim>(set, begin, end, V, I_ex, I_in, I_stim, ex_sum, in_sum, r);
+    else
+        integrate_baseline<with_stim>(set, begin, end, V, I_ex, I_in, I_stim, ex_sum, in_sum, r);
 }
 
 class iaf_psc_exp_group final: public cell_group_of_both_widths<iaf_psc_exp_group, group> {

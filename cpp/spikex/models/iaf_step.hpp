@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "spikex/models/cell_group.hpp"
 
 namespace spikex::iaf_step {
@@ -43,19 +47,43 @@ private:
     std::vector<double> now_, next_;
 };
 
+// Whether one of v[0 .. count-1] is >= theta: two cells per SSE2 compare (the x86-64
+// baseline; GCC leaves the loop below scalar, a compare and a dependent or per cell).
+inline bool any_at_least(const double* v, local_index count, double theta) {
+    local_index i = 0;
+#if defined(__SSE2__)
+    const __m128d limit = _mm_set1_pd(theta);
+    __m128d crossed = _mm_setzero_pd();
+    for (; i + 2 <= count; i += 2) crossed = _mm_or_pd(crossed, _mm_cmpge_pd(_mm_loadu_pd(v + i), limit));
+    if (_mm_movemask_pd(crossed) != 0) return true;
+#endif
+    bool crossed_tail = false;
+    for (; i < count; ++i) crossed_tail |= v[i] >= theta;
+    return crossed_tail;
+}
+
 // NEST's threshold step: V >= theta -> refractory for the set's steps, V = V_reset, spike
 // at step n. Cells in runs of one parameter set (Set: theta, V_reset, q.refractory_steps,
 // all relative to E_L like V).
 template <typename Run, typename Set>
 void fire_crossings(const std::vector<Run>& runs, const std::vector<Set>& sets, double* V, std::int32_t* refractory,
                     local_index first_local, step_type n, spike_output& out) {
+    // A piece of cells is looked at only when one of them crossed: the test of the piece is
+    // a branch-free reduction the compiler vectorises, where a branch per cell costs a
+    // compare and a jump each (a third of a small network's update).
+    constexpr local_index piece = 32;
     for (const auto& run: runs) {
         const Set& s = sets[run.set];
-        for (local_index i = run.begin; i < run.end; ++i) {
-            if (V[i] >= s.theta) {
-                refractory[i] = s.q.refractory_steps;
-                V[i] = s.V_reset;
-                out.emit(first_local + i, n);
+        const double theta = s.theta;
+        for (local_index first = run.begin; first < run.end; first += piece) {
+            const local_index last = std::min(first + piece, run.end);
+            if (!any_at_least(V + first, last - first, theta)) continue;
+            for (local_index i = first; i < last; ++i) {
+                if (V[i] >= theta) {
+                    refractory[i] = s.q.refractory_steps;
+                    V[i] = s.V_reset;
+                    out.emit(first_local + i, n);
+                }
             }
         }
     }

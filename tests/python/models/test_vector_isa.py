@@ -1,6 +1,8 @@
 """The conductance-based and HH models computed eight cells per AVX-512 register (with the
 vector exp) give the same spikes and membrane traces as the baseline clone with libm's exp
-per cell (SPIKEX_VECTOR_ISA=baseline): docs/dev/ode.md, "Cells side by side"."""
+per cell (SPIKEX_VECTOR_ISA=baseline): docs/dev/ode.md, "Cells side by side". So do
+iaf_psc_exp's update clones and the Poisson drive's Philox columns (core/lane_isa.hpp),
+which every model here gets from its poisson_generator."""
 
 import json
 import os
@@ -12,6 +14,7 @@ import pytest
 import spikex
 
 MODELS = [
+    "iaf_psc_exp",
     "iaf_cond_exp",
     "iaf_cond_alpha",
     "iaf_cond_exp_sfa_rr",
@@ -33,7 +36,7 @@ for model in sys.argv[1:]:
     net = sx.Network(dt_ms=0.1, seed=3)
     cells = net.create(model, 60)
     drive = net.create("poisson_generator", 1, params={"rate": 9000.0})
-    psc = model.startswith("hh_psc")
+    psc = model.startswith(("hh_psc", "iaf_psc"))
     strong = 12.0 if model.startswith(("aeif", "hh_cond")) else 3.0
     ports = {"receptor": 1} if model == "glif_cond" else {}  # its first port excitatory
     inhibitory = {"receptor": 2} if model == "glif_cond" else {}
