@@ -1283,7 +1283,7 @@ def _integer_array(where: str, name: str, values) -> np.ndarray:
         raise ValueError(f"{where}: {name} must be integer gids, got dtype {array.dtype}")
     if array.ndim != 1:
         raise ValueError(f"{where}: {name} must be one-dimensional, got shape {array.shape}")
-    return array.astype(np.int64)
+    return array.astype(np.int64, copy=False)  # connect hands it on at once: no copy needed
 
 
 def _broadcast(where: str, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

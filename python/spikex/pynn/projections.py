@@ -577,8 +577,14 @@ class Projection(common.Projection):
             self._connect_varying(net, sources, targets)
             return
         if taus is None:
+            ports = np.unique(self._ports)
+            if ports.size == 1:  # the common case: the whole arrays, no selection
+                net.connect(sources, targets, weight=self._store["weight"], delay_ms=self._store["delay"],
+                            synapse=self._synapse, synapse_params=self._synapse_params, local=True,
+                            receptor=int(ports[0]))  # fmt: skip
+                return
             port_of = self._ports[self._store["post"]]
-            for port in np.unique(self._ports):  # every value, so that every rank makes the same calls
+            for port in ports:  # every value, so that every rank makes the same calls
                 rows = port_of == port
                 net.connect(sources[rows], targets[rows], weight=self._store["weight"][rows],
                             delay_ms=self._store["delay"][rows], synapse=self._synapse,
