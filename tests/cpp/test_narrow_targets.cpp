@@ -1,5 +1,7 @@
 // Connection tables keep 2-byte targets where a rank's cells allow (connection_table.hpp):
 // the same table, the same spikes and the same plastic weights as with 4-byte targets.
+// Also: the counting pass's two forms for sources with several keys (rows, lists) give
+// the same table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,6 +73,20 @@ TEST(narrow_targets, same_table_in_two_and_four_bytes) {
         const local_index* piece = narrow.targets_of(100, 164, scratch);
         for (std::uint32_t c = 100; c < 164; ++c) EXPECT_EQ(piece[c - 100], wide.target(c));
         EXPECT_EQ(narrow.connection_bytes() + 2 * conns.size(), wide.connection_bytes());
+    }
+}
+
+TEST(key_counters, rows_and_lists_give_the_same_table) {
+    for (std::vector<local_index> thread_first: {std::vector<local_index>{}, std::vector<local_index>{0, 300, 1000}}) {
+        auto conns = random_connections(1000, 20000, 9);
+        for (auto& c: conns) c.delay = 1 + (c.delay * 7919 + c.target) % 40; // 40 keys: rows widen twice
+        const connection_table rows(conns, true, thread_first, false);
+        const connection_table lists(conns, true, thread_first, false, 0);
+        expect_same_table(rows, lists);
+        // A budget crossed while counting: rows turn into lists part way.
+        const connection_table switched(conns, true, thread_first, false, 100);
+        expect_same_table(switched, lists);
+        EXPECT_GT(rows.group_count(), 40u * 40u / 2);
     }
 }
 

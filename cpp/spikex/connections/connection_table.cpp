@@ -37,31 +37,51 @@ void free_vector(std::vector<T>& v) {
 // Where one thread's placing pass puts each of its connections (one placement per
 // thread: the counts of its own targets' inputs). Most sources have one (delay, synapse)
 // key: one counter per source, turned into a cursor. A source with several keys (an
-// excitatory source with plastic E->E and static E->I synapses) gets a short list of
-// (key, counter) instead, so that its groups come out in key order and in creation order
-// within each, without a per-connection key or a sort.
+// excitatory source with plastic E->E and static E->I synapses; a source whose delays
+// are drawn: one key per delay value) gets counters for its keys instead, so that its
+// groups come out in key order and in creation order within each, without a
+// per-connection key or a sort. Those counters are a row per source, indexed by the
+// key's number among the thread's keys (a direct look-up, a cache line per source when
+// there are few keys), or, when rows would take more room than the connections
+// themselves (many keys, few per source), a list of (key, counter) per source.
 class placement {
 public:
-    explicit placement(std::uint32_t space): cursor_(space, 0), key_(space, no_key) {}
+    placement(std::uint32_t space, std::uint64_t rows_budget):
+        cursor_(space, 0), key_(space, no_key), rows_budget_(rows_budget), rows_mode_(rows_budget > 0) {}
 
     // Counting pass.
     void count(const built_connection& c) {
         const std::uint32_t s = c.source;
         const std::uint64_t k = group_key(c);
+        ++counted_;
         ++cursor_[s];
         std::uint64_t& sk = key_[s];
-        if (sk == no_key) sk = k;
         if (sk == k) return;
-        if (!(sk & several_keys)) { // a second key: every earlier connection had the first
-            lists_.push_back({{sk, cursor_[s] - 1}});
-            sk = several_keys | (lists_.size() - 1);
+        if (sk == no_key) {
+            sk = k;
+            return;
         }
-        auto& list = lists_[sk & ~several_keys];
-        auto it = std::find_if(list.begin(), list.end(), [k](const key_counter& e) { return e.key == k; });
-        if (it == list.end())
-            list.push_back({k, 1});
-        else
-            ++it->counter;
+        if (!(sk & several_keys)) { // a second key: every earlier connection had the first
+            const std::uint64_t first = sk;
+            const std::uint32_t earlier = cursor_[s] - 1;
+            if (rows_mode_) {
+                const std::uint32_t id = key_id(first); // before the row: numbering may widen rows
+                sk = several_keys | new_row();
+                add_to_row(sk & ~several_keys, id, earlier);
+            } else {
+                lists_.push_back({{first, earlier}});
+                sk = several_keys | (lists_.size() - 1);
+            }
+        }
+        if (rows_mode_) {
+            const std::uint32_t id = key_id(k);
+            add_to_row(sk & ~several_keys, id, 1);
+            // Rows of 5 bytes per entry: at most about 20 bytes per connection counted (the
+            // connections' own table is 10-16), or 80 MB (the default budget) while few are.
+            if (row_entries_ > 4 * counted_ + rows_budget_) rows_to_lists();
+        } else {
+            add_to_list(sk & ~several_keys, k);
+        }
     }
 
     // Appends the keys counted for source s.
@@ -72,7 +92,14 @@ public:
             out.push_back(sk);
             return;
         }
-        for (const auto& e: lists_[sk & ~several_keys]) out.push_back(e.key);
+        const std::uint64_t index = sk & ~several_keys;
+        if (rows_mode_) {
+            const char* present = row_present_.data() + index * stride_;
+            for (std::uint32_t id = 0; id < ids_.size(); ++id)
+                if (present[id]) out.push_back(ids_[id]);
+            return;
+        }
+        for (const auto& e: lists_[index]) out.push_back(e.key);
     }
 
     // Turns the counter of (source s, key k) into the position of its first connection,
@@ -88,7 +115,17 @@ public:
             if (!weight_cursor_.empty()) weight_cursor_[s] = weight_slot;
             return count;
         }
-        for (auto& e: lists_[sk & ~several_keys]) {
+        const std::uint64_t index = sk & ~several_keys;
+        if (rows_mode_) {
+            const auto id = find_id(k);
+            if (id == no_id || !row_present_[index * stride_ + id]) return 0;
+            std::uint32_t& counter = row_counter_[index * stride_ + id];
+            const std::uint32_t count = counter;
+            counter = static_cast<std::uint32_t>(position);
+            if (!row_slot_.empty()) row_slot_[index * stride_ + id] = weight_slot;
+            return count;
+        }
+        for (auto& e: lists_[index]) {
             if (e.key != k) continue;
             const std::uint32_t count = e.counter;
             e.counter = static_cast<std::uint32_t>(position);
@@ -98,14 +135,19 @@ public:
         return 0;
     }
     // Weight slots are noted (start) only after this.
-    void note_weight_slots() { weight_cursor_.assign(cursor_.size(), no_slot); }
+    void note_weight_slots() {
+        weight_cursor_.assign(cursor_.size(), no_slot);
+        if (rows_mode_) row_slot_.assign(row_counter_.size(), no_slot);
+    }
 
     // Placing pass: the position of the next connection (after start).
     std::uint32_t take(const built_connection& c) {
         const std::uint64_t sk = key_[c.source];
         if (!(sk & several_keys)) return cursor_[c.source]++;
         const std::uint64_t k = group_key(c);
-        for (auto& e: lists_[sk & ~several_keys]) {
+        const std::uint64_t index = sk & ~several_keys;
+        if (rows_mode_) return row_counter_[index * stride_ + find_id(k)]++;
+        for (auto& e: lists_[index]) {
             if (e.key == k) return e.counter++;
         }
         throw internal_error("connection table: a connection's key was not counted");
@@ -120,7 +162,15 @@ public:
             return cursor_[c.source]++;
         }
         const std::uint64_t k = group_key(c);
-        for (auto& e: lists_[sk & ~several_keys]) {
+        const std::uint64_t index = sk & ~several_keys;
+        if (rows_mode_) {
+            const std::uint64_t at = index * stride_ + find_id(k);
+            std::uint32_t& slot = row_slot_[at];
+            weight_slot = slot;
+            if (slot != no_slot) ++slot;
+            return row_counter_[at]++;
+        }
+        for (auto& e: lists_[index]) {
             if (e.key != k) continue;
             weight_slot = e.weight_slot;
             if (e.weight_slot != no_slot) ++e.weight_slot;
@@ -129,7 +179,7 @@ public:
         throw internal_error("connection table: a connection's key was not counted");
     }
 
-    bool any_several_keys() const { return !lists_.empty(); }
+    bool any_several_keys() const { return rows_ > 0 || !lists_.empty(); }
     static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
 
 private:
@@ -138,9 +188,101 @@ private:
         std::uint32_t counter;
         std::uint32_t weight_slot = no_slot;
     };
+    static constexpr std::uint32_t no_id = ~std::uint32_t{0};
+
+    std::uint64_t new_row() {
+        const std::uint64_t row = rows_++;
+        row_counter_.resize(rows_ * stride_, 0);
+        row_present_.resize(rows_ * stride_, 0);
+        row_entries_ = rows_ * stride_;
+        return row;
+    }
+    void add_to_row(std::uint64_t row, std::uint32_t id, std::uint32_t count) {
+        const std::uint64_t at = row * stride_ + id;
+        row_counter_[at] += count;
+        row_present_[at] = 1;
+    }
+    void add_to_list(std::uint64_t index, std::uint64_t k) {
+        auto& list = lists_[index];
+        auto it = std::find_if(list.begin(), list.end(), [k](const key_counter& e) { return e.key == k; });
+        if (it == list.end())
+            list.push_back({k, 1});
+        else
+            ++it->counter;
+    }
+
+    // The thread's number of key k, given on first sight (rows widen when needed).
+    std::uint32_t key_id(std::uint64_t k) {
+        const std::uint32_t found = find_id(k);
+        if (found != no_id) return found;
+        const auto id = static_cast<std::uint32_t>(ids_.size());
+        ids_.push_back(k);
+        if (2 * ids_.size() > slots_.size()) { // rehash at half full
+            slots_.assign(std::max<std::size_t>(64, 4 * ids_.size()), 0);
+            for (std::uint32_t j = 0; j < ids_.size(); ++j) insert_slot(ids_[j], j);
+        } else {
+            insert_slot(k, id);
+        }
+        if (ids_.size() > stride_) widen_rows();
+        return id;
+    }
+    std::uint32_t find_id(std::uint64_t k) const {
+        if (slots_.empty()) return no_id;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t h = hash(k) & mask;; h = (h + 1) & mask) {
+            const std::uint32_t v = slots_[h];
+            if (v == 0) return no_id;
+            if (ids_[v - 1] == k) return v - 1;
+        }
+    }
+    void insert_slot(std::uint64_t k, std::uint32_t id) {
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t h = hash(k) & mask;
+        while (slots_[h] != 0) h = (h + 1) & mask;
+        slots_[h] = id + 1;
+    }
+    static std::size_t hash(std::uint64_t k) { return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15u) >> 20); }
+
+    void widen_rows() {
+        const std::uint32_t wider = stride_ * 2;
+        std::vector<std::uint32_t> counter(rows_ * wider, 0);
+        std::vector<char> present(rows_ * wider, 0);
+        for (std::uint64_t r = 0; r < rows_; ++r) {
+            std::copy_n(row_counter_.begin() + r * stride_, stride_, counter.begin() + r * wider);
+            std::copy_n(row_present_.begin() + r * stride_, stride_, present.begin() + r * wider);
+        }
+        row_counter_.swap(counter);
+        row_present_.swap(present);
+        stride_ = wider;
+        row_entries_ = rows_ * stride_;
+    }
+    // Rows would outgrow the connections: each row becomes a list of its keys, for good.
+    void rows_to_lists() {
+        lists_.assign(rows_, {});
+        for (std::uint64_t r = 0; r < rows_; ++r)
+            for (std::uint32_t id = 0; id < ids_.size(); ++id)
+                if (row_present_[r * stride_ + id]) lists_[r].push_back({ids_[id], row_counter_[r * stride_ + id]});
+        rows_mode_ = false;
+        std::vector<std::uint32_t>().swap(row_counter_);
+        std::vector<char>().swap(row_present_);
+        rows_ = 0;
+        row_entries_ = 0;
+    }
+
     std::vector<std::uint32_t> cursor_;        // per source: count, then next position
     std::vector<std::uint32_t> weight_cursor_; // per source: next weight slot (only when noted)
-    std::vector<std::uint64_t> key_;           // per source: its key, or several_keys | list
+    std::vector<std::uint64_t> key_;           // per source: its key, or several_keys | row or list
+    std::uint64_t counted_ = 0;
+    std::uint64_t rows_budget_;
+    // Rows (rows_mode_): counters of row r and key number j at r * stride_ + j.
+    bool rows_mode_;
+    std::uint64_t rows_ = 0, row_entries_ = 0;
+    std::uint32_t stride_ = 16;
+    std::vector<std::uint32_t> row_counter_, row_slot_;
+    std::vector<char> row_present_;
+    std::vector<std::uint64_t> ids_;   // the thread's keys by number
+    std::vector<std::uint32_t> slots_; // open addressing: number + 1, 0 empty
+    // Lists (after rows_to_lists).
     std::vector<std::vector<key_counter>> lists_;
 };
 
@@ -254,7 +396,8 @@ private:
 } // namespace
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
-                                   std::vector<local_index> thread_first, bool narrow_targets) {
+                                   std::vector<local_index> thread_first, bool narrow_targets,
+                                   std::uint64_t key_rows_budget) {
     // Any gids: number the distinct sources densely for the build, then put the gids back.
     std::vector<gid_type> distinct;
     if (sort_by_source) {
@@ -265,6 +408,7 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
     }
     table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
     shape.narrow_targets = narrow_targets;
+    shape.key_rows_budget = key_rows_budget;
     connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
         const auto& first = shape.thread_first;
         for (built_connection c: conns) {
@@ -300,7 +444,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     const unsigned T = threads_;
 
     // Pass 1: connections per source and (delay, synapse) key.
-    std::vector<placement> parts(T, placement(space));
+    std::vector<placement> parts(T, placement(space, shape.key_rows_budget));
     std::vector<pass_summary> seen_by(T);
     std::vector<source_weights> weights_by(shape.weights_when_counting ? T : 0, source_weights(space));
     for_each_thread(T, [&](unsigned t) {

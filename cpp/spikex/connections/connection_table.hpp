@@ -110,6 +110,10 @@ struct table_shape {
     // Targets take 2 bytes each where the rank's targets allow (sorted layout); false: 4
     // bytes always (tests of both widths).
     bool narrow_targets = true;
+    // Sources with several keys count in rows (one counter per key the thread has seen)
+    // while the rows take at most this many entries beyond 4 per connection counted, else
+    // in lists (the same table; 0: lists at once, for tests).
+    std::uint64_t key_rows_budget = std::uint64_t{1} << 24;
 };
 
 // Sorted tables keep their targets in 2 bytes when every target index is below this (a
@@ -122,7 +126,8 @@ public:
     connection_table(): connection_table(std::vector<built_connection>{}, true) {}
     // From a list (tests, small networks): any gids.
     explicit connection_table(const std::vector<built_connection>& connections, bool sort_by_source = true,
-                              std::vector<local_index> thread_first = {}, bool narrow_targets = true);
+                              std::vector<local_index> thread_first = {}, bool narrow_targets = true,
+                              std::uint64_t key_rows_budget = table_shape{}.key_rows_budget);
     connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source);
 
     bool sorted() const { return sorted_; }
