@@ -26,39 +26,58 @@ void columns_scalar(const random_keys& keys, std::size_t begin, std::size_t end,
     }
 }
 
-// 16 keys per iteration, one per 32-bit lane; the tail with masked loads and stores.
-[[gnu::target("avx512f")]] void columns_avx512(const random_keys& keys, std::size_t count, const random_columns& out) {
+// N x 16 keys per iteration, one per 32-bit lane: N independent chains of rounds, so that
+// the core overlaps one's multiplies with the other's (each round waits on the last);
+// the tail 16 at a time with masked loads and stores.
+template <int N>
+[[gnu::target("avx512f"), gnu::always_inline]] inline void
+philox_avx512_lanes(const random_keys& keys, std::size_t i, __mmask16 live, const random_columns& out) {
     const __m512i m0 = _mm512_set1_epi64(M0), m1 = _mm512_set1_epi64(M1);
-    const __m512i purpose_lanes = _mm512_set1_epi32(static_cast<int>(keys.p));
-    const __m512i index_lanes = _mm512_set1_epi32(static_cast<int>(keys.index));
-    const __m512i substream_all = _mm512_set1_epi32(static_cast<int>(keys.substream_all));
     const __m512i w1 = _mm512_set1_epi32(static_cast<int>(W1));
     constexpr __mmask16 odd = 0xAAAA;
-    static_assert(sizeof(gid_type) == 4);
-    for (std::size_t i = 0; i < count; i += 16) {
-        const __mmask16 live = count - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (count - i)) - 1);
-        __m512i c0 = purpose_lanes, c1 = index_lanes, c3 = _mm512_setzero_si512();
-        __m512i c2 = keys.substream ? _mm512_maskz_loadu_epi32(live, keys.substream + i) : substream_all;
-        __m512i k1 = _mm512_maskz_loadu_epi32(live, keys.gid + i);
-        std::uint32_t k0 = keys.seed;
-        for (int round = 0; round < 10; ++round) {
-            if (round > 0) k0 += W0, k1 = _mm512_add_epi32(k1, w1);
+    __m512i c0[N], c1[N], c2[N], c3[N], k1[N];
+    for (int v = 0; v < N; ++v) {
+        c0[v] = _mm512_set1_epi32(static_cast<int>(keys.p));
+        c1[v] = _mm512_set1_epi32(static_cast<int>(keys.index));
+        c2[v] = keys.substream ? _mm512_maskz_loadu_epi32(live, keys.substream + i + 16 * v)
+                               : _mm512_set1_epi32(static_cast<int>(keys.substream_all));
+        c3[v] = _mm512_setzero_si512();
+        k1[v] = _mm512_maskz_loadu_epi32(live, keys.gid + i + 16 * v);
+    }
+    std::uint32_t k0 = keys.seed;
+    for (int round = 0; round < 10; ++round) {
+        if (round > 0) k0 += W0;
+        const __m512i k0_lanes = _mm512_set1_epi32(static_cast<int>(k0));
+        for (int v = 0; v < N; ++v) {
+            if (round > 0) k1[v] = _mm512_add_epi32(k1[v], w1);
             // 32 x 32 -> 64-bit products of the even lanes, then of the odd ones.
-            const __m512i p0e = _mm512_mul_epu32(c0, m0), p0o = _mm512_mul_epu32(_mm512_srli_epi64(c0, 32), m0);
-            const __m512i p1e = _mm512_mul_epu32(c2, m1), p1o = _mm512_mul_epu32(_mm512_srli_epi64(c2, 32), m1);
+            const __m512i p0e = _mm512_mul_epu32(c0[v], m0), p0o = _mm512_mul_epu32(_mm512_srli_epi64(c0[v], 32), m0);
+            const __m512i p1e = _mm512_mul_epu32(c2[v], m1), p1o = _mm512_mul_epu32(_mm512_srli_epi64(c2[v], 32), m1);
             const __m512i lo0 = _mm512_mask_blend_epi32(odd, p0e, _mm512_slli_epi64(p0o, 32));
             const __m512i hi0 = _mm512_mask_blend_epi32(odd, _mm512_srli_epi64(p0e, 32), p0o);
             const __m512i lo1 = _mm512_mask_blend_epi32(odd, p1e, _mm512_slli_epi64(p1o, 32));
             const __m512i hi1 = _mm512_mask_blend_epi32(odd, _mm512_srli_epi64(p1e, 32), p1o);
-            c0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1), _mm512_set1_epi32(static_cast<int>(k0)));
-            c1 = lo1;
-            c2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), k1);
-            c3 = lo0;
+            c0[v] = _mm512_xor_si512(_mm512_xor_si512(hi1, c1[v]), k0_lanes);
+            c1[v] = lo1;
+            c2[v] = _mm512_xor_si512(_mm512_xor_si512(hi0, c3[v]), k1[v]);
+            c3[v] = lo0;
         }
-        _mm512_mask_storeu_epi32(out.word[0] + i, live, c0);
-        _mm512_mask_storeu_epi32(out.word[1] + i, live, c1);
-        _mm512_mask_storeu_epi32(out.word[2] + i, live, c2);
-        _mm512_mask_storeu_epi32(out.word[3] + i, live, c3);
+    }
+    for (int v = 0; v < N; ++v) {
+        _mm512_mask_storeu_epi32(out.word[0] + i + 16 * v, live, c0[v]);
+        _mm512_mask_storeu_epi32(out.word[1] + i + 16 * v, live, c1[v]);
+        _mm512_mask_storeu_epi32(out.word[2] + i + 16 * v, live, c2[v]);
+        _mm512_mask_storeu_epi32(out.word[3] + i + 16 * v, live, c3[v]);
+    }
+}
+
+[[gnu::target("avx512f")]] void columns_avx512(const random_keys& keys, std::size_t count, const random_columns& out) {
+    static_assert(sizeof(gid_type) == 4);
+    std::size_t i = 0;
+    for (; i + 32 <= count; i += 32) philox_avx512_lanes<2>(keys, i, __mmask16(0xFFFF), out);
+    for (; i < count; i += 16) {
+        const __mmask16 live = count - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (count - i)) - 1);
+        philox_avx512_lanes<1>(keys, i, live, out);
     }
 }
 

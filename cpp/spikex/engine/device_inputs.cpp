@@ -215,6 +215,7 @@ void device_inputs::apply_spike_run(thread_inputs& mine, segment& run, step_type
     const poisson_table& table = tables_[s.table];
     const double none_below = table.none_below(); // < 2: exact times 2^53 below 2^54
     const auto none_below_m = static_cast<std::uint64_t>(std::ceil(none_below * 0x1.0p53));
+    const double one_at_most_below = table.one_at_most_below();
     const bool odd = (e & 1) != 0, cached = odd && run.cached_step == e;
     constexpr std::uint32_t piece = 512; // the blocks of a piece stay in L1
     for (auto& w: mine.words) w.resize(piece);
@@ -263,7 +264,9 @@ void device_inputs::apply_spike_run(thread_inputs& mine, segment& run, step_type
             const double u =
                 uniform_from_words(static_cast<std::uint32_t>(bits >> 32), static_cast<std::uint32_t>(bits));
             batch_target[h] = target[i];
-            batch_weight[h] = static_cast<double>(table.sample(u)) * weight[i];
+            // One event is most of them at a few events per hundred steps: no table search.
+            const std::uint32_t k = u < one_at_most_below ? 1 : table.sample(u);
+            batch_weight[h] = static_cast<double>(k) * weight[i];
         }
     }
     run.cached_step = odd ? -1 : e + 1;

@@ -46,8 +46,10 @@ public:
         const auto g = static_cast<std::size_t>(u * guide_scale_); // exact: a power of two
         return search_from(guide_[g], u);
     }
-    // sample(u) is 0 exactly for u below this (P(K = 0); above 1 for an empty table).
+    // sample(u) is 0 exactly for u below this (P(K = 0); above 1 for an empty table), and
+    // at most 1 below one_at_most_below() (P(K <= 1)).
     double none_below() const { return cdf_.empty() ? 2.0 : cdf_[0]; }
+    double one_at_most_below() const { return cdf_.size() < 2 ? 2.0 : cdf_[1]; }
     const std::vector<double>& cdf() const { return cdf_; }
     std::size_t bytes() const { return cdf_.capacity() * sizeof(double) + guide_.capacity() * sizeof(std::uint32_t); }
 
