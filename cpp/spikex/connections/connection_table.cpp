@@ -217,8 +217,8 @@ private:
         if (found != no_id) return found;
         const auto id = static_cast<std::uint32_t>(ids_.size());
         ids_.push_back(k);
-        if (2 * ids_.size() > slots_.size()) { // rehash at half full
-            slots_.assign(std::max<std::size_t>(64, 4 * ids_.size()), 0);
+        if (2 * ids_.size() > slots_.size()) {                                           // rehash at half full
+            slots_.assign(std::bit_ceil(std::max<std::size_t>(64, 4 * ids_.size())), 0); // masks need 2^k
             for (std::uint32_t j = 0; j < ids_.size(); ++j) insert_slot(ids_[j], j);
         } else {
             insert_slot(k, id);

@@ -16,11 +16,20 @@ namespace {
 struct block {
     local_index begin, end; // rank-local indices
     std::unique_ptr<cell_group> cells;
+    bool takes_input = true; // false: a device or spike source (never a connection's target)
 };
 
 class composite_group final: public cell_group {
 public:
-    explicit composite_group(std::vector<block> blocks): blocks_(std::move(blocks)) {}
+    explicit composite_group(std::vector<block> blocks): blocks_(std::move(blocks)) {
+        // One block that takes input (the cells beside their Poisson generators): every
+        // target is in it, so synaptic input goes there whole, without looking at targets.
+        const auto receivers =
+            std::count_if(blocks_.begin(), blocks_.end(), [](const block& b) { return b.takes_input; });
+        if (receivers == 1)
+            only_receiver_ =
+                std::find_if(blocks_.begin(), blocks_.end(), [](const block& b) { return b.takes_input; })->cells.get();
+    }
 
     void begin_step(step_type n, spike_output& out) override {
         for (auto& b: blocks_) b.cells->begin_step(n, out);
@@ -31,6 +40,7 @@ public:
     // independent).
     void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                  spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver(n, targets, weights, begin, end, out);
         for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver(n, targets, weights, c, run_end, out);
         });
@@ -38,6 +48,7 @@ public:
 
     void deliver_port(std::uint32_t port, step_type n, const local_index* targets, const double* weights,
                       std::uint32_t begin, std::uint32_t end, spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_port(port, n, targets, weights, begin, end, out);
         for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver_port(port, n, targets, weights, c, run_end, out);
         });
@@ -45,6 +56,7 @@ public:
 
     void deliver_uniform(step_type n, const local_index* targets, std::uint32_t count, double weight,
                          spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_uniform(n, targets, count, weight, out);
         for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver_uniform(n, targets + c, run_end - c, weight, out);
         });
@@ -52,6 +64,7 @@ public:
 
     void deliver_uniform_port(std::uint32_t port, step_type n, const local_index* targets, std::uint32_t count,
                               double weight, spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_uniform_port(port, n, targets, count, weight, out);
         for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver_uniform_port(port, n, targets + c, run_end - c, weight, out);
         });
@@ -60,6 +73,7 @@ public:
     // 2-byte targets handed on as they are (a block's group reads them directly where it can).
     void deliver_narrow(step_type n, const narrow_target* targets, const double* weights, std::uint32_t begin,
                         std::uint32_t end, spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_narrow(n, targets, weights, begin, end, out);
         for_each_block_run(targets, begin, end, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver_narrow(n, targets, weights, c, run_end, out);
         });
@@ -67,6 +81,7 @@ public:
 
     void deliver_uniform_narrow(step_type n, const narrow_target* targets, std::uint32_t count, double weight,
                                 spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_uniform_narrow(n, targets, count, weight, out);
         for_each_block_run(targets, 0, count, [&](cell_group& cells, std::uint32_t c, std::uint32_t run_end) {
             cells.deliver_uniform_narrow(n, targets + c, run_end - c, weight, out);
         });
@@ -125,6 +140,7 @@ private:
     }
 
     std::vector<block> blocks_;
+    cell_group* only_receiver_ = nullptr;
 };
 
 } // namespace
@@ -155,7 +171,7 @@ std::unique_ptr<cell_group> make_cell_group(const network_spec& spec, const std:
     for (const auto& [model, range]: spans) {
         blocks.push_back({first_local + static_cast<local_index>(range.first),
                           first_local + static_cast<local_index>(range.second),
-                          make_block(model, range.first, range.second)});
+                          make_block(model, range.first, range.second), find_model(model).kind == model_kind::neuron});
     }
     return std::make_unique<composite_group>(std::move(blocks));
 }
