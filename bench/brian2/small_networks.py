@@ -13,7 +13,7 @@ every run its own process, the configurations interleaved round by round so that
 of load hits them all alike. Writes bench/results/small_networks.json and the page
 docs/validation/small_networks.md (host, load, best and median loop per configuration,
 the checks: spikex's best loop <= 0.8 x Brian2's best, 2 threads never slower than 1, the
-same spikes for every thread count)::
+same spikes for every thread count) and README.md's small_networks block::
 
     python bench/brian2/small_networks.py [--repeat 3] [--only brunel5k,cuba] [--no-brian2]
     python bench/brian2/small_networks.py --page-only   # the page from the JSON
@@ -94,6 +94,7 @@ def summarise(rows: dict[str, list[dict]]) -> list[dict]:
             "spikes_sha256": sorted({r.get("spikes_sha256", "") for r in runs}),
             "connections": first["connections"],
             "script_s": statistics.median(r.get("script_s", r.get("build_and_run_s", 0.0)) for r in runs),
+            "pynn_run_s": statistics.median(r["pynn_run_s"] for r in runs) if "pynn_run_s" in first else None,
         })  # fmt: skip
     return table
 
@@ -142,10 +143,15 @@ def write_page(result: dict) -> None:
         "1,100 Hz Poisson drive per cell, dt = 0.1 ms, 1 s); **brunel20k** the same with 20,000",
         "cells and the same in-degree (10 M synapses); **cuba** Vogels & Abbott's CUBA as in",
         "Brian2's example (4,000 cells, p = 0.02, 1 s). Loop: spikex's `time_s.simulate`,",
-        "Brian2's `device._last_run_time` (neither includes building the network).",
+        "Brian2's `device._last_run_time` (neither includes building the network). Script: the",
+        "whole run of `run_spikex.py` / `run_brian2.py` after the interpreter's start (imports,",
+        "building, the run, gathering; Brian2's includes its code generation and compilation),",
+        "median; for spikex.pynn also PyNN's `run()` (building the engine's tables and the loop).",
+        "Where a step's time goes: [](../dev/step_cost.md).",
         "",
-        "| network | simulator | front end | threads | best loop (s) | median (s) | rates E / I (Hz) | same spikes |",
-        "|---|---|---|---|---|---|---|---|",
+        "| network | simulator | front end | threads | best loop (s) | median (s) | script (s) | pynn `run()` (s) |"
+        " rates E / I (Hz) | same spikes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in result["table"]:
         asked = r["threads_asked"]
@@ -156,9 +162,10 @@ def write_page(result: dict) -> None:
         rates = r["rates_hz"]
         rate = " / ".join(f"{rates[k]:.1f}" for k in ("E", "I") if k in rates)
         same = "" if r["simulator"] == "brian2" else ("yes" if len(r["spikes_sha256"]) == 1 else "NO")
+        run_s = "" if r.get("pynn_run_s") is None else f"{r['pynn_run_s']:.2f}"
         lines.append(
             f"| {r['network']} | {r['simulator']} | {r['frontend']} | {threads} | {r['best_loop_s']:.3f} |"
-            f" {r['median_loop_s']:.3f} | {rate} | {same} |"
+            f" {r['median_loop_s']:.3f} | {r.get('script_s', 0.0):.2f} | {run_s} | {rate} | {same} |"
         )
     lines += ["", "Checks (best loops):", "", "| network | front end | 2 / 1 threads | spikex / Brian2 best | "
               "same spikes for 1, 2, auto threads | threads when not given |", "|---|---|---|---|---|---|"]
@@ -183,6 +190,37 @@ def write_page(result: dict) -> None:
     PAGE.write_text("\n".join(lines), encoding="utf-8")
 
 
+def readme_block(result: dict) -> str:
+    """The README's sentence against Brian2: each network's best loops (API, 1 and 2
+    threads) against Brian2's best, from the page's JSON."""
+    m = result["machine"]
+    loads = [x for r in result["table"] for x in r["load_1min"]]
+    parts = []
+    names = {"brunel5k": "Brunel, 5,000 cells", "brunel20k": "Brunel, 20,000 cells", "cuba": "VA CUBA, 4,000 cells"}
+    for network in NETWORK_ORDER:
+        rows = {(r["simulator"], r["frontend"], r["threads_asked"]): r for r in result["table"]
+                if r["network"] == network}  # fmt: skip
+        one, two = rows.get(("spikex", "api", 1)), rows.get(("spikex", "api", 2))
+        brian = [r["best_loop_s"] for (sim, _, _), r in rows.items() if sim == "brian2"]
+        if not (one and two and brian):
+            continue
+        parts.append(f"{names[network]}: {one['best_loop_s']:.3f} s on 1 thread and {two['best_loop_s']:.3f} s on 2"
+                     f" against {min(brian):.3f} s ({min(one['best_loop_s'], two['best_loop_s']) / min(brian):.2f}x)")
+    return (
+        f"Against Brian2 2.11's C++ standalone on {m['cpu']}, {m['cpus']} cores ({result['date_utc']} UTC, 1-minute load "
+        f"{min(loads)}-{max(loads)}; `make bench-brian2`, docs/validation/small_networks.md), best simulation loop of "
+        f"1 s of biological time, spikex's Python API against Brian2's best of 1 and 2 OpenMP threads: "
+        + "; ".join(parts) + "."
+    )
+
+
+def write_readme(result: dict) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    import readme_numbers
+
+    readme_numbers.write_block(readme_block(result), "small_networks")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -192,7 +230,9 @@ def main() -> int:
     parser.add_argument("--page-only", action="store_true")
     args = parser.parse_args()
     if args.page_only:
-        write_page(json.loads(RESULT.read_text()))
+        result = json.loads(RESULT.read_text())
+        write_page(result)
+        write_readme(result)
         return 0
     networks = [n for n in NETWORK_ORDER if n in args.only.split(",")]
     brian2 = not args.no_brian2
@@ -231,6 +271,7 @@ def main() -> int:
         result["runs"] = {**{k: v for k, v in previous["runs"].items() if k.split("/")[0] not in networks}, **rows}
     RESULT.write_text(json.dumps(result, indent=1) + "\n")
     write_page(result)
+    write_readme(result)
     print(json.dumps(result["checks"], indent=1))
     return 0
 

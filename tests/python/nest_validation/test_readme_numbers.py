@@ -121,3 +121,18 @@ def test_campaigns_accumulate_and_the_block_spans_them():
 def test_missing_markers_are_an_error():
     with pytest.raises(ValueError, match="vs_nest:begin"):
         readme_numbers.readme_with_block("no markers here", "block")
+
+
+def test_readme_small_networks_block_is_generated_from_its_json():
+    """Issue 60: the README's figures against Brian2 come from bench/results/small_networks.json."""
+    sys.path.insert(0, str(REPO / "bench" / "brian2"))
+    import small_networks
+
+    result = json.loads((REPO / "bench" / "results" / "small_networks.json").read_text(encoding="utf-8"))
+    block = small_networks.readme_block(result)
+    assert "Brunel, 5,000 cells" in block and "VA CUBA" in block
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert text == readme_numbers.readme_with_block(text, block, "small_networks"), (
+        "README.md's small_networks block differs from bench/results/small_networks.json: run "
+        "`python bench/brian2/small_networks.py --page-only`"
+    )
