@@ -84,6 +84,7 @@ class Model:
     defaults_need_internals: bool = False
     uses_random: bool = False  # random_normal, ... (the cell's counter-based stream)
     integration: str = "exact (ODE-toolbox's propagators)"
+    numeric: list[str] = field(default_factory=list)  # the numeric solver's state (its order)
 
 
 def _check_version() -> None:
@@ -291,9 +292,12 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     """The template's view of a transformed NESTML model; Unsupported for what is not."""
     name = model.get_name()
     m = Model(name=name, source=source)
-    if namespace.get("uses_numeric_solver"):
-        odes = ", ".join(namespace.get("numeric_state_variables", []))
-        raise Unsupported(f"nonlinear ODEs (a numeric solver for {odes})")
+    numeric = list(namespace.get("numeric_state_variables") or []) if namespace.get(
+        "uses_numeric_solver"
+    ) else []
+    if numeric and namespace.get("numeric_solver", "rk45") != "rk45":
+        raise Unsupported(f"the numeric solver {namespace.get('numeric_solver')}")
+    m.numeric = numeric
     if model.get_functions():
         raise Unsupported("user-defined functions")
     for decl, _variable in _declarations(
@@ -344,6 +348,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     port_names = {p.name for p in m.spike_ports}
 
     locals_: set[str] = set()
+    numeric_index = {v: k for k, v in enumerate(numeric)}
+    numeric_y = [False]  # while printing a right-hand side: numeric states are y[k]
 
     def resolver(prefix_of):
         def resolve(var: str) -> tuple[str, Fraction]:
@@ -353,8 +359,11 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 return f"in_{var}", _port_factor(model, var)
             if var == m.current_port:
                 return "stim", _continuous_factor(model, var)
+            if var in numeric_index and numeric_y[0]:
+                return f"y[{numeric_index[var]}]", Fraction(1)
             kind = (
                 "state" if var in state_names or var in namespace.get("analytic_state_variables", [])
+                or var in numeric
                 else "parameter" if var in parameter_names
                 else "internal" if var in internal_names
                 else None
@@ -392,6 +401,27 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.invariants.append(
                 (value.name, given.print(decl.get_invariant()), _escaped(str(decl.get_invariant())))
             )
+
+    if numeric:
+        # NESTML's NEST target's tolerances of its GSL RKF45 step control (its parameters
+        # gsl_abs_error_tol and gsl_rel_error_tol, "with_respect_to_solution")
+        for tol, default, cond, text in (
+            ("gsl_abs_error_tol", "1e-06", "p.gsl_abs_error_tol > 0.0", "gsl_abs_error_tol > 0"),
+            ("gsl_rel_error_tol", "1e-06", "p.gsl_rel_error_tol >= 0.0", "gsl_rel_error_tol >= 0"),
+        ):
+            if tol in parameter_names + state_names + internal_names:
+                raise Unsupported(f"a variable named {tol} (the numeric solver's tolerance)")
+            kind = "absolute" if "abs" in tol else "relative"
+            m.parameters.append(
+                Value(
+                    name=tol,
+                    meaning=f"the numeric solver's {kind} error bound per sub-step (NESTML's NEST target)",
+                    default_cpp=default,
+                    range="ranges::any()",
+                )
+            )
+            m.default_lines.append(f"d.{tol} = {default};")
+            m.invariants.append((tol, cond, text))
 
     # State: the declared variables (their initial values are parameters, as NEST's V_m)
     # and the ones NESTML added (convolutions), which start from ODE-toolbox's values. An
@@ -445,7 +475,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         m.default_lines.append(f"d.{init.name} = {init.default_cpp};")
     from pynestml.utils.model_parser import ModelParser
 
-    added = [v for v in analytic if v not in state_names]
+    added = list(dict.fromkeys(v for v in analytic + numeric if v not in state_names))
     if added:
         scope = model.get_equations_blocks()[0].get_scope()
         for var in added:
@@ -499,6 +529,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist, random
     )
     update_expressions = namespace.get("update_expressions", {})
+    numeric_update_expressions = namespace.get("numeric_update_expressions", {})
     spike_updates = namespace.get("spike_updates", {})
     convolutions = [v for v in analytic if "__X__" in v]
 
@@ -528,6 +559,63 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             for a in updates:
                 target = a.get_variable().get_complete_name()
                 if "__X__" not in target and target in variables:
+                    lines.append("    " + assignment(a))
+        lines.append("}")
+        return lines
+
+    convolution_names = [v for v in state_names if "__X__" in v]
+
+    def filtered(variables: list[str], args: list[str]) -> list[str]:
+        # NESTML's ASTUtils.filter_variables_list: the listed ones and their derivatives
+        out = []
+        for var in variables:
+            if var in args:
+                out.append(var)
+                out.extend(
+                    v for v in variables if v.count("__d") > 0 and v.split("__d")[0] == var
+                    and v not in args
+                )  # fmt: skip
+        return out
+
+    def integrate_numeric(call) -> list[str]:
+        # NESTML's NEST target (PredefinedFunction_integrate_odes, GSLIntegrationStep,
+        # GSLDifferentiationFunction): the analytic non-convolution states' new values
+        # first; then GSL's RKF45 over every numeric state (all the ODE states), the
+        # derivative 0 for those neither listed nor convolutions; every numeric state
+        # written back; the analytic ones replaced by their exact values; their spike
+        # updates. (Convolution states are set to their exact values after onReceive.)
+        args = [str(a) for a in call.get_args()]
+        exact = [v for v in analytic if "__X__" not in v or "__for_" in v]
+        if args:
+            exact = filtered(exact, args)
+        integrated = filtered(numeric, args) if args else list(numeric)
+        lines = ["{"]
+        for v in exact:
+            lines.append(f"    const double next_{v} = {step.print(update_expressions[v])};")
+        lines.append(f"    ode_y ys{{ {{ {', '.join('s.' + v for v in numeric)} }} }};")
+        lines.append("    const bool integrated = integrator.advance(")
+        lines.append("        [&](const ode_y& y, ode_y& f) {")
+        numeric_y[0] = True
+        try:
+            for k, v in enumerate(numeric):
+                if not args or v in integrated or v in convolution_names:
+                    rhs = step.print(numeric_update_expressions[v])
+                else:
+                    rhs = "0.0"
+                lines.append(f"            f[{k}] = {rhs};")
+        finally:
+            numeric_y[0] = False
+        lines.append("        },")
+        lines.append("        ys, h_, s.ode_substep);")
+        lines.append("    check_integration(integrated, ys, gids_[i], n);")
+        for k, v in enumerate(numeric):
+            lines.append(f"    s.{v} = ys[{k}];")
+        for v in exact:
+            lines.append(f"    s.{v} = next_{v};")
+        for updates in spike_updates.values():
+            for a in updates:
+                target = a.get_variable().get_complete_name()
+                if "__X__" not in target and target in exact + integrated:
                     lines.append("    " + assignment(a))
         lines.append("}")
         return lines
@@ -570,7 +658,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                     raise Unsupported("emit_spike() with arguments")
                 return ["out.emit(first_ + i, n);"]
             if name == "integrate_odes":
-                return integrate(call)
+                return integrate_numeric(call) if numeric else integrate(call)
             return [step.function_call(call) + ";"]
         raise Unsupported("return statements outside functions")
 
@@ -631,6 +719,17 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     if m.current_port:
         receptors += f"; currents into {m.current_port} (pA)"
     m.receptors = receptors
+    if numeric:
+        m.integration = (
+            "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's standard step control (gsl_abs_error_tol "
+            "+ gsl_rel_error_tol |y| per sub-step), as NESTML's NEST target, for "
+            + ", ".join(numeric)
+            + (
+                "; convolutions by ODE-toolbox's exact propagators"
+                if convolutions
+                else ""
+            )
+        )
     m.description = f"NESTML model {name} ({Path(source).name}), generated by spikex with NESTML {NESTML_VERSION}"
     return m
 

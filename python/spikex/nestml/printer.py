@@ -13,6 +13,7 @@ A construct the generator does not support raises :class:`Unsupported`, naming i
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -78,6 +79,19 @@ def _has_operation(code: str) -> bool:
     return any(c in code for c in "+-*/(") and not _is_plain_number(code)
 
 
+_CONSTANT_TOKENS = re.compile(
+    r"\b[pq]\.\w+|std::numeric_limits<double>::infinity\(\)|std::\w+(<double>)?|static_cast<long>"
+    r"|\b\d+(\.\d*)?(e[-+]?\d+)?\b"
+)
+
+
+def _reads_constants_only(code: str) -> bool:
+    """The printed C++ reads parameters (p.), internals (q.), numbers and std:: functions
+    only (NESTML's get_variables() does not see a function call's arguments: a state
+    inside min(V_m, V_peak) must keep the expression out of the per-set constants)."""
+    return re.search(r"[A-Za-z_]", _CONSTANT_TOKENS.sub("", code)) is None
+
+
 def _is_plain_number(code: str) -> bool:
     try:
         float(code)
@@ -127,7 +141,13 @@ class ExpressionPrinter:
         conversion = node.get_implicit_conversion_factor()
         if conversion is not None and conversion != 1:
             factor *= exact(conversion)
-        if self.hoist is not None and factor == 1 and _has_operation(code) and self._constant(node):
+        if (
+            self.hoist is not None
+            and factor == 1
+            and _has_operation(code)
+            and self._constant(node)
+            and _reads_constants_only(code)
+        ):
             return self.hoist(code), factor
         return code, factor
 
