@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import UserInputError
 from .pinned import NESTML_VERSION
-from .printer import ExpressionPrinter, Unsupported, unit_factor
+from .printer import ExpressionPrinter, LanesPrinter, NotLanes, Unsupported, unit_factor
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -49,6 +49,10 @@ class Value:
     settable: bool = True
     ctype: str = "double"  # a state variable's C++ type (NESTML's real, integer, boolean)
     needs_internals: bool = False  # an initial value that follows internals
+    cpp: str = ""  # where a state variable lives in cell_state (its name, or ode[k])
+
+    def __post_init__(self):
+        self.cpp = self.cpp or self.name
 
 
 @dataclass
@@ -85,6 +89,15 @@ class Model:
     uses_random: bool = False  # random_normal, ... (the cell's counter-based stream)
     integration: str = "exact (ODE-toolbox's propagators)"
     numeric: list[str] = field(default_factory=list)  # the numeric solver's state (its order)
+    # numeric models whose cells are integrated side by side (advance_cells): the step in
+    # three passes, the update block up to its integrate_odes() call (pre_lines), every
+    # cell's integration, the rest (step_lines); the variants' derivative masks
+    lanes: bool = False
+    pre_lines: list[str] = field(default_factory=list)
+    lanes_rhs: list[str] = field(default_factory=list)  # f[k]'s expression, generic in L
+    variant_masks: list[list[bool]] = field(default_factory=list)  # [variant][k]: f[k] computed
+    masked: list[int] = field(default_factory=list)  # the k whose f[k] some variant zeroes
+    kept: int = 0  # values per cell carried from the first pass to the third
 
 
 def _check_version() -> None:
@@ -359,8 +372,13 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 return f"in_{var}", _port_factor(model, var)
             if var == m.current_port:
                 return "stim", _continuous_factor(model, var)
-            if var in numeric_index and numeric_y[0]:
-                return f"y[{numeric_index[var]}]", Fraction(1)
+            if var in numeric_index:
+                if numeric_y[0]:
+                    return f"y[{numeric_index[var]}]", Fraction(1)
+                if prefix_of("state") == "s":
+                    return f"s.ode[{numeric_index[var]}]", Fraction(1)
+            if numeric_y[0] == "lanes" and var not in parameter_names + internal_names:
+                raise NotLanes(var)
             kind = (
                 "state" if var in state_names or var in namespace.get("analytic_state_variables", [])
                 or var in numeric
@@ -445,6 +463,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             range=_RANGE[kind],
             ctype=_CTYPE[kind],
         )
+        if value.name in numeric_index:
+            value.cpp = f"ode[{numeric_index[value.name]}]"
         init = Value(
             name=value.name,
             unit=value.unit,
@@ -456,7 +476,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             if not _is_number(expr):
                 init.rule = _escaped(str(expr))
                 init.rule_cpp = given.print(expr)
-            m.init_lines.append(f"s.{value.name} = static_cast<{value.ctype}>(p.{value.name});")
+            m.init_lines.append(f"s.{value.cpp} = static_cast<{value.ctype}>(p.{value.name});")
         except Unsupported:  # follows internals: at dt = 0.1 ms for the table's default
             init.default_cpp = default_with_internals.print(expr)
             init.rule = _escaped(
@@ -467,7 +487,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 m.default_lines.append("const internals dq = compute_internals(d, 0.1);")
             m.defaults_need_internals = True
             m.init_lines.append(
-                f"s.{value.name} = static_cast<{value.ctype}>(p.given_{value.name} ? p.{value.name} : "
+                f"s.{value.cpp} = static_cast<{value.ctype}>(p.given_{value.name} ? p.{value.name} : "
                 f"{with_internals.print(expr)});"
             )
         m.state.append(value)
@@ -480,13 +500,18 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         scope = model.get_equations_blocks()[0].get_scope()
         for var in added:
             m.state.append(
-                Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False)
+                Value(
+                    name=var,
+                    meaning=f"convolution state {var} (NESTML)",
+                    settable=False,
+                    cpp=f"ode[{numeric_index[var]}]" if var in numeric_index else "",
+                )
             )
         state_names.extend(added)
         for var in added:
             expr = ModelParser.parse_expression(str(initial_values.get(var, "0")))
             expr.update_scope(scope)
-            m.init_lines.append(f"s.{var} = {with_internals.print(expr)};")
+            m.init_lines.append(f"{with_internals.resolve(var)[0]} = {with_internals.print(expr)};")
 
     # Internals in declaration order (the propagators are among them).
     internal_printer = ExpressionPrinter(
@@ -577,6 +602,28 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 )  # fmt: skip
         return out
 
+    # The lanes pass (m.lanes): what each integrate_odes() call leaves for the third pass.
+    lanes_on = [False]
+    variants: list[tuple[list[bool], list[str]]] = []  # (f[k] computed, the lines after it)
+
+    def exact_and_integrated(call) -> tuple[list[str], list[str], list[bool]]:
+        args = [str(a) for a in call.get_args()]
+        exact = [v for v in analytic if "__X__" not in v or "__for_" in v]
+        if args:
+            exact = filtered(exact, args)
+        integrated = filtered(numeric, args) if args else list(numeric)
+        active = [not args or v in integrated or v in convolution_names for v in numeric]
+        return exact, integrated, active
+
+    def numeric_spike_updates(exact: list[str], integrated: list[str]) -> list[str]:
+        out = []
+        for updates in spike_updates.values():
+            for a in updates:
+                target = a.get_variable().get_complete_name()
+                if "__X__" not in target and target in exact + integrated:
+                    out.append(assignment(a))
+        return out
+
     def integrate_numeric(call) -> list[str]:
         # NESTML's NEST target (PredefinedFunction_integrate_odes, GSLIntegrationStep,
         # GSLDifferentiationFunction): the analytic non-convolution states' new values
@@ -584,39 +631,39 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         # derivative 0 for those neither listed nor convolutions; every numeric state
         # written back; the analytic ones replaced by their exact values; their spike
         # updates. (Convolution states are set to their exact values after onReceive.)
-        args = [str(a) for a in call.get_args()]
-        exact = [v for v in analytic if "__X__" not in v or "__for_" in v]
-        if args:
-            exact = filtered(exact, args)
-        integrated = filtered(numeric, args) if args else list(numeric)
+        exact, integrated, active = exact_and_integrated(call)
+        if lanes_on[0]:
+            # first pass: the variant and the exact values; the integration is the second
+            # pass (every cell of the run, side by side), the rest the third
+            lines = [f"variant_[i] = {len(variants)};"]
+            post = []
+            for e, v in enumerate(exact):
+                slot = len(convolutions) + e
+                lines.append(f"keep[{slot}] = {step.print(update_expressions[v])};")
+                post.append(f"{step.resolve(v)[0]} = keep[{slot}];")
+            m.kept = max(m.kept, len(convolutions) + len(exact))
+            variants.append((active, post + numeric_spike_updates(exact, integrated)))
+            return lines
         lines = ["{"]
         for v in exact:
             lines.append(f"    const double next_{v} = {step.print(update_expressions[v])};")
-        lines.append(f"    ode_y ys{{ {{ {', '.join('s.' + v for v in numeric)} }} }};")
+        lines.append("    ode_y ys = s.ode;")
         lines.append("    const bool integrated = integrator.advance(")
         lines.append("        [&](const ode_y& y, ode_y& f) {")
         numeric_y[0] = True
         try:
             for k, v in enumerate(numeric):
-                if not args or v in integrated or v in convolution_names:
-                    rhs = step.print(numeric_update_expressions[v])
-                else:
-                    rhs = "0.0"
+                rhs = step.print(numeric_update_expressions[v]) if active[k] else "0.0"
                 lines.append(f"            f[{k}] = {rhs};")
         finally:
             numeric_y[0] = False
         lines.append("        },")
         lines.append("        ys, h_, s.ode_substep);")
         lines.append("    check_integration(integrated, ys, gids_[i], n);")
-        for k, v in enumerate(numeric):
-            lines.append(f"    s.{v} = ys[{k}];")
+        lines.append("    s.ode = ys;")
         for v in exact:
-            lines.append(f"    s.{v} = next_{v};")
-        for updates in spike_updates.values():
-            for a in updates:
-                target = a.get_variable().get_complete_name()
-                if "__X__" not in target and target in exact + integrated:
-                    lines.append("    " + assignment(a))
+            lines.append(f"    {step.resolve(v)[0]} = next_{v};")
+        lines += ["    " + line for line in numeric_spike_updates(exact, integrated)]
         lines.append("}")
         return lines
 
@@ -685,11 +732,55 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             ]
         raise Unsupported("for loops")
 
+    # Whether the cells can be integrated side by side: the update block ends in an
+    # integrate_odes() call on every path (nothing of it runs after the integration), no
+    # random functions (their draws would be split over two passes), and every
+    # right-hand side reads the numeric states, parameters, internals and the current
+    # only, with operations the lanes have (lanes_rhs).
+    update_blocks = model.get_update_blocks()
+    if (
+        numeric
+        and len(update_blocks) == 1
+        and _ends_in_integration(update_blocks[0].get_stmts_body())
+        and not any(
+            "random_" in str(b)
+            for b in update_blocks + model.get_on_receive_blocks() + model.get_on_condition_blocks()
+        )
+    ):
+        lanes_printer = LanesPrinter(
+            resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist
+        )
+        numeric_y[0] = "lanes"
+        try:
+            m.lanes_rhs = [lanes_printer.print(numeric_update_expressions[v]) for v in numeric]
+            m.lanes = True
+        except (NotLanes, Unsupported):
+            m.lanes_rhs = []
+        finally:
+            numeric_y[0] = False
+
     lines = m.step_lines
-    for v in convolutions:
-        lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
-    for block in model.get_update_blocks():
-        lines += statements(block.get_stmts_body())
+    if m.lanes:
+        lanes_on[0] = True
+        m.kept = len(convolutions)
+        for j, v in enumerate(convolutions):
+            m.pre_lines.append(f"keep[{j}] = {step.print(update_expressions[v])};")
+        m.pre_lines += statements(update_blocks[0].get_stmts_body())
+        lanes_on[0] = False
+        masks = [active for active, _post in variants]
+        m.masked = [k for k in range(len(numeric)) if not all(mask[k] for mask in masks)]
+        m.variant_masks = [[mask[k] for k in m.masked] for mask in masks]
+        lines.append("switch (variant_[i]) {")
+        for k, (_active, post) in enumerate(variants):
+            lines.append(f"case {k}:")
+            lines += ["    " + line for line in post]
+            lines.append("    break;")
+        lines.append("}")
+    else:
+        for v in convolutions:
+            lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
+        for block in update_blocks:
+            lines += statements(block.get_stmts_body())
     for block in model.get_on_receive_blocks():
         port = block.get_port_name()
         if port not in port_names:
@@ -697,8 +788,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         lines.append(f"if (got_{port}) {{")
         lines += statements(block.get_stmts_body(), "    ")
         lines.append("}")
-    for v in convolutions:
-        lines.append(f"s.{v} = next_{v};")
+    for j, v in enumerate(convolutions):
+        lines.append(f"{step.resolve(v)[0]} = {f'keep[{j}]' if m.lanes else f'next_{v}'};")
     for updates in spike_updates.values():
         for a in updates:
             if "__X__" in a.get_variable().get_complete_name():
@@ -732,6 +823,32 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         )
     m.description = f"NESTML model {name} ({Path(source).name}), generated by spikex with NESTML {NESTML_VERSION}"
     return m
+
+
+def _statement_parts(stmt):
+    if stmt.is_small_stmt():
+        return stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt(), None
+    return None, stmt.compound_stmt if hasattr(stmt, "compound_stmt") else stmt.get_compound_stmt()
+
+
+def _ends_in_integration(body) -> bool:
+    """Whether every path through a block ends in an integrate_odes() call and none has
+    one before its end (the cells' integrations can then be one pass of their own)."""
+    stmts = body.get_stmts()
+    if not stmts or any("integrate_odes" in str(s) for s in stmts[:-1]):
+        return False
+    small, compound = _statement_parts(stmts[-1])
+    if small is not None:
+        return small.is_function_call() and small.get_function_call().get_name() == "integrate_odes"
+    if not compound.is_if_stmt():
+        return False
+    s = compound.get_if_stmt()
+    if s.get_else_clause() is None:
+        return False
+    bodies = [s.get_if_clause().get_stmts_body()]
+    bodies += [c.get_stmts_body() for c in s.get_elif_clauses()]
+    bodies.append(s.get_else_clause().get_stmts_body())
+    return all(_ends_in_integration(b) for b in bodies)
 
 
 def _port_factor(model, name: str) -> Fraction:
