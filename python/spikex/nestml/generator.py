@@ -403,11 +403,20 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     for decl, variable in _declarations(model.get_parameters_blocks()):
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
+        try:
+            default_cpp = defaults.print(expr)
+        except Unsupported as what:
+            if not str(what).startswith("state "):
+                raise
+            raise Unsupported(
+                "parameters whose default reads a state variable "
+                f"({variable.get_name()} reads {str(what).split()[1]})"
+            ) from None
         value = Value(
             name=variable.get_name(),
             unit=_unit_text(decl.get_data_type()),
             meaning=_meaning(decl, variable.get_name(), "parameter"),
-            default_cpp=defaults.print(expr),
+            default_cpp=default_cpp,
         )
         value.range = _RANGE[kind]
         if not _is_number(expr):
@@ -526,7 +535,14 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         if var == "__h":
             cpp = "h"
         else:
-            cpp = internal_printer.print(expr)
+            try:
+                cpp = internal_printer.print(expr)
+            except Unsupported as what:
+                if not str(what).startswith("state "):
+                    raise
+                raise Unsupported(
+                    f"internals that read a state variable ({var} reads {str(what).split()[1]})"
+                ) from None
         m.internals.append(Internal(var, cpp))
         if decl.get_invariant() is not None:
             m.internal_invariants.append(
