@@ -20,7 +20,8 @@ aeif_cond_exp_neuron in a network gives the same spikes and V_m bits on 1 and 2 
 (slow: 2 ranks) and resumes bit-identically from a checkpoint (its sub-step sizes in it),
 and its spikes against the built-in aeif_cond_exp are those docs/validation/nestml.md
 reports (NESTML tests the spike after the step, NEST's aeif between sub-steps: a few
-spikes a step later); a user's own nonlinear model builds and follows its exact solution.
+spikes a step later); its cells integrated side by side (lanes, both vector clones) give
+the bits of the scalar path; a user's own nonlinear model follows its exact solution.
 """
 
 from __future__ import annotations
@@ -350,12 +351,18 @@ def test_a_bad_or_unsupported_model_exits_2_saying_why(tmp_path, text, message):
 
 
 def run_network(
-    cache: Path, ranks: int, threads: int, distribution: str, *steps: str, model: Path | None = None
+    cache: Path,
+    ranks: int,
+    threads: int,
+    distribution: str,
+    *steps: str,
+    model: Path | None = None,
+    env: dict | None = None,
 ) -> str:
     model = model or library_model("iaf_psc_exp_neuron")
     command = mpiexec_command(ranks, [sys.executable, str(SCRIPT), str(model), str(cache), str(threads), distribution,
                                       "100", *steps])  # fmt: skip
-    done = run_stoppable(command, timeout=600, env=child_environment())
+    done = run_stoppable(command, timeout=600, env={**child_environment(), **(env or {})})
     assert done.returncode == 0, (done.stdout, done.stderr)
     lines = [line for line in done.stdout.splitlines() if line.startswith(("RESULT", "RESUMED"))]
     return "\n".join(lines)
@@ -691,6 +698,30 @@ def test_a_network_of_a_nonlinear_model_gives_the_same_spikes_on_two_ranks_and_t
     assert run_network(cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file) == (
         "RESUMED 400\n" + one
     )
+
+
+@pytest.mark.slow
+def test_the_cells_side_by_side_give_the_bits_of_one_cell_at_a_time(aeif_file, cache, tmp_path):
+    """aeif_cond_exp_neuron's cells are integrated eight (or sixteen) at a time
+    (advance_cells, the update block ending in integrate_odes()); the same model with a
+    statement after the integration takes the scalar path, one advance() per cell: the same
+    spikes and V_m bits, on the AVX-512 clone (where the CPU has it) and the baseline one."""
+    lanes = run_network(cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file)
+    assert run_network(
+        cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file, env={"SPIKEX_VECTOR_ISA": "baseline"}
+    ) == lanes
+    text = aeif_file.read_text().replace("aeif_cond_exp_neuron", "aeif_scalar_neuron")
+    text = text.replace("    state:\n", "    state:\n        steps_taken integer = 0\n", 1)
+    text = text.replace(
+        "            integrate_odes(w, V_m)\n", "            integrate_odes(w, V_m)\n        steps_taken += 1\n", 1
+    )
+    scalar = tmp_path / "aeif_scalar_neuron.nestml"
+    scalar.write_text(text)
+    from spikex.nestml.generator import generate
+
+    _name, cpp = generate(scalar, sx.__version__)
+    assert "advance_cells" not in cpp and "integrator.advance(" in cpp  # the scalar path
+    assert run_network(cache, 1, 1, "round_robin", "scale:0.3", model=scalar) == lanes
 
 
 @pytest.mark.slow
