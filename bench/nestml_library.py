@@ -125,7 +125,11 @@ def spike_differences(ours: dict, theirs: dict) -> dict:
         moved += int((shift > 1e-9).sum())
         largest = max(largest, float(shift.max()) if n else 0.0)
         unmatched += abs(len(a) - len(b))
-    return {"spikes_moved": moved, "largest_shift_ms": round(largest, 6), "spike_count_difference": unmatched}
+    return {
+        "spikes_moved": moved,
+        "largest_shift_ms": round(largest, 6),
+        "spike_count_difference": unmatched,
+    }
 
 
 def main() -> int:

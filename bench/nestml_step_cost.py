@@ -44,7 +44,12 @@ def network(model: str, cells: int, threads: int, params: dict | None = None, sc
         "fixed_indegree", pop[0:excitatory], pop, indegree=40, weight=20.0 * scale, delay_ms=1.5
     )
     net.connect_rule(
-        "fixed_indegree", pop[excitatory:cells], pop, indegree=10, weight=-80.0 * scale, delay_ms=1.0
+        "fixed_indegree",
+        pop[excitatory:cells],
+        pop,
+        indegree=10,
+        weight=-80.0 * scale,
+        delay_ms=1.0,
     )
     net.record_spikes(pop)
     return net
@@ -104,7 +109,11 @@ def main() -> int:
         "host": platform.node(),
         "cpu": platform.processor() or platform.machine(),
     }
-    out = RESULTS if args.model == "iaf_psc_exp" else RESULTS.with_name(f"nestml_step_cost_{args.model}.json")
+    out = (
+        RESULTS
+        if args.model == "iaf_psc_exp"
+        else RESULTS.with_name(f"nestml_step_cost_{args.model}.json")
+    )
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
     return 0

@@ -23,7 +23,9 @@ from spikex import _core
 from spikex.models import load_nestml
 
 
-def build(nestml_file: str, cache: str, threads: int, distribution: str, scale: float = 1.0) -> sx.Network:
+def build(
+    nestml_file: str, cache: str, threads: int, distribution: str, scale: float = 1.0
+) -> sx.Network:
     model = load_nestml(nestml_file, cache)
     net = sx.Network(dt_ms=0.1, seed=11, threads=threads, distribution=distribution)
     cells = net.create(

@@ -678,11 +678,16 @@ def test_a_network_of_a_nonlinear_model_gives_the_same_spikes_on_one_and_two_thr
     assert one.startswith("RESULT") and int(one.split()[2]) > 200
     assert run_network(cache, 1, 2, "consecutive", "scale:0.3", model=aeif_file) == one
     checkpoint = tmp_path / "checkpoint"
-    assert run_network(cache, 1, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file) == ""
-    # the V_m bits too: the cells' sub-step sizes are in the checkpoint
-    assert run_network(cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file) == (
-        "RESUMED 400\n" + one
+    assert (
+        run_network(
+            cache, 1, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file
+        )
+        == ""
     )
+    # the V_m bits too: the cells' sub-step sizes are in the checkpoint
+    assert run_network(
+        cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file
+    ) == ("RESUMED 400\n" + one)
 
 
 @pytest.mark.mpi
@@ -694,10 +699,15 @@ def test_a_network_of_a_nonlinear_model_gives_the_same_spikes_on_two_ranks_and_t
     assert run_network(cache, 2, 1, "round_robin", "scale:0.3", model=aeif_file) == one
     assert run_network(cache, 2, 2, "consecutive", "scale:0.3", model=aeif_file) == one
     checkpoint = tmp_path / "checkpoint"
-    assert run_network(cache, 2, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file) == ""
-    assert run_network(cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file) == (
-        "RESUMED 400\n" + one
+    assert (
+        run_network(
+            cache, 2, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file
+        )
+        == ""
     )
+    assert run_network(
+        cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file
+    ) == ("RESUMED 400\n" + one)
 
 
 @pytest.mark.slow
@@ -707,13 +717,24 @@ def test_the_cells_side_by_side_give_the_bits_of_one_cell_at_a_time(aeif_file, c
     statement after the integration takes the scalar path, one advance() per cell: the same
     spikes and V_m bits, on the AVX-512 clone (where the CPU has it) and the baseline one."""
     lanes = run_network(cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file)
-    assert run_network(
-        cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file, env={"SPIKEX_VECTOR_ISA": "baseline"}
-    ) == lanes
+    assert (
+        run_network(
+            cache,
+            1,
+            1,
+            "round_robin",
+            "scale:0.3",
+            model=aeif_file,
+            env={"SPIKEX_VECTOR_ISA": "baseline"},
+        )
+        == lanes
+    )
     text = aeif_file.read_text().replace("aeif_cond_exp_neuron", "aeif_scalar_neuron")
     text = text.replace("    state:\n", "    state:\n        steps_taken integer = 0\n", 1)
     text = text.replace(
-        "            integrate_odes(w, V_m)\n", "            integrate_odes(w, V_m)\n        steps_taken += 1\n", 1
+        "            integrate_odes(w, V_m)\n",
+        "            integrate_odes(w, V_m)\n        steps_taken += 1\n",
+        1,
     )
     scalar = tmp_path / "aeif_scalar_neuron.nestml"
     scalar.write_text(text)
@@ -738,7 +759,7 @@ def test_aeif_cond_exp_neuron_against_the_builtin_aeif_cond_exp(aeif_file):
         shift = np.sort(ta[ga == cell]) - np.sort(tb[gb == cell])
         assert np.all((np.abs(shift) < 1e-9) | (np.abs(shift - 0.1) < 1e-9)), shift
     # before the first spike: the same equations, both within their bounds
-    first = int(round(min(ta.min(), tb.min()) / 0.1))
+    first = int(np.rint(min(ta.min(), tb.min()) / 0.1))
     v_ours, v_theirs = ours.states[0]["values"], theirs.states[0]["values"]
     # (measured 2.9e-4 mV: NESTML's control bounds the error relative to y, NEST's aeif
     # relative to dt y')
