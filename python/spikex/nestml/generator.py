@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import UserInputError
 from .pinned import NESTML_VERSION
-from .printer import ExpressionPrinter, Unsupported, unit_factor
+from .printer import ExpressionPrinter, LanesPrinter, NotLanes, Unsupported, unit_factor
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -49,6 +49,10 @@ class Value:
     settable: bool = True
     ctype: str = "double"  # a state variable's C++ type (NESTML's real, integer, boolean)
     needs_internals: bool = False  # an initial value that follows internals
+    cpp: str = ""  # where a state variable lives in cell_state (its name, or ode[k])
+
+    def __post_init__(self):
+        self.cpp = self.cpp or self.name
 
 
 @dataclass
@@ -84,6 +88,16 @@ class Model:
     defaults_need_internals: bool = False
     uses_random: bool = False  # random_normal, ... (the cell's counter-based stream)
     integration: str = "exact (ODE-toolbox's propagators)"
+    numeric: list[str] = field(default_factory=list)  # the numeric solver's state (its order)
+    # numeric models whose cells are integrated side by side (advance_cells): the step in
+    # three passes, the update block up to its integrate_odes() call (pre_lines), every
+    # cell's integration, the rest (step_lines); the variants' derivative masks
+    lanes: bool = False
+    pre_lines: list[str] = field(default_factory=list)
+    lanes_rhs: list[str] = field(default_factory=list)  # f[k]'s expression, generic in L
+    variant_masks: list[list[bool]] = field(default_factory=list)  # [variant][k]: f[k] computed
+    masked: list[int] = field(default_factory=list)  # the k whose f[k] some variant zeroes
+    kept: int = 0  # values per cell carried from the first pass to the third
 
 
 def _check_version() -> None:
@@ -291,9 +305,14 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     """The template's view of a transformed NESTML model; Unsupported for what is not."""
     name = model.get_name()
     m = Model(name=name, source=source)
-    if namespace.get("uses_numeric_solver"):
-        odes = ", ".join(namespace.get("numeric_state_variables", []))
-        raise Unsupported(f"nonlinear ODEs (a numeric solver for {odes})")
+    numeric = (
+        list(namespace.get("numeric_state_variables") or [])
+        if namespace.get("uses_numeric_solver")
+        else []
+    )
+    if numeric and namespace.get("numeric_solver", "rk45") != "rk45":
+        raise Unsupported(f"the numeric solver {namespace.get('numeric_solver')}")
+    m.numeric = numeric
     if model.get_functions():
         raise Unsupported("user-defined functions")
     for decl, _variable in _declarations(
@@ -344,6 +363,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     port_names = {p.name for p in m.spike_ports}
 
     locals_: set[str] = set()
+    numeric_index = {v: k for k, v in enumerate(numeric)}
+    numeric_y = [False]  # while printing a right-hand side: numeric states are y[k]
 
     def resolver(prefix_of):
         def resolve(var: str) -> tuple[str, Fraction]:
@@ -353,8 +374,16 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 return f"in_{var}", _port_factor(model, var)
             if var == m.current_port:
                 return "stim", _continuous_factor(model, var)
+            if var in numeric_index:
+                if numeric_y[0]:
+                    return f"y[{numeric_index[var]}]", Fraction(1)
+                if prefix_of("state") == "s":
+                    return f"s.ode[{numeric_index[var]}]", Fraction(1)
+            if numeric_y[0] == "lanes" and var not in parameter_names + internal_names:
+                raise NotLanes(var)
             kind = (
                 "state" if var in state_names or var in namespace.get("analytic_state_variables", [])
+                or var in numeric
                 else "parameter" if var in parameter_names
                 else "internal" if var in internal_names
                 else None
@@ -376,11 +405,20 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     for decl, variable in _declarations(model.get_parameters_blocks()):
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
+        try:
+            default_cpp = defaults.print(expr)
+        except Unsupported as what:
+            if not str(what).startswith("state "):
+                raise
+            raise Unsupported(
+                "parameters whose default reads a state variable "
+                f"({variable.get_name()} reads {str(what).split()[1]})"
+            ) from None
         value = Value(
             name=variable.get_name(),
             unit=_unit_text(decl.get_data_type()),
             meaning=_meaning(decl, variable.get_name(), "parameter"),
-            default_cpp=defaults.print(expr),
+            default_cpp=default_cpp,
         )
         value.range = _RANGE[kind]
         if not _is_number(expr):
@@ -392,6 +430,27 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             m.invariants.append(
                 (value.name, given.print(decl.get_invariant()), _escaped(str(decl.get_invariant())))
             )
+
+    if numeric:
+        # NESTML's NEST target's tolerances of its GSL RKF45 step control (its parameters
+        # gsl_abs_error_tol and gsl_rel_error_tol, "with_respect_to_solution")
+        for tol, default, cond, text in (
+            ("gsl_abs_error_tol", "1e-06", "p.gsl_abs_error_tol > 0.0", "gsl_abs_error_tol > 0"),
+            ("gsl_rel_error_tol", "1e-06", "p.gsl_rel_error_tol >= 0.0", "gsl_rel_error_tol >= 0"),
+        ):
+            if tol in parameter_names + state_names + internal_names:
+                raise Unsupported(f"a variable named {tol} (the numeric solver's tolerance)")
+            kind = "absolute" if "abs" in tol else "relative"
+            m.parameters.append(
+                Value(
+                    name=tol,
+                    meaning=f"the numeric solver's {kind} error bound per sub-step (NESTML's NEST target)",
+                    default_cpp=default,
+                    range="ranges::any()",
+                )
+            )
+            m.default_lines.append(f"d.{tol} = {default};")
+            m.invariants.append((tol, cond, text))
 
     # State: the declared variables (their initial values are parameters, as NEST's V_m)
     # and the ones NESTML added (convolutions), which start from ODE-toolbox's values. An
@@ -415,6 +474,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             range=_RANGE[kind],
             ctype=_CTYPE[kind],
         )
+        if value.name in numeric_index:
+            value.cpp = f"ode[{numeric_index[value.name]}]"
         init = Value(
             name=value.name,
             unit=value.unit,
@@ -426,7 +487,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             if not _is_number(expr):
                 init.rule = _escaped(str(expr))
                 init.rule_cpp = given.print(expr)
-            m.init_lines.append(f"s.{value.name} = static_cast<{value.ctype}>(p.{value.name});")
+            m.init_lines.append(f"s.{value.cpp} = static_cast<{value.ctype}>(p.{value.name});")
         except Unsupported:  # follows internals: at dt = 0.1 ms for the table's default
             init.default_cpp = default_with_internals.print(expr)
             init.rule = _escaped(
@@ -437,7 +498,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 m.default_lines.append("const internals dq = compute_internals(d, 0.1);")
             m.defaults_need_internals = True
             m.init_lines.append(
-                f"s.{value.name} = static_cast<{value.ctype}>(p.given_{value.name} ? p.{value.name} : "
+                f"s.{value.cpp} = static_cast<{value.ctype}>(p.given_{value.name} ? p.{value.name} : "
                 f"{with_internals.print(expr)});"
             )
         m.state.append(value)
@@ -445,18 +506,23 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         m.default_lines.append(f"d.{init.name} = {init.default_cpp};")
     from pynestml.utils.model_parser import ModelParser
 
-    added = [v for v in analytic if v not in state_names]
+    added = list(dict.fromkeys(v for v in analytic + numeric if v not in state_names))
     if added:
         scope = model.get_equations_blocks()[0].get_scope()
         for var in added:
             m.state.append(
-                Value(name=var, meaning=f"convolution state {var} (NESTML)", settable=False)
+                Value(
+                    name=var,
+                    meaning=f"convolution state {var} (NESTML)",
+                    settable=False,
+                    cpp=f"ode[{numeric_index[var]}]" if var in numeric_index else "",
+                )
             )
         state_names.extend(added)
         for var in added:
             expr = ModelParser.parse_expression(str(initial_values.get(var, "0")))
             expr.update_scope(scope)
-            m.init_lines.append(f"s.{var} = {with_internals.print(expr)};")
+            m.init_lines.append(f"{with_internals.resolve(var)[0]} = {with_internals.print(expr)};")
 
     # Internals in declaration order (the propagators are among them).
     internal_printer = ExpressionPrinter(
@@ -471,7 +537,14 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         if var == "__h":
             cpp = "h"
         else:
-            cpp = internal_printer.print(expr)
+            try:
+                cpp = internal_printer.print(expr)
+            except Unsupported as what:
+                if not str(what).startswith("state "):
+                    raise
+                raise Unsupported(
+                    f"internals that read a state variable ({var} reads {str(what).split()[1]})"
+                ) from None
         m.internals.append(Internal(var, cpp))
         if decl.get_invariant() is not None:
             m.internal_invariants.append(
@@ -499,6 +572,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist, random
     )
     update_expressions = namespace.get("update_expressions", {})
+    numeric_update_expressions = namespace.get("numeric_update_expressions", {})
     spike_updates = namespace.get("spike_updates", {})
     convolutions = [v for v in analytic if "__X__" in v]
 
@@ -529,6 +603,85 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                 target = a.get_variable().get_complete_name()
                 if "__X__" not in target and target in variables:
                     lines.append("    " + assignment(a))
+        lines.append("}")
+        return lines
+
+    convolution_names = [v for v in state_names if "__X__" in v]
+
+    def filtered(variables: list[str], args: list[str]) -> list[str]:
+        # NESTML's ASTUtils.filter_variables_list: the listed ones and their derivatives
+        out = []
+        for var in variables:
+            if var in args:
+                out.append(var)
+                out.extend(
+                    v for v in variables if v.count("__d") > 0 and v.split("__d")[0] == var
+                    and v not in args
+                )  # fmt: skip
+        return out
+
+    # The lanes pass (m.lanes): what each integrate_odes() call leaves for the third pass.
+    lanes_on = [False]
+    variants: list[tuple[list[bool], list[str]]] = []  # (f[k] computed, the lines after it)
+
+    def exact_and_integrated(call) -> tuple[list[str], list[str], list[bool]]:
+        args = [str(a) for a in call.get_args()]
+        exact = [v for v in analytic if "__X__" not in v or "__for_" in v]
+        if args:
+            exact = filtered(exact, args)
+        integrated = filtered(numeric, args) if args else list(numeric)
+        active = [not args or v in integrated or v in convolution_names for v in numeric]
+        return exact, integrated, active
+
+    def numeric_spike_updates(exact: list[str], integrated: list[str]) -> list[str]:
+        out = []
+        for updates in spike_updates.values():
+            for a in updates:
+                target = a.get_variable().get_complete_name()
+                if "__X__" not in target and target in exact + integrated:
+                    out.append(assignment(a))
+        return out
+
+    def integrate_numeric(call) -> list[str]:
+        # NESTML's NEST target (PredefinedFunction_integrate_odes, GSLIntegrationStep,
+        # GSLDifferentiationFunction): the analytic non-convolution states' new values
+        # first; then GSL's RKF45 over every numeric state (all the ODE states), the
+        # derivative 0 for those neither listed nor convolutions; every numeric state
+        # written back; the analytic ones replaced by their exact values; their spike
+        # updates. (Convolution states are set to their exact values after onReceive.)
+        exact, integrated, active = exact_and_integrated(call)
+        if lanes_on[0]:
+            # first pass: the variant and the exact values; the integration is the second
+            # pass (every cell of the run, side by side), the rest the third
+            lines = [f"variant_[i] = {len(variants)};"]
+            post = []
+            for e, v in enumerate(exact):
+                slot = len(convolutions) + e
+                lines.append(f"keep[{slot}] = {step.print(update_expressions[v])};")
+                post.append(f"{step.resolve(v)[0]} = keep[{slot}];")
+            m.kept = max(m.kept, len(convolutions) + len(exact))
+            variants.append((active, post + numeric_spike_updates(exact, integrated)))
+            return lines
+        lines = ["{"]
+        for v in exact:
+            lines.append(f"    const double next_{v} = {step.print(update_expressions[v])};")
+        lines.append("    ode_y ys = s.ode;")
+        lines.append("    const bool integrated = integrator.advance(")
+        lines.append("        [&](const ode_y& y, ode_y& f) {")
+        numeric_y[0] = True
+        try:
+            for k, v in enumerate(numeric):
+                rhs = step.print(numeric_update_expressions[v]) if active[k] else "0.0"
+                lines.append(f"            f[{k}] = {rhs};")
+        finally:
+            numeric_y[0] = False
+        lines.append("        },")
+        lines.append("        ys, h_, s.ode_substep);")
+        lines.append("    check_integration(integrated, ys, gids_[i], n);")
+        lines.append("    s.ode = ys;")
+        for v in exact:
+            lines.append(f"    {step.resolve(v)[0]} = next_{v};")
+        lines += ["    " + line for line in numeric_spike_updates(exact, integrated)]
         lines.append("}")
         return lines
 
@@ -570,7 +723,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
                     raise Unsupported("emit_spike() with arguments")
                 return ["out.emit(first_ + i, n);"]
             if name == "integrate_odes":
-                return integrate(call)
+                return integrate_numeric(call) if numeric else integrate(call)
             return [step.function_call(call) + ";"]
         raise Unsupported("return statements outside functions")
 
@@ -597,11 +750,55 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             ]
         raise Unsupported("for loops")
 
+    # Whether the cells can be integrated side by side: the update block ends in an
+    # integrate_odes() call on every path (nothing of it runs after the integration), no
+    # random functions (their draws would be split over two passes), and every
+    # right-hand side reads the numeric states, parameters, internals and the current
+    # only, with operations the lanes have (lanes_rhs).
+    update_blocks = model.get_update_blocks()
+    if (
+        numeric
+        and len(update_blocks) == 1
+        and _ends_in_integration(update_blocks[0].get_stmts_body())
+        and not any(
+            "random_" in str(b)
+            for b in update_blocks + model.get_on_receive_blocks() + model.get_on_condition_blocks()
+        )
+    ):
+        lanes_printer = LanesPrinter(
+            resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist
+        )
+        numeric_y[0] = "lanes"
+        try:
+            m.lanes_rhs = [lanes_printer.print(numeric_update_expressions[v]) for v in numeric]
+            m.lanes = True
+        except (NotLanes, Unsupported):
+            m.lanes_rhs = []
+        finally:
+            numeric_y[0] = False
+
     lines = m.step_lines
-    for v in convolutions:
-        lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
-    for block in model.get_update_blocks():
-        lines += statements(block.get_stmts_body())
+    if m.lanes:
+        lanes_on[0] = True
+        m.kept = len(convolutions)
+        for j, v in enumerate(convolutions):
+            m.pre_lines.append(f"keep[{j}] = {step.print(update_expressions[v])};")
+        m.pre_lines += statements(update_blocks[0].get_stmts_body())
+        lanes_on[0] = False
+        masks = [active for active, _post in variants]
+        m.masked = [k for k in range(len(numeric)) if not all(mask[k] for mask in masks)]
+        m.variant_masks = [[mask[k] for k in m.masked] for mask in masks]
+        lines.append("switch (variant_[i]) {")
+        for k, (_active, post) in enumerate(variants):
+            lines.append(f"case {k}:")
+            lines += ["    " + line for line in post]
+            lines.append("    break;")
+        lines.append("}")
+    else:
+        for v in convolutions:
+            lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
+        for block in update_blocks:
+            lines += statements(block.get_stmts_body())
     for block in model.get_on_receive_blocks():
         port = block.get_port_name()
         if port not in port_names:
@@ -609,8 +806,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         lines.append(f"if (got_{port}) {{")
         lines += statements(block.get_stmts_body(), "    ")
         lines.append("}")
-    for v in convolutions:
-        lines.append(f"s.{v} = next_{v};")
+    for j, v in enumerate(convolutions):
+        lines.append(f"{step.resolve(v)[0]} = {f'keep[{j}]' if m.lanes else f'next_{v}'};")
     for updates in spike_updates.values():
         for a in updates:
             if "__X__" in a.get_variable().get_complete_name():
@@ -631,8 +828,41 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     if m.current_port:
         receptors += f"; currents into {m.current_port} (pA)"
     m.receptors = receptors
+    if numeric:
+        m.integration = (
+            "NEST's Runge-Kutta-Fehlberg 4(5) with GSL's standard step control (gsl_abs_error_tol "
+            "+ gsl_rel_error_tol |y| per sub-step), as NESTML's NEST target, for "
+            + ", ".join(numeric)
+            + ("; convolutions by ODE-toolbox's exact propagators" if convolutions else "")
+        )
     m.description = f"NESTML model {name} ({Path(source).name}), generated by spikex with NESTML {NESTML_VERSION}"
     return m
+
+
+def _statement_parts(stmt):
+    if stmt.is_small_stmt():
+        return stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt(), None
+    return None, stmt.compound_stmt if hasattr(stmt, "compound_stmt") else stmt.get_compound_stmt()
+
+
+def _ends_in_integration(body) -> bool:
+    """Whether every path through a block ends in an integrate_odes() call and none has
+    one before its end (the cells' integrations can then be one pass of their own)."""
+    stmts = body.get_stmts()
+    if not stmts or any("integrate_odes" in str(s) for s in stmts[:-1]):
+        return False
+    small, compound = _statement_parts(stmts[-1])
+    if small is not None:
+        return small.is_function_call() and small.get_function_call().get_name() == "integrate_odes"
+    if not compound.is_if_stmt():
+        return False
+    s = compound.get_if_stmt()
+    if s.get_else_clause() is None:
+        return False
+    bodies = [s.get_if_clause().get_stmts_body()]
+    bodies += [c.get_stmts_body() for c in s.get_elif_clauses()]
+    bodies.append(s.get_else_clause().get_stmts_body())
+    return all(_ends_in_integration(b) for b in bodies)
 
 
 def _port_factor(model, name: str) -> Fraction:

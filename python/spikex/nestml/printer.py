@@ -13,6 +13,7 @@ A construct the generator does not support raises :class:`Unsupported`, naming i
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -78,6 +79,19 @@ def _has_operation(code: str) -> bool:
     return any(c in code for c in "+-*/(") and not _is_plain_number(code)
 
 
+_CONSTANT_TOKENS = re.compile(
+    r"\b[pq]\.\w+|std::numeric_limits<double>::infinity\(\)|std::\w+(<double>)?|static_cast<long>"
+    r"|\b\d+(\.\d*)?(e[-+]?\d+)?\b"
+)
+
+
+def _reads_constants_only(code: str) -> bool:
+    """The printed C++ reads parameters (p.), internals (q.), numbers and std:: functions
+    only (NESTML's get_variables() does not see a function call's arguments: a state
+    inside min(V_m, V_peak) must keep the expression out of the per-set constants)."""
+    return re.search(r"[A-Za-z_]", _CONSTANT_TOKENS.sub("", code)) is None
+
+
 def _is_plain_number(code: str) -> bool:
     try:
         float(code)
@@ -127,7 +141,13 @@ class ExpressionPrinter:
         conversion = node.get_implicit_conversion_factor()
         if conversion is not None and conversion != 1:
             factor *= exact(conversion)
-        if self.hoist is not None and factor == 1 and _has_operation(code) and self._constant(node):
+        if (
+            self.hoist is not None
+            and factor == 1
+            and _has_operation(code)
+            and self._constant(node)
+            and _reads_constants_only(code)
+        ):
             return self.hoist(code), factor
         return code, factor
 
@@ -281,3 +301,56 @@ class ExpressionPrinter:
         if name == "deliver_spike":
             raise Unsupported("synapse models (deliver_spike)")
         raise Unsupported(f"user-defined functions ({name})")
+
+
+class NotLanes(Exception):
+    """A right-hand side the lanes printer cannot write generic in the lane count."""
+
+
+class LanesPrinter(ExpressionPrinter):
+    """A right-hand side for ``advance_cells``: generic in the lanes ``L`` of its cells
+    (ode/lanes.hpp), with each lane's operations those of the scalar print: arithmetic as
+    is (lanes and doubles mix), ``exp`` as ``ode::exp`` (std::exp's bits),
+    ``min``/``max`` with std::min's and std::max's rules, other functions per lane
+    (std:: of each lane). Comparisons, logic and conditionals raise :class:`NotLanes`."""
+
+    def _print_node(self, node):
+        if isinstance(node, ASTExpression):
+            if node.is_ternary_operator() or node.is_logical_not:
+                raise NotLanes("a condition")
+            if node.is_compound_expression():
+                op = node.get_binary_operator()
+                if type(op).__name__ != "ASTArithmeticOperator":
+                    raise NotLanes("a comparison")
+                if op.is_pow_op or op.is_modulo_op:
+                    fn = "std::pow" if op.is_pow_op else "std::fmod"
+                    a, b = self.print(node.get_lhs()), self.print(node.get_rhs())
+                    return self._each2(fn, a, b), Fraction(1)
+        return super()._print_node(node)
+
+    @staticmethod
+    def _each2(fn: str, a: str, b: str) -> str:
+        return (
+            f"lanes_each2<L>({a}, {b}, [](double x, double z) __attribute__((always_inline)) "
+            f"{{ return {fn}(x, z); }})"
+        )
+
+    def function_call(self, call) -> str:
+        name = call.get_name()
+        if name in RANDOM or name in ("emit_spike", "integrate_odes", "steps", "clip"):
+            raise NotLanes(name)
+        if name in ("resolution", "timestep"):
+            return super().function_call(call)
+        args = [self.print(a) for a in call.get_args()]
+        if name == "exp":
+            return f"ode::exp(as_lanes<L>({args[0]}))"
+        if name in ("min", "max"):
+            return f"lanes_{name}<L>({args[0]}, {args[1]})"
+        if name == "pow":
+            return self._each2("std::pow", args[0], args[1])
+        if name in MATH and len(args) == 1:
+            return (
+                f"lanes_each<L>({args[0]}, [](double x) __attribute__((always_inline)) "
+                f"{{ return {MATH[name]}(x); }})"
+            )
+        raise NotLanes(name)

@@ -7,7 +7,8 @@ CACHE_DIR, every rank registers the same library). 120 cells of the model with p
 initial V_m and I_e, recurrent excitation and inhibition (fixed in-degree, weights of both
 signs, several delays), a Poisson drive and a dc current into some cells, spikes and V_m of
 ten cells recorded. STEPS as resume_script.py's: ``save:T:DIR`` runs to T ms and writes a
-checkpoint; ``resume:DIR`` restores one. Rank 0 prints one RESULT line: spike hash and
+checkpoint; ``resume:DIR`` restores one; ``scale:X`` (first) multiplies every weight by X
+(0.1 for a conductance-based model: nS, not pA). Rank 0 prints one RESULT line: spike hash and
 count, and the hash of the recorded V_m samples' bits.
 """
 
@@ -22,7 +23,9 @@ from spikex import _core
 from spikex.models import load_nestml
 
 
-def build(nestml_file: str, cache: str, threads: int, distribution: str) -> sx.Network:
+def build(
+    nestml_file: str, cache: str, threads: int, distribution: str, scale: float = 1.0
+) -> sx.Network:
     model = load_nestml(nestml_file, cache)
     net = sx.Network(dt_ms=0.1, seed=11, threads=threads, distribution=distribution)
     cells = net.create(
@@ -30,12 +33,12 @@ def build(nestml_file: str, cache: str, threads: int, distribution: str) -> sx.N
     )
     drive = net.create("poisson_generator", 1, params={"rate": 8000.0})
     dc = net.create("dc_generator", 1, params={"amplitude": 150.0})
-    net.connect_rule("all_to_all", drive, cells, weight=30.0, delay_ms=0.1)
+    net.connect_rule("all_to_all", drive, cells, weight=30.0 * scale, delay_ms=0.1)
     net.connect_rule("all_to_all", dc, cells[0:40], weight=1.0, delay_ms=0.1)
-    net.connect_rule("fixed_indegree", cells[0:90], cells, indegree=10, weight=sx.uniform(20.0, 60.0),
+    net.connect_rule("fixed_indegree", cells[0:90], cells, indegree=10, weight=sx.uniform(20.0 * scale, 60.0 * scale),
                      delay_ms=sx.uniform(0.5, 2.0))  # fmt: skip
     net.connect_rule(
-        "fixed_indegree", cells[90:120], cells, indegree=5, weight=-120.0, delay_ms=0.8
+        "fixed_indegree", cells[90:120], cells, indegree=5, weight=-120.0 * scale, delay_ms=0.8
     )
     net.record_spikes(cells)
     net.record_state(cells[0:10], "V_m")
@@ -44,8 +47,12 @@ def build(nestml_file: str, cache: str, threads: int, distribution: str) -> sx.N
 
 def main() -> None:
     nestml_file, cache, threads, distribution, total = sys.argv[1:6]
-    net = build(nestml_file, cache, int(threads), distribution)
-    for step in sys.argv[6:]:
+    steps = sys.argv[6:]
+    scale = 1.0
+    if steps and steps[0].startswith("scale:"):
+        scale = float(steps.pop(0).partition(":")[2])
+    net = build(nestml_file, cache, int(threads), distribution, scale)
+    for step in steps:
         action, _, rest = step.partition(":")
         if action == "resume":
             net.restore(rest)
@@ -55,7 +62,7 @@ def main() -> None:
             until, _, directory = rest.partition(":")
             net.simulate_until(float(until))
             net.save(directory)
-            if step == sys.argv[-1]:
+            if step == steps[-1]:
                 return
     result = net.simulate_until(float(total))
     state = result.states[0]["values"] if result.states else np.zeros(0)
