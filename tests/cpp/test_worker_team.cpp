@@ -90,3 +90,19 @@ TEST(worker_team, destroys_a_sleeping_team) {
     team.reset(); // joins: must not hang
     SUCCEED();
 }
+
+TEST(worker_team, a_new_team_spins_through_its_warm_up) {
+    // The same short limits as above, with a warm-up far longer than the pause: the worker
+    // keeps spinning (it neither yields nor sleeps) until its first job, so that the
+    // scheduler has moved it to a core of its own by then (engine::team_warm_up_us).
+    worker_team team(2, wait_limits{1.0, 100.0, 2e6});
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    run_rounds(team, 3);
+    EXPECT_EQ(team.counts().yielded, 0u);
+    EXPECT_EQ(team.counts().slept, 0u);
+    // Without it, the same pause makes the worker yield, then sleep.
+    worker_team cold(2, wait_limits{1.0, 100.0});
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    run_rounds(cold, 3);
+    EXPECT_GT(cold.counts().slept, 0u);
+}

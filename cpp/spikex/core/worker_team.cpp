@@ -17,7 +17,11 @@ inline void cpu_relax() {
 }
 } // namespace
 
-worker_team::worker_team(unsigned threads, wait_limits limits): threads_(threads < 1 ? 1 : threads), limits_(limits) {
+worker_team::worker_team(unsigned threads, wait_limits limits):
+    threads_(threads < 1 ? 1 : threads),
+    limits_(limits),
+    warm_until_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double, std::micro>(limits.warm_us))) {
     workers_.reserve(threads_ - 1);
     for (unsigned t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { worker(t); });
 }
@@ -92,7 +96,9 @@ void worker_team::wait(const std::atomic<std::uint32_t>& word, Done&& done) {
     // that ended while spinning doubles it back.
     thread_local double budget = 1.0;
     const auto start = clock::now();
-    const auto spin_end = start + std::chrono::duration<double, std::micro>(limits_.spin_us * budget);
+    const auto spin_end = std::max(start + std::chrono::duration_cast<clock::duration>(
+                                               std::chrono::duration<double, std::micro>(limits_.spin_us * budget)),
+                                   warm_until_);
     for (unsigned i = 1;; ++i) {
         cpu_relax();
         if (done()) {

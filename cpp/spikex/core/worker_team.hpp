@@ -20,6 +20,7 @@
 // Thread 0 is the caller; it runs the serial part of a meeting (the step's exchange calls,
 // so MPI is called from the thread that initialised it).
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -32,6 +33,11 @@ namespace spikex {
 struct wait_limits {
     double spin_us = 20.0;    // busy-wait this long
     double yield_us = 2000.0; // then yield the core until this long since the wait began
+    // A new worker busy-waits this long from its start, whatever the budget: a thread the
+    // scheduler has just created shares its creator's core (or wakes a halted virtual CPU)
+    // for some milliseconds, during which a meeting per step costs tens of microseconds.
+    // Spinning, it is moved to a free core meanwhile (the caller works alone then).
+    double warm_us = 0.0;
 };
 
 class worker_team {
@@ -91,9 +97,10 @@ private:
 
     unsigned threads_;
     wait_limits limits_;
-    padded_word arrived_;  // workers arrived at the current meeting or job end
-    padded_word released_; // meetings passed
-    padded_word started_;  // jobs started (+1 at destruction, with stop_)
+    std::chrono::steady_clock::time_point warm_until_; // see wait_limits::warm_us
+    padded_word arrived_;                              // workers arrived at the current meeting or job end
+    padded_word released_;                             // meetings passed
+    padded_word started_;                              // jobs started (+1 at destruction, with stop_)
     alignas(64) std::atomic<std::uint32_t> sleepers_{0};
     std::atomic<bool> stop_{false};
     const std::function<void(unsigned)>* job_ = nullptr;

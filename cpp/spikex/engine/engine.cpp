@@ -323,16 +323,21 @@ void engine::run_steps(step_type from, step_type to) {
     }
     // The parts do not depend on the OS thread that runs them: one thread may run them all
     // in turn (the same spikes), which it does whenever that has been faster (pace_).
-    const bool alone = pace_.alone_next();
+    // A new team warms up first (wait_limits::warm_us) while this thread runs alone.
     const auto start = std::chrono::steady_clock::now();
+    if (!team_ || team_->size() != threads) {
+        team_ = std::make_unique<worker_team>(threads, wait_limits{.warm_us = team_warm_up_us});
+        pace_.warm_until = start + std::chrono::microseconds(static_cast<long>(team_warm_up_us));
+    }
+    const bool alone = start < pace_.warm_until || pace_.alone_next();
     if (alone) {
         for (step_type n = from; n < to; ++n) {
             prepare_step(n);
             for (unsigned t = 0; t < threads; ++t) thread_step(parts_[t], t, n);
             finish_step(n);
         }
-    } else if (!run_steps_together(from, to)) {
-        return; // the team's start-up is no measure of its pace
+    } else {
+        run_steps_together(from, to);
     }
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     pace_.record(alone, took.count() / double(to - from));
@@ -340,6 +345,7 @@ void engine::run_steps(step_type from, step_type to) {
 
 bool engine::thread_pace::alone_next() {
     ++calls;
+    if (measure_team_next) return false; // the team woke in the last sub-interval: measure it awake
     // Both ways in turn for the first 8 sub-intervals, then the faster one, and the slower
     // one again now and then, so that a change of load (another job on the cores) is seen:
     // after 64 sub-intervals, then twice as long after each try that found it still slower
@@ -353,6 +359,13 @@ bool engine::thread_pace::alone_next() {
 }
 
 void engine::thread_pace::record(bool alone, double seconds_per_step) {
+    // The team's first sub-interval after some run alone includes waking its threads (a
+    // futex wake-up once they slept: tens of microseconds, as much as a small network's
+    // few steps): not its pace. The next sub-interval, the team's too, is measured instead.
+    const bool woke = !alone && after_alone;
+    after_alone = alone;
+    measure_team_next = woke;
+    if (woke) return;
     const int k = alone ? 1 : 0;
     const std::uint64_t n = ++samples[k];
     double& estimate = per_step[k];
@@ -367,12 +380,9 @@ void engine::thread_pace::record(bool alone, double seconds_per_step) {
     if (slower_way && (per_step[1] < per_step[0]) == alone) try_gap = 64;
 }
 
-bool engine::run_steps_together(step_type from, step_type to) {
-    const auto threads = static_cast<unsigned>(parts_.size());
+void engine::run_steps_together(step_type from, step_type to) {
     // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
-    // once: no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
-    const bool kept = team_ && team_->size() == threads;
-    if (!kept) team_ = std::make_unique<worker_team>(threads);
+    // once (run_steps): no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
     // Every thread runs every iteration and meets every meeting: after a failure the rest
     // of the loop does nothing (a thread that left the loop early would leave the others
     // waiting). One meeting per step: thread 0 (the caller) finishes the step and prepares
@@ -394,7 +404,6 @@ bool engine::run_steps_together(step_type from, step_type to) {
     });
     error.rethrow_if_any();
     finish_step(to - 1);
-    return kept;
 }
 
 void engine::prepare_step(step_type n) {

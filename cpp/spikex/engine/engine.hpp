@@ -27,6 +27,7 @@
 //   has R = max delay + M buckets; a bucket is emptied when its step is processed.
 //   Nothing computed in interval k depends on anything received at its end, so computation
 //   and communication of one interval could overlap (point-to-point methods do).
+#include <chrono>
 #include <map>
 #include <memory>
 #include <span>
@@ -175,8 +176,12 @@ private:
     void agree_on_error(const std::string& error);
     void build_connections();
     void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
-    // The worker team, a part each; false when the team was started for it.
-    bool run_steps_together(step_type from, step_type to);
+    // The worker team, a part each.
+    void run_steps_together(step_type from, step_type to);
+    // A new team's warm-up (wait_limits::warm_us): its workers spin while the caller runs
+    // the parts alone; measured on a 2-core VM, a new thread's first ~6 ms of meetings cost
+    // 40-60 us each (issue 60).
+    static constexpr double team_warm_up_us = 8000.0;
     void prepare_step(step_type n); // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);
     void finish_step(step_type n); // one thread
@@ -216,6 +221,8 @@ private:
         double per_step[2] = {0.0, 0.0};
         std::uint64_t samples[2] = {0, 0};
         std::uint64_t calls = 0, next_try = 64, try_gap = 64;
+        bool after_alone = true, measure_team_next = false;
+        std::chrono::steady_clock::time_point warm_until{}; // the new team warms up till then
         bool alone_next();
         void record(bool alone, double seconds_per_step);
     } pace_;
