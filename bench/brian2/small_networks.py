@@ -174,6 +174,18 @@ def write_page(result: dict) -> None:
             f"| {c['network']} | {c['frontend']} | {c.get('two_over_one', '')} | {c.get('spikex_over_brian2', '')} |"
             f" {'yes' if c['same_spikes_any_threads'] else 'NO'} | {c.get('auto_threads', '')} |"
         )
+    slower = [c for c in result["checks"] if c.get("two_never_slower") is False]
+    if slower:
+        names = ", ".join(f"{c['network']} ({c['frontend']}, {c['two_over_one']})" for c in slower)
+        lines += [
+            "",
+            f"**2 threads slower than 1** (by more than 2 %): {names}. A network whose delays",
+            "equal dt (VA CUBA) exchanges every step, so a team of threads would meet and be",
+            "handed a job every 0.1 ms for about 4 µs of work; the engine finds that slower and",
+            "runs both threads' parts on one thread (`engine::thread_pace`), which costs a few",
+            "per cent more than one part (two update loops, two passes over each arriving",
+            "group) plus its tries of the team. `threads` not given chooses 1 thread there.",
+        ]
     loads = [x for r in result["table"] for x in r["load_1min"]]
     cores = m.get("cores_available", m["cpus"])
     if loads and max(loads) > 0.75 * cores:

@@ -117,13 +117,14 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
 # splitting it beats what the threads' meeting and the serial part of the step cost, and
 # the second thread needs a core nobody else is using (on a busy core it only slows the
 # first). A rank's work per step grows with its cells and with the synapses ending on them
-# (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share;
-# measured at load 0.7-1.1 on 2 cores (bench/results/small_networks.json): the issue's
-# Brunel network (5,000 cells, 2.5 M synapses, a Poisson drive per cell: 108 us per step)
-# ran in 0.56x the time on 2 threads, VA CUBA (4,000 cells, 0.32 M synapses, 8 us per
-# step, an exchange every step) in 1.09x: the shares below give the first 2 threads and
-# CUBA 1. bench/brian2/thread_rule.py sweeps sizes to place the crossover more closely
-# (bench/results/thread_rule.json; not yet run on an idle host).
+# (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share.
+# Measured 2026-11-29 20:23 UTC on 2 cores at load about 1 (bench/results/thread_rule.json,
+# the Brunel network at other sizes, 300 ms): 2 threads took 2.6x one thread's time at 250
+# cells, 1.1-1.7x at 500-1,000, 0.97x at 2,000 (8 us per step), 0.77x at 4,000 and 0.74x
+# at 5,000; in bench/results/small_networks.json the issue's Brunel network (5,000 cells,
+# 21 us per step) 0.69x, its 20,000 cells 0.59x, and VA CUBA (4,000 cells, but an
+# exchange every step: 4 us per step) 1.12x. The shares below give 2 threads from 5,000
+# cells (or 2 M synapses) and CUBA 1.
 CELLS_PER_THREAD = 2500
 SYNAPSES_PER_THREAD = 1_000_000
 
