@@ -203,26 +203,20 @@ def write_page(result: dict) -> None:
 
 
 def readme_block(result: dict) -> str:
-    """The README's sentence against Brian2: each network's best loops (API, 1 and 2
-    threads) against Brian2's best, from the page's JSON."""
-    m = result["machine"]
-    loads = [x for r in result["table"] for x in r["load_1min"]]
+    """The README's line against Brian2: each network's best spikex loop (Python API, 1 or 2
+    threads) over Brian2's best, from the page's JSON."""
+    names = {"brunel5k": "Brunel 5,000 cells", "brunel20k": "20,000 cells", "cuba": "VA CUBA"}
     parts = []
-    names = {"brunel5k": "Brunel, 5,000 cells", "brunel20k": "Brunel, 20,000 cells", "cuba": "VA CUBA, 4,000 cells"}
     for network in NETWORK_ORDER:
-        rows = {(r["simulator"], r["frontend"], r["threads_asked"]): r for r in result["table"]
-                if r["network"] == network}  # fmt: skip
-        one, two = rows.get(("spikex", "api", 1)), rows.get(("spikex", "api", 2))
-        brian = [r["best_loop_s"] for (sim, _, _), r in rows.items() if sim == "brian2"]
-        if not (one and two and brian):
-            continue
-        parts.append(f"{names[network]}: {one['best_loop_s']:.3f} s on 1 thread and {two['best_loop_s']:.3f} s on 2"
-                     f" against {min(brian):.3f} s ({min(one['best_loop_s'], two['best_loop_s']) / min(brian):.2f}x)")
+        rows = [r for r in result["table"] if r["network"] == network]
+        mine = [r["best_loop_s"] for r in rows if r["simulator"] == "spikex" and r["frontend"] == "api"]
+        brian = [r["best_loop_s"] for r in rows if r["simulator"] == "brian2"]
+        if mine and brian:
+            parts.append(f"{names[network]} {min(mine) / min(brian):.2f}")
     return (
-        f"Against Brian2 2.11's C++ standalone on {m['cpu']}, {m['cpus']} cores ({result['date_utc']} UTC, 1-minute load "
-        f"{min(loads)}-{max(loads)}; `make bench-brian2`, docs/validation/small_networks.md), best simulation loop of "
-        f"1 s of biological time, spikex's Python API against Brian2's best of 1 and 2 OpenMP threads: "
-        + "; ".join(parts) + "."
+        f"Against Brian2 2.11's C++ standalone ({result['date_utc']} UTC, `make bench-brian2`, "
+        "[small networks](docs/validation/small_networks.md)), spikex's loop takes of Brian2's time: "
+        + ", ".join(parts) + "."
     )
 
 

@@ -130,7 +130,7 @@ def test_readme_small_networks_block_is_generated_from_its_json():
 
     result = json.loads((REPO / "bench" / "results" / "small_networks.json").read_text(encoding="utf-8"))
     block = small_networks.readme_block(result)
-    assert "Brunel, 5,000 cells" in block and "VA CUBA" in block
+    assert "Brunel 5,000 cells" in block and "VA CUBA" in block
     text = (REPO / "README.md").read_text(encoding="utf-8")
     assert text == readme_numbers.readme_with_block(text, block, "small_networks"), (
         "README.md's small_networks block differs from bench/results/small_networks.json: run "

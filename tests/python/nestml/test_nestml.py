@@ -39,6 +39,10 @@ import spikex as sx
 from conftest import in_ci, run_stoppable
 from spikex.launch.launcher import child_environment, mpiexec_command
 
+# Every test here runs NESTML's front end (sympy: seconds per model) and most compile a
+# model: all in `make test`, none in `make test-fast` (whose 90 s they would fill a fifth of).
+pytestmark = pytest.mark.slow
+
 try:
     import pynestml  # noqa: F401
 
