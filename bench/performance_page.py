@@ -316,7 +316,33 @@ def restores() -> list[Section]:
                     "ranks. The largest size of each network, on every layout measured.")]  # fmt: skip
 
 
-SECTIONS = [hpc_benchmark, cond_networks, pynn, microcircuit, sonata, hines_vs_neuron, restores]
+def small_networks() -> list[Section]:
+    """bench/brian2/small_networks.py: small and medium networks against Brian2's C++ standalone."""
+    data = _load("small_networks.json")
+    source = "`bench/results/small_networks.json` (`make bench-brian2`)"
+    rows = []
+    if data:
+        host = data["machine"].get("cpu", "")
+        names = {"brunel5k": "Brunel, 5,000 cells", "brunel20k": "Brunel, 20,000 cells", "cuba": "VA CUBA"}
+        for network in ("brunel5k", "brunel20k", "cuba"):
+            runs = [r for r in data["table"] if r["network"] == network]
+            brian = [r for r in runs if r["simulator"] == "brian2"]
+            if not brian:
+                continue
+            best_brian = min(brian, key=lambda r: r["best_loop_s"])
+            for r in runs:
+                if r["simulator"] != "spikex" or r["threads_asked"] is None:
+                    continue
+                rows.append(Row(f"{names[network]}, loop ({r['frontend']})", _count(r["threads_asked"], "thread"),
+                                r["best_loop_s"], best_brian["best_loop_s"], "s", 0.8,
+                                _when(data["date_utc"], max(r["load_1min"]), host)))  # fmt: skip
+    return [Section("Small networks (issue 60: ≤ 0.8× Brian2's best loop)", "Brian2 2.11 C++ standalone, its best of "
+                    "1 and 2 OpenMP threads", source, rows,
+                    "Best of 3 interleaved runs; the simulation loop only (docs/validation/small_networks.md, which "
+                    "also gives 2 threads against 1).")]  # fmt: skip
+
+
+SECTIONS = [hpc_benchmark, cond_networks, pynn, microcircuit, sonata, hines_vs_neuron, restores, small_networks]
 
 
 # ---- the page ---------------------------------------------------------------------------
