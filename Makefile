@@ -134,6 +134,7 @@ setup-brian2:
 # docs/validation/small_networks.md (about 10 minutes on 2 idle cores).
 bench-brian2: build setup-brian2
 	$(PY) bench/brian2/small_networks.py
+	$(PY) bench/performance_page.py
 
 # VA COBA and an AdEx network (4,000 cells) on spikex's Python API and PyNEST, one
 # thread each (docs/validation/cond_networks_vs_nest.md; about 10 minutes).
