@@ -227,25 +227,6 @@ model broken_neuron:
         V_m = undefined_thing
 """
 
-NONLINEAR = """\
-model quadratic_neuron:
-    state:
-        V_m mV = -70 mV
-
-    equations:
-        V_m' = (V_m + 70 mV) * (V_m + 50 mV) / (10 mV * ms)
-
-    update:
-        integrate_odes()
-
-    onCondition(V_m > 0 mV):
-        V_m = -70 mV
-        emit_spike()
-
-    output:
-        spike
-"""
-
 FUNCTION = """\
 model function_neuron:
     state:
