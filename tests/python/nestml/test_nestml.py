@@ -656,23 +656,24 @@ def aeif_file(cache) -> Path:
     return library_model("aeif_cond_exp_neuron")
 
 
+def assert_resumes_on_one_thread(model, cache, tmp_path, ranks: int, threads: int, one: str) -> None:
+    """A checkpoint at 40 ms written on ranks x threads, resumed on 1 x 1 (another
+    distribution): the whole run's result `one`."""
+    checkpoint = tmp_path / "checkpoint"
+    saved = run_network(cache, ranks, threads, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=model)
+    assert saved == ""
+    resumed = run_network(cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=model)
+    assert resumed == "RESUMED 400\n" + one
+
+
 def test_a_network_of_a_nonlinear_model_gives_the_same_spikes_on_one_and_two_threads_and_resumes(
     aeif_file, cache, tmp_path
 ):
     one = run_network(cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file)
     assert one.startswith("RESULT") and int(one.split()[2]) > 200
     assert run_network(cache, 1, 2, "consecutive", "scale:0.3", model=aeif_file) == one
-    checkpoint = tmp_path / "checkpoint"
-    assert (
-        run_network(
-            cache, 1, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file
-        )
-        == ""
-    )
     # the V_m bits too: the cells' sub-step sizes are in the checkpoint
-    assert run_network(
-        cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file
-    ) == ("RESUMED 400\n" + one)
+    assert_resumes_on_one_thread(aeif_file, cache, tmp_path, 1, 2, one)
 
 
 @pytest.mark.mpi
@@ -683,16 +684,7 @@ def test_a_network_of_a_nonlinear_model_gives_the_same_spikes_on_two_ranks_and_t
     one = run_network(cache, 1, 1, "round_robin", "scale:0.3", model=aeif_file)
     assert run_network(cache, 2, 1, "round_robin", "scale:0.3", model=aeif_file) == one
     assert run_network(cache, 2, 2, "consecutive", "scale:0.3", model=aeif_file) == one
-    checkpoint = tmp_path / "checkpoint"
-    assert (
-        run_network(
-            cache, 2, 2, "round_robin", "scale:0.3", f"save:40:{checkpoint}", model=aeif_file
-        )
-        == ""
-    )
-    assert run_network(
-        cache, 1, 1, "consecutive", "scale:0.3", f"resume:{checkpoint}", model=aeif_file
-    ) == ("RESUMED 400\n" + one)
+    assert_resumes_on_one_thread(aeif_file, cache, tmp_path, 2, 2, one)
 
 
 @pytest.mark.slow
