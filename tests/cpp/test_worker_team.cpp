@@ -1,6 +1,7 @@
-// worker_team (core/worker_team.hpp): every thread runs the job, a meeting lets no thread
-// pass before all have arrived and thread 0's serial part has run, exceptions come back to
-// the caller, and a team sleeping between jobs wakes for the next one.
+// worker_team (core/worker_team.hpp): every part of a round runs exactly once, on
+// whichever thread claims it; what a round wrote is visible to the caller and to the next
+// round; exceptions come back to the caller; a team sleeping between rounds wakes and helps
+// again, and is destroyed without a hang.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,93 +17,79 @@ using namespace spikex;
 
 namespace {
 
-// Each round: every thread adds to its own slot; thread 0's serial part checks that all
-// slots reached the round and sums them; after the meeting every thread reads the sum.
-void run_rounds(worker_team& team, int rounds) {
-    const unsigned T = team.size();
-    std::vector<long> slot(T, 0), seen_total(T, 0);
-    long total = 0;
-    bool ok = true;
-    team.run([&](unsigned t) {
-        for (int r = 1; r <= rounds; ++r) {
-            slot[t] = r;
-            team.meet(t, [&] {
-                for (unsigned u = 0; u < T; ++u) ok = ok && slot[u] == r;
-                total += long(T) * r;
-            });
-            seen_total[t] = total;
-            team.meet(t, [] {});
-        }
-    });
-    const long expected = long(T) * rounds * (rounds + 1) / 2;
-    EXPECT_TRUE(ok);
-    EXPECT_EQ(total, expected);
-    for (unsigned t = 0; t < T; ++t) EXPECT_EQ(seen_total[t], expected) << "thread " << t;
+// Each round r: part p checks that the part before it wrote r - 1 in the last round (on
+// whatever thread ran it), then writes r into its own slot of this round's buffer (rounds
+// alternate between two buffers, so that no part reads what another writes in its round).
+void run_rounds(worker_team& team, unsigned parts, int rounds) {
+    std::vector<long> slots[2] = {std::vector<long>(parts, 0), std::vector<long>(parts, 0)};
+    std::vector<std::atomic<int>> runs(parts);
+    std::atomic<bool> ok{true};
+    for (int r = 1; r <= rounds; ++r) {
+        const auto& last = slots[(r - 1) % 2];
+        auto& now = slots[r % 2];
+        team.run_parts(parts, [&](unsigned p) {
+            if (last[(p + parts - 1) % parts] != r - 1) ok = false;
+            now[p] = r;
+            runs[p].fetch_add(1);
+        });
+        for (unsigned p = 0; p < parts; ++p) ASSERT_EQ(now[p], r) << "part " << p << " round " << r;
+    }
+    EXPECT_TRUE(ok.load());
+    for (unsigned p = 0; p < parts; ++p) EXPECT_EQ(runs[p].load(), rounds) << "part " << p;
 }
 
 } // namespace
 
-TEST(worker_team, meetings_order_every_thread) {
+TEST(worker_team, every_part_runs_once_per_round_and_its_writes_are_seen) {
     for (unsigned threads: {1u, 2u, 3u, 5u}) {
         worker_team team(threads);
-        for (int job = 0; job < 20; ++job) run_rounds(team, 50);
+        for (unsigned parts = 1; parts <= threads; ++parts) run_rounds(team, parts, 2000);
     }
 }
 
-TEST(worker_team, every_thread_runs_the_job_once) {
-    worker_team team(4);
-    std::vector<std::atomic<int>> runs(4);
-    for (int job = 0; job < 100; ++job) team.run([&](unsigned t) { runs[t].fetch_add(1); });
-    for (auto& r: runs) EXPECT_EQ(r.load(), 100);
+TEST(worker_team, more_parts_than_threads_are_refused) {
+    worker_team team(2);
+    EXPECT_THROW(team.run_parts(3, [](unsigned) {}), std::invalid_argument);
 }
 
 TEST(worker_team, the_first_exception_reaches_the_caller_and_the_team_goes_on) {
     worker_team team(3);
-    EXPECT_THROW(team.run([&](unsigned t) {
-        if (t == 2) throw std::runtime_error("thread 2 failed");
-    }),
+    std::atomic<int> ran{0};
+    EXPECT_THROW(team.run_parts(3,
+                                [&](unsigned p) {
+                                    ran.fetch_add(1);
+                                    if (p == 2) throw std::runtime_error("part 2 failed");
+                                }),
                  std::runtime_error);
-    run_rounds(team, 10); // still usable
+    EXPECT_EQ(ran.load(), 3); // the other parts still ran
+    run_rounds(team, 3, 10);  // still usable
 }
 
-TEST(worker_team, waits_spin_yield_and_sleep_and_wake_up) {
-    // Short limits: a pause between jobs longer than the yield limit puts the worker to
-    // sleep; the next job must wake it. The same inside a job, at a meeting.
+TEST(worker_team, a_sleeping_worker_wakes_and_helps_again) {
+    // Short limits: a pause between rounds longer than the yield limit puts the worker to
+    // sleep. The next rounds wake it; rounds whose caller's part takes a while leave it
+    // time to claim the other part (it must, within a few seconds at most).
     worker_team team(2, wait_limits{1.0, 100.0});
-    for (int job = 0; job < 5; ++job) {
+    for (int pause = 0; pause < 3; ++pause) {
         std::this_thread::sleep_for(std::chrono::milliseconds(3));
-        run_rounds(team, 3);
+        run_rounds(team, 2, 3);
     }
-    int after = 0;
-    team.run([&](unsigned t) {
-        if (t == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
-        team.meet(t, [&] { after = 1; });
-        EXPECT_EQ(after, 1);
-    });
     EXPECT_GT(team.counts().slept, 0u);
     EXPECT_GE(team.counts().yielded, team.counts().slept);
+    const auto helped_before = team.counts().parts_by_workers;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (team.counts().parts_by_workers == helped_before && std::chrono::steady_clock::now() < deadline) {
+        team.run_parts(2, [](unsigned p) {
+            if (p == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        });
+    }
+    EXPECT_GT(team.counts().parts_by_workers, helped_before);
 }
 
 TEST(worker_team, destroys_a_sleeping_team) {
     auto team = std::make_unique<worker_team>(3, wait_limits{1.0, 10.0});
-    run_rounds(*team, 2);
+    run_rounds(*team, 3, 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     team.reset(); // joins: must not hang
     SUCCEED();
-}
-
-TEST(worker_team, a_new_team_spins_through_its_warm_up) {
-    // The same short limits as above, with a warm-up far longer than the pause: the worker
-    // keeps spinning (it neither yields nor sleeps) until its first job, so that the
-    // scheduler has moved it to a core of its own by then (engine::team_warm_up_us).
-    worker_team team(2, wait_limits{1.0, 100.0, 2e6});
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    run_rounds(team, 3);
-    EXPECT_EQ(team.counts().yielded, 0u);
-    EXPECT_EQ(team.counts().slept, 0u);
-    // Without it, the same pause makes the worker yield, then sleep.
-    worker_team cold(2, wait_limits{1.0, 100.0});
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    run_rounds(cold, 3);
-    EXPECT_GT(cold.counts().slept, 0u);
 }

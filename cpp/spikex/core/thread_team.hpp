@@ -2,7 +2,7 @@
 // What every parallel region of spikex needs: the team it asked for (an OpenMP region with
 // fewer threads, from OMP_THREAD_LIMIT or nesting, would silently skip the work of the
 // missing ones), and the first exception a thread raised, kept to rethrow after the region
-// (an exception must not leave an OpenMP region, nor a worker_team job between meetings).
+// (an exception must not leave an OpenMP region).
 #include <atomic>
 #include <exception>
 #include <mutex>

@@ -1,6 +1,7 @@
 #pragma once
-// spikex's own team of threads for the time-step loop: persistent threads that meet a
-// few times per 0.1 ms step, without OpenMP and without any process-wide setting.
+// spikex's own team of threads for the time-step loop: persistent threads that help the
+// caller with the parts of each round (a step, or a sub-interval of steps), without OpenMP
+// and without any process-wide setting.
 //
 // Why not an OpenMP region: its waiting threads either sleep (OMP_WAIT_POLICY=passive: a
 // futex wake-up per barrier, tens of microseconds, 2.3x slower at 2 threads than at 1 on a
@@ -16,14 +17,20 @@
 //   yield  (sched_yield up to wait_limits::yield_us: a thread that shares our core runs),
 //   sleep  (a futex wait: between simulate() calls, or when the partner has lost its core).
 //
-// A meeting costs two cache-line transfers (the arrival count, the release generation).
-// Thread 0 is the caller; it runs the serial part of a meeting (the step's exchange calls,
-// so MPI is called from the thread that initialised it).
+// Parts are claimed, not assigned: thread t takes part t first, then any part nobody has
+// taken. The caller never waits for a worker that has not started: a worker the kernel
+// has not run yet (just created or woken; on a virtual machine a halted virtual CPU can
+// take milliseconds to come back) or has preempted simply takes no part, and the caller
+// runs them all, as one thread would. It waits only for parts a worker has begun. Which
+// thread runs a part does not change what the part computes.
+//
+// The caller (thread 0) runs everything outside the rounds (the exchange calls, so MPI is
+// called from the thread that initialised it).
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -33,11 +40,6 @@ namespace spikex {
 struct wait_limits {
     double spin_us = 20.0;    // busy-wait this long
     double yield_us = 2000.0; // then yield the core until this long since the wait began
-    // A new worker busy-waits this long from its start, whatever the budget: a thread the
-    // scheduler has just created shares its creator's core (or wakes a halted virtual CPU)
-    // for some milliseconds, during which a meeting per step costs tens of microseconds.
-    // Spinning, it is moved to a free core meanwhile (the caller works alone then).
-    double warm_us = 0.0;
 };
 
 class worker_team {
@@ -50,63 +52,47 @@ public:
 
     unsigned size() const { return threads_; }
 
-    // Runs job(t) on every thread t = 0 .. size()-1 (t = 0 on the caller) and returns when
-    // all have returned; rethrows the first exception a job raised (the others still
-    // finish theirs: a job that may throw between meetings must catch, or the others would
-    // wait at the next meeting for ever).
-    void run(const std::function<void(unsigned)>& job);
+    // parts <= size(): runs work(p) once for every part p = 0 .. parts-1, on the caller and on the workers
+    // that are running, and returns when all have returned: what any part wrote is then
+    // visible to the caller, and to every part of the next round. Rethrows the first
+    // exception a part raised (the other parts still run).
+    void run_parts(unsigned parts, const std::function<void(unsigned)>& work);
 
-    // Inside run(): every thread calls meet(t, serial) the same number of times. Thread 0
-    // runs serial() once all have arrived, and none leaves before serial() has returned;
-    // what any thread wrote before the meeting is visible after it, to every thread.
-    template <typename Serial>
-    void meet(unsigned t, Serial&& serial) {
-        if (threads_ == 1) {
-            serial();
-            return;
-        }
-        if (t != 0) {
-            const std::uint32_t generation = released_.value.load(std::memory_order_acquire);
-            arrive();
-            wait_while_equal(released_.value, generation);
-            return;
-        }
-        wait_for_arrivals();
-        serial();
-        release(released_.value);
-    }
-
-    // How many waits went past spinning: to yielding, to sleeping (tests and benches).
-    struct wait_counts {
-        std::uint64_t yielded = 0, slept = 0;
+    // Who ran parts, and how waits ended (tests and benches).
+    struct counts_type {
+        std::uint64_t rounds = 0, parts_by_workers = 0; // parts the workers ran
+        std::uint64_t yielded = 0, slept = 0;           // waits that went past spinning
     };
-    wait_counts counts() const;
+    counts_type counts() const;
 
 private:
     struct alignas(64) padded_word {
-        std::atomic<std::uint32_t> value{0};
+        std::atomic<std::uint64_t> value{0};
     };
 
     void worker(unsigned t);
-    void arrive();            // a worker at a meeting or at the end of a job
-    void wait_for_arrivals(); // thread 0: every worker arrived; resets the count
-    void release(std::atomic<std::uint32_t>& generation);
-    void wait_while_equal(const std::atomic<std::uint32_t>& word, std::uint32_t old);
+    // Claims and runs parts of round r, own part `first` first; returns how many it ran.
+    unsigned take_parts(std::uint64_t r, unsigned first);
+    void run_part(const std::function<void(unsigned)>& work, unsigned p);
     template <typename Done>
-    void wait(const std::atomic<std::uint32_t>& word, Done&& done);
+    void wait(const std::atomic<std::uint64_t>& word, std::atomic<std::uint32_t>& sleepers, Done&& done);
 
     unsigned threads_;
     wait_limits limits_;
-    std::chrono::steady_clock::time_point warm_until_; // see wait_limits::warm_us
-    padded_word arrived_;                              // workers arrived at the current meeting or job end
-    padded_word released_;                             // meetings passed
-    padded_word started_;                              // jobs started (+1 at destruction, with stop_)
-    alignas(64) std::atomic<std::uint32_t> sleepers_{0};
+    padded_word round_;                                        // rounds published (+1 at destruction, with stop_)
+    padded_word finished_;                                     // parts of the current round that have returned
+    std::unique_ptr<padded_word[]> claimed_;                   // per part (<= threads): the last round that claimed it
+    alignas(64) std::atomic<std::uint32_t> round_sleepers_{0}; // workers asleep until the next round
+    std::atomic<bool> wake_sent_{false};                       // a wake-up is on its way to them
+    std::atomic<std::uint32_t> caller_sleeping_{0};            // the caller asleep until parts finish
     std::atomic<bool> stop_{false};
-    const std::function<void(unsigned)>* job_ = nullptr;
+    std::atomic<int> caller_cpu_{-1}; // where the caller ran last: workers move off it
+    // The current round (written before round_ is published).
+    std::atomic<const std::function<void(unsigned)>*> work_{nullptr};
+    std::atomic<unsigned> parts_{0};
     std::mutex error_mutex_;
     std::exception_ptr error_;
-    std::atomic<std::uint64_t> yielded_{0}, slept_{0};
+    std::atomic<std::uint64_t> rounds_{0}, parts_by_workers_{0}, yielded_{0}, slept_{0};
     std::vector<std::thread> workers_;
 };
 

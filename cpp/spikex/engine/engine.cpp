@@ -278,12 +278,15 @@ void engine::init() {
     if (d_min == none) d_min = std::max<std::int64_t>(1, delay_steps(1.0, spec_.dt_ms)); // no connections
     steps_per_interval_ = static_cast<std::uint32_t>(d_min);
     ring_.assign(table_.max_delay() + steps_per_interval_ + 1, {});
+    batches_.assign(ring_.size(), {});
     max_delay_global_ = comm_.allreduce_max(table_.max_delay());
     const bool measure_wait = option_reader(common_exchange_options(), options_.exchange).boolean("measure_wait");
     exchange_->setup({comm_, *cells_, table_, steps_per_interval_, measure_wait, spec_.seed});
     if (resume_step_ >= 0) restore_in_flight(); // needs the source table
     if (!options_.keep_sources) table_.release_sources();
     schedule_ = interval_schedule(steps_per_interval_, exchange_->subintervals()); // checks the rule
+    // The team starts now, so that its threads are placed (and asleep) before the loop.
+    if (parts_.size() > 1) team_ = std::make_unique<worker_team>(static_cast<unsigned>(parts_.size()));
     initialized_ = true;
 }
 
@@ -293,62 +296,50 @@ void engine::run_until(step_type stop) {
     const heartbeat::running_scope running;
     init();
     timeline_.start_run();
-    while (step_ < stop) {
-        const step_type boundary = schedule_.next_boundary(step_);
-        const step_type chunk_end = std::min(boundary, stop);
-        {
-            scoped_timer timer(compute_s_);
-            run_steps(step_, chunk_end);
-        }
-        step_ = chunk_end;
-        // With two sub-intervals, spikes of the sub-interval that just ended may still be
-        // in flight: only those of the one before must have arrived (interval_schedule).
-        if (step_ == boundary) synchronize_exchange(schedule_.due(step_));
-    }
+    while (step_ < stop) run_stretch(stop);
     // A run that ends mid-interval still delivers what it emitted, so that every recorded
     // spike has been exchanged when the run returns.
     if (step_ > exchanged_until_) synchronize_exchange(step_);
     exchange_->verify_conservation();
 }
 
-void engine::run_steps(step_type from, step_type to) {
+void engine::run_stretch(step_type stop) {
+    // Whole sub-intervals from step_ until stretch_steps have passed (or stop): one team
+    // job (worker_team::run costs about two meetings) or one run alone, whichever has been
+    // faster (pace_), so that a second thread never slows a run.
+    auto& ends = stretch_ends_;
+    ends.clear();
+    for (step_type at = step_; at < stop && (ends.empty() || at - step_ < stretch_steps);) {
+        at = std::min(schedule_.next_boundary(at), stop);
+        ends.push_back(at);
+    }
     const auto threads = static_cast<unsigned>(parts_.size());
-    if (threads == 1) {
-        for (step_type n = from; n < to; ++n) {
-            prepare_step(n);
-            thread_step(parts_[0], 0, n);
-            finish_step(n);
-        }
-        return;
-    }
-    // The parts do not depend on the OS thread that runs them: one thread may run them all
-    // in turn (the same spikes), which it does whenever that has been faster (pace_).
-    // A new team warms up first (wait_limits::warm_us) while this thread runs alone.
     const auto start = std::chrono::steady_clock::now();
-    if (!team_ || team_->size() != threads) {
-        team_ = std::make_unique<worker_team>(threads, wait_limits{.warm_us = team_warm_up_us});
-        pace_.warm_until = start + std::chrono::microseconds(static_cast<long>(team_warm_up_us));
+    bool alone = threads == 1;
+    if (!alone) {
+        if (!team_ || team_->size() != threads) team_ = std::make_unique<worker_team>(threads);
+        alone = pace_.alone_next();
     }
-    const bool alone = start < pace_.warm_until || pace_.alone_next();
-    if (alone) {
-        for (step_type n = from; n < to; ++n) {
-            prepare_step(n);
-            for (unsigned t = 0; t < threads; ++t) thread_step(parts_[t], t, n);
-            finish_step(n);
-        }
-    } else {
-        run_steps_together(from, to);
+    const step_type first = step_;
+    const double compute_before = compute_s_;
+    compute_since_ = start;
+    if (alone)
+        run_stretch_alone();
+    else
+        run_stretch_together(steps_run_freely());
+    if (threads > 1) {
+        const double computed = compute_s_ - compute_before;
+        pace_.record(alone, computed / double(step_ - first));
+        (alone ? alone_s_ : team_s_) += computed;
     }
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    pace_.record(alone, took.count() / double(to - from));
 }
 
 bool engine::thread_pace::alone_next() {
     ++calls;
-    if (measure_team_next) return false; // the team woke in the last sub-interval: measure it awake
-    // Both ways in turn for the first 8 sub-intervals, then the faster one, and the slower
-    // one again now and then, so that a change of load (another job on the cores) is seen:
-    // after 64 sub-intervals, then twice as long after each try that found it still slower
+    if (measure_team_next) return false; // the team woke in the last stretch: measure it awake
+    // Both ways in turn for the first 8 stretches, then the faster one, and the slower one
+    // again now and then, so that a change of load (another job on the cores) is seen:
+    // after 64 stretches, then twice as long after each try that found it still slower
     // (a try can cost a scheduler time slice on a busy host), up to 4,096.
     if (calls <= 8) return calls % 2 == 0;
     const bool alone_faster = per_step[1] < per_step[0];
@@ -359,9 +350,9 @@ bool engine::thread_pace::alone_next() {
 }
 
 void engine::thread_pace::record(bool alone, double seconds_per_step) {
-    // The team's first sub-interval after some run alone includes waking its threads (a
-    // futex wake-up once they slept: tens of microseconds, as much as a small network's
-    // few steps): not its pace. The next sub-interval, the team's too, is measured instead.
+    // The team's first stretch after some run alone includes waking its threads (a futex
+    // wake-up once they slept; meanwhile the caller runs the parts): not its pace. The
+    // next stretch, the team's too, is measured instead.
     const bool woke = !alone && after_alone;
     after_alone = alone;
     measure_team_next = woke;
@@ -369,10 +360,16 @@ void engine::thread_pace::record(bool alone, double seconds_per_step) {
     const int k = alone ? 1 : 0;
     const std::uint64_t n = ++samples[k];
     double& estimate = per_step[k];
-    if (n <= 4) { // the mean of the first samples
-        estimate += (seconds_per_step - estimate) / double(n);
+    // A stretch can take a thousand times its pace once (the host's scheduler placed the
+    // worker on the caller's core, or the virtual CPU was halted): one such sample must
+    // not make the team look slow for thousands of stretches. The first samples give
+    // their least; later ones count at most twice the estimate, so a real change of pace
+    // (another job took a core) still moves it within a few stretches.
+    if (n <= 4) {
+        estimate = n == 1 ? seconds_per_step : std::min(estimate, seconds_per_step);
         return;
     }
+    seconds_per_step = std::min(seconds_per_step, 2.0 * estimate);
     // A moving average; a try of the slower way counts for half, and when it turns out
     // faster now, the tries start again at short gaps.
     const bool slower_way = (per_step[1] < per_step[0]) != alone;
@@ -380,35 +377,105 @@ void engine::thread_pace::record(bool alone, double seconds_per_step) {
     if (slower_way && (per_step[1] < per_step[0]) == alone) try_gap = 64;
 }
 
-void engine::run_steps_together(step_type from, step_type to) {
-    // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
-    // once (run_steps): no OpenMP region, so no OMP_WAIT_POLICY decides how they wait.
-    // Every thread runs every iteration and meets every meeting: after a failure the rest
-    // of the loop does nothing (a thread that left the loop early would leave the others
-    // waiting). One meeting per step: thread 0 (the caller) finishes the step and prepares
-    // the next while the others wait; the last step is finished after the job, whose end
-    // is a meeting already.
-    first_thread_error error;
-    prepare_step(from);
-    team_->run([&](unsigned t) {
-        for (step_type n = from; n < to; ++n) {
-            error.guard([&] { thread_step(parts_[t], t, n); });
-            if (n + 1 == to) break;
-            team_->meet(t, [&] {
-                error.guard([&] {
-                    finish_step(n);
-                    prepare_step(n + 1);
-                });
-            });
+bool engine::steps_run_freely() const {
+    // Within a sub-interval the parts depend on each other only through the work thread 0
+    // does between steps. Without plastic, short-term or stochastic synapses (their state
+    // moves step by step), state recording (samples all parts after a step) and an
+    // exchange that works between boundaries, that work can wait for the sub-interval's
+    // end: every step's deliveries were known at its start (a spike emitted in the
+    // sub-interval arrives after it), and the spikes reach the exchange in the same order.
+    return !plastic_.active() && !plastic_.has_short_term() && !plastic_.has_stochastic() && state_cells_.empty() &&
+           !exchange_->works_between_boundaries();
+}
+
+void engine::end_subinterval(step_type end) {
+    // Thread 0, every part past the steps before `end`. With two sub-intervals, spikes of
+    // the one that just ended may still be in flight: only those of the one before must
+    // have arrived (interval_schedule).
+    const bool boundary = schedule_.next_boundary(step_) == end;
+    step_ = end;
+    if (!boundary) return;
+    const auto now = std::chrono::steady_clock::now();
+    compute_s_ += std::chrono::duration<double>(now - compute_since_).count();
+    synchronize_exchange(schedule_.due(end));
+    compute_since_ = std::chrono::steady_clock::now();
+}
+
+void engine::run_stretch_alone() {
+    // The parts do not depend on the OS thread that runs them: one thread may run them all
+    // in turn (the same spikes).
+    for (const step_type end: stretch_ends_) {
+        for (step_type n = step_; n < end; ++n) {
+            prepare_step(n);
+            for (unsigned t = 0; t < parts_.size(); ++t) thread_step(parts_[t], t, n);
+            finish_step(n);
         }
-    });
-    error.rethrow_if_any();
-    finish_step(to - 1);
+        end_subinterval(end);
+    }
+    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_since_).count();
+}
+
+void engine::run_stretch_together(bool freely) {
+    // spikex's own threads (core/worker_team.hpp: spin, then yield, then sleep), started
+    // at init: no OpenMP region, so no OMP_WAIT_POLICY decides how they wait. A round of
+    // the team runs every part once, each on whichever thread claims it (a worker the
+    // kernel has not run yet takes none); this thread does the serial work between rounds:
+    // after every step (finish it, prepare the next), or, running freely, one round per
+    // sub-interval with its serial work at the ends.
+    const auto parts = static_cast<unsigned>(parts_.size());
+    for (const step_type end: stretch_ends_) {
+        const step_type from = step_;
+        if (freely) {
+            prepare_steps(from, end);
+            const std::pair<step_type, step_type> steps{from, end}; // one capture: no allocation
+            team_->run_parts(parts, [this, &steps](unsigned t) {
+                for (step_type n = steps.first; n < steps.second; ++n) thread_step(parts_[t], t, n);
+            });
+            finish_steps(from, end);
+        } else {
+            for (step_type n = from; n < end; ++n) {
+                prepare_step(n);
+                team_->run_parts(parts, [this, n](unsigned t) { thread_step(parts_[t], t, n); });
+                finish_step(n);
+            }
+        }
+        end_subinterval(end);
+    }
+    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_since_).count();
+}
+
+void engine::prepare_steps(step_type from, step_type to) {
+    for (step_type n = from; n < to; ++n) prepare_step(n);
+}
+
+void engine::finish_steps(step_type from, step_type to) {
+    // As finish_step for each step in turn (steps_run_freely: nothing plastic, no state
+    // recording): each part's spikes of the sub-interval, (step, cell) order, go to the
+    // exchange step by step, the parts' blocks in turn.
+    for (auto& part: parts_) {
+        if (!std::is_sorted(part.emitted.begin(), part.emitted.end(), emitted_before)) {
+            std::sort(part.emitted.begin(), part.emitted.end(), emitted_before);
+        }
+        part.next_emitted = 0;
+    }
+    for (step_type n = from; n < to; ++n) {
+        for (auto& part: parts_) {
+            auto& i = part.next_emitted;
+            const bool last = n + 1 == to; // and anything emitted for a later step, as finish_step would
+            for (; i < part.emitted.size() && (last || part.emitted[i].second <= n); ++i) {
+                emit(part.emitted[i].first, part.emitted[i].second);
+            }
+        }
+        ring_[n % ring_.size()].clear();
+        exchange_->poll(*this);
+    }
+    for (auto& part: parts_) part.emitted.clear();
 }
 
 void engine::prepare_step(step_type n) {
     auto& bucket = ring_[n % ring_.size()];
-    batch_.clear();
+    auto& batch = batches_[n % ring_.size()];
+    batch.clear();
     if (bucket.empty()) return;
     if (!table_.sorted()) {
         // One entry per connection; creation order is each target's connection-index
@@ -429,9 +496,9 @@ void engine::prepare_step(step_type n) {
     // batches in canonical source order whatever order the exchange delivered them in.
     std::sort(bucket.begin(), bucket.end());
     for (std::uint32_t i = 0; i < bucket.size(); ++i) {
-        if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch_.push_back(i);
+        if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch.push_back(i);
     }
-    batch_.push_back(static_cast<std::uint32_t>(bucket.size()));
+    batch.push_back(static_cast<std::uint32_t>(bucket.size()));
     // Short-term and quantal synapses: each arriving group's state moves to its spike, here on
     // one thread before the step's deliveries, which read it. Steps run in order, so every
     // group sees its spikes in time order whatever the layout.
@@ -447,8 +514,9 @@ void engine::thread_step(thread_part& part, unsigned t, step_type n) {
         if (!table_.sorted()) {
             deliver_creation_order(part, n);
         } else {
-            for (std::size_t b = 0; b + 1 < batch_.size(); ++b) {
-                const std::uint32_t first = batch_[b], last = batch_[b + 1];
+            const auto& batch = batches_[n % ring_.size()];
+            for (std::size_t b = 0; b + 1 < batch.size(); ++b) {
+                const std::uint32_t first = batch[b], last = batch[b + 1];
                 if (last - first > 1 &&
                     table_.source_run_groups_share_targets(table_.group(bucket[first]).source_run)) {
                     deliver_merged(part, t, first, last, n);
@@ -793,6 +861,8 @@ std::map<std::string, double> engine::timers() const {
     return {{"build", build_s_},
             {"init", init_s_},
             {"compute", compute_s_},
+            {"compute_team", team_s_},   // threads > 1: sub-intervals the team ran
+            {"compute_alone", alone_s_}, // and those one thread ran, every part in turn
             {"wait", exchange_->wait_seconds()},
             {"exchange", exchange_->exchange_seconds()},
             {"send", exchange_->send_seconds()}};
@@ -815,8 +885,8 @@ std::map<std::string, double> engine::memory_bytes() const {
     if (spec_.synapses.size() > 1) out["plasticity"] = plastic_.active() ? double(plastic_.bytes()) : 0.0;
     std::size_t ring = ring_.capacity() * sizeof(ring_[0]);
     for (const auto& b: ring_) ring += b.capacity() * sizeof(std::uint32_t);
-    ring +=
-        batch_.capacity() * sizeof(std::uint32_t) + creation_order_keys_.capacity() * sizeof(creation_order_keys_[0]);
+    ring += creation_order_keys_.capacity() * sizeof(creation_order_keys_[0]);
+    for (const auto& b: batches_) ring += b.capacity() * sizeof(std::uint32_t);
     out["delivery_queue"] = double(ring);
     return out;
 }

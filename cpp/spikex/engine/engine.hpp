@@ -7,16 +7,20 @@
 //
 //   for each interval k = [kM, (k+1)M), split into 1 or 2 sub-intervals (the exchange says):
 //     for each step n of a sub-interval:
-//       one thread:  sort ring[n mod R] into canonical order, cut it into per-source batches
-//       every thread t, on its own cells and its own run of each delay group:
+//       thread 0:    sort ring[n mod R] into canonical order, cut it into per-source batches
+//       every part t (its own cells, its own run of each delay group), on whichever
+//       thread of the team claims it (core/worker_team.hpp):
 //         cells.begin_step(n)      self-events due at n fire      -> t's emitted spikes
 //         deliveries due at n      plastic groups update their weights first
 //                                  -> cells.deliver (may fire)    -> t's emitted spikes
 //         cells.end_step(n)        time-driven update (may fire)  -> t's emitted spikes
-//       meeting (core/worker_team.hpp); thread 0 while the others wait: advance plastic
-//         groups' traces, empty the bucket, hand the emitted spikes of threads 0..T-1 to
-//         exchange.spike_emitted, exchange.poll(sink), then sort and cut the next step's bucket
+//       thread 0, every part done: advance plastic groups' traces, empty the bucket, hand
+//         the emitted spikes of parts 0..T-1 to exchange.spike_emitted, exchange.poll(sink)
 //     exchange.synchronize(end, due)   spikes emitted before `due` -> ring at step + delay
+//
+//   Without plasticity, state recording and an exchange that works between boundaries
+//   (steps_run_freely), thread 0's work between steps waits for the sub-interval's end:
+//   its buckets are all known at its start, so each part runs all its steps in one round.
 //
 //   Threads never write the same cell, connection or history (each owns a block of cells
 //   and the connections that end there), and each target sees its inputs in canonical
@@ -175,16 +179,19 @@ private:
     // none does (`error` empty on the ranks that did not fail).
     void agree_on_error(const std::string& error);
     void build_connections();
-    void run_steps(step_type from, step_type to); // the steps of one sub-interval, all threads
-    // The worker team, a part each.
-    void run_steps_together(step_type from, step_type to);
-    // A new team's warm-up (wait_limits::warm_us): its workers spin while the caller runs
-    // the parts alone; measured on a 2-core VM, a new thread's first ~6 ms of meetings cost
-    // 40-60 us each (issue 60).
-    static constexpr double team_warm_up_us = 8000.0;
+    // The loop (run_until): stretches of whole sub-intervals, each run by the team or by
+    // one thread alone (pace_); see run_stretch.
+    void run_stretch(step_type stop);
+    void run_stretch_alone();
+    void run_stretch_together(bool freely);
+    bool steps_run_freely() const;       // thread 0's work between steps can wait for the sub-interval's end
+    void end_subinterval(step_type end); // step_ = end; the exchange at a boundary
+    static constexpr step_type stretch_steps = 64;
     void prepare_step(step_type n); // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);
-    void finish_step(step_type n); // one thread
+    void finish_step(step_type n);                    // one thread
+    void prepare_steps(step_type from, step_type to); // one thread
+    void finish_steps(step_type from, step_type to);  // one thread (steps_run_freely)
     void synchronize_exchange(step_type due);
 
     void emit(local_index cell, step_type step);
@@ -213,16 +220,16 @@ private:
     std::vector<std::vector<std::pair<unsigned, local_index>>> state_cells_;
     std::vector<state_samples> state_samples_;
     std::vector<thread_part> parts_;    // one per thread
-    std::unique_ptr<worker_team> team_; // threads > 1: started at the first step, kept
+    std::unique_ptr<worker_team> team_; // threads > 1: started at init, kept
     // threads > 1: seconds per step with the team [0] and with one thread running every
-    // part in turn [1] (moving averages); run_steps takes the faster, so that a second
-    // thread never slows a run (a host whose cores are busy makes every meeting wait).
+    // part in turn [1] (moving averages, per stretch); run_stretch takes the faster, so
+    // that a second thread never slows a run (tiny rounds, or a worker that claims a part
+    // and then loses its core to another job, make the team wait).
     struct thread_pace {
         double per_step[2] = {0.0, 0.0};
         std::uint64_t samples[2] = {0, 0};
         std::uint64_t calls = 0, next_try = 64, try_gap = 64;
         bool after_alone = true, measure_team_next = false;
-        std::chrono::steady_clock::time_point warm_until{}; // the new team warms up till then
         bool alone_next();
         void record(bool alone, double seconds_per_step);
     } pace_;
@@ -234,8 +241,8 @@ private:
     // Delivery ring: per step, delay groups (sorted layout; their numbers order them by
     // source) or connections (creation order) due then.
     std::vector<std::vector<std::uint32_t>> ring_;
-    // The bucket of the current step cut into batches [batch_[i], batch_[i+1]) of one source.
-    std::vector<std::uint32_t> batch_;
+    // Per ring bucket, once prepared: its cuts into batches [b[i], b[i+1]) of one source.
+    std::vector<std::vector<std::uint32_t>> batches_;
     // prepare_step's scratch in creation order: (source gid, connection) per entry.
     std::vector<std::pair<gid_type, std::uint32_t>> creation_order_keys_;
     step_type step_ = 0;
@@ -271,6 +278,9 @@ private:
     std::uint64_t spikes_emitted_ = 0;
     std::uint64_t spikes_in_heartbeat_ = 0; // part of spikes_emitted_ added to heartbeat::spikes
     double build_s_ = 0, init_s_ = 0, compute_s_ = 0;
+    double team_s_ = 0, alone_s_ = 0;                     // threads > 1: compute time with the team and without it
+    std::chrono::steady_clock::time_point compute_since_; // compute_s_ counted until then
+    std::vector<step_type> stretch_ends_;                 // the current stretch's sub-interval ends
     timeline_recorder timeline_;
 };
 

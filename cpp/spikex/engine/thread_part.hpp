@@ -15,6 +15,7 @@ struct thread_part final: spike_output {
     local_index first = 0, end = 0; // rank-local cells [first, end)
     std::unique_ptr<cell_group> cells;
     std::vector<std::pair<local_index, step_type>> emitted;
+    std::size_t next_emitted = 0; // finish_steps: the first not handed over yet
     std::vector<std::uint32_t> merge_scratch;
     std::vector<double> scaled_weights; // a short-term group's weights times its factor, a stochastic one's crossing
     std::vector<local_index> target_scratch;      // a piece of a group's 2-byte targets, widened

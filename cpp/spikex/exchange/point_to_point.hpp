@@ -116,6 +116,7 @@ class point_to_point_base: public spike_exchange {
 public:
     explicit point_to_point_base(point_to_point_options options): options_(std::move(options)) {}
     int subintervals() const override { return schedule_.subintervals(); }
+    bool works_between_boundaries() const override { return true; } // sends as spikes happen
     void resume_at(step_type s) override {
         spike_exchange::resume_at(s);
         current_sub_ = sub_of(s); // else relays would wait for the boundary (slower, same spikes)

@@ -96,6 +96,7 @@ public:
     }
 
     void spike_emitted(gid_type gid, step_type step) override { pending_.push_back({gid, step}); }
+    bool works_between_boundaries() const override { return true; } // poll routes every step
     void resume_at(step_type s) override {
         spike_exchange::resume_at(s);
         reference_step_ = s; // the step items are decoded around

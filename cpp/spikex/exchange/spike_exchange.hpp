@@ -86,6 +86,10 @@ public:
     virtual void setup(const exchange_setup& setup) = 0;
     virtual void spike_emitted(gid_type gid, step_type step) = 0;
     virtual int subintervals() const { return 1; }
+    // Whether spike_emitted and poll do work between boundaries (send, progress, deliver
+    // locally): then the engine hands spikes over step by step, as they happen. Methods
+    // that only collect spikes for synchronize() may get a sub-interval's at its end.
+    virtual bool works_between_boundaries() const { return false; }
     // After setup, for a run that goes on from a checkpoint at step s (nothing in flight).
     virtual void resume_at(step_type s) { last_step_ = s; }
     virtual void poll(spike_sink&) {}

@@ -15,7 +15,7 @@ from ..runtime.collective import float64_per_rank, int64_per_rank, sum_int64
 # Wall-clock phases measured in Python around the engine calls.
 WALL_PHASES = ("build", "init", "simulate", "total")
 # Phases the engine times inside the simulation loop.
-ENGINE_PHASES = ("compute", "wait", "exchange", "send")
+ENGINE_PHASES = ("compute", "wait", "exchange", "send", "compute_team", "compute_alone")
 # Properties the core reports as 0/1 that the summary shows as true/false.
 BOOLEAN_PROPERTIES = frozenset({"compressed", "sorted_by_source"})
 
