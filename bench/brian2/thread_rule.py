@@ -2,7 +2,10 @@
 
 The issue's Brunel network (networks.py) at several sizes and in-degrees, spikex's
 Python API at 1 and 2 threads, best loop (``time_s.simulate``) of ``--repeat`` runs
-each, interleaved. The rule in ``spikex.runtime.allocation.auto_threads`` (one thread
+each, interleaved. Each size runs at least ``--tstop`` ms and at least CELL_STEPS cell
+updates (250 cells: 6 s), so that a small network's loop lasts tens of milliseconds:
+one-off costs of milliseconds (numpy's OpenBLAS threads spin for about 0.1 s after
+``import numpy``; a worker's first wake-up) would otherwise decide a 3 ms run. The rule in ``spikex.runtime.allocation.auto_threads`` (one thread
 per CELLS_PER_THREAD neurons or SYNAPSES_PER_THREAD synapses) is read off the sizes where
 2 threads became faster than 1. Writes bench/results/thread_rule.json::
 
@@ -24,7 +27,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from spikex_runs import machine  # noqa: E402
 
+CELL_STEPS = 1.5e7  # the 5,000 cells x 3,000 steps
 SIZES = ((250, 50), (500, 50), (1000, 100), (2000, 200), (4000, 100), (5000, 500), (250, 500), (1000, 500))
+
+
+def tstop_for(cells: int, tstop: float, dt_ms: float = 0.1) -> float:
+    return max(tstop, round(CELL_STEPS / cells) * dt_ms)
 
 
 def one(cells: int, indegree: int, threads: int, tstop: float) -> dict:
@@ -50,7 +58,7 @@ def main() -> int:
     for _ in range(args.repeat):
         for cells, indegree in SIZES:
             for threads in (1, 2):
-                out = one(cells, indegree, threads, args.tstop)
+                out = one(cells, indegree, threads, tstop_for(cells, args.tstop))
                 runs.setdefault((cells, indegree, threads), []).append(out)
                 print(f"{cells:6d} cells K={indegree:4d} T={threads} loop {out['loop_s']:.4f} s "
                       f"load {out['load_1min']}", file=sys.stderr, flush=True)  # fmt: skip
@@ -58,9 +66,10 @@ def main() -> int:
     for cells, indegree in SIZES:
         one_t, two_t = runs[(cells, indegree, 1)], runs[(cells, indegree, 2)]
         best1, best2 = min(r["loop_s"] for r in one_t), min(r["loop_s"] for r in two_t)
-        steps = args.tstop / 0.1
+        steps = tstop_for(cells, args.tstop) / 0.1
         rows.append({
             "cells": cells, "indegree": indegree, "synapses": one_t[0]["connections"],
+            "tstop_ms": tstop_for(cells, args.tstop),
             "rate_e_hz": one_t[0]["rates_hz"].get("E"),
             "best_loop_s": {"1": best1, "2": best2}, "us_per_step": {"1": 1e6 * best1 / steps, "2": 1e6 * best2 / steps},
             "two_over_one": round(best2 / best1, 3),
@@ -72,7 +81,8 @@ def main() -> int:
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
         "machine": {**machine(), "load_average_start": load_start, "cores_available": len(os.sched_getaffinity(0))},
         "seconds": round(time.perf_counter() - started, 1),
-        "settings": {"repeat": args.repeat, "tstop_ms": args.tstop, "network": "brunel (networks.py)"},
+        "settings": {"repeat": args.repeat, "tstop_ms_at_least": args.tstop, "cell_steps_at_least": CELL_STEPS,
+                     "network": "brunel (networks.py)"},
         "rows": rows,
     }
     out = HERE.parent / "results" / "thread_rule.json"

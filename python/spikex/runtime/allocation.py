@@ -114,19 +114,18 @@ def thread_limit_problem(threads: int, environment: Mapping[str, str] | None = N
 
 
 # When a second thread pays (issue 60): a step's work on a rank must be large enough that
-# splitting it beats what the threads' meeting and the serial part of the step cost, and
-# the second thread needs a core nobody else is using (on a busy core it only slows the
-# first). A rank's work per step grows with its cells and with the synapses ending on them
-# (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share.
-# Measured 2026-11-29 20:23 UTC on 2 cores at load about 1 (bench/results/thread_rule.json,
-# the Brunel network at other sizes, 300 ms): 2 threads took 2.6x one thread's time at 250
-# cells, 1.1-1.7x at 500-1,000, 0.97x at 2,000 (8 us per step), 0.77x at 4,000 and 0.74x
-# at 5,000; in bench/results/small_networks.json the issue's Brunel network (5,000 cells,
-# 21 us per step) 0.69x, its 20,000 cells 0.59x, and VA CUBA (4,000 cells, but an
-# exchange every step: 4 us per step) 1.12x. The shares below give 2 threads from 5,000
-# cells (or 2 M synapses) and CUBA 1.
-CELLS_PER_THREAD = 2500
-SYNAPSES_PER_THREAD = 1_000_000
+# splitting it beats what handing parts to the team and the serial part of the step cost,
+# and the second thread needs a core nobody else is using (on a busy core it only slows
+# the first). A rank's work per step grows with its cells and with the synapses ending on
+# them (deliveries). CELLS_PER_THREAD and SYNAPSES_PER_THREAD are each thread's least share.
+# Measured 2026-11-29 22:45 UTC on 2 cores at load about 0.8 (bench/results/thread_rule.json,
+# the Brunel network at other sizes, runs of at least 15 M cell updates): 2 threads took
+# 0.98x one thread's time at 250 cells, 0.91-0.93x at 500-1,000, 0.80x at 2,000 (8 us per
+# step), 0.72x at 4,000 and 0.63x at 5,000; 0.77x at 1,000 cells with 500 inputs each
+# (0.5 M synapses). Below 2,000 cells the gain is within a host's noise, so the shares
+# below give 2 threads from 2,000 cells or 0.5 M synapses (VA CUBA's 4,000 cells: 2).
+CELLS_PER_THREAD = 1000
+SYNAPSES_PER_THREAD = 250_000
 
 
 def _environment_int(environment: Mapping[str, str], name: str) -> int | None:
