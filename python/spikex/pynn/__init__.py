@@ -38,6 +38,7 @@ from .native_rules import (  # noqa: F401 (these connectors remember whether the
     FixedTotalNumberConnector,
     NativeRNG,
 )
+from .native_types import native_cell_type, nestml_cell_type  # noqa: F401
 from .populations import Assembly, Population, PopulationView  # noqa: F401
 from .procedural_api import connect, create, record, record_v  # noqa: F401
 from .point_neuron import (  # noqa: F401
