@@ -158,9 +158,11 @@ bench-checkpoint: build
 # Build time of the hpc_benchmark's connection table at scale 1 (126.6 M synapses), 1 rank,
 # threads 1 and 2, 3 runs each, ns per synapse and peak RSS: bench/results/build_time.json
 # under the label "after" (about 1 minute, 0.6 GB).
-# NESTML 9.0's model library through spikex's NESTML generator (docs/validation/nestml.md,
+# NESTML 9.0's model library through spikex's NESTML generator, and against NESTML's
+# python_standalone target (docs/validation/nestml.md,
 # bench/results/nestml_library.json; docs/user/nestml.md): about 10 minutes on 2 cores.
 bench-nestml: build
+	$(PY) bench/nestml_standalone.py
 	$(PY) bench/nestml_library.py
 
 bench-build-time: build

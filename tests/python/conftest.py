@@ -142,6 +142,13 @@ def require_nest(reason: str | None) -> None:
     pytest.skip(message)
 
 
+@pytest.fixture(scope="session")
+def nestml_build_cache(tmp_path_factory) -> Path:
+    """One directory for the NESTML models the tests build (tests/python/nestml,
+    tests/python/pynn): a model is compiled once per session, not once per test module."""
+    return tmp_path_factory.mktemp("nestml-build-cache")
+
+
 @pytest.fixture
 def small_config(tmp_path: Path) -> Path:
     return write_config(tmp_path)

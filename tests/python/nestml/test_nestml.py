@@ -86,8 +86,8 @@ def library_model(name: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("nestml-cache")
+def cache(nestml_build_cache) -> Path:
+    return nestml_build_cache
 
 
 @pytest.fixture(scope="module")

@@ -94,11 +94,10 @@ def library_model(name: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def nestml_cache(tmp_path_factory, monkeypatch_module):
+def nestml_cache(nestml_build_cache, monkeypatch_module):
     pytest.importorskip("pynestml")
-    cache = tmp_path_factory.mktemp("nestml-cache")
-    monkeypatch_module.setenv("SPIKEX_MODEL_CACHE", str(cache))
-    return cache
+    monkeypatch_module.setenv("SPIKEX_MODEL_CACHE", str(nestml_build_cache))
+    return nestml_build_cache
 
 
 @pytest.fixture(scope="module", autouse=True)
