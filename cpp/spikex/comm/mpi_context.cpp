@@ -29,7 +29,7 @@ class mpi_context final: public context {
 public:
     mpi_context() {
         // The engine calls from thread 0 of its worker_team, the caller's thread
-        // (engine::run_steps); MPI_THREAD_SERIALIZED is asked for and checked, not assumed,
+        // (engine::run_stretch); MPI_THREAD_SERIALIZED is asked for and checked, not assumed,
         // so that a call from another thread, one at a time, stays allowed.
         int initialized = 0, provided = MPI_THREAD_SINGLE;
         MPI_Initialized(&initialized);

@@ -313,8 +313,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     if numeric and namespace.get("numeric_solver", "rk45") != "rk45":
         raise Unsupported(f"the numeric solver {namespace.get('numeric_solver')}")
     m.numeric = numeric
-    if model.get_functions():
-        raise Unsupported("user-defined functions")
+    functions = {f.get_name(): f for f in model.get_functions()}
     for decl, _variable in _declarations(
         model.get_parameters_blocks() + model.get_state_blocks() + model.get_internals_blocks()
     ):
@@ -400,8 +399,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         return resolve
 
     # Parameters: defaults in declaration order (d.), rules (p.), invariants ([[...]]).
-    defaults = ExpressionPrinter(resolver(lambda k: "d" if k == "parameter" else None))
-    given = ExpressionPrinter(resolver(lambda k: "p" if k == "parameter" else None))
+    defaults = ExpressionPrinter(resolver(lambda k: "d" if k == "parameter" else None), functions=functions)
+    given = ExpressionPrinter(resolver(lambda k: "p" if k == "parameter" else None), functions=functions)
     for decl, variable in _declarations(model.get_parameters_blocks()):
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
@@ -459,10 +458,10 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     initial_values = namespace.get("initial_values", {})
     analytic = namespace.get("analytic_state_variables", [])
     with_internals = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k))
+        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k)), functions=functions
     )
     default_with_internals = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k))
+        resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k)), functions=functions
     )
     for decl, variable in state_decls:
         kind = _type_kind(decl.get_data_type())
@@ -526,7 +525,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
 
     # Internals in declaration order (the propagators are among them).
     internal_printer = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k))
+        resolver(lambda k: {"parameter": "p", "internal": "q"}.get(k)), functions=functions
     )
     # __h (the step, NESTML's transformer adds it) first: steps(), resolution() and the
     # propagators read it, wherever the model declares its own internals.
@@ -569,7 +568,7 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         return "seed_, gids_[i], n, draw"
 
     step = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist, random
+        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}[k]), hoist, random, functions
     )
     update_expressions = namespace.get("update_expressions", {})
     numeric_update_expressions = namespace.get("numeric_update_expressions", {})

@@ -115,12 +115,16 @@ class ExpressionPrinter:
         and step, so the same bits.
     """
 
-    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]], hoist=None, random=None):
+    def __init__(self, resolve: Callable[[str], tuple[str, Fraction]], hoist=None, random=None,
+                 functions: dict | None = None):  # fmt: skip
         self.resolve = resolve
         self.hoist = hoist
         # random(name) -> the C++ call's first arguments (the cell's stream), or None where
         # random functions are not allowed (initial values, internals)
         self.random = random
+        # The model's user-defined functions by name (ASTFunction): a call is written in
+        # place (user_function).
+        self.functions = functions or {}
 
     # The printed value of an expression, in NEST's unit of its type.
     def print(self, node) -> str:
@@ -300,7 +304,48 @@ class ExpressionPrinter:
             raise Unsupported(f"{name}()")
         if name == "deliver_spike":
             raise Unsupported("synapse models (deliver_spike)")
-        raise Unsupported(f"user-defined functions ({name})")
+        if name in self.functions:
+            return self.user_function(self.functions[name], args)
+        raise Unsupported(f"the function {name}")
+
+    def user_function(self, function, args: list[str]) -> str:
+        """A call of a user-defined function, written in place as a lambda called at once:
+        its parameters and local declarations as C++ locals (values in NEST's units of
+        their types, as every value here), its return expression printed like any other;
+        names that are neither read the model's variables as the caller does. The same
+        operations in the same order as NESTML's NEST target's member function."""
+        name = function.get_name()
+        params = function.get_parameters()
+        if len(args) != len(params):
+            raise Unsupported(f"the call of {name} with {len(args)} arguments ({len(params)} declared)")
+        names = {p.get_name(): f"f_{p.get_name()}" for p in params}
+        outer = self.resolve
+
+        def resolve(var: str) -> tuple[str, Fraction]:
+            return (names[var], Fraction(1)) if var in names else outer(var)
+
+        body = ExpressionPrinter(resolve, None, self.random, self.functions)
+        lines = []
+        for stmt in function.get_stmts_body().get_stmts():
+            small = stmt.small_stmt if stmt.is_small_stmt() else None
+            if small is not None and small.is_declaration():
+                decl = small.get_declaration()
+                for variable in decl.get_variables():
+                    value = body.print(decl.get_expression())  # before the name shadows anything
+                    names[variable.get_name()] = f"f_{variable.get_name()}"
+                    lines.append(f"const {_ctype(decl.get_data_type())} f_{variable.get_name()} = {value};")
+            elif small is not None and small.is_return_stmt() and small.get_return_stmt().has_expression():
+                lines.append(f"return {body.print(small.get_return_stmt().get_expression())};")
+            else:
+                raise Unsupported(f"statements other than declarations and return in the function {name}")
+        signature = ", ".join(f"const {_ctype(p.get_data_type())} f_{p.get_name()}" for p in params)
+        return f"[&]({signature}) {{ {' '.join(lines)} }}({', '.join(args)})"
+
+
+def _ctype(data_type) -> str:
+    if data_type.is_boolean:
+        return "bool"
+    return "long" if data_type.is_integer else "double"
 
 
 class NotLanes(Exception):
