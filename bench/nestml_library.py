@@ -61,6 +61,7 @@ WEIGHT = {
     "terub_gpe_neuron": 0.05,  # C_m 1 pF, g_L 0.1 nS: 0.5 nS already drives V_m beyond 1000 mV
     "terub_stn_neuron": 0.1,  # C_m 1 pF, g_L 2.25 nS
     "traub_cond_multisyn_neuron": 3.0,
+    "traub_psc_alpha_neuron": 5.0,  # g_Na 10,000 nS into 100 pF: stiff under a stronger drive
     "wb_cond_exp_neuron": 3.0,
     "wb_cond_multisyn_neuron": 3.0,
 }
@@ -90,6 +91,10 @@ NOTES = {
 }
 
 
+INPUT = ("500 ms, dt 0.1 ms; a Poisson train of 12 kHz into two cells: +w into one, -w and +w into the other "
+         "(models with receptor ports: +w into port 1 of both, and into port 3 of the second)")  # fmt: skip
+
+
 def library() -> list[Path]:
     files = [Path(f.locate()).resolve() for f in metadata.files("nestml") or []
              if "models/neurons/" in str(f) and str(f).endswith(".nestml")]  # fmt: skip
@@ -102,9 +107,16 @@ def run(model: str, weight: float, record: str, params: dict | None = None) -> d
     net = sx.Network(dt_ms=0.1, seed=3)
     cells = net.create(model, 2, params=params or {})
     drive = net.create("poisson_generator", 1, params={"rate": 12000.0})
-    net.connect(drive[0], cells[0], weight=weight, delay_ms=0.1)
-    net.connect(drive[0], cells[1], weight=-weight, delay_ms=0.1)
-    net.connect(drive[0], cells[1], weight=weight, delay_ms=0.2)
+    if sx.models.MODELS[model].get("has_receptor_ports"):
+        # receptor types: +w into port 1 of both cells, and into port 3 of the second
+        # (the multisynapse models' first inhibitory receptor: GABA_A)
+        net.connect(drive[0], cells[0], weight=weight, delay_ms=0.1, receptor=1)
+        net.connect(drive[0], cells[1], weight=weight, delay_ms=0.1, receptor=3)
+        net.connect(drive[0], cells[1], weight=weight, delay_ms=0.2, receptor=1)
+    else:
+        net.connect(drive[0], cells[0], weight=weight, delay_ms=0.1)
+        net.connect(drive[0], cells[1], weight=-weight, delay_ms=0.1)
+        net.connect(drive[0], cells[1], weight=weight, delay_ms=0.2)
     net.record_spikes(cells)
     net.record_state(cells, record)
     result = net.simulate(500.0)
@@ -205,7 +217,7 @@ def main() -> int:
         "nestml": NESTML_VERSION,
         "spikex": sx.__version__,
         "host": platform.node(),
-        "input": "500 ms, dt 0.1 ms; a Poisson train of 12 kHz into two cells: +w into one, -w and +w into the other",
+        "input": INPUT,
         "models": rows,
     }
     RESULTS.write_text(json.dumps(result, indent=1) + "\n")

@@ -388,31 +388,42 @@ bool engine::steps_run_freely() const {
            !exchange_->works_between_boundaries();
 }
 
-void engine::end_subinterval(step_type end) {
+bool engine::end_subinterval(step_type end) {
     // Thread 0, every part past the steps before `end`. With two sub-intervals, spikes of
     // the one that just ended may still be in flight: only those of the one before must
-    // have arrived (interval_schedule).
+    // have arrived (interval_schedule). The compute time until here goes into compute_s_
+    // first: the exchange's timeline row reads it.
     const bool boundary = schedule_.next_boundary(step_) == end;
     step_ = end;
-    if (!boundary) return;
+    if (!boundary) return false;
     const auto now = std::chrono::steady_clock::now();
     compute_s_ += std::chrono::duration<double>(now - compute_since_).count();
     synchronize_exchange(schedule_.due(end));
     compute_since_ = std::chrono::steady_clock::now();
+    return true;
+}
+
+void engine::end_stretch(bool synchronized) {
+    // Steps after the last exchange count now (the run's final exchange reads them);
+    // after an exchange there were none, and its timeline row has every step.
+    if (!synchronized) {
+        compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_since_).count();
+    }
 }
 
 void engine::run_stretch_alone() {
     // The parts do not depend on the OS thread that runs them: one thread may run them all
     // in turn (the same spikes).
+    bool synchronized = false;
     for (const step_type end: stretch_ends_) {
         for (step_type n = step_; n < end; ++n) {
             prepare_step(n);
             for (unsigned t = 0; t < parts_.size(); ++t) thread_step(parts_[t], t, n);
             finish_step(n);
         }
-        end_subinterval(end);
+        synchronized = end_subinterval(end);
     }
-    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_since_).count();
+    end_stretch(synchronized);
 }
 
 void engine::run_stretch_together(bool freely) {
@@ -423,6 +434,7 @@ void engine::run_stretch_together(bool freely) {
     // after every step (finish it, prepare the next), or, running freely, one round per
     // sub-interval with its serial work at the ends.
     const auto parts = static_cast<unsigned>(parts_.size());
+    bool synchronized = false;
     for (const step_type end: stretch_ends_) {
         const step_type from = step_;
         if (freely) {
@@ -439,9 +451,9 @@ void engine::run_stretch_together(bool freely) {
                 finish_step(n);
             }
         }
-        end_subinterval(end);
+        synchronized = end_subinterval(end);
     }
-    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - compute_since_).count();
+    end_stretch(synchronized);
 }
 
 void engine::prepare_steps(step_type from, step_type to) {

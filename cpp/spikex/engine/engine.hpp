@@ -185,7 +185,8 @@ private:
     void run_stretch_alone();
     void run_stretch_together(bool freely);
     bool steps_run_freely() const;       // thread 0's work between steps can wait for the sub-interval's end
-    void end_subinterval(step_type end); // step_ = end; the exchange at a boundary
+    bool end_subinterval(step_type end); // step_ = end; the exchange at a boundary (true)
+    void end_stretch(bool synchronized); // the compute time since the last exchange
     static constexpr step_type stretch_steps = 64;
     void prepare_step(step_type n); // one thread
     void thread_step(thread_part& part, unsigned t, step_type n);

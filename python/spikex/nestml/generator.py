@@ -76,7 +76,7 @@ class Model:
     state: list[Value] = field(default_factory=list)
     internals: list[Internal] = field(default_factory=list)
     spike_ports: list[Port] = field(default_factory=list)
-    port_mode: str = "none"  # "none", "single" (the weight's sign kept), "pair" (exc, inh)
+    port_mode: str = "none"  # "none", "single" (the weight's sign kept), "pair" (exc, inh), "ports" (receptor types)
     current_port: str | None = None
     default_lines: list[str] = field(default_factory=list)
     init_lines: list[str] = field(default_factory=list)
@@ -331,6 +331,19 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     internal_names = [v.get_name() for _d, v in internal_decls]
     if "tau_minus" in parameter_names + state_names + internal_names:
         raise Unsupported("a variable named tau_minus (spikex's STDP parameter of every neuron)")
+    # Internals that read a state variable (`alpha_n_init = ... V_m ...`): NEST computes them
+    # from the state as it is when the cell is made, and the library's models read them in
+    # state initial values only. Written in place there (from each cell's initial state);
+    # anywhere else they are refused.
+    # (by name in the expression's text: get_variables() skips function arguments)
+    state_word = re.compile(r"\b(" + "|".join(map(re.escape, state_names)) + r")\b") if state_names else None
+    reads_state = lambda e: state_word is not None and state_word.search(str(e)) is not None  # noqa: E731
+    initial_only = {
+        v.get_name(): d.get_expression()
+        for d, v in internal_decls
+        if d.get_expression() is not None and reads_state(d.get_expression())
+    }
+    initial_printers: dict[str, ExpressionPrinter] = {}  # "init" (per cell), "default" (the table's)
 
     # Inputs.
     spike_ports, continuous = [], []
@@ -348,17 +361,17 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     if len(spike_ports) == 1:
         m.port_mode = "single"
         m.spike_ports = [Port(spike_ports[0].get_name())]
-    elif len(spike_ports) == 2:
+    elif len(spike_ports) >= 2:
         exc = [p for p in spike_ports if p.is_excitatory() and not p.is_inhibitory()]
         inh = [p for p in spike_ports if p.is_inhibitory() and not p.is_excitatory()]
-        if len(exc) != 1 or len(inh) != 1:
-            raise Unsupported(
-                "two spike input ports that are not one excitatory and one inhibitory (receptor types)"
-            )
-        m.port_mode = "pair"
-        m.spike_ports = [Port(exc[0].get_name()), Port(inh[0].get_name())]
-    elif len(spike_ports) > 2:
-        raise Unsupported("more than two spike input ports (receptor types)")
+        if len(spike_ports) == 2 and len(exc) == 1 and len(inh) == 1:
+            m.port_mode = "pair"
+            m.spike_ports = [Port(exc[0].get_name()), Port(inh[0].get_name())]
+        else:
+            # Receptor types, NEST's receptor_type 1, 2, ... in the order the input block
+            # declares the ports (NESTML's NEST target numbers them so).
+            m.port_mode = "ports"
+            m.spike_ports = [Port(p.get_name()) for p in spike_ports]
     port_names = {p.name for p in m.spike_ports}
 
     locals_: set[str] = set()
@@ -369,6 +382,11 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         def resolve(var: str) -> tuple[str, Fraction]:
             if var in locals_:
                 return f"l_{var}", Fraction(1)
+            if var in initial_only:
+                printer = initial_printers.get(prefix_of("initial_only") or "")
+                if printer is None:
+                    raise Unsupported(f"internals that read a state variable ({var}) outside state initial values")
+                return f"({printer.print(initial_only[var])})", Fraction(1)
             if var in port_names:
                 return f"in_{var}", _port_factor(model, var)
             if var == m.current_port:
@@ -458,11 +476,15 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     initial_values = namespace.get("initial_values", {})
     analytic = namespace.get("analytic_state_variables", [])
     with_internals = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s"}.get(k)), functions=functions
+        resolver(lambda k: {"parameter": "p", "internal": "q", "state": "s", "initial_only": "init"}.get(k)),
+        functions=functions,
     )
+    # the table's defaults: a state read here is its initial value's default (d.V_m)
     default_with_internals = ExpressionPrinter(
-        resolver(lambda k: {"parameter": "d", "internal": "dq"}.get(k)), functions=functions
+        resolver(lambda k: {"parameter": "d", "internal": "dq", "state": "d", "initial_only": "default"}.get(k)),
+        functions=functions,
     )
+    initial_printers.update(init=with_internals, default=default_with_internals)
     for decl, variable in state_decls:
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
@@ -533,6 +555,8 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     for decl, variable in internal_decls:
         var = variable.get_name()
         expr = decl.get_expression()
+        if var in initial_only:
+            continue  # written in place where read (above)
         if var == "__h":
             cpp = "h"
         else:
@@ -822,6 +846,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         receptors = f"spikes: weight >= 0 into {a.name}, < 0 into {b.name} (as -weight)"
     elif m.port_mode == "single":
         receptors = f"spikes: every weight into {m.spike_ports[0].name}, its sign kept"
+    elif m.port_mode == "ports":
+        numbered = ", ".join(f"{k} {p.name}" for k, p in enumerate(m.spike_ports, start=1))
+        receptors = f"spikes through receptor ports (a connection's receptor): {numbered}; each weight with its sign"
     else:
         receptors = "no spike input"
     if m.current_port:

@@ -300,6 +300,82 @@ FUNCTIONS = """
 """
 
 
+# Receptor types: three spike ports, each into its own current; an internal that reads the
+# state (used by a state's initial value only, as NESTML's multisynapse models do).
+PORTS = """\
+model ports_neuron:
+    state:
+        V_m mV = -70 mV
+        I_a pA = 0 pA
+        I_b pA = 0 pA
+        I_c pA = 0 pA
+        gate real = gate_init
+
+    equations:
+        I_a' = -I_a / 2 ms
+        I_b' = -I_b / 4 ms
+        I_c' = -I_c / 8 ms
+        V_m' = -(V_m + 70 mV) / 10 ms + (I_a + I_b + I_c) / 100 pF
+
+    internals:
+        gate_init real = 1 / (1 + exp(-(V_m + 60 mV) / 5 mV))
+
+    input:
+        A <- spike
+        B <- spike
+        C <- spike
+
+    output:
+        spike
+
+    update:
+        integrate_odes()
+
+    onReceive(A):
+        I_a += A * 1 pA * 1 s
+
+    onReceive(B):
+        I_b += B * 1 pA * 1 s
+
+    onReceive(C):
+        I_c += C * 1 pA * 1 s
+"""
+
+
+def test_receptor_types_are_receptor_ports_in_declaration_order(cache, tmp_path):
+    path = tmp_path / "ports_neuron.nestml"
+    path.write_text(PORTS)
+    model = sx.models.load_nestml(path, cache)
+    entry = sx.models.MODELS[model]
+    assert entry["has_receptor_ports"] and "1 A, 2 B, 3 C" in entry["receptors"]
+    net = sx.Network(dt_ms=0.1)
+    cells = net.create(model, 3, params={"V_m": [-70.0, -60.0, -50.0]})
+    source = net.create("spike_source_array", 1, params={"spike_times": [1.0]})
+    for k in range(3):  # cell k gets the spike on port k + 1, weight k + 1
+        net.connect(source[0], cells[k], weight=float(k + 1) * 10.0, delay_ms=0.1, receptor=k + 1)
+    for state in ("I_a", "I_b", "I_c", "gate"):
+        net.record_state(cells, state)
+    currents = [values["values"] for values in net.simulate(3.0).states]
+    for k in range(3):
+        for j in range(3):
+            trace = currents[j][:, k]
+            if j != k:
+                assert not trace.any(), (k, j)  # no other port got it
+                continue
+            first = int(np.flatnonzero(trace)[0])  # the step the spike arrived: + w there
+            assert first in (10, 11) and trace[first] == pytest.approx(10.0 * (k + 1)), (k, first)
+    # each cell's gate starts from its own initial V_m, through the internal
+    gate = currents[3][0]
+    expected = 1.0 / (1.0 + np.exp(-(np.array([-70.0, -60.0, -50.0]) + 60.0) / 5.0))
+    np.testing.assert_allclose(gate, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="receptor"):
+        net2 = sx.Network(dt_ms=0.1)
+        two = net2.create(model, 1)
+        net2.connect(net2.create("spike_source_array", 1, params={"spike_times": [1.0]})[0], two[0],
+                     weight=1.0, delay_ms=0.1)  # fmt: skip
+        net2.simulate(1.0)
+
+
 def test_user_defined_functions_compute_what_the_written_out_model_does(cache, tmp_path):
     with_functions = tmp_path / "fn_neuron.nestml"
     with_functions.write_text(WITH_FUNCTIONS.format(
