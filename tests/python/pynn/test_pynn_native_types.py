@@ -67,6 +67,7 @@ def test_a_native_type_runs_as_the_standard_type_on_the_same_model():
     assert_same(standard, native)
 
 
+@pytest.mark.slow
 def test_a_conductance_based_native_type_takes_positive_inhibitory_weights():
     cond = {"E_L": -65.0, "C_m": 1000.0, "g_L": 50.0, "V_th": -50.0, "V_reset": -65.0, "t_ref": 0.1,
             "tau_syn_ex": 5.0, "tau_syn_in": 5.0, "I_e": 1000.0, "E_ex": 0.0, "E_in": -70.0}  # fmt: skip
