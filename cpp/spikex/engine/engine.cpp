@@ -304,9 +304,9 @@ void engine::run_until(step_type stop) {
 }
 
 void engine::run_stretch(step_type stop) {
-    // Whole sub-intervals from step_ until stretch_steps have passed (or stop): one team
-    // job (worker_team::run costs about two meetings) or one run alone, whichever has been
-    // faster (pace_), so that a second thread never slows a run.
+    // Whole sub-intervals from step_ until stretch_steps have passed (or stop), run by the
+    // team (rounds of parts, core/worker_team.hpp) or by this thread alone, whichever has
+    // been faster (pace_), so that a second thread never slows a run.
     auto& ends = stretch_ends_;
     ends.clear();
     for (step_type at = step_; at < stop && (ends.empty() || at - step_ < stretch_steps);) {
