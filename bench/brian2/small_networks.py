@@ -179,12 +179,11 @@ def write_page(result: dict) -> None:
         names = ", ".join(f"{c['network']} ({c['frontend']}, {c['two_over_one']})" for c in slower)
         lines += [
             "",
-            f"**2 threads slower than 1** (by more than 2 %): {names}. A network whose delays",
-            "equal dt (VA CUBA) exchanges every step, so a team of threads would meet and be",
-            "handed a job every 0.1 ms for about 4 µs of work; the engine finds that slower and",
-            "runs both threads' parts on one thread (`engine::thread_pace`), which costs a few",
-            "per cent more than one part (two update loops, two passes over each arriving",
-            "group) plus its tries of the team. `threads` not given chooses 1 thread there.",
+            f"**2 threads slower than 1** (by more than 2 %): {names}. Where the team has been",
+            "slower the engine runs both threads' parts on one thread (`engine::thread_pace`,",
+            "docs/dev/architecture.md), which costs a few per cent more than one part, plus its",
+            "tries of the team; `bench/results/thread_rule.json` shows from which size a second",
+            "thread pays.",
         ]
     loads = [x for r in result["table"] for x in r["load_1min"]]
     cores = m.get("cores_available", m["cpus"])
@@ -193,10 +192,10 @@ def write_page(result: dict) -> None:
             "",
             f"**These runs saw a 1-minute load of {min(loads)}-{max(loads)} on {cores} cores**: other",
             "processes held the cores, so the figures measure contention, not the simulators. Threads",
-            "that meet every 0.1 ms step wait for their cores then (spikex's 2 threads, and Brian2's",
-            "OpenMP ones far more), which is why spikex chooses 1 thread on a busy host when",
-            "`threads` is not given, and runs a sub-interval's parts on one thread whenever that has",
-            "been faster (`engine::thread_pace`). The issue's checks need a run on an idle host.",
+            "that hand work over every sub-interval wait for their cores then (spikex's 2 threads, and",
+            "Brian2's OpenMP ones far more), which is why spikex chooses 1 thread on a busy host when",
+            "`threads` is not given, and runs the parts on one thread whenever that has been faster",
+            "(`engine::thread_pace`). The issue's checks need a run on an idle host.",
         ]
     lines.append("")
     PAGE.write_text("\n".join(lines), encoding="utf-8")
