@@ -149,6 +149,21 @@ def nestml_build_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("nestml-build-cache")
 
 
+@pytest.fixture(scope="module")
+def loaded_models_forgotten():
+    """For modules that load NESTML models (``pytest.mark.usefixtures``): a loaded library
+    stays registered in the process, but spikex.models.MODELS forgets its models after the
+    module, so that the tests of the built-in models that run later see the built-in ones
+    only."""
+    from spikex.models import LIST_PARAMETERS, MODELS
+
+    before = set(MODELS)
+    yield
+    for name in set(MODELS) - before:
+        MODELS.pop(name)
+        LIST_PARAMETERS.pop(name, None)
+
+
 @pytest.fixture
 def small_config(tmp_path: Path) -> Path:
     return write_config(tmp_path)

@@ -41,7 +41,7 @@ from spikex.launch.launcher import child_environment, mpiexec_command
 
 # Every test here runs NESTML's front end (sympy: seconds per model) and most compile a
 # model: all in `make test`, none in `make test-fast` (whose 90 s they would fill a fifth of).
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("loaded_models_forgotten")]
 
 try:
     import pynestml  # noqa: F401
@@ -61,20 +61,6 @@ def require_nestml():
     if in_ci():
         pytest.fail(message + ". Under CI=true the NESTML tests must run (make setup installs it).")
     pytest.skip(message)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def models_loaded_here_stay_here():
-    """The models these tests load stay registered in this process (a loaded library is
-    not unloaded); spikex.models.MODELS forgets them afterwards, so that the tests of
-    the built-in models that run later in the same session see the built-in ones only."""
-    from spikex.models import LIST_PARAMETERS, MODELS
-
-    before = set(MODELS)
-    yield
-    for name in set(MODELS) - before:
-        MODELS.pop(name)
-        LIST_PARAMETERS.pop(name, None)
 
 
 def library_model(name: str) -> Path:

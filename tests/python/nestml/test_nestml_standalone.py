@@ -14,19 +14,7 @@ pytest.importorskip("pynestml")
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from nestml_standalone import compare  # noqa: E402
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def models_loaded_here_stay_here():
-    """spikex.models.MODELS forgets the models loaded here (as in test_nestml.py)."""
-    from spikex.models import LIST_PARAMETERS, MODELS
-
-    before = set(MODELS)
-    yield
-    for name in set(MODELS) - before:
-        MODELS.pop(name)
-        LIST_PARAMETERS.pop(name, None)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("loaded_models_forgotten")]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,8 @@ from pyNN import errors  # noqa: E402
 
 import spikex.pynn as sim  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("loaded_models_forgotten")  # NESTML models loaded here
+
 SPIKE_TIMES = [5.0, 6.0, 7.0, 8.0, 20.0, 21.0, 22.0, 30.0]
 
 
@@ -99,19 +101,6 @@ def nestml_cache(nestml_build_cache, monkeypatch_module):
     pytest.importorskip("pynestml")
     monkeypatch_module.setenv("SPIKEX_MODEL_CACHE", str(nestml_build_cache))
     return nestml_build_cache
-
-
-@pytest.fixture(scope="module", autouse=True)
-def models_loaded_here_stay_here():
-    """As in tests/python/nestml: spikex.models.MODELS forgets the models these tests load
-    (a loaded library stays in the process), so later tests see the built-in ones only."""
-    from spikex.models import LIST_PARAMETERS, MODELS
-
-    before = set(MODELS)
-    yield
-    for name in set(MODELS) - before:
-        MODELS.pop(name)
-        LIST_PARAMETERS.pop(name, None)
 
 
 @pytest.fixture(scope="module")
