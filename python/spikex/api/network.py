@@ -222,6 +222,10 @@ class Network:
                 summary_populations=get(config, "network.sonata_summary_populations") or None,
             )  # fmt: skip
             recorded = []  # the circuit's node set: record_node_spikes below
+        elif config["populations"]:
+            from .config_populations import build as build_populations
+
+            recorded = build_populations(network, config)
         elif model == "hpc_benchmark":
             hpc_benchmark.build(network, config, get)
             recorded = [Population(0, network.cells, "iaf_psc_alpha")]

@@ -14,6 +14,7 @@ module             holds
 ``exchange``       the ``[exchange]`` keys and every rule about them (self-contained)
 ``connections``    the ``[connections]`` keys and their rule
 ``record``         the ``[record]`` keys
+``populations``    ``models``, ``[[populations]]`` and ``[[projections]]``: a user's own network
 ``registry``       the sections put together: ``REGISTRY``, ``KEYS``, ``CROSS_RULES``, ...
 ``validate``       load, fill defaults, ``--set`` overrides, validation
 ``markdown``       ``docs/user/config.md`` (``python -m spikex.config --markdown``)

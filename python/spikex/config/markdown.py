@@ -6,6 +6,7 @@ import sys
 
 from ..errors import format_value
 from ..methods import EXCHANGE_METHODS
+from . import populations
 from .key import Key
 from .registry import CROSS_RULES, REGISTRY, SECTION_DOCS, SECTIONS
 
@@ -33,8 +34,9 @@ def describe() -> str:
                     f"| {key.range_text()} | {key.doc} |"
                 )
         lines.append("")
+    lines += populations.describe()
     lines += ["## Rules between keys", ""]
-    lines += [f"* {rule}" for rule in CROSS_RULES]
+    lines += [f"* {rule}" for rule in (*CROSS_RULES, *populations.CROSS_RULES)]
     lines += [
         "",
         "## Exchange methods",

@@ -43,7 +43,8 @@ REGISTRY: tuple[Key, ...] = (
         "hpc_benchmark from network.scale, indegree_e, indegree_i, plastic and "
         "[network.hpc_benchmark]; microcircuit the Potjans & Diesmann (2014) microcircuit from "
         "network.n_scaling, k_scaling, input, thalamic_input, v0 and [network.microcircuit] "
-        "(network.cells, indegree, connectivity, delay_ms and weight are then not used).",
+        "(network.cells, indegree, connectivity, delay_ms and weight are then not used). Not "
+        "used when [[populations]] are given.",
         choices=(*MODEL_PARAMETERS, *NETWORK_MODELS),
     ),
     Key(

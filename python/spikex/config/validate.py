@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 
 from ..errors import ConfigError
+from . import populations
 from .key import section_table
 from .registry import CROSS_CHECKS, KEYS, REGISTRY, SECTIONS
 
@@ -52,6 +53,7 @@ def load_config(path: str | Path) -> dict:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), allowed=f"invalid TOML: {error}") from None
+    populations.absolute_model_paths(raw, path.absolute().parent)
     network = raw.get("network")
     if isinstance(network, dict) and isinstance(network.get("sonata"), str) and network["sonata"]:
         network["sonata"] = str(path.absolute().parent / network["sonata"])  # relative to the TOML
@@ -84,6 +86,7 @@ def resolve(raw: dict) -> dict:
         raise ConfigError("configuration", raw, "must be a table of sections")
     _check_structure(raw, "")
     config = copy.deepcopy(raw)
+    populations.resolve_lists(raw, config)
     for key in REGISTRY:
         table = config
         for part in key.section.split("."):
@@ -116,6 +119,8 @@ def apply_overrides(config: dict, overrides: list[str] | tuple[str, ...]) -> dic
     config = copy.deepcopy(config)
     for text in overrides:
         path, value = parse_override(text)
+        if populations.override(config, path, value):
+            continue
         if path in SECTIONS:
             raise ConfigError(path, value, _section_not_key_text(path))
         if path not in KEYS:
@@ -168,6 +173,7 @@ def validate(config: dict, ranks: int = 1) -> dict:
     for key in REGISTRY:
         table = section_table(config, key.section)
         table[key.name] = key.check(table[key.name])
+    populations.check(config, ranks)
     for rule in CROSS_CHECKS:
         rule(config, ranks)
     return config
@@ -196,7 +202,9 @@ def _children(section: str) -> tuple[list[str], list[str]]:
 def _allowed_children_text(section: str) -> str:
     keys, subsections = _children(section)
     parts = [*keys, *(f"[{_join(section, name)}]" for name in subsections)]
-    where = f"in [{section}]" if section else "at top level (sections)"
+    if not section:
+        parts += populations.LIST_KEYS
+    where = f"in [{section}]" if section else "at top level (sections and lists)"
     return f"allowed {where}: " + ", ".join(parts)
 
 
@@ -222,6 +230,8 @@ def _check_structure(table: dict, section: str) -> None:
     keys, subsections = _children(section)
     for name, value in table.items():
         path = _join(section, name)
+        if not section and name in populations.LIST_KEYS:
+            continue  # models, [[populations]], [[projections]]: populations.resolve_lists
         if name in subsections:
             if not isinstance(value, dict):
                 raise ConfigError(path, value, f"must be a table [{path}]")

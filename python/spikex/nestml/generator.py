@@ -338,9 +338,13 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     # (by name in the expression's text: get_variables() skips function arguments)
     state_word = re.compile(r"\b(" + "|".join(map(re.escape, state_names)) + r")\b") if state_names else None
     reads_state = lambda e: state_word is not None and state_word.search(str(e)) is not None  # noqa: E731
+    # Parameters whose default reads the state (hh_cond_exp_destexhe's alpha_n_init = f(V_m)):
+    # in the library, gating rates at the initial V_m that state initial values read. They
+    # are computed the same way, from each cell's initial state, and are not settable.
+    parameter_decls = list(_declarations(model.get_parameters_blocks()))
     initial_only = {
         v.get_name(): d.get_expression()
-        for d, v in internal_decls
+        for d, v in [*internal_decls, *parameter_decls]
         if d.get_expression() is not None and reads_state(d.get_expression())
     }
     initial_printers: dict[str, ExpressionPrinter] = {}  # "init" (per cell), "default" (the table's)
@@ -385,7 +389,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             if var in initial_only:
                 printer = initial_printers.get(prefix_of("initial_only") or "")
                 if printer is None:
-                    raise Unsupported(f"internals that read a state variable ({var}) outside state initial values")
+                    raise Unsupported(
+                        f"parameters or internals that read a state variable ({var}) outside state initial values"
+                    )
                 return f"({printer.print(initial_only[var])})", Fraction(1)
             if var in port_names:
                 return f"in_{var}", _port_factor(model, var)
@@ -419,7 +425,9 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
     # Parameters: defaults in declaration order (d.), rules (p.), invariants ([[...]]).
     defaults = ExpressionPrinter(resolver(lambda k: "d" if k == "parameter" else None), functions=functions)
     given = ExpressionPrinter(resolver(lambda k: "p" if k == "parameter" else None), functions=functions)
-    for decl, variable in _declarations(model.get_parameters_blocks()):
+    for decl, variable in parameter_decls:
+        if variable.get_name() in initial_only:
+            continue  # written in place where read (state initial values)
         kind = _type_kind(decl.get_data_type())
         expr = decl.get_expression()
         try:

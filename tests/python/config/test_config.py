@@ -279,7 +279,7 @@ def test_every_registered_method_is_accepted(method):
     registry.validate(registry.resolve({"exchange": {"method": method}}))
 
 
-@pytest.mark.parametrize("name", ["hines2011_demo.toml", "hines2011_table3.toml"])
+@pytest.mark.parametrize("name", ["hines2011_demo.toml", "hines2011_table3.toml", "brunel_populations.toml"])
 @pytest.mark.parametrize("ranks", [1, 2, 4])
 def test_examples_are_valid(name, ranks):
     registry.resolved_config(REPO / "examples" / name, ranks=ranks)

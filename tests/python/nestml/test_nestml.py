@@ -593,6 +593,70 @@ def test_a_sonata_circuit_names_a_nestml_model_its_config_lists(exp_model, cache
     assert len(list(cache.glob("iaf_psc_exp_neuron-*.so"))) == 1  # built once, found by every run
 
 
+TOML_NETWORK = """\
+models = ["models/iaf_psc_exp_neuron.nestml"]
+
+[simulation]
+tstop_ms = 100.0
+dt_ms = 0.1
+
+[[populations]]
+name = "E"
+model = "MODEL"
+cells = 120
+params = { V_m = { distribution = "uniform", low = -70.0, high = -55.0 } }
+
+[[populations]]
+name = "noise"
+model = "poisson_generator"
+cells = 1
+params = { rate = 18000.0 }
+
+[[projections]]
+source = "noise"
+target = "E"
+weight = 87.8
+
+[[projections]]
+source = "E"
+target = "E"
+rule = "fixed_indegree"
+indegree = 12
+weight = -120.0
+delay_ms = 1.5
+"""
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_a_toml_configuration_names_a_nestml_model_its_models_list_loads(exp_model, cache, tmp_path):
+    # `models` (relative to the TOML) loads the model before [[populations]] names it; the
+    # network gives the built-in iaf_psc_exp's spikes (same parameters, same names for the
+    # initial V_m) on 2 ranks and through a checkpoint resumed on 1 rank x 2 threads
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "iaf_psc_exp_neuron.nestml").write_text(library_model("iaf_psc_exp_neuron").read_text())
+    ours = tmp_path / "ours.toml"
+    ours.write_text(TOML_NETWORK.replace("MODEL", exp_model))
+    builtin = tmp_path / "builtin.toml"
+    builtin.write_text(TOML_NETWORK.replace("MODEL", "iaf_psc_exp").split("\n", 1)[1])
+    env = child_environment({**os.environ, "SPIKEX_MODEL_CACHE": str(cache)})
+
+    def run(*args: str) -> dict:
+        out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+        done = run_stoppable([sys.executable, "-m", "spikex", "run", *args, "-o", str(out)], timeout=600, env=env)
+        assert done.returncode == 0, (done.stdout, done.stderr)
+        return json.loads((out / "summary.json").read_text())
+
+    expected = run(str(builtin))
+    assert expected["spikes_total"] > 50
+    assert run(str(ours), "--np", "2")["spikes_sha256"] == expected["spikes_sha256"]
+    run(str(ours), "--set", "simulation.tstop_ms=50", "--checkpoint-every", "40", "--checkpoint-dir", str(tmp_path / "ck"))
+    resumed = run("--resume", str(tmp_path / "ck"), "--threads", "2", "--set", "simulation.tstop_ms=100")
+    assert resumed["spikes_sha256"] == expected["spikes_sha256"]
+    assert resumed["config"]["models"] == [str(tmp_path / "models" / "iaf_psc_exp_neuron.nestml")]
+    assert len(list(cache.glob("iaf_psc_exp_neuron-*.so"))) == 1  # built once, found by every run
+
+
 COUNTER = """\
 model counter_neuron:
     state:
@@ -924,3 +988,51 @@ def test_a_users_nonlinear_model_follows_its_exact_solution(tmp_path):
     # the sample at t is the state after the step that starts at t
     exact = -60.0 - 10.0 * np.tanh(np.asarray(result.states[0]["times_ms"]) + 0.1)
     assert float(np.abs(v - exact).max()) < 1e-5  # the bound: 1e-6 per sub-step
+
+
+GATE = """\
+model gate_neuron:
+    state:
+        V_m mV = E_L
+        m real = a_init / (a_init + b_init)
+
+    parameters:
+        E_L mV = -70 mV
+        tau ms = 10 ms
+        a_init 1/ms = 0.01 / (1 ms * mV) * (V_m + 100 mV)   # reads the state, as hh_cond_exp_destexhe's
+        b_init 1/ms = 0.2 / 1 ms
+
+    equations:
+        V_m' = (E_L - V_m) / tau
+        m' = -m / tau
+
+    input:
+        spikes <- spike
+
+    output:
+        spike
+
+    update:
+        integrate_odes()
+"""
+
+
+@pytest.mark.slow
+def test_parameters_whose_default_reads_the_state_follow_each_cells_initial_state(tmp_path):
+    # a_init = f(V_m) is read by m's initial value only: computed from each cell's own
+    # initial V_m, not a settable parameter (hh_cond_exp_destexhe_neuron's gating rates)
+    model = tmp_path / "gate.nestml"
+    model.write_text(GATE)
+    name = sx.models.load_nestml(model, tmp_path)
+    names = [spec["name"] for spec in sx.models.MODELS[name]["parameter_specs"]]
+    assert "a_init" not in names and "b_init" in names and "m" in names
+    net = sx.Network(dt_ms=0.1)
+    v0 = np.array([-70.0, -50.0, -90.0])
+    cells = net.create(name, 3, params={"V_m": v0})
+    net.record_state(cells, "m", interval_ms=0.1)
+    result = net.simulate(1.0)
+    a = 0.01 * (v0 + 100.0)
+    m0 = a / (a + 0.2)
+    # the first sample is the state after the first step: m0 exp(-dt / tau)
+    first = result.states[0]["values"][0]
+    np.testing.assert_allclose(first, m0 * np.exp(-0.1 / 10.0), rtol=1e-12)
