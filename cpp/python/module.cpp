@@ -406,6 +406,7 @@ nb::list models_to_python() {
         d["state_specs"] = state;
         d["accepts_current"] = entry.accepts_current;
         d["has_receptor_ports"] = bool(entry.receptor_ports);
+        d["receptor_port_names"] = entry.receptor_port_names;
         d["checkpoint_state"] = entry.checkpoint_state;
         d["receptors"] = entry.receptors;
         d["integration"] = entry.integration;

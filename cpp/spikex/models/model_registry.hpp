@@ -47,6 +47,10 @@ struct model_entry {
     // projection's `receptor` (1 .. count, NEST's receptor_type); 0 (none named) is refused.
     // Empty for models without ports: they take receptor 0 only, the weight's sign choosing.
     std::function<std::uint32_t(const population_spec&)> receptor_ports;
+    // The ports' names where the model names them (NESTML's receptor types: port k is
+    // receptor_port_names[k - 1], as PyNN's receptor_type); empty where a parameter list
+    // numbers them (the multisynapse models).
+    std::vector<std::string> receptor_port_names;
     std::string integration;             // how its dynamics are integrated, one phrase
     std::string nest_model;              // NEST 3.10's model it matches ("" if none): defaults checked against it
     std::vector<std::string> pynn_types; // PyNN standard types spikex.pynn maps onto it

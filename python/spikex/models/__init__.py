@@ -13,8 +13,8 @@ from .. import _core
 
 #: Every neuron model and device of the C++ registry (cpp/spikex/models/model_registry.cpp):
 #: name -> {kind, output, description, parameters, parameter_specs, state_variables,
-#: state_specs, accepts_current, checkpoint_state, receptors, integration, nest_model,
-#: pynn_types, docs_page}; each parameter spec: name, unit, default, default_rule, range,
+#: state_specs, accepts_current, has_receptor_ports, receptor_port_names, checkpoint_state,
+#: receptors, integration, nest_model, pynn_types, docs_page}; each parameter spec: name, unit, default, default_rule, range,
 #: allowed (the range in words), meaning, shape ("per_cell" or "per_cell_list").
 MODELS: dict[str, dict] = {entry["name"]: entry for entry in _core.model_registry()}
 

@@ -8,7 +8,9 @@ its parameters with their defaults, its state variables as initial values and
 recordables. As in pyNN.nest, weights are given in nA (current inputs) or uS
 (conductance inputs) and reach the model x 1000, and a model counts as conductance-based
 when a state variable's name starts with "g" (inhibitory weights then positive in PyNN,
-negated for the model, as pyNN.nest does).
+negated for the model, as pyNN.nest does). A model with named receptor ports (NESTML's
+receptor types) takes PyNN's ``receptor_type`` as the port's name, each weight with its
+sign.
 """
 
 from __future__ import annotations
@@ -50,10 +52,11 @@ def native_cell_type(model_name: str) -> type[StandardCellType]:
             f"spikex.pynn: native_cell_type({model_name!r}): no spikex neuron model of that name "
             f"(models: {', '.join(neurons)}; a NESTML model: nestml_cell_type)"
         )
-    if entry.get("has_receptor_ports"):
+    ports = list(entry.get("receptor_port_names") or [])
+    if entry.get("has_receptor_ports") and not ports:
         raise NotImplementedError(
-            f"spikex.pynn: native_cell_type({model_name!r}): models with receptor ports are not "
-            "supported as native cell types yet (PointNeuron covers the multisynapse models)"
+            f"spikex.pynn: native_cell_type({model_name!r}): ports numbered by a parameter list "
+            "(the multisynapse models) have no names for PyNN's receptor_type: use PointNeuron"
         )
     specs = {p["name"]: p for p in entry["parameter_specs"] if p["shape"] == "per_cell"}
     states = [s for s in entry["state_specs"] if not s.get("per_port")]
@@ -72,7 +75,11 @@ def native_cell_type(model_name: str) -> type[StandardCellType]:
         "units": {"spikes": "", **{s["name"]: s["unit"] for s in states}},
         "variable_map": {s["name"]: s["name"] for s in states},
         "scale_factors": {},
-        "receptor_types": ("excitatory", "inhibitory"),
+        # named ports (NESTML's receptor types): receptor_type "AMPA" is port 1, ... and each
+        # weight keeps its sign; otherwise the weight's sign chooses, as for PyNN's types
+        "receptor_types": tuple(ports) or ("excitatory", "inhibitory"),
+        "has_receptor_ports": bool(ports),
+        "get_receptor_type": lambda self, name: ports.index(name) + 1,
         "injectable": bool(entry["accepts_current"]),
         "conductance_based": any(s["name"].startswith("g") for s in states),
         "nest_model": model_name,

@@ -1,7 +1,8 @@
 """spikex.pynn's native cell types (pyNN.nest's native_cell_type) and NESTML cell types
 (PyNN 0.13's nestml_cell_type): a spikex model in its own names and NEST's units, the same
 spikes and membrane traces as the standard type on the same model, pyNN.nest's weight
-conventions, and a NESTML model built from a file or from text."""
+conventions, and a NESTML model built from a file or from text, its receptor types named
+as PyNN's receptor_type."""
 
 from __future__ import annotations
 
@@ -84,7 +85,7 @@ def test_unknown_models_and_models_with_ports_are_refused_by_name():
         sim.native_cell_type("no_such_model")
     with pytest.raises(errors.InvalidModelError, match="no spikex neuron model"):
         sim.native_cell_type("poisson_generator")  # a device
-    with pytest.raises(NotImplementedError, match="receptor ports"):
+    with pytest.raises(NotImplementedError, match="ports numbered by a parameter list.*PointNeuron"):
         sim.native_cell_type("iaf_psc_exp_multisynapse")
 
 
@@ -139,3 +140,56 @@ def test_a_nestml_description_that_is_neither_file_nor_model_is_refused():
         sim.nestml_cell_type("X", "missing.nestml")
     with pytest.raises(errors.InvalidModelError, match="neither a .nestml file nor NESTML text"):
         sim.nestml_cell_type("X", "neuron without a model line\n")
+
+
+PORTS = """\
+model two_ports_neuron:
+    state:
+        V_m mV = -70 mV
+        I_a pA = 0 pA
+        I_b pA = 0 pA
+
+    equations:
+        I_a' = -I_a / 2 ms
+        I_b' = -I_b / 4 ms
+        V_m' = -(V_m + 70 mV) / 10 ms + (I_a + I_b) / 100 pF
+
+    input:
+        AMPA <- spike
+        GABA <- spike
+
+    output:
+        spike
+
+    update:
+        integrate_odes()
+
+    onReceive(AMPA):
+        I_a += AMPA * 1 pA * 1 s
+
+    onReceive(GABA):
+        I_b += GABA * 1 pA * 1 s
+"""
+
+
+@pytest.mark.slow
+def test_a_nestml_type_s_receptor_types_are_its_named_ports(nestml_cache):
+    cell_type = sim.nestml_cell_type("TwoPorts", PORTS)
+    assert cell_type.receptor_types == ("AMPA", "GABA")
+    sim.setup(timestep=0.1)
+    source = sim.Population(1, sim.SpikeSourceArray(spike_times=[1.0]))
+    cells = sim.Population(2, cell_type())
+    cells.record(["I_a", "I_b"])
+    # nA -> pA as pyNN.nest; a negative weight keeps its sign on a port
+    sim.Projection(source, cells[0:1], sim.AllToAllConnector(), sim.StaticSynapse(weight=0.02, delay=0.5),
+                   receptor_type="AMPA")  # fmt: skip
+    sim.Projection(source, cells[1:2], sim.AllToAllConnector(), sim.StaticSynapse(weight=-0.03, delay=0.5),
+                   receptor_type="GABA")  # fmt: skip
+    with pytest.raises(errors.ConnectionError):
+        sim.Projection(source, cells, sim.AllToAllConnector(), receptor_type="NMDA")
+    sim.run(3.0)
+    signals = {str(a.name): np.asarray(a) for a in cells.get_data().segments[0].analogsignals}
+    sim.end()
+    a, b = signals["I_a"], signals["I_b"]
+    assert not a[:, 1].any() and not b[:, 0].any()  # each spike reached its own port only
+    assert a[:, 0].max() == pytest.approx(20.0) and b[:, 1].min() == pytest.approx(-30.0)
