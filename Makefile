@@ -163,6 +163,10 @@ bench-checkpoint: build
 # bench/results/nestml_library.json; docs/user/nestml.md): about 10 minutes on 2 cores.
 bench-nestml: build
 	$(PY) bench/nestml_standalone.py
+	$(PY) bench/nestml_step_cost.py --network hpc_benchmark
+	$(PY) bench/nestml_step_cost.py --network sparse
+	$(PY) bench/nestml_step_cost.py --model aeif_cond_exp --network hpc_benchmark --ms 200
+	$(PY) bench/nestml_step_cost.py --model aeif_cond_exp --network sparse --ms 200
 	$(PY) bench/nestml_library.py
 
 bench-build-time: build

@@ -64,6 +64,10 @@ class Internal:
 @dataclass
 class Port:
     name: str
+    # Whether a step needs to know that a spike came (got_<port>): false where nothing reads
+    # it, or every onReceive block of the port only adds a multiple of the port's input
+    # (adding 0 without a spike is the same, up to the sign of a zero).
+    flagged: bool = True
 
 
 @dataclass
@@ -81,6 +85,9 @@ class Model:
     default_lines: list[str] = field(default_factory=list)
     init_lines: list[str] = field(default_factory=list)
     step_lines: list[str] = field(default_factory=list)
+    # step_lines with the current input's terms left out, for steps without a current
+    # (empty: step_lines serve both)
+    step_lines_without_current: list[str] = field(default_factory=list)
     receptors: str = ""
     invariants: list = field(default_factory=list)  # (parameter, C++ condition, NESTML text)
     constants: list[Internal] = field(default_factory=list)  # per-set subexpressions of the step
@@ -808,6 +815,40 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
         finally:
             numeric_y[0] = False
 
+    on_receive = {}
+    for block in model.get_on_receive_blocks():
+        port = block.get_port_name()
+        if port not in port_names:
+            raise Unsupported(f"onReceive for the port {port}")
+        on_receive.setdefault(port, []).append(block)
+    for port in m.spike_ports:
+        blocks = on_receive.get(port.name, [])
+        port.flagged = not all(_adds_a_multiple_of(b.get_stmts_body(), port.name, step) for b in blocks)
+
+    def rest_of_step() -> list[str]:
+        """The step after the update block: onReceive, convolutions' spikes, onCondition."""
+        out = []
+        flagged = {port.name: port.flagged for port in m.spike_ports}
+        for block in model.get_on_receive_blocks():  # in the model's order
+            port = block.get_port_name()
+            if flagged[port]:
+                out.append(f"if (got_{port}) {{")
+                out += statements(block.get_stmts_body(), "    ")
+                out.append("}")
+            else:
+                out += statements(block.get_stmts_body())
+        for j, v in enumerate(convolutions):
+            out.append(f"{step.resolve(v)[0]} = {f'keep[{j}]' if m.lanes else f'next_{v}'};")
+        for updates in spike_updates.values():
+            for a in updates:
+                if "__X__" in a.get_variable().get_complete_name():
+                    out.append(assignment(a))
+        for block in model.get_on_condition_blocks():
+            out.append(f"if ({step.print(block.get_cond_expr())}) {{")
+            out += statements(block.get_stmts_body(), "    ")
+            out.append("}")
+        return out
+
     lines = m.step_lines
     if m.lanes:
         lanes_on[0] = True
@@ -825,28 +866,25 @@ def build_model(model, metadata: dict, namespace: dict, source: str) -> Model:
             lines += ["    " + line for line in post]
             lines.append("    break;")
         lines.append("}")
+        lines += rest_of_step()
     else:
-        for v in convolutions:
-            lines.append(f"const double next_{v} = {step.print(update_expressions[v])};")
-        for block in update_blocks:
-            lines += statements(block.get_stmts_body())
-    for block in model.get_on_receive_blocks():
-        port = block.get_port_name()
-        if port not in port_names:
-            raise Unsupported(f"onReceive for the port {port}")
-        lines.append(f"if (got_{port}) {{")
-        lines += statements(block.get_stmts_body(), "    ")
-        lines.append("}")
-    for j, v in enumerate(convolutions):
-        lines.append(f"{step.resolve(v)[0]} = {f'keep[{j}]' if m.lanes else f'next_{v}'};")
-    for updates in spike_updates.values():
-        for a in updates:
-            if "__X__" in a.get_variable().get_complete_name():
-                lines.append(assignment(a))
-    for block in model.get_on_condition_blocks():
-        lines.append(f"if ({step.print(block.get_cond_expr())}) {{")
-        lines += statements(block.get_stmts_body(), "    ")
-        lines.append("}")
+
+        def whole_step() -> list[str]:
+            out = [f"const double next_{v} = {step.print(update_expressions[v])};" for v in convolutions]
+            for block in update_blocks:
+                out += statements(block.get_stmts_body())
+            return out + rest_of_step()
+
+        lines += whole_step()
+        if m.current_port:
+            # a step without a current (the common case): its terms left out, not added as 0
+            step.zero = frozenset({"stim"})
+            try:
+                m.step_lines_without_current = whole_step()
+            finally:
+                step.zero = frozenset()
+            if m.step_lines_without_current == m.step_lines:
+                m.step_lines_without_current = []
 
     # The entry's sentences.
     if m.port_mode == "pair":
@@ -877,6 +915,42 @@ def _statement_parts(stmt):
     if stmt.is_small_stmt():
         return stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt(), None
     return None, stmt.compound_stmt if hasattr(stmt, "compound_stmt") else stmt.get_compound_stmt()
+
+
+def _adds_a_multiple_of(body, port: str, printer: ExpressionPrinter) -> bool:
+    """Whether an onReceive block only adds (+=, -=) products of `port`'s input and
+    constants (parameters, internals, numbers): run without a spike, it adds 0."""
+    for stmt in body.get_stmts():
+        if not stmt.is_small_stmt():
+            return False
+        small = stmt.small_stmt if hasattr(stmt, "small_stmt") else stmt.get_small_stmt()
+        if not small.is_assignment():
+            return False
+        a = small.get_assignment()
+        if not (a.is_compound_sum or a.is_compound_minus):
+            return False
+        if not _multiple_of(a.get_expression(), port, printer):
+            return False
+    return True
+
+
+def _multiple_of(node, port: str, printer: ExpressionPrinter) -> bool:
+    """`node` is port x constants (a product, or a quotient with the port above the line)."""
+    from pynestml.meta_model.ast_simple_expression import ASTSimpleExpression
+
+    if isinstance(node, ASTSimpleExpression):
+        return node.is_variable() and node.get_variable().get_complete_name() == port
+    if node.is_encapsulated:
+        return _multiple_of(node.get_expression(), port, printer)
+    if node.is_compound_expression() and type(node.get_binary_operator()).__name__ == "ASTArithmeticOperator":
+        op, lhs, rhs = node.get_binary_operator(), node.get_lhs(), node.get_rhs()
+        if op.is_times_op:
+            return (_multiple_of(lhs, port, printer) and printer._constant(rhs)) or (
+                _multiple_of(rhs, port, printer) and printer._constant(lhs)
+            )
+        if op.is_div_op:
+            return _multiple_of(lhs, port, printer) and printer._constant(rhs)
+    return False
 
 
 def _ends_in_integration(body) -> bool:

@@ -125,6 +125,10 @@ class ExpressionPrinter:
         # The model's user-defined functions by name (ASTFunction): a call is written in
         # place (user_function).
         self.functions = functions or {}
+        # Variables (their C++) known to be 0 where this printer's code runs (the current
+        # input in a step without one): a term they multiply is left out of a sum. Only the
+        # sign of a zero sum can differ (x + 0 * y is x for finite y).
+        self.zero: frozenset[str] = frozenset()
 
     # The printed value of an expression, in NEST's unit of its type.
     def print(self, node) -> str:
@@ -220,10 +224,13 @@ class ExpressionPrinter:
                 return f"{a} / {b}", fa / fb
             if op.is_pow_op:
                 return f"std::pow({self.print(lhs)}, {self.print(rhs)})", Fraction(1)
-            if op.is_plus_op:
-                return f"{self.print(lhs)} + {self.print(rhs)}", Fraction(1)
-            if op.is_minus_op:
-                return f"{self.print(lhs)} - {self.print(rhs)}", Fraction(1)
+            if op.is_plus_op or op.is_minus_op:
+                symbol = "+" if op.is_plus_op else "-"
+                if self.zero and self.is_zero(rhs):
+                    return self.print(lhs), Fraction(1)
+                if self.zero and self.is_zero(lhs):
+                    return (self.print(rhs), Fraction(1)) if op.is_plus_op else (f"(-{self.print(rhs)})", Fraction(1))
+                return f"{self.print(lhs)} {symbol} {self.print(rhs)}", Fraction(1)
             if op.is_modulo_op:
                 return f"std::fmod({self.print(lhs)}, {self.print(rhs)})", Fraction(1)
             raise Unsupported("integer division (//)")
@@ -237,6 +244,32 @@ class ExpressionPrinter:
             symbol = "&&" if op.is_logical_and else "||"
             return f"({self.print(lhs)} {symbol} {self.print(rhs)})", Fraction(1)
         raise Unsupported("bitwise operators")
+
+    def is_zero(self, node) -> bool:
+        """Whether `node` is a product (or quotient) with a factor in ``zero``."""
+        if isinstance(node, ASTSimpleExpression):
+            if not node.is_variable() or node.get_variable().get_vector_parameter() is not None:
+                return False
+            try:
+                return self.resolve(node.get_variable().get_complete_name())[0] in self.zero
+            except Unsupported:
+                return False
+        if not isinstance(node, ASTExpression):
+            return False
+        if node.is_encapsulated or (node.is_unary_operator() and node.get_unary_operator().is_unary_minus):
+            return self.is_zero(node.get_expression())
+        if node.is_compound_expression() and type(node.get_binary_operator()).__name__ == "ASTArithmeticOperator":
+            op = node.get_binary_operator()
+            if op.is_times_op:
+                return self.is_zero(node.get_lhs()) or self.is_zero(node.get_rhs())
+            if op.is_div_op:
+                return self.is_zero(node.get_lhs())
+            if op.is_plus_op or op.is_minus_op:
+                return self.is_zero(node.get_lhs()) and self.is_zero(node.get_rhs())
+        if node.is_expression() and not node.is_compound_expression() and not node.is_ternary_operator() \
+                and not node.is_logical_not and not node.is_unary_operator():
+            return self.is_zero(node.get_expression())
+        return False
 
     def _simple(self, node: ASTSimpleExpression) -> tuple[str, Fraction]:
         if node.is_numeric_literal_with_unit():
