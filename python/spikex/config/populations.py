@@ -143,7 +143,7 @@ def absolute_model_paths(raw: dict, base: Path) -> None:
         raw["models"] = [str(base / m) if isinstance(m, str) and m and not Path(m).is_absolute() else m for m in models]
 
 
-def check(config: dict, ranks: int) -> None:
+def check(config: dict) -> None:
     """Load ``models``, then check and normalise every population and projection in place
     (defaults filled, integers given for floats made floats)."""
     _load_models(config)
@@ -155,6 +155,8 @@ def check(config: dict, ranks: int) -> None:
     for index, item in enumerate(config["populations"]):
         where = f"populations[{index}]"
         population = _fields(where, item, POPULATION_FIELDS)
+        if not _NAME.match(population["name"]):
+            raise ConfigError(f"{where}.name", population["name"], "must be letters, digits, _ and -, not starting with a digit")
         if population["name"] in names:
             raise ConfigError(f"{where}.name", population["name"], f"is already the name of {names[population['name']]}")
         names[population["name"]] = where
@@ -162,7 +164,7 @@ def check(config: dict, ranks: int) -> None:
         config["populations"][index] = population
     for index, item in enumerate(config["projections"]):
         where = f"projections[{index}]"
-        config["projections"][index] = _projection(where, item, names, config)
+        config["projections"][index] = _projection(where, item, names)
 
 
 def _load_models(config: dict) -> None:
@@ -259,8 +261,6 @@ def _model_params(where: str, population: dict) -> dict:
         raise ConfigError(
             f"{where}.model", model, f"is not a model of the registry (nor loaded by models); allowed: {allowed}"
         )
-    if not _NAME.match(population["name"]):
-        raise ConfigError(f"{where}.name", population["name"], "must be letters, digits, _ and -, not starting with a digit")
     entry = MODELS[model]
     specs = {spec["name"]: spec for spec in entry["parameter_specs"]}
     allowed = list(entry["parameters"])
@@ -315,7 +315,7 @@ def _range_words(r: dict) -> str:
     return f"{noun} " + " and ".join(parts) if parts else noun
 
 
-def _projection(where: str, item: object, names: dict[str, str], config: dict) -> dict:
+def _projection(where: str, item: object, names: dict[str, str]) -> dict:
     from ..models import CONNECTION_RULE_TYPES, SYNAPSES
 
     projection = _fields(where, item, PROJECTION_FIELDS)

@@ -173,7 +173,7 @@ def validate(config: dict, ranks: int = 1) -> dict:
     for key in REGISTRY:
         table = section_table(config, key.section)
         table[key.name] = key.check(table[key.name])
-    populations.check(config, ranks)
+    populations.check(config)
     for rule in CROSS_CHECKS:
         rule(config, ranks)
     return config
