@@ -246,10 +246,21 @@ class Network:
             )
             recorded = [cells]
         network.set_recording_start(get(config, "simulation.presim_ms"))
+        own_state = {item["name"]: item for item in config["populations"] if item["record_state"] is not None}
+        for population in network.populations:
+            item = own_state.get(population.name)
+            if item is not None:
+                cells = item["record_state_cells"] or population.size
+                network.record_state(
+                    population[0 : min(cells, population.size)],
+                    item["record_state"],
+                    interval_ms=get(config, "record.state_interval_ms"),
+                    start_ms=get(config, "simulation.presim_ms"),
+                )
         state_cells = get(config, "record.state_cells")
         if state_cells:
             for population in network.populations:
-                if MODELS[population.model]["kind"] == "neuron":
+                if MODELS[population.model]["kind"] == "neuron" and population.name not in own_state:
                     network.record_state(
                         population[0 : min(state_cells, population.size)],
                         get(config, "record.state_variable"),

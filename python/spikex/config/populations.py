@@ -75,6 +75,21 @@ POPULATION_FIELDS: tuple[Key, ...] = (
         "std = 5.0 } (Python: spikex.normal, ...).",
     ),
     Key(
+        "populations.record_state",
+        "text",
+        None,
+        "A state variable of the model to record into state.h5 (any of its recordables, e.g. "
+        'w of aeif_cond_exp), every record.state_interval_ms from simulation.presim_ms; '
+        "default: record.state_variable of the first record.state_cells cells.",
+    ),
+    Key(
+        "populations.record_state_cells",
+        "int",
+        None,
+        "With record_state: how many of the population's first cells are recorded (default: all).",
+        minimum=1,
+    ),
+    Key(
         "populations.record_spikes",
         "bool",
         None,
@@ -161,6 +176,7 @@ def check(config: dict) -> None:
             raise ConfigError(f"{where}.name", population["name"], f"is already the name of {names[population['name']]}")
         names[population["name"]] = where
         population["params"] = _model_params(where, population)
+        _check_record_state(where, population)
         config["populations"][index] = population
     for index, item in enumerate(config["projections"]):
         where = f"projections[{index}]"
@@ -271,6 +287,20 @@ def _model_params(where: str, population: dict) -> dict:
             raise ConfigError(path, value, f"is not a parameter of {model}; allowed: " + ", ".join(allowed))
         params[name] = _parameter(path, specs.get(name), value, population["cells"])
     return params
+
+
+def _check_record_state(where: str, population: dict) -> None:
+    from ..models import MODELS, is_state_variable
+
+    variable, model = population["record_state"], population["model"]
+    if variable is None:
+        if population["record_state_cells"] is not None:
+            raise ConfigError(f"{where}.record_state_cells", population["record_state_cells"],
+                              "is used with record_state (the variable), which is not given")  # fmt: skip
+        return
+    if not is_state_variable(model, variable):
+        allowed = ", ".join(MODELS[model]["state_variables"]) or "none"
+        raise ConfigError(f"{where}.record_state", variable, f"is not a recordable of {model}; allowed: {allowed}")
 
 
 def _parameter(path: str, spec: dict | None, value: object, cells: int) -> object:

@@ -145,9 +145,6 @@ def write_sonata_spikes(
         temporary.unlink(missing_ok=True)
 
 
-STATE_UNITS = {"V_m": "mV", "I_syn_ex": "pA", "I_syn_in": "pA"}
-
-
 def write_sonata_report(path: str | Path, states: list[dict], populations: list, dt_ms: float) -> None:
     """Write recorded state variables as a SONATA report, atomically.
 
@@ -158,6 +155,8 @@ def write_sonata_report(path: str | Path, states: list[dict], populations: list,
     ``mapping/time`` = [start, stop, step] in ms (stop exclusive).
     """
     import h5py
+
+    from ..models import state_unit
 
     path = Path(path)
     temporary = temporary_name(path)
@@ -173,7 +172,7 @@ def write_sonata_report(path: str | Path, states: list[dict], populations: list,
                     if "data" in group:
                         continue  # one variable per population: the first recording wins
                     data = group.create_dataset("data", data=values[:, keep])
-                    data.attrs["units"] = STATE_UNITS.get(state["variable"], "")
+                    data.attrs["units"] = state_unit(pop.model, state["variable"])
                     data.attrs["variable"] = state["variable"]
                     mapping = group.create_group("mapping")
                     cells = int(keep.sum())

@@ -71,6 +71,14 @@ def is_state_variable(model: str, name: str) -> bool:
     return False
 
 
+def state_unit(model: str, name: str) -> str:
+    """The unit of recordable ``name`` of ``model`` ("" when it has none or is unknown)."""
+    for spec in MODELS.get(model, {}).get("state_specs", []):
+        if spec["name"] == name or (spec.get("per_port") and name.startswith(spec["name"] + "_")):
+            return spec["unit"]
+    return ""
+
+
 #: For each model a configuration file can name, parameter name -> its configuration key.
 MODEL_PARAMETERS: dict[str, dict[str, str]] = {
     "interval_fire": {

@@ -168,6 +168,8 @@ def test_the_resolved_configuration_checks_again_unchanged(network_file):
         ("projections.0.weight={distribution='cauchy'}", 'projections[0].weight.distribution = "cauchy": must be one of "normal"'),
         ("projections.0.synapse_params.tau=3", "projections[0].synapse_params.tau = 3: is not a parameter of static"),
         ("projections.9.weight=1", "no projection 9; indices 0 to 4"),
+        ("populations.E.record_state=w", 'populations[0].record_state = "w": is not a recordable of iaf_psc_exp; allowed: V_m'),
+        ("populations.E.record_state_cells=3", "populations[0].record_state_cells = 3: is used with record_state"),
         ("models=['missing.nestml']", 'models[0] = "missing.nestml": file not found'),
         ("network.sonata=x.json", "populations: cannot be given with network.sonata"),
     ],
@@ -195,6 +197,27 @@ def test_the_cli_exits_2_for_a_bad_field(network_file, tmp_path):
     assert done.returncode == 2, done.stderr
     assert 'projections[0].source = "nowhere": must name a population' in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_population_records_its_own_state_variable(network_file, tmp_path):
+    """record_state: any recordable of the population's model, into state.h5 with its unit;
+    the other neuron populations keep record.state_cells' variable."""
+    import h5py
+
+    out = tmp_path / "out"
+    done = run_stoppable(
+        [sys.executable, "-m", "spikex", "run", str(network_file), "-o", str(out),
+         "--set", "simulation.tstop_ms=20", "--set", "record.state_cells=3",
+         "--set", "populations.I.record_state=g_ex", "--set", "populations.I.record_state_cells=5"],
+        timeout=120, env=child_environment(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with h5py.File(out / "state.h5") as report:
+        e, i = report["report/E/data"], report["report/I/data"]
+        assert (e.attrs["variable"], e.attrs["units"], e.shape[1]) == ("V_m", "mV", 3)
+        assert (i.attrs["variable"], i.attrs["units"], i.shape[1]) == ("g_ex", "nS", 5)
+        assert e.shape[0] == i.shape[0] == 20  # every 1 ms
+        assert float(np.max(i[:])) > 0.0  # the drive's conductance
 
 
 @pytest.mark.slow
