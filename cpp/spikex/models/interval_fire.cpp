@@ -1,5 +1,7 @@
-// The interval_fire cell group: state in arrays, self-events in an indexed heap.
+// The interval_fire cell group: each cell's input state in one line (cell_state), self-events
+// in an indexed heap.
 #include <cmath>
+#include <limits>
 
 #include "spikex/core/errors.hpp"
 #include "spikex/core/format.hpp"
@@ -7,8 +9,10 @@
 #include "spikex/engine/indexed_min_heap.hpp"
 #include "spikex/models/cell_group.hpp"
 #include "spikex/models/interval_fire.hpp"
+#include "spikex/models/interval_fire_lanes.hpp"
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
+#include "spikex/models/ode/lanes.hpp"
 
 namespace spikex {
 namespace {
@@ -54,11 +58,8 @@ public:
             params_.push_back(pop.model == "interval_fire" ? parse_parameters(pop) : parameters{});
         }
         const std::size_t n = gids.size();
-        state_m_.assign(n, 0.0);
-        t0_.assign(n, 0.0);
-        minf_.assign(n, 0.0);
+        cells_.assign(n, interval_fire::cell_state{});
         log_excess_.assign(n, 0.0);
-        tau_.resize(n);
         draws_.assign(n, 0);
         population_.resize(n);
         burst_group_.resize(n);
@@ -67,7 +68,7 @@ public:
             while (gids[i] >= spec.populations[p].first + spec.populations[p].size) ++p;
             const auto& pop = spec.populations[p];
             population_[i] = static_cast<std::uint16_t>(p);
-            tau_[i] = params_[p].tau_ms;
+            cells_[i].tau = params_[p].tau_ms;
             burst_group_[i] = params_[p].burst_groups > 0
                                   ? static_cast<std::int32_t>(static_cast<std::uint64_t>(gids[i] - pop.first) *
                                                               params_[p].burst_groups / pop.size)
@@ -93,24 +94,40 @@ public:
             n, targets, 0, count, [weight](std::uint32_t) { return weight; }, out);
     }
 
-    // Inputs of connections [begin, end) in order, weight(c) each.
+    // Inputs of connections [begin, end) in order, weight(c) each. Where the vector exp runs,
+    // eight inputs to eight different cells go at once (interval_fire_lanes.hpp: the same
+    // states and steps; each input reads and writes only its own cell, so their order is
+    // kept); inputs to a cell met twice among the eight go one by one.
     template <class Target, class Weight>
     void deliver_each(step_type n, const Target* targets, std::uint32_t begin, std::uint32_t end, Weight weight,
                       spike_output& out) {
+        using interval_fire::input_lanes;
         const double t = n * dt_;
-        for (std::uint32_t c = begin; c < end; ++c) {
-            const local_index i = targets[c] - first_;
-            const double tau = tau_[i];
-            double m = interval_fire::state_at(t, state_m_[i], t0_[i], minf_[i], tau) + weight(c);
-            state_m_[i] = m;
-            t0_[i] = t;
-            if (m > 1.0) {
-                fire(i, n, out);
-            } else {
-                step_type s = event_step(t + time_to_fire(i), n);
-                if (s != heap_.key(i)) heap_.set(i, s);
+        std::uint32_t c = begin;
+        if (ode::wide_vectors() && cells_.size() < interval_fire::max_cells_for_lanes) {
+            for (; c + input_lanes <= end; c += input_lanes) {
+                std::uint32_t cell[input_lanes];
+                double w[input_lanes];
+                bool distinct = true;
+                // the cells two chunks ahead, from L2 into L1 while these eight compute
+                if (c + 3 * input_lanes <= end)
+                    for (std::size_t l = 0; l < input_lanes; ++l)
+                        __builtin_prefetch(&cells_[targets[c + 2 * input_lanes + l] - first_]);
+                for (std::size_t l = 0; l < input_lanes; ++l) {
+                    cell[l] = targets[c + l] - first_;
+                    w[l] = weight(c + l);
+                    for (std::size_t k = 0; k < l; ++k) distinct &= cell[k] != cell[l];
+                }
+                if (!distinct) {
+                    for (std::size_t l = 0; l < input_lanes; ++l) input(n, t, cell[l], w[l], out);
+                    continue;
+                }
+                double m[input_lanes], step[input_lanes];
+                interval_fire::inputs_wide(cells_.data(), cell, w, t, n, dt_, m, step);
+                for (std::size_t l = 0; l < input_lanes; ++l) moved(n, t, cell[l], m[l], step[l], out);
             }
         }
+        for (; c < end; ++c) input(n, t, targets[c] - first_, weight(c), out);
     }
 
     // Checkpoint values: m, t0, minf, draws (blocks of `intervals` used), next_event (the
@@ -118,34 +135,52 @@ public:
     // (minf alone loses it for long intervals).
     void save_cell(local_index cell, double* v) const override {
         const local_index i = cell - first_;
-        v[0] = state_m_[i];
-        v[1] = t0_[i];
-        v[2] = minf_[i];
+        v[0] = cells_[i].m;
+        v[1] = cells_[i].t0;
+        v[2] = cells_[i].minf;
         v[3] = draws_[i];
         v[4] = static_cast<double>(heap_.key(i));
         v[5] = log_excess_[i];
     }
     void load_cell(local_index cell, const double* v) override {
         const local_index i = cell - first_;
-        state_m_[i] = v[0];
-        t0_[i] = v[1];
-        minf_[i] = v[2];
+        cells_[i].m = v[0];
+        cells_[i].t0 = v[1];
+        cells_[i].minf = v[2];
         draws_[i] = static_cast<std::uint32_t>(v[3]);
         heap_.set(i, static_cast<step_type>(v[4]));
         log_excess_[i] = v[5];
     }
 
     std::size_t bytes() const override {
-        return (state_m_.capacity() + t0_.capacity() + minf_.capacity() + log_excess_.capacity() + tau_.capacity()) *
-                   sizeof(double) +
+        return cells_.capacity() * sizeof(interval_fire::cell_state) + log_excess_.capacity() * sizeof(double) +
                draws_.capacity() * sizeof(std::uint32_t) + gid_.capacity() * sizeof(gid_type) +
                population_.capacity() * sizeof(std::uint16_t) + burst_group_.capacity() * sizeof(std::int32_t) +
                heap_.bytes();
     }
 
 private:
+    // An input of weight w to cell i at step n (time t).
+    void input(step_type n, double t, local_index i, double w, spike_output& out) {
+        moved(n, t, i, interval_fire::state_at(t, cells_[i].m, cells_[i].t0, cells_[i].minf, cells_[i].tau) + w,
+              std::numeric_limits<double>::quiet_NaN(), out);
+    }
+    // Cell i's state after an input is m: it fires, or its self-event moves to its next
+    // step (`known_step`, or NaN: computed here).
+    void moved(step_type n, double t, local_index i, double m, double known_step, spike_output& out) {
+        cells_[i].m = m;
+        cells_[i].t0 = t;
+        if (m > 1.0) {
+            fire(i, n, out);
+        } else {
+            const step_type s =
+                !std::isnan(known_step) ? static_cast<step_type>(known_step) : event_step(t + time_to_fire(i), n);
+            if (s != heap_.key(i)) heap_.set(i, s);
+        }
+    }
+
     double time_to_fire(local_index i) const {
-        return interval_fire::time_to_fire(state_m_[i], minf_[i], log_excess_[i], tau_[i]);
+        return interval_fire::time_to_fire(cells_[i].m, cells_[i].minf, log_excess_[i], cells_[i].tau);
     }
 
     step_type event_step(double t_event, step_type now) const {
@@ -160,15 +195,15 @@ private:
         if (interval_fire::bursting(burst_group_[i], p.burst_groups, t, p.burst_period_ms)) {
             invl /= p.burst_factor;
         }
-        minf_[i] = interval_fire::steady_state(invl, tau_[i]);
-        log_excess_[i] = interval_fire::log_excess(invl, tau_[i]);
+        cells_[i].minf = interval_fire::steady_state(invl, cells_[i].tau);
+        log_excess_[i] = interval_fire::log_excess(invl, cells_[i].tau);
     }
 
     void fire(local_index i, step_type n, spike_output& out) {
         const double t = n * dt_;
         out.emit(first_ + i, n);
-        state_m_[i] = 0.0;
-        t0_[i] = t;
+        cells_[i].m = 0.0;
+        cells_[i].t0 = t;
         draw_interval(i, t);
         heap_.set(i, event_step(t + time_to_fire(i), n));
     }
@@ -178,7 +213,8 @@ private:
     local_index first_; // rank-local index of cell 0 of this group
     std::vector<parameters> params_;
     std::vector<gid_type> gid_;
-    std::vector<double> state_m_, t0_, minf_, log_excess_, tau_; // m, t0, minf, ln(minf - 1), tau of each cell
+    std::vector<interval_fire::cell_state> cells_; // what an input reads and writes, one line
+    std::vector<double> log_excess_;               // ln(minf - 1) of each cell
     std::vector<std::uint32_t> draws_;
     std::vector<std::uint16_t> population_;
     std::vector<std::int32_t> burst_group_;
