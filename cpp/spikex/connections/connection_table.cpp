@@ -24,14 +24,14 @@ std::uint32_t key_delay(std::uint64_t key) { return static_cast<std::uint32_t>(k
 std::uint16_t key_synapse(std::uint64_t key) { return static_cast<std::uint16_t>(key & 0xffff); }
 std::uint16_t key_receptor(std::uint64_t key) { return static_cast<std::uint16_t>((key >> 48) & max_receptor); }
 
-template <typename T>
-std::size_t capacity_bytes(const std::vector<T>& v) {
+template <class T, class A>
+std::size_t capacity_bytes(const std::vector<T, A>& v) {
     return v.capacity() * sizeof(T);
 }
 
-template <typename T>
-void free_vector(std::vector<T>& v) {
-    std::vector<T>().swap(v);
+template <class T, class A>
+void free_vector(std::vector<T, A>& v) {
+    std::vector<T, A>().swap(v);
 }
 
 // Where one thread's placing pass puts each of its connections (one placement per
@@ -44,7 +44,9 @@ void free_vector(std::vector<T>& v) {
 // key's number among the thread's keys (a direct look-up, a cache line per source when
 // there are few keys), or, when rows would take more room than the connections
 // themselves (many keys, few per source), a list of (key, counter) per source.
-class placement {
+// One per thread, each on its own cache lines (alignas): its counters change with every
+// connection, and two threads' objects sharing a line made each pass a third slower.
+class alignas(64) placement {
 public:
     placement(std::uint32_t space, std::uint64_t rows_budget):
         cursor_(space, 0), key_(space, no_key), rows_budget_(rows_budget), rows_mode_(rows_budget > 0) {}
@@ -326,7 +328,7 @@ std::uint64_t lay_out(std::vector<placement>& parts, std::uint32_t space, Keeps&
 }
 
 // What the counting pass learns besides the counts, per thread, then for the rank.
-struct pass_summary {
+struct alignas(64) pass_summary { // one per thread, on its own line (see placement)
     std::uint64_t connections = 0;
     std::uint32_t min_delay = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t max_delay = 0;
@@ -355,7 +357,7 @@ struct pass_summary {
 // weights come only with the placing pass): the 8 bytes per connection are never
 // allocated, which is most of the build's peak for networks of projections with constant
 // weights.
-class source_weights {
+class alignas(64) source_weights { // one per thread, on its own line (see placement)
 public:
     explicit source_weights(std::uint32_t space): first_(space, unseen) {}
 
@@ -569,7 +571,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     if (!some_share) share_uniform_weights();
     if (keep_indices) keep_input_indices(creation_index, indexed);
     if (!several_keys) return;
-    find_shared_targets();
+    find_shared_targets(all.targets_end);
     if (shared_index_.empty()) return;
     if (keep_indices) {
         for (auto& [c, index]: shared_index_) index = creation_index[c];
@@ -642,42 +644,61 @@ void connection_table::share_uniform_weights() {
         per_group[g] = begin < end ? weight_[begin] : 0.0;
     }
     group_weight_ = std::move(per_group);
-    std::vector<double>().swap(weight_);
+    free_vector(weight_);
 }
 
-void connection_table::find_shared_targets() {
+void connection_table::find_shared_targets(local_index targets_end) {
     // Only sources with several groups can have groups meeting one target in one step. Per
     // such source run: which targets occur in more than one of its groups (a stamp per
     // target, no sorting); all their connections from the run will keep their creation
-    // index (noted here in position order, the index filled in by the caller).
-    local_index targets_end = 0;
-    for (std::uint32_t c = 0; c < size(); ++c) targets_end = std::max<local_index>(targets_end, target(c) + 1);
-    constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-    std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
-    std::vector<char> several_groups(targets_end, 0);
-    source_run_shares_.assign(source_count(), 0);
-    bool any = false;
-    for (std::uint32_t s = 0; s < source_count(); ++s) {
-        if (group_begin(s + 1) - group_begin(s) < 2) continue;
-        for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
-            for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
-                const local_index t = target(c);
-                if (stamp[t] != s) {
-                    stamp[t] = s, first_group[t] = g, several_groups[t] = 0;
-                } else if (first_group[t] != g) {
-                    several_groups[t] = 1;
+    // index (noted here in position order, the index filled in by the caller). The threads
+    // take contiguous ranges of sources with equal shares of the connections read (this
+    // pass reads every connection of such sources: a tenth of the STDP hpc_benchmark's
+    // build on one thread), each with its own stamps, and their lists join in source order.
+    const unsigned T = threads_;
+    const std::uint32_t sources = source_count();
+    const auto first_connection = [&](std::uint32_t s) { return groups_[group_begin(s)].begin; };
+    std::vector<std::uint64_t> read_before(sources + 1, 0); // connections read for earlier sources
+    for (std::uint32_t s = 0; s < sources; ++s) {
+        const bool several = group_begin(s + 1) - group_begin(s) >= 2;
+        read_before[s + 1] = read_before[s] + (several ? first_connection(s + 1) - first_connection(s) : 0);
+    }
+    std::vector<std::uint32_t> source_begin(T + 1, sources);
+    source_begin[0] = 0;
+    for (unsigned t = 1; t < T; ++t) {
+        const std::uint64_t share = read_before[sources] * t / T; // the first source past it
+        source_begin[t] = static_cast<std::uint32_t>(
+            std::lower_bound(read_before.begin(), read_before.end() - 1, share) - read_before.begin());
+    }
+    source_run_shares_.assign(sources, 0);
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> found(T);
+    for_each_thread(T, [&](unsigned t) {
+        constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+        std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
+        std::vector<char> several_groups(targets_end, 0);
+        auto& mine = found[t];
+        for (std::uint32_t s = source_begin[t]; s < source_begin[t + 1]; ++s) {
+            if (group_begin(s + 1) - group_begin(s) < 2) continue;
+            for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
+                for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
+                    const local_index target_cell = target(c);
+                    if (stamp[target_cell] != s) {
+                        stamp[target_cell] = s, first_group[target_cell] = g, several_groups[target_cell] = 0;
+                    } else if (first_group[target_cell] != g) {
+                        several_groups[target_cell] = 1;
+                    }
                 }
             }
+            const std::uint32_t first = first_connection(s), last = first_connection(s + 1);
+            for (auto c = first; c < last; ++c) {
+                if (!several_groups[target(c)]) continue;
+                mine.emplace_back(c, 0);
+                source_run_shares_[s] = 1;
+            }
         }
-        const std::uint32_t first = groups_[group_begin(s)].begin, last = groups_[group_begin(s + 1)].begin;
-        for (auto c = first; c < last; ++c) {
-            if (!several_groups[target(c)]) continue;
-            shared_index_.emplace_back(c, 0);
-            source_run_shares_[s] = 1;
-        }
-        any = any || source_run_shares_[s];
-    }
-    if (!any) free_vector(source_run_shares_);
+    });
+    for (auto& mine: found) shared_index_.insert(shared_index_.end(), mine.begin(), mine.end());
+    if (shared_index_.empty()) free_vector(source_run_shares_);
     shared_index_.shrink_to_fit();
 }
 

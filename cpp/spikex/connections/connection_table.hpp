@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "spikex/core/types.hpp"
+#include "spikex/core/uninitialized_vector.hpp"
 
 namespace spikex {
 
@@ -234,7 +235,7 @@ private:
     void build_sorted(const connection_producer& produce, const table_shape& shape);
     void build_creation_order(const connection_producer& produce);
     // Sets source_run_shares_ and the positions of shared_index_ (indices still 0).
-    void find_shared_targets();
+    void find_shared_targets(local_index targets_end);
     void share_uniform_weights();
     void keep_input_indices(const std::vector<std::uint32_t>& creation_index, const std::vector<char>& indexed);
 
@@ -243,9 +244,10 @@ private:
     bool has_plastic_ = false;
     unsigned threads_ = 1;
     bool narrow_ = false;
-    std::vector<local_index> target_;          // 4-byte targets (creation order, or a rank's cells beyond 2^16)
-    std::vector<narrow_target> narrow_target_; // 2-byte targets (sorted, every target < narrow_target_limit)
-    std::vector<double> weight_;
+    // Filled in full by the placing pass's threads, so never zeroed first.
+    uninitialized_vector<local_index> target_;          // 4-byte targets (creation order, or beyond 2^16 cells)
+    uninitialized_vector<narrow_target> narrow_target_; // 2-byte targets (sorted, all < narrow_target_limit)
+    uninitialized_vector<double> weight_;
     // Weights, in one of three ways: every group shares one (group_weight_ only), none
     // does (weight_ by connection), or some do (group_weight_ and weight_first_ per group,
     // weight_ holding the other groups' weights one after another).
