@@ -677,8 +677,29 @@ void connection_table::find_shared_targets(local_index targets_end) {
         std::vector<std::uint32_t> stamp(targets_end, none), first_group(targets_end, 0);
         std::vector<char> several_groups(targets_end, 0);
         auto& mine = found[t];
+        std::vector<std::pair<local_index, local_index>> spans; // [lowest, highest] target per group
         for (std::uint32_t s = source_begin[t]; s < source_begin[t + 1]; ++s) {
             if (group_begin(s + 1) - group_begin(s) < 2) continue;
+            // Groups whose target spans do not overlap share no target (the usual case: one
+            // group per target population, as the hpc_benchmark's E->E and E->I). A
+            // streamed min/max, where the stamps would write at random.
+            spans.clear();
+            with_targets([&](const auto* targets) {
+                for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
+                    const auto begin = groups_[g].begin, end = group_end_connection(g);
+                    if (begin == end) continue;
+                    local_index lowest = targets[begin], highest = targets[begin];
+                    for (auto c = begin + 1; c < end; ++c) {
+                        lowest = std::min<local_index>(lowest, targets[c]);
+                        highest = std::max<local_index>(highest, targets[c]);
+                    }
+                    spans.emplace_back(lowest, highest);
+                }
+            });
+            std::sort(spans.begin(), spans.end());
+            bool overlap = false;
+            for (std::size_t k = 1; k < spans.size(); ++k) overlap = overlap || spans[k].first <= spans[k - 1].second;
+            if (!overlap) continue;
             for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
                 for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
                     const local_index target_cell = target(c);
