@@ -401,6 +401,47 @@ TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
     }
 }
 
+TEST(connection_table, plastic_weights_filled_after_placing_are_the_created_ones) {
+    // Where all of a source's plastic connections start from one weight, the placing pass
+    // leaves their weights to a fill afterwards; the weights must be those the placing pass
+    // writes when it does not know (weights only with placing). Sources with plastic and
+    // static groups, one source whose plastic weights differ, 1 and 2 threads.
+    std::vector<built_connection> conns;
+    for (gid_type s = 0; s < 40; ++s) {
+        for (local_index t = 0; t < 12; ++t) {
+            const bool plastic = s % 3 == 0 && t < 6;
+            const double w = plastic ? (s == 18 ? 0.5 + double(t) : 1.5 + double(s)) : 0.25 * double(t);
+            conns.push_back({s, t, w, 1u + s % 2, static_cast<std::uint16_t>(plastic ? 1 : 0)});
+        }
+    }
+    for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
+        connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
+            for (auto c: conns) {
+                if (!shape.thread_first.empty() &&
+                    (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
+                    continue;
+                if (!weights && !shape.weights_when_counting) c.weight = -1.0;
+                visit(c);
+            }
+        };
+        const connection_table plain(produce, shape, true);
+        shape.weights_when_counting = true;
+        const connection_table counted(produce, shape, true);
+        ASSERT_EQ(counted.size(), plain.size());
+        ASSERT_EQ(counted.group_count(), plain.group_count());
+        std::size_t plastic = 0;
+        for (std::uint32_t g = 0; g < plain.group_count(); ++g) {
+            ASSERT_EQ(counted.group(g).synapse, plain.group(g).synapse);
+            for (auto c = plain.group(g).begin; c < plain.group_end_connection(g); ++c) {
+                ASSERT_EQ(counted.target(c), plain.target(c));
+                ASSERT_EQ(counted.weight_of(g, c), plain.weight_of(g, c)) << "group " << g << " connection " << c;
+                plastic += plain.group(g).synapse != 0;
+            }
+        }
+        EXPECT_EQ(plastic, 14u * 6u); // sources 0, 3, ..., 39: 14 of them, 6 plastic targets each
+    }
+}
+
 TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
     // A producer that hands over runs (one target's inputs) must get the table it gets
     // when it hands over one connection at a time: random connections with several keys

@@ -356,15 +356,17 @@ struct alignas(64) pass_summary { // one per thread, on its own line (see placem
 // start instead of one per connection (share_uniform_weights does it afterwards when the
 // weights come only with the placing pass): the 8 bytes per connection are never
 // allocated, which is most of the build's peak for networks of projections with constant
-// weights.
+// weights. Plastic connections keep a weight each; where all of a source's plastic
+// connections start from one weight, the placing pass leaves theirs to a streamed fill
+// afterwards (an 8-byte store at a random place per connection: a fifth of the STDP
+// hpc_benchmark's build).
 class alignas(64) source_weights { // one per thread, on its own line (see placement)
 public:
-    explicit source_weights(std::uint32_t space): first_(space, unseen) {}
+    explicit source_weights(std::uint32_t space): first_(space, unseen), plastic_first_(space, unseen) {}
 
     void add(const built_connection& c) {
-        if (c.synapse != 0) return; // other synapse types keep a weight per connection anyway
         const auto bits = std::bit_cast<std::uint64_t>(c.weight);
-        std::uint64_t& first = first_[c.source];
+        std::uint64_t& first = (c.synapse != 0 ? plastic_first_ : first_)[c.source];
         if (first == unseen)
             first = bits;
         else if (first != bits)
@@ -374,25 +376,35 @@ public:
     static void merge(std::vector<source_weights>& parts) {
         auto& into = parts.front();
         for (std::size_t t = 1; t < parts.size(); ++t) {
-            for (std::size_t s = 0; s < into.first_.size(); ++s) {
-                const std::uint64_t other = parts[t].first_[s];
-                std::uint64_t& mine = into.first_[s];
-                if (other == unseen) continue;
-                if (mine == unseen)
-                    mine = other;
-                else if (mine != other)
-                    mine = mixed;
-            }
+            fold(into.first_, parts[t].first_);
+            fold(into.plastic_first_, parts[t].plastic_first_);
         }
     }
     bool uniform(std::uint32_t source) const { return first_[source] != mixed; }
     double of(std::uint32_t source) const { return std::bit_cast<double>(first_[source]); }
+    // Per source: its plastic connections' one starting weight, or NaN (none, or several).
+    std::vector<double> plastic_uniform() const {
+        std::vector<double> weight(plastic_first_.size(), std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t s = 0; s < weight.size(); ++s)
+            if (plastic_first_[s] != unseen && plastic_first_[s] != mixed)
+                weight[s] = std::bit_cast<double>(plastic_first_[s]);
+        return weight;
+    }
 
 private:
+    static void fold(std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& other) {
+        for (std::size_t s = 0; s < into.size(); ++s) {
+            if (other[s] == unseen) continue;
+            if (into[s] == unseen)
+                into[s] = other[s];
+            else if (into[s] != other[s])
+                into[s] = mixed;
+        }
+    }
     // NaN payloads no weight has (weights are checked finite).
     static constexpr std::uint64_t unseen = 0x7ff4'5350'494b'4558ull;
     static constexpr std::uint64_t mixed = 0x7ff4'5350'494b'4559ull;
-    std::vector<std::uint64_t> first_;
+    std::vector<std::uint64_t> first_, plastic_first_; // static, plastic
 };
 
 } // namespace
@@ -518,6 +530,12 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
     if (T > 1) thread_begin_.insert(thread_begin_.end(), T + 1, static_cast<std::uint32_t>(n));
     if (mixed_weights) weight_first_.push_back(static_cast<std::uint32_t>(kept_weights));
+    // Sources whose plastic connections start from one weight: filled after placing.
+    const std::vector<double> plastic_weight =
+        weights_by.empty() ? std::vector<double>{} : weights_by.front().plastic_uniform();
+    const auto fill_later = [&](const built_connection& c) {
+        return c.synapse != 0 && !plastic_weight.empty() && !std::isnan(plastic_weight[c.source]);
+    };
     weights_by.clear(); // the layout holds what it learnt (before the table's arrays grow)
     weights_by.shrink_to_fit();
 
@@ -558,7 +576,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                     narrow_target_[p] = static_cast<narrow_target>(c->target);
                 else
                     target_[p] = c->target;
-                if (slot != placement::no_slot) weight_[slot] = c->weight;
+                if (slot != placement::no_slot && !fill_later(*c)) weight_[slot] = c->weight;
                 if (keep_indices) creation_index[p] = inputs_so_far[c->target]++;
             }
         };
@@ -566,6 +584,15 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     });
     free_vector(inputs_so_far);
     parts.clear();
+    if (!plastic_weight.empty()) {
+        for (std::uint32_t g = 0; g + 1 < groups_.size(); ++g) {
+            if (groups_[g].synapse == 0) continue;
+            const double w = plastic_weight[source_run_gid_[groups_[g].source_run]];
+            if (std::isnan(w)) continue;
+            const std::uint32_t count = group_end_connection(g) - groups_[g].begin;
+            std::fill_n(weight_.begin() + first_weight(g), count, w);
+        }
+    }
 
     // Weights by position (no group shares yet): share where every group turns out uniform.
     if (!some_share) share_uniform_weights();
