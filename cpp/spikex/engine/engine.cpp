@@ -9,6 +9,7 @@
 #include "spikex/core/worker_team.hpp"
 #include "spikex/engine/engine.hpp"
 #include "spikex/engine/heartbeat.hpp"
+#include "spikex/engine/thread_work.hpp"
 #include "spikex/instrument/counter_names.hpp"
 #include "spikex/instrument/stopwatch.hpp"
 #include "spikex/models/input_device.hpp"
@@ -66,35 +67,14 @@ void engine::build_local() {
     local_gids_ = cells_->gids_of(comm_.rank());
 
     // Threads own contiguous blocks of the rank's cells, cut so that each holds an equal
-    // share of the cells that work per step: an input device's gid (a PyNN
-    // SpikeSourcePoisson feeding one cell is a poisson_generator) costs nothing where it
-    // sits, its inputs are drawn on its targets' threads, so it counts 0 (by count, a PyNN
-    // network with one Poisson source per cell gave one thread all the neurons).
+    // share of the work per step (thread_work.hpp: devices count 0, plastic inputs more).
     const unsigned threads = std::max(1u, options_.threads);
-    const auto local = static_cast<local_index>(local_gids_.size());
-    std::vector<std::pair<gid_type, gid_type>> devices; // [first, end) gids
-    for (const auto& pop: spec_.populations)
-        if (is_input_device(pop.model)) devices.push_back({pop.first, pop.first + pop.size});
-    std::vector<std::uint64_t> work_before(local + 1, 0); // cells that work, before local i
-    for (local_index i = 0; i < local; ++i) {
-        const gid_type g = local_gids_[i];
-        bool device = false;
-        for (auto [first, end]: devices) device = device || (g >= first && g < end);
-        work_before[i + 1] = work_before[i] + (device ? 0 : 1);
-    }
-    const std::uint64_t work = work_before[local];
-    auto cut = [&](unsigned t) -> local_index {
-        if (t == 0) return 0;
-        if (t == threads || work == 0) return static_cast<local_index>(std::uint64_t(local) * t / threads);
-        const std::uint64_t share = work * t / threads; // the first cell past this much work
-        return static_cast<local_index>(std::upper_bound(work_before.begin(), work_before.end(), share) -
-                                        work_before.begin() - 1);
-    };
+    const std::vector<local_index> cuts = thread_cuts(cell_work(spec_, local_gids_), threads);
     parts_ = std::vector<thread_part>(threads);
     for (unsigned t = 0; t < threads; ++t) {
         auto& part = parts_[t];
-        part.first = cut(t);
-        part.end = cut(t + 1);
+        part.first = cuts[t];
+        part.end = cuts[t + 1];
         std::vector<gid_type> gids(local_gids_.begin() + part.first, local_gids_.begin() + part.end);
         part.cells = make_cell_group(spec_, gids, part.first);
         part.plastic = &plastic_;
