@@ -49,15 +49,15 @@ void free_vector(std::vector<T, A>& v) {
 class alignas(64) placement {
 public:
     placement(std::uint32_t space, std::uint64_t rows_budget):
-        cursor_(space, 0), key_(space, no_key), rows_budget_(rows_budget), rows_mode_(rows_budget > 0) {}
+        slot_(space), rows_budget_(rows_budget), rows_mode_(rows_budget > 0) {}
 
     // Counting pass.
     void count(const built_connection& c) {
         const std::uint32_t s = c.source;
         const std::uint64_t k = group_key(c);
         ++counted_;
-        ++cursor_[s];
-        std::uint64_t& sk = key_[s];
+        ++slot_[s].cursor;
+        std::uint64_t& sk = slot_[s].key;
         if (sk == k) return;
         if (sk == no_key) {
             sk = k;
@@ -65,7 +65,7 @@ public:
         }
         if (!(sk & several_keys)) { // a second key: every earlier connection had the first
             const std::uint64_t first = sk;
-            const std::uint32_t earlier = cursor_[s] - 1;
+            const std::uint32_t earlier = slot_[s].cursor - 1;
             if (rows_mode_) {
                 const std::uint32_t id = key_id(first); // before the row: numbering may widen rows
                 sk = several_keys | new_row();
@@ -88,7 +88,7 @@ public:
 
     // Appends the keys counted for source s.
     void keys(std::uint32_t s, std::vector<std::uint64_t>& out) const {
-        const std::uint64_t sk = key_[s];
+        const std::uint64_t sk = slot_[s].key;
         if (sk == no_key) return;
         if (!(sk & several_keys)) {
             out.push_back(sk);
@@ -108,12 +108,12 @@ public:
     // and notes where its first weight goes (no_slot: its group keeps none per
     // connection); returns the count (0 when none was counted here).
     std::uint32_t start(std::uint32_t s, std::uint64_t k, std::uint64_t position, std::uint32_t weight_slot) {
-        const std::uint64_t sk = key_[s];
+        const std::uint64_t sk = slot_[s].key;
         if (sk == no_key) return 0;
         if (!(sk & several_keys)) {
             if (sk != k) return 0;
-            const std::uint32_t count = cursor_[s];
-            cursor_[s] = static_cast<std::uint32_t>(position);
+            const std::uint32_t count = slot_[s].cursor;
+            slot_[s].cursor = static_cast<std::uint32_t>(position);
             if (!weight_cursor_.empty()) weight_cursor_[s] = weight_slot;
             return count;
         }
@@ -138,14 +138,14 @@ public:
     }
     // Weight slots are noted (start) only after this.
     void note_weight_slots() {
-        weight_cursor_.assign(cursor_.size(), no_slot);
+        weight_cursor_.assign(slot_.size(), no_slot);
         if (rows_mode_) row_slot_.assign(row_counter_.size(), no_slot);
     }
 
     // Placing pass: the position of the next connection (after start).
     std::uint32_t take(const built_connection& c) {
-        const std::uint64_t sk = key_[c.source];
-        if (!(sk & several_keys)) return cursor_[c.source]++;
+        const std::uint64_t sk = slot_[c.source].key;
+        if (!(sk & several_keys)) return slot_[c.source].cursor++;
         const std::uint64_t k = group_key(c);
         const std::uint64_t index = sk & ~several_keys;
         if (rows_mode_) return row_counter_[index * stride_ + find_id(k)]++;
@@ -156,12 +156,12 @@ public:
     }
     // The same, with the slot of its weight (no_slot when its group keeps none).
     std::uint32_t take(const built_connection& c, std::uint32_t& weight_slot) {
-        const std::uint64_t sk = key_[c.source];
+        const std::uint64_t sk = slot_[c.source].key;
         if (!(sk & several_keys)) {
             std::uint32_t& slot = weight_cursor_[c.source];
             weight_slot = slot;
             if (slot != no_slot) ++slot;
-            return cursor_[c.source]++;
+            return slot_[c.source].cursor++;
         }
         const std::uint64_t k = group_key(c);
         const std::uint64_t index = sk & ~several_keys;
@@ -271,9 +271,14 @@ private:
         row_entries_ = 0;
     }
 
-    std::vector<std::uint32_t> cursor_;        // per source: count, then next position
     std::vector<std::uint32_t> weight_cursor_; // per source: next weight slot (only when noted)
-    std::vector<std::uint64_t> key_;           // per source: its key, or several_keys | row or list
+    // Per source, together (each connection reads both at a random source: one cache miss,
+    // not two): its key, or several_keys | row or list; its count, then next position.
+    struct source_slot {
+        std::uint64_t key = no_key;
+        std::uint32_t cursor = 0;
+    };
+    std::vector<source_slot> slot_;
     std::uint64_t counted_ = 0;
     std::uint64_t rows_budget_;
     // Rows (rows_mode_): counters of row r and key number j at r * stride_ + j.
