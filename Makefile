@@ -63,7 +63,7 @@ setup-nest:
 	bash scripts/setup_bmtk.sh || [ "$$CI" != true ]  # BMTK for the SONATA comparison; needed under CI
 
 test-python: setup-nest
-	$(PY) -m pytest -q -m "not cluster" tests/python
+	$(PY) -m pytest -q -m "not cluster" --durations=25 tests/python
 
 # Across hosts that share no memory: four network namespaces on a private bridge
 # (scripts/mini_cluster.sh), ranks talking over real TCP. The same spikes for every method

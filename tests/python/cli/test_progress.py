@@ -11,8 +11,11 @@ import pytest
 from conftest import run_cli
 from spikex.launch.progress import ProgressLines, ProgressSample
 
+# Long enough for several lines at 0.1 s even on 2 ranks (5,000 ms took 0.15 s there once
+# interval_fire's inputs went eight at a time, and printed none).
+TSTOP_MS = 30000.0
 LINE = re.compile(
-    r"^spikex: +[\d.]+ % [\d.]+ / 5000\.0 ms simulated, wall \d+:\d\d:\d\d"
+    r"^spikex: +[\d.]+ % [\d.]+ / 30000\.0 ms simulated, wall \d+:\d\d:\d\d"
     r"(, left ~\d+:\d\d:\d\d, [\d.e+]+ spikes/s)?$"
 )
 
@@ -20,12 +23,12 @@ LINE = re.compile(
 @pytest.mark.slow
 @pytest.mark.parametrize("ranks", [1, pytest.param(2, marks=pytest.mark.mpi)])
 def test_a_long_run_off_a_terminal_prints_plain_progress_lines(small_config, tmp_path, ranks):
-    done = run_cli(["run", str(small_config), "--np", str(ranks), "--set", "simulation.tstop_ms=5000",
+    done = run_cli(["run", str(small_config), "--np", str(ranks), "--set", f"simulation.tstop_ms={TSTOP_MS:g}",
                     "--progress-every", "0.1", "-o", str(tmp_path / "out")])  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) >= 2 and all(LINE.match(line) for line in lines), done.stderr
-    assert lines[-1].startswith("spikex: 100.0 % 5000.0 / 5000.0 ms") and "spikes/s" in lines[-1]
+    assert lines[-1].startswith("spikex: 100.0 % 30000.0 / 30000.0 ms") and "spikes/s" in lines[-1]
 
 
 @pytest.mark.slow
