@@ -354,6 +354,20 @@ TEST(connection_table, an_error_on_one_thread_ends_the_build) {
     EXPECT_THROW(connection_table(wrong, shape, true), internal_error);
 }
 
+// A producer of `conns` on `shape`'s threads. Asked without weights (the counting pass),
+// every weight reads -1 unless the shape sees weights while counting (read at each call).
+connection_producer producer_of(const std::vector<built_connection>& conns, const table_shape& shape) {
+    return [&conns, &shape](const connection_visitor& visit, unsigned thread, bool weights) {
+        for (auto c: conns) {
+            if (!shape.thread_first.empty() &&
+                (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
+                continue;
+            if (!weights && !shape.weights_when_counting) c.weight = -1.0;
+            visit(c);
+        }
+    };
+}
+
 TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
     // With table_shape::weights_when_counting the table knows before placing which sources
     // have one weight, and never stores one per connection for their groups; the weights
@@ -370,15 +384,7 @@ TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
             }
         }
         for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
-            connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
-                for (auto c: conns) {
-                    if (!shape.thread_first.empty() &&
-                        (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
-                        continue;
-                    if (!weights) c.weight = shape.weights_when_counting ? c.weight : -1.0;
-                    visit(c);
-                }
-            };
+            const connection_producer produce = producer_of(conns, shape);
             const connection_table plain(produce, shape, true);
             shape.weights_when_counting = true;
             const connection_table counted(produce, shape, true);
@@ -415,15 +421,7 @@ TEST(connection_table, plastic_weights_filled_after_placing_are_the_created_ones
         }
     }
     for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
-        connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
-            for (auto c: conns) {
-                if (!shape.thread_first.empty() &&
-                    (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
-                    continue;
-                if (!weights && !shape.weights_when_counting) c.weight = -1.0;
-                visit(c);
-            }
-        };
+        const connection_producer produce = producer_of(conns, shape);
         const connection_table plain(produce, shape, true);
         shape.weights_when_counting = true;
         const connection_table counted(produce, shape, true);

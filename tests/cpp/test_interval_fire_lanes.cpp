@@ -83,6 +83,18 @@ outcome check_chunk(std::mt19937_64& random, std::int64_t now, bool target_bound
     return o;
 }
 
+// 4,000 chunks at steps drawn below `steps`, their outcomes summed.
+outcome check_chunks(std::uint64_t seed, std::int64_t steps, bool target_boundary) {
+    std::mt19937_64 random(seed);
+    outcome sum;
+    for (int round = 0; round < 4000; ++round) {
+        const outcome o = check_chunk(random, static_cast<std::int64_t>(random() % steps), target_boundary);
+        sum.decided += o.decided;
+        sum.deferred += o.deferred;
+    }
+    return sum;
+}
+
 } // namespace
 
 TEST(interval_fire_lanes, approximate_log_is_within_its_bound) {
@@ -104,27 +116,15 @@ TEST(interval_fire_lanes, approximate_log_is_within_its_bound) {
 
 TEST(interval_fire_lanes, states_and_decided_steps_equal_the_formulas_one_input_at_a_time) {
     if (!ode::wide_vectors()) GTEST_SKIP() << "no AVX-512 vector exp here: the lanes do not run";
-    std::mt19937_64 random(11);
-    outcome drawn;
-    for (int round = 0; round < 4000; ++round) {
-        const outcome o = check_chunk(random, static_cast<std::int64_t>(random() % 400000), false);
-        drawn.decided += o.decided;
-        drawn.deferred += o.deferred;
-    }
+    const outcome drawn = check_chunks(11, 400000, false);
     EXPECT_GT(drawn.decided, 10000);
     EXPECT_LE(drawn.deferred, drawn.decided / 1000); // std::log only near a boundary
 }
 
 TEST(interval_fire_lanes, firing_times_on_step_boundaries_defer_to_std_log) {
     if (!ode::wide_vectors()) GTEST_SKIP() << "no AVX-512 vector exp here: the lanes do not run";
-    std::mt19937_64 random(13);
-    outcome placed;
-    for (int round = 0; round < 4000; ++round) {
-        // early steps: x small enough that its ulp is finer than the approximate log's error
-        const outcome o = check_chunk(random, static_cast<std::int64_t>(random() % 200), true);
-        placed.decided += o.decided;
-        placed.deferred += o.deferred;
-    }
+    // early steps: x small enough that its ulp is finer than the approximate log's error
+    const outcome placed = check_chunks(13, 200, true);
     // Most firing times placed within rounding of a boundary leave the bracket straddling it.
     EXPECT_GT(placed.deferred, placed.decided);
 }
