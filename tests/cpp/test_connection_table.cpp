@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "spikex/connections/connection_table.hpp"
@@ -368,6 +369,17 @@ connection_producer producer_of(const std::vector<built_connection>& conns, cons
     };
 }
 
+// The table of `conns` with weights only in the placing pass, and with weights seen while
+// counting.
+std::pair<connection_table, connection_table> plain_and_counted(const std::vector<built_connection>& conns,
+                                                                table_shape shape) {
+    const connection_producer produce = producer_of(conns, shape);
+    connection_table plain(produce, shape, true);
+    shape.weights_when_counting = true;
+    connection_table counted(produce, shape, true);
+    return {std::move(plain), std::move(counted)};
+}
+
 TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
     // With table_shape::weights_when_counting the table knows before placing which sources
     // have one weight, and never stores one per connection for their groups; the weights
@@ -383,11 +395,8 @@ TEST(connection_table, weights_seen_while_counting_give_the_same_table) {
                 conns.push_back({s, t, w, 1u + (s + t) % 3, 0});
             }
         }
-        for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
-            const connection_producer produce = producer_of(conns, shape);
-            const connection_table plain(produce, shape, true);
-            shape.weights_when_counting = true;
-            const connection_table counted(produce, shape, true);
+        for (const table_shape& shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
+            const auto [plain, counted] = plain_and_counted(conns, shape);
             ASSERT_EQ(counted.size(), plain.size());
             EXPECT_EQ(counted.all_weights_shared(), !two_weights);
             EXPECT_EQ(plain.all_weights_shared(), !two_weights);
@@ -420,11 +429,8 @@ TEST(connection_table, plastic_weights_filled_after_placing_are_the_created_ones
             conns.push_back({s, t, w, 1u + s % 2, static_cast<std::uint16_t>(plastic ? 1 : 0)});
         }
     }
-    for (table_shape shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
-        const connection_producer produce = producer_of(conns, shape);
-        const connection_table plain(produce, shape, true);
-        shape.weights_when_counting = true;
-        const connection_table counted(produce, shape, true);
+    for (const table_shape& shape: {table_shape{40, {}}, table_shape{40, {0, 5, 12}}}) {
+        const auto [plain, counted] = plain_and_counted(conns, shape);
         ASSERT_EQ(counted.size(), plain.size());
         ASSERT_EQ(counted.group_count(), plain.group_count());
         std::size_t plastic = 0;
