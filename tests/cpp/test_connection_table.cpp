@@ -447,67 +447,94 @@ TEST(connection_table, plastic_weights_filled_after_placing_are_the_created_ones
 }
 
 TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
-    // A producer that hands over runs (one target's inputs) must get the table it gets
-    // when it hands over one connection at a time: random connections with several keys
-    // per source (delays, synapse types), indexed synapses, long and empty runs, 1 and 3
-    // threads.
+    // A producer that hands over runs (one target's inputs), or uniform runs (inputs that
+    // differ only in their source, as a rule with one weight and delay gives), must get
+    // the table it gets when it hands over one connection at a time: random connections
+    // in blocks of one (delay, synapse type, weight), so that sources have several keys,
+    // indexed synapses, long and empty runs, 1 and 3 threads, weights seen while counting
+    // or not.
     std::mt19937 rng(20261129);
     std::vector<built_connection> conns;
     const std::uint32_t sources = 300;
     const local_index targets = 30;
     for (local_index t = 0; t < targets; ++t) {
         const std::size_t inputs = t % 7 == 0 ? 5000 : rng() % 900;
-        for (std::size_t k = 0; k < inputs; ++k) {
-            const gid_type s = rng() % sources;
-            const std::uint32_t delay = s % 5 == 0 ? 1 + rng() % 3 : 2;
-            const std::uint16_t synapse = s % 11 == 0 ? static_cast<std::uint16_t>(rng() % 2) : 0;
-            conns.push_back({s, t, double(rng() % 1000) / 8.0, delay, synapse});
+        for (std::size_t k = 0; k < inputs;) {
+            const std::uint32_t delay = 1 + rng() % 3;
+            const std::uint16_t synapse = rng() % 4 == 0 ? 1 : 0;
+            const double weight = double(rng() % 4) / 8.0;
+            for (std::size_t end = std::min<std::size_t>(inputs, k + 1 + rng() % 300); k < end; ++k)
+                conns.push_back({gid_type(rng() % sources), t, weight, delay, synapse});
         }
     }
+    enum class handed { one_at_a_time, runs, uniform_runs };
     for (table_shape shape: {table_shape{sources, {}, {0, 1}}, table_shape{sources, {0, 9, 10, targets}, {0, 1}}}) {
-        const unsigned threads = shape.thread_first.empty() ? 1 : unsigned(shape.thread_first.size() - 1);
-        auto produce_with = [&](bool runs) {
-            return connection_producer([&, runs](const connection_visitor& visit, unsigned thread, bool) {
-                std::vector<built_connection> run;
-                for (std::size_t k = 0; k <= conns.size(); ++k) {
-                    if (k == conns.size() || (!run.empty() && conns[k].target != run.back().target)) {
-                        visit(run.data(), run.size());
-                        run.clear();
+        for (bool counting_weights: {false, true}) {
+            shape.weights_when_counting = counting_weights;
+            const unsigned threads = shape.thread_first.empty() ? 1 : unsigned(shape.thread_first.size() - 1);
+            auto produce_with = [&](handed how) {
+                return connection_producer([&, how](const connection_visitor& visit, unsigned thread, bool) {
+                    std::vector<built_connection> run;
+                    std::vector<gid_type> run_sources;
+                    const auto same = [](const built_connection& a, const built_connection& b) {
+                        return a.target == b.target && a.weight == b.weight && a.delay == b.delay &&
+                               a.synapse == b.synapse && a.receptor == b.receptor;
+                    };
+                    for (std::size_t k = 0; k <= conns.size(); ++k) {
+                        const bool ends =
+                            k == conns.size() ||
+                            (!run.empty() && !(how == handed::uniform_runs ? same(conns[k], run.back())
+                                                                           : conns[k].target == run.back().target));
+                        if (ends && how == handed::uniform_runs) {
+                            if (!run.empty()) visit(uniform_run{run_sources.data(), run_sources.size(), run.back()});
+                            run_sources.clear();
+                        } else if (ends) {
+                            visit(run.data(), run.size());
+                        }
+                        if (ends) run.clear();
+                        if (k == conns.size()) break;
+                        const auto& c = conns[k];
+                        if (threads > 1 &&
+                            (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
+                            continue;
+                        if (how == handed::one_at_a_time) {
+                            visit(c);
+                        } else {
+                            run.push_back(c);
+                            run_sources.push_back(c.source);
+                        }
                     }
-                    if (k == conns.size()) break;
-                    const auto& c = conns[k];
-                    if (threads > 1 &&
-                        (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
-                        continue;
-                    if (runs)
-                        run.push_back(c);
-                    else
-                        visit(c);
+                });
+            };
+            connection_table one(produce_with(handed::one_at_a_time), shape, true);
+            const auto one_indices = one.take_input_indices();
+            for (handed how: {handed::runs, handed::uniform_runs}) {
+                connection_table batched(produce_with(how), shape, true);
+                ASSERT_EQ(batched.size(), one.size());
+                ASSERT_EQ(batched.size(), conns.size());
+                ASSERT_EQ(batched.sources(), one.sources());
+                ASSERT_EQ(batched.group_count(), one.group_count());
+                for (std::uint32_t c = 0; c < one.size(); ++c) ASSERT_EQ(batched.target(c), one.target(c));
+                for (std::uint32_t g = 0; g <= one.group_count(); ++g) {
+                    ASSERT_EQ(batched.group(g).begin, one.group(g).begin);
+                    ASSERT_EQ(batched.group(g).delay, one.group(g).delay);
+                    ASSERT_EQ(batched.group(g).synapse, one.group(g).synapse);
+                    if (g == one.group_count()) break;
+                    for (unsigned t = 0; t <= threads; ++t)
+                        ASSERT_EQ(batched.thread_begin(g, t), one.thread_begin(g, t));
+                    for (auto c = one.group(g).begin; c < one.group_end_connection(g); ++c)
+                        ASSERT_EQ(batched.weight_of(g, c), one.weight_of(g, c));
                 }
-            });
-        };
-        connection_table one(produce_with(false), shape, true), batched(produce_with(true), shape, true);
-        ASSERT_EQ(batched.size(), one.size());
-        ASSERT_EQ(batched.size(), conns.size());
-        ASSERT_EQ(batched.sources(), one.sources());
-        ASSERT_EQ(batched.group_count(), one.group_count());
-        for (std::uint32_t c = 0; c < one.size(); ++c) ASSERT_EQ(batched.target(c), one.target(c));
-        for (std::uint32_t g = 0; g <= one.group_count(); ++g) {
-            ASSERT_EQ(batched.group(g).begin, one.group(g).begin);
-            ASSERT_EQ(batched.group(g).delay, one.group(g).delay);
-            ASSERT_EQ(batched.group(g).synapse, one.group(g).synapse);
-            if (g == one.group_count()) break;
-            for (unsigned t = 0; t <= threads; ++t) ASSERT_EQ(batched.thread_begin(g, t), one.thread_begin(g, t));
-            for (auto c = one.group(g).begin; c < one.group_end_connection(g); ++c)
-                ASSERT_EQ(batched.weight_of(g, c), one.weight_of(g, c));
+                ASSERT_EQ(batched.has_connection_index(), one.has_connection_index());
+                for (std::uint32_t c = 0; c < one.size(); ++c) {
+                    std::uint32_t a = 0, b = 0;
+                    ASSERT_EQ(batched.find_connection_index(c, a), one.find_connection_index(c, b));
+                    ASSERT_EQ(a, b);
+                }
+                EXPECT_TRUE(one.has_connection_index()); // the test covers the noted indices
+                EXPECT_EQ(batched.take_input_indices(), one_indices);
+                EXPECT_FALSE(one_indices.empty());
+            }
         }
-        ASSERT_EQ(batched.has_connection_index(), one.has_connection_index());
-        for (std::uint32_t c = 0; c < one.size(); ++c) {
-            std::uint32_t a = 0, b = 0;
-            ASSERT_EQ(batched.find_connection_index(c, a), one.find_connection_index(c, b));
-            ASSERT_EQ(a, b);
-        }
-        EXPECT_TRUE(one.has_connection_index()); // the test covers the noted indices
-        EXPECT_EQ(batched.take_input_indices(), one.take_input_indices());
     }
 }

@@ -51,10 +51,10 @@ public:
     placement(std::uint32_t space, std::uint64_t rows_budget):
         slot_(space), rows_budget_(rows_budget), rows_mode_(rows_budget > 0) {}
 
-    // Counting pass.
-    void count(const built_connection& c) {
-        const std::uint32_t s = c.source;
-        const std::uint64_t k = group_key(c);
+    // Counting pass: one connection of source s with key k. `id`: k's number among the
+    // thread's keys once known (no_id before): a run of one key looks it up once, not at
+    // every connection of a source with several keys.
+    void count(std::uint32_t s, std::uint64_t k, std::uint32_t& id) {
         ++counted_;
         ++slot_[s].cursor;
         std::uint64_t& sk = slot_[s].key;
@@ -76,7 +76,7 @@ public:
             }
         }
         if (rows_mode_) {
-            const std::uint32_t id = key_id(k);
+            if (id == no_id) id = key_id(k);
             add_to_row(sk & ~several_keys, id, 1);
             // Rows of 5 bytes per entry: at most about 20 bytes per connection counted (the
             // connections' own table is 10-16), or 80 MB (the default budget) while few are.
@@ -142,31 +142,34 @@ public:
         if (rows_mode_) row_slot_.assign(row_counter_.size(), no_slot);
     }
 
-    // Placing pass: the position of the next connection (after start).
-    std::uint32_t take(const built_connection& c) {
-        const std::uint64_t sk = slot_[c.source].key;
-        if (!(sk & several_keys)) return slot_[c.source].cursor++;
-        const std::uint64_t k = group_key(c);
+    // Placing pass: the position of the next connection of source s with key k (after
+    // start); `id` as for count.
+    std::uint32_t take(std::uint32_t s, std::uint64_t k, std::uint32_t& id) {
+        const std::uint64_t sk = slot_[s].key;
+        if (!(sk & several_keys)) return slot_[s].cursor++;
         const std::uint64_t index = sk & ~several_keys;
-        if (rows_mode_) return row_counter_[index * stride_ + find_id(k)]++;
+        if (rows_mode_) {
+            if (id == no_id) id = find_id(k);
+            return row_counter_[index * stride_ + id]++;
+        }
         for (auto& e: lists_[index]) {
             if (e.key == k) return e.counter++;
         }
         throw internal_error("connection table: a connection's key was not counted");
     }
     // The same, with the slot of its weight (no_slot when its group keeps none).
-    std::uint32_t take(const built_connection& c, std::uint32_t& weight_slot) {
-        const std::uint64_t sk = slot_[c.source].key;
+    std::uint32_t take(std::uint32_t s, std::uint64_t k, std::uint32_t& id, std::uint32_t& weight_slot) {
+        const std::uint64_t sk = slot_[s].key;
         if (!(sk & several_keys)) {
-            std::uint32_t& slot = weight_cursor_[c.source];
+            std::uint32_t& slot = weight_cursor_[s];
             weight_slot = slot;
             if (slot != no_slot) ++slot;
-            return slot_[c.source].cursor++;
+            return slot_[s].cursor++;
         }
-        const std::uint64_t k = group_key(c);
         const std::uint64_t index = sk & ~several_keys;
         if (rows_mode_) {
-            const std::uint64_t at = index * stride_ + find_id(k);
+            if (id == no_id) id = find_id(k);
+            const std::uint64_t at = index * stride_ + id;
             std::uint32_t& slot = row_slot_[at];
             weight_slot = slot;
             if (slot != no_slot) ++slot;
@@ -183,6 +186,7 @@ public:
 
     bool any_several_keys() const { return rows_ > 0 || !lists_.empty(); }
     static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
+    static constexpr std::uint32_t no_id = ~std::uint32_t{0};
 
 private:
     struct key_counter {
@@ -190,7 +194,6 @@ private:
         std::uint32_t counter;
         std::uint32_t weight_slot = no_slot;
     };
-    static constexpr std::uint32_t no_id = ~std::uint32_t{0};
 
     std::uint64_t new_row() {
         const std::uint64_t row = rows_++;
@@ -340,8 +343,9 @@ struct alignas(64) pass_summary { // one per thread, on its own line (see placem
     bool plastic = false;
     local_index targets_end = 0;
 
-    void add(const built_connection& c) {
-        ++connections;
+    // `count` connections that differ from c only in their source.
+    void add(const built_connection& c, std::size_t count = 1) {
+        connections += count;
         min_delay = std::min(min_delay, c.delay);
         max_delay = std::max(max_delay, c.delay);
         plastic = plastic || c.synapse != 0;
@@ -369,9 +373,9 @@ class alignas(64) source_weights { // one per thread, on its own line (see place
 public:
     explicit source_weights(std::uint32_t space): first_(space, unseen), plastic_first_(space, unseen) {}
 
-    void add(const built_connection& c) {
-        const auto bits = std::bit_cast<std::uint64_t>(c.weight);
-        std::uint64_t& first = (c.synapse != 0 ? plastic_first_ : first_)[c.source];
+    void add(std::uint32_t source, std::uint16_t synapse, double weight) {
+        const auto bits = std::bit_cast<std::uint64_t>(weight);
+        std::uint64_t& first = (synapse != 0 ? plastic_first_ : first_)[source];
         if (first == unseen)
             first = bits;
         else if (first != bits)
@@ -413,6 +417,24 @@ private:
 };
 
 } // namespace
+
+void connection_visitor::operator()(const uniform_run& run) const {
+    if (run.count == 0) return;
+    if (visit_uniform_) {
+        visit_uniform_(run);
+        return;
+    }
+    constexpr std::size_t chunk = 256; // stays in the L1 cache between here and the receiver
+    built_connection expanded[chunk];
+    for (std::size_t done = 0; done < run.count; done += chunk) {
+        const std::size_t count = std::min(chunk, run.count - done);
+        for (std::size_t j = 0; j < count; ++j) {
+            expanded[j] = run.shared;
+            expanded[j].source = run.sources[done + j];
+        }
+        visit_(expanded, count);
+    }
+}
 
 connection_table::connection_table(const std::vector<built_connection>& conns, bool sort_by_source,
                                    std::vector<local_index> thread_first, bool narrow_targets,
@@ -472,16 +494,34 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         // A run at a time (one target's inputs): one call per run, not per connection.
         placement& part = parts[t];
         source_weights* weights = weights_by.empty() ? nullptr : &weights_by[t];
-        const connection_visitor::run_function count_run = [&](const built_connection* run, std::size_t count) {
-            for (const built_connection* c = run; c != run + count; ++c) {
-                if (c->source >= space) throw internal_error("connection source outside the table's source space");
-                if (c->target < first || c->target >= end) throw internal_error("connection target of another thread");
-                if (c->receptor > max_receptor) throw internal_error("receptor port outside the table's key");
-                part.count(*c);
-                seen_by[t].add(*c);
-                if (weights) weights->add(*c);
-            }
+        // `shared`: all of a connection but its source (`source`).
+        const auto check = [&](const built_connection& shared) {
+            if (shared.target < first || shared.target >= end)
+                throw internal_error("connection target of another thread");
+            if (shared.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
         };
+        const auto count_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t& id,
+                                   const built_connection& shared) {
+            if (source >= space) throw internal_error("connection source outside the table's source space");
+            part.count(source, key, id);
+            if (weights) weights->add(source, shared.synapse, shared.weight);
+        };
+        const connection_visitor count_run(
+            [&](const built_connection* run, std::size_t count) {
+                for (const built_connection* c = run; c != run + count; ++c) {
+                    check(*c);
+                    std::uint32_t id = placement::no_id;
+                    count_one(c->source, group_key(*c), id, *c);
+                    seen_by[t].add(*c);
+                }
+            },
+            [&](const uniform_run& run) {
+                check(run.shared);
+                const std::uint64_t key = group_key(run.shared);
+                std::uint32_t id = placement::no_id;
+                for (std::size_t j = 0; j < run.count; ++j) count_one(run.sources[j], key, id, run.shared);
+                seen_by[t].add(run.shared, run.count);
+            });
         produce(count_run, t, false);
     });
     pass_summary all;
@@ -538,8 +578,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // Sources whose plastic connections start from one weight: filled after placing.
     const std::vector<double> plastic_weight =
         weights_by.empty() ? std::vector<double>{} : weights_by.front().plastic_uniform();
-    const auto fill_later = [&](const built_connection& c) {
-        return c.synapse != 0 && !plastic_weight.empty() && !std::isnan(plastic_weight[c.source]);
+    const auto fill_later = [&](std::uint32_t source, std::uint16_t synapse) {
+        return synapse != 0 && !plastic_weight.empty() && !std::isnan(plastic_weight[source]);
     };
     weights_by.clear(); // the layout holds what it learnt (before the table's arrays grow)
     weights_by.shrink_to_fit();
@@ -568,23 +608,34 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     weight_.resize(kept_weights);
     for_each_thread(T, [&](unsigned t) {
         placement& part = parts[t];
-        const connection_visitor::run_function place_run = [&](const built_connection* run, std::size_t count) {
-            for (const built_connection* c = run; c != run + count; ++c) {
-                std::uint32_t p, slot = placement::no_slot;
-                if (mixed_weights) {
-                    p = part.take(*c, slot);
-                } else {
-                    p = part.take(*c);
-                    if (some_keep) slot = p; // every group keeps its weights, by position
-                }
-                if (narrow_)
-                    narrow_target_[p] = static_cast<narrow_target>(c->target);
-                else
-                    target_[p] = c->target;
-                if (slot != placement::no_slot && !fill_later(*c)) weight_[slot] = c->weight;
-                if (keep_indices) creation_index[p] = inputs_so_far[c->target]++;
+        const auto place_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t& id,
+                                   const built_connection& shared) {
+            std::uint32_t p, slot = placement::no_slot;
+            if (mixed_weights) {
+                p = part.take(source, key, id, slot);
+            } else {
+                p = part.take(source, key, id);
+                if (some_keep) slot = p; // every group keeps its weights, by position
             }
+            if (narrow_)
+                narrow_target_[p] = static_cast<narrow_target>(shared.target);
+            else
+                target_[p] = shared.target;
+            if (slot != placement::no_slot && !fill_later(source, shared.synapse)) weight_[slot] = shared.weight;
+            if (keep_indices) creation_index[p] = inputs_so_far[shared.target]++;
         };
+        const connection_visitor place_run(
+            [&](const built_connection* run, std::size_t count) {
+                for (const built_connection* c = run; c != run + count; ++c) {
+                    std::uint32_t id = placement::no_id;
+                    place_one(c->source, group_key(*c), id, *c);
+                }
+            },
+            [&](const uniform_run& run) {
+                const std::uint64_t key = group_key(run.shared);
+                std::uint32_t id = placement::no_id;
+                for (std::size_t j = 0; j < run.count; ++j) place_one(run.sources[j], key, id, run.shared);
+            });
         produce(place_run, t, true);
     });
     free_vector(inputs_so_far);
@@ -620,7 +671,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         placement& part = replay[t];
         const connection_visitor::run_function index_run = [&](const built_connection* run, std::size_t count) {
             for (const built_connection* c = run; c != run + count; ++c) {
-                const std::uint32_t p = part.take(*c);
+                std::uint32_t id = placement::no_id;
+                const std::uint32_t p = part.take(c->source, group_key(*c), id);
                 const std::uint32_t index = inputs_so_far[c->target]++;
                 if (!(wanted[p / 64] >> (p % 64) & 1)) continue;
                 auto entry =

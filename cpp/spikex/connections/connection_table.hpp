@@ -56,13 +56,28 @@ struct built_connection {
     std::uint16_t receptor = 0; // receptor port of the target (0: none, the weight's sign decides)
 };
 
+// Connections that differ only in their source, in creation order: one target's inputs
+// from a rule with one weight and one delay (the hpc_benchmark's every rule). Handed over
+// as the drawn source list itself, with the rest once, so that no 24-byte
+// built_connection is written and read again per connection.
+struct uniform_run {
+    const gid_type* sources;
+    std::size_t count;
+    built_connection shared; // target, weight, delay, synapse, receptor (its source unused)
+};
+
 // Receives connections in creation order, one at a time or a run of them at a time (one
 // target's inputs, say): one call per run instead of one per connection (in the
 // hpc_benchmark's build the calls cost more than the drawing, bench/build_time.py).
+// A receiver of uniform runs may take them as they are; any other gets them as runs of
+// built_connection.
 class connection_visitor {
 public:
     using run_function = std::function<void(const built_connection*, std::size_t)>;
+    using uniform_function = std::function<void(const uniform_run&)>;
     connection_visitor(run_function visit_run): visit_(std::move(visit_run)) {}
+    connection_visitor(run_function visit_run, uniform_function visit_uniform):
+        visit_(std::move(visit_run)), visit_uniform_(std::move(visit_uniform)) {}
     // From a function taking one connection at a time.
     template <std::invocable<const built_connection&> F>
     connection_visitor(F visit_one):
@@ -74,9 +89,11 @@ public:
     void operator()(const built_connection* run, std::size_t count) const {
         if (count > 0) visit_(run, count);
     }
+    void operator()(const uniform_run& run) const;
 
 private:
     run_function visit_;
+    uniform_function visit_uniform_; // empty: uniform runs are expanded
 };
 
 // Calls `visit` for every connection of the rank whose target belongs to `thread` (all of

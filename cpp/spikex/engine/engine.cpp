@@ -198,6 +198,14 @@ void engine::build_connections() {
                 for (local_index i = first; i < end; ++i) {
                     gid_type g = local_gids_[i];
                     if (!drawer.targets(g)) continue;
+                    if (!mixed && drawer.uniform()) { // the drawn sources as they are
+                        const auto& sources = drawer.sources_of(g, scratch);
+                        const auto delay = static_cast<std::uint32_t>(drawer.constant_delay());
+                        visit_any(uniform_run{sources.data(),
+                                              sources.size(),
+                                              {0, i, drawer.constant_weight(), delay, set.synapse, set.receptor}});
+                        continue;
+                    }
                     run.clear();
                     // delays >= 1 step, < 2^31 (checked)
                     drawer.draw_each(g, scratch, weights, [&](gid_type s, double w, step_type d) {

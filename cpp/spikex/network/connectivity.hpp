@@ -79,6 +79,19 @@ public:
     // (the engine builds the table's runs from them without a list in between).
     template <typename Emit>
     void draw_each(gid_type target, rule_scratch& scratch, bool with_weights, Emit&& emit) const;
+    // Whether every connection of the rule has one weight and one delay: then a target's
+    // inputs differ only in their sources, which sources_of gives as drawn (in the order
+    // draw_each gives them), with constant_weight() and constant_delay().
+    bool uniform() const {
+        return rule_.weight.is_constant() && rule_.weight_spread == 0.0 && rule_.delay_ms.is_constant();
+    }
+    const std::vector<gid_type>& sources_of(gid_type target, rule_scratch& scratch) const {
+        check_target(target);
+        draw_sources(target, scratch);
+        return scratch.sources;
+    }
+    double constant_weight() const { return rule_.weight.value; }
+    step_type constant_delay() const { return constant_delay_; }
     // Memory held for this rank (the plans).
     std::size_t bytes() const;
 
