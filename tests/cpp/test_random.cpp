@@ -134,6 +134,24 @@ TEST(random, batched_stream_is_random_stream_word_for_word) {
     }
 }
 
+TEST(random, batched_fills_are_next_below_number_for_number) {
+    // fill_below (a batch at a time, one call at a time where a word may be rejected) gives
+    // next_below's numbers and leaves the stream where the calls would: bounds where
+    // rejections are rare (11,250), frequent (2^31 + 1: about half of all words) or
+    // impossible (1, 2^31), counts across batch ends, and a word drawn in between.
+    for (std::uint32_t n: {1u, 11250u, 0x80000000u, 0x80000001u, 0xFFFFFFFFu}) {
+        random_stream plain(5, 77, purpose::connections, 1);
+        batched_random_stream batched(5, 77, purpose::connections, 1);
+        for (std::size_t count: {std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65}, std::size_t{1000},
+                                 std::size_t{0}, std::size_t{11250}}) {
+            std::vector<std::uint32_t> filled(count);
+            batched.fill_below(n, filled.data(), count);
+            for (std::size_t k = 0; k < count; ++k) ASSERT_EQ(filled[k], plain.next_below(n)) << n << " " << k;
+            ASSERT_EQ(batched.next_word(), plain.next_word()) << n;
+        }
+    }
+}
+
 TEST(random, stream_blocks_are_random_block_word_for_word_across_the_index_wrap) {
     std::array<std::uint32_t, 4 * random_batch_blocks> words;
     for (std::uint32_t first: {0u, 5u, 0xFFFFFFF8u}) { // the last: indices wrap to 0

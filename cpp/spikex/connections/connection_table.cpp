@@ -506,7 +506,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 throw internal_error("connection target of another thread");
             if (shared.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
         };
-        const auto count_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t& id,
+        const auto count_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t & id,
                                    const built_connection& shared) __attribute__((always_inline)) {
             if (source >= space) throw internal_error("connection source outside the table's source space");
             part.count(source, key, id);
@@ -615,7 +615,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     for_each_thread(T, [&](unsigned t) {
         placement& part = parts[t];
         // Inlined into both loops (a call per connection cost a tenth of the pass).
-        const auto place_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t& id,
+        const auto place_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t & id,
                                    const built_connection& shared) __attribute__((always_inline)) {
             std::uint32_t p, slot = placement::no_slot;
             if (mixed_weights) {

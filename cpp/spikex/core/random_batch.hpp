@@ -5,7 +5,9 @@
 // other machines: one block at a time, as random_stream). random_stream computes one
 // block per four words, a chain of ten dependent rounds the core overlaps with little
 // else. (random_lanes.hpp does the same across cells: one block each of many streams.)
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "spikex/core/random.hpp"
@@ -28,16 +30,43 @@ public:
         seed_(seed), gid_(gid), purpose_(p), substream_(substream) {}
 
     std::uint32_t next_word() {
-        if (used_ == words_.size()) {
-            stream_blocks(seed_, gid_, purpose_, block_, substream_, words_.data());
-            block_ += random_batch_blocks;
-            used_ = 0;
-        }
+        if (used_ == words_.size()) refill();
         return words_[used_++];
     }
     std::uint32_t next_below(std::uint32_t n) { return random_below(*this, n); }
 
+    // out[0 .. count) = next_below(n) each, word for word as those calls would give them,
+    // a batch of words at a time: a batch in which no word can be rejected (random_below
+    // looks again only when the low half of word * n is below n: about n / 2^32 of words)
+    // is a loop the compiler vectorises; any other goes one call at a time.
+    void fill_below(std::uint32_t n, std::uint32_t* out, std::size_t count) {
+        std::size_t k = 0;
+        while (k < count) {
+            if (used_ == words_.size()) refill();
+            const std::size_t take = std::min(count - k, words_.size() - used_);
+            const std::uint32_t* w = words_.data() + used_;
+            bool maybe_rejected = false;
+            for (std::size_t j = 0; j < take; ++j) {
+                const std::uint64_t m = std::uint64_t{w[j]} * n;
+                out[k + j] = static_cast<std::uint32_t>(m >> 32);
+                maybe_rejected |= static_cast<std::uint32_t>(m) < n;
+            }
+            if (maybe_rejected) {
+                for (std::size_t j = 0; j < take; ++j) out[k + j] = next_below(n);
+            } else {
+                used_ += take;
+            }
+            k += take;
+        }
+    }
+
 private:
+    void refill() {
+        stream_blocks(seed_, gid_, purpose_, block_, substream_, words_.data());
+        block_ += random_batch_blocks;
+        used_ = 0;
+    }
+
     std::uint32_t seed_;
     gid_type gid_;
     purpose purpose_;

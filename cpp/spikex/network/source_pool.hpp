@@ -9,9 +9,11 @@
 // These are the draws of the legacy rules (random: Floyd; fixed_indegree: with
 // multapses, self excluded): changing them changes existing networks.
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "spikex/core/random.hpp"
+#include "spikex/core/random_batch.hpp"
 #include "spikex/core/types.hpp"
 
 namespace spikex {
@@ -34,7 +36,15 @@ public:
     // `rng`: a random_stream or a batched_random_stream (the same words).
     template <typename Stream>
     void draw_with_replacement(Stream& rng, std::uint64_t count, std::vector<gid_type>& out) const {
-        for (std::uint64_t k = 0; k < count; ++k) out.push_back(gid(rng.next_below(size_)));
+        if constexpr (std::is_same_v<Stream, batched_random_stream>) { // the same draws, in batches
+            const std::size_t old = out.size();
+            out.resize(old + count);
+            gid_type* drawn = out.data() + old;
+            rng.fill_below(size_, drawn, count);
+            for (std::uint64_t k = 0; k < count; ++k) drawn[k] = gid(drawn[k]);
+        } else {
+            for (std::uint64_t k = 0; k < count; ++k) out.push_back(gid(rng.next_below(size_)));
+        }
     }
 
     // Appends `count` <= size() distinct gids. `bitmap` is scratch: grown as needed, left
