@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <optional>
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
@@ -341,6 +342,68 @@ std::uint64_t lay_out(std::vector<placement>& parts, std::uint32_t space, Keeps&
     return weight_position;
 }
 
+// The placing pass's uniform runs, held a chunk at a time and then placed by blocks of
+// sources. Placing writes each connection's target at its source's cursor: thousands of
+// sources' runs fill at once, one cache line each, more lines than the L2 cache holds (the
+// STDP hpc_benchmark: 20,000), so most writes waited for their line. A block's runs fit,
+// and each source's connections keep their order (the chunk is partitioned stably, and
+// chunks are placed in order).
+class staged_placing {
+public:
+    staged_placing(std::uint32_t space, std::size_t chunk):
+        chunk_(chunk),
+        shift_(std::max(7, int(std::bit_width(space)) - 10)),
+        start_((std::size_t{space} >> shift_) + 2) {
+        entries_.reserve(chunk_);
+        sorted_.resize(chunk_);
+    }
+
+    // place(source, key, id, shared) as the placing pass's place_one.
+    template <typename Place>
+    void add(const uniform_run& run, Place& place) {
+        for (std::size_t done = 0; done < run.count;) {
+            if (entries_.size() == chunk_) flush(place);
+            const auto r = static_cast<std::uint32_t>(runs_.size());
+            runs_.push_back({run.shared, group_key(run.shared), placement::no_id});
+            const std::size_t count = std::min(run.count - done, chunk_ - entries_.size());
+            for (std::size_t j = done; j < done + count; ++j) entries_.push_back({run.sources[j], r});
+            done += count;
+        }
+    }
+
+    template <typename Place>
+    void flush(Place& place) {
+        if (entries_.empty()) return;
+        std::fill(start_.begin(), start_.end(), 0);
+        for (const auto& e: entries_) ++start_[(e.source >> shift_) + 1];
+        for (std::size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
+        for (const auto& e: entries_) sorted_[start_[e.source >> shift_]++] = e;
+        for (std::size_t k = 0; k < entries_.size(); ++k) {
+            const entry& e = sorted_[k];
+            staged_run& r = runs_[e.run];
+            place(e.source, r.key, r.id, r.shared);
+        }
+        entries_.clear();
+        runs_.clear();
+    }
+
+private:
+    std::size_t chunk_;
+    struct entry {
+        std::uint32_t source;
+        std::uint32_t run; // in runs_
+    };
+    struct staged_run {
+        built_connection shared;
+        std::uint64_t key;
+        std::uint32_t id; // the key's number, once looked up (placement::take)
+    };
+    int shift_; // a block: 2^shift_ sources (at least 128; at most 1,024 blocks)
+    std::vector<std::uint32_t> start_;
+    std::vector<entry> entries_, sorted_;
+    std::vector<staged_run> runs_;
+};
+
 // What the counting pass learns besides the counts, per thread, then for the rank.
 struct alignas(64) pass_summary { // one per thread, on its own line (see placement)
     std::uint64_t connections = 0;
@@ -631,19 +694,28 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
             if (slot != placement::no_slot && !fill_later(source, shared.synapse)) weight_[slot] = shared.weight;
             if (keep_indices) creation_index[p] = inputs_so_far[shared.target]++;
         };
+        // Staged unless a target's inputs must be counted in creation order (input indices).
+        std::optional<staged_placing> staged;
+        if (!keep_indices && shape.placing_chunk > 0) staged.emplace(space, shape.placing_chunk);
         const connection_visitor place_run(
             [&](const built_connection* run, std::size_t count) {
+                if (staged) staged->flush(place_one); // what came before goes first
                 for (const built_connection* c = run; c != run + count; ++c) {
                     std::uint32_t id = placement::no_id;
                     place_one(c->source, group_key(*c), id, *c);
                 }
             },
             [&](const uniform_run& run) {
+                if (staged) {
+                    staged->add(run, place_one);
+                    return;
+                }
                 const std::uint64_t key = group_key(run.shared);
                 std::uint32_t id = placement::no_id;
                 for (std::size_t j = 0; j < run.count; ++j) place_one(run.sources[j], key, id, run.shared);
             });
         produce(place_run, t, true);
+        if (staged) staged->flush(place_one);
     });
     free_vector(inputs_so_far);
     parts.clear();

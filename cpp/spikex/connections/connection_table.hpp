@@ -132,6 +132,9 @@ struct table_shape {
     // while the rows take at most this many entries beyond 4 per connection counted, else
     // in lists (the same table; 0: lists at once, for tests).
     std::uint64_t key_rows_budget = std::uint64_t{1} << 24;
+    // The placing pass holds uniform runs' connections this many at a time (8 bytes each)
+    // and places them by blocks of sources (0: as they come, for tests).
+    std::size_t placing_chunk = std::size_t{1} << 18;
 };
 
 // Sorted tables keep their targets in 2 bytes when every target index is below this (a
