@@ -64,6 +64,12 @@ public:
             sk = k;
             return;
         }
+        if ((sk & several_keys) && rows_mode_ && id != no_id) { // a known key of a source's row
+            const std::uint64_t at = (sk & ~several_keys) * stride_ + id;
+            ++row_counter_[at];
+            row_present_[at] = 1;
+            return;
+        }
         count_another_key(s, k, id);
     }
 
@@ -87,6 +93,8 @@ public:
             add_to_row(sk & ~several_keys, id, 1);
             // Rows of 5 bytes per entry: at most about 20 bytes per connection counted (the
             // connections' own table is 10-16), or 80 MB (the default budget) while few are.
+            // Only rows that grew can break this (counting more only relaxes it): the
+            // inline path above, which adds no row, need not check.
             if (row_entries_ > 4 * counted_ + rows_budget_) rows_to_lists();
         } else {
             add_to_list(sk & ~several_keys, k);

@@ -87,23 +87,38 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
             stochastic_connections += size;
         }
         const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
-        for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
+        const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
+        // The weights in one streamed pass (a loop the compiler vectorises); the first one
+        // out of range, for the message, only when there is one.
+        bool out_of_range = false;
+        if (table.shares_weight(g)) {
+            const double w = table.group_weight(g);
+            out_of_range = !(w >= low && w <= high);
+        } else {
+            const double* weight = table.weights_of_group(g);
+            for (std::uint32_t j = 0; j < end - begin; ++j) out_of_range |= !(weight[j] >= low && weight[j] <= high);
+        }
+        for (auto c = begin; out_of_range && c < end; ++c) {
             const double w = table.weight_of(g, c);
             if (!(w >= low && w <= high)) {
                 throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
                                                 model_parameters::number(w), model_parameters::number(low),
                                                 model_parameters::number(high)));
             }
-            if (k != kind::stdp) continue; // reads no postsynaptic trace
-            const local_index target = table.target(c);
-            if (std::isnan(tau_minus_[target])) {
-                throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic "
-                                                "synapse needs the postsynaptic trace of a neuron)",
-                                                spec.synapses[s].name, local_gids[target],
-                                                spec.population_of(local_gids[target]).model));
-            }
-            ++incoming_[target];
         }
+        if (k != kind::stdp) continue; // reads no postsynaptic trace
+        table.with_targets([&](const auto* targets) {
+            for (auto c = begin; c < end; ++c) {
+                const local_index target = targets[c];
+                if (std::isnan(tau_minus_[target])) {
+                    throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a "
+                                                    "plastic synapse needs the postsynaptic trace of a neuron)",
+                                                    spec.synapses[s].name, local_gids[target],
+                                                    spec.population_of(local_gids[target]).model));
+                }
+                ++incoming_[target];
+            }
+        });
     }
     if (input_index.size() != stochastic_connections) {
         throw internal_error(spikex::format("plasticity: {} connection indices for {} stochastic connections",
