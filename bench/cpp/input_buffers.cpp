@@ -78,8 +78,8 @@ network make_network(const parameters& p) {
     const std::uint32_t n = p.cells, ne = p.excitatory;
     const std::uint32_t ke = static_cast<std::uint32_t>(std::uint64_t(p.indegree) * ne / n), ki = p.indegree - ke;
     // The table's build calls this once per pass: the same seed gives the same sequence.
-    // One thread owns every target here, so the thread argument selects nothing.
-    auto produce = [&](const connection_visitor& visit, unsigned /*thread*/, bool /*weights*/) {
+    // One part holds every target here, so the target range selects nothing.
+    auto produce = [&](const connection_visitor& visit, target_range /*targets*/, bool /*weights*/) {
         std::mt19937_64 rng(p.seed);
         std::uniform_int_distribution<gid_type> from_e(0, ne - 1), from_i(ne, n - 1);
         built_connection c{};

@@ -310,12 +310,15 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
         std::vector<double> merged;
         const local_index bounds[] = {0, 7, 20, 30};
         for (unsigned t = 0; t < 3; ++t) {
-            double last = -1;
+            // Creation order for each target inside a thread's run (the run is built in
+            // parts, each a range of the thread's targets).
+            std::map<local_index, double> last;
             for (auto c = three.thread_begin(g, t); c < three.thread_begin(g, t + 1); ++c) {
                 EXPECT_GE(three.target(c), bounds[t]);
                 EXPECT_LT(three.target(c), bounds[t + 1]);
-                EXPECT_GT(weight_at(three, c), last); // creation order inside a thread's run
-                last = weight_at(three, c);
+                const auto [seen, first] = last.try_emplace(three.target(c), -1.0);
+                EXPECT_GT(weight_at(three, c), seen->second);
+                seen->second = weight_at(three, c);
                 merged.push_back(weight_at(three, c));
             }
         }
@@ -345,24 +348,22 @@ TEST(connection_table, threads_get_their_targets_in_creation_order) {
 TEST(connection_table, an_error_on_one_thread_ends_the_build) {
     // The producer runs on every thread at once; what one thread throws reaches the caller.
     table_shape shape{4, {0, 2, 4}};
-    connection_producer produce = [](const connection_visitor& visit, unsigned thread, bool) {
-        if (thread == 1) throw user_error("bad connection on thread 1");
-        visit({1, 0, 1.0, 3, 0});
+    connection_producer produce = [](const connection_visitor& visit, target_range targets, bool) {
+        if (targets.holds(3)) throw user_error("bad connection on the second thread");
+        visit({1, targets.first, 1.0, 3, 0});
     };
     EXPECT_THROW(connection_table(produce, shape, true), user_error);
-    // A producer that hands a thread a target of another thread is caught.
-    connection_producer wrong = [](const connection_visitor& visit, unsigned, bool) { visit({1, 3, 1.0, 3, 0}); };
+    // A producer that hands a part a target of another part is caught.
+    connection_producer wrong = [](const connection_visitor& visit, target_range, bool) { visit({1, 3, 1.0, 3, 0}); };
     EXPECT_THROW(connection_table(wrong, shape, true), internal_error);
 }
 
-// A producer of `conns` on `shape`'s threads. Asked without weights (the counting pass),
-// every weight reads -1 unless the shape sees weights while counting (read at each call).
+// A producer of `conns`. Asked without weights (the counting pass), every weight reads -1
+// unless the shape sees weights while counting (read at each call).
 connection_producer producer_of(const std::vector<built_connection>& conns, const table_shape& shape) {
-    return [&conns, &shape](const connection_visitor& visit, unsigned thread, bool weights) {
+    return [&conns, &shape](const connection_visitor& visit, target_range targets, bool weights) {
         for (auto c: conns) {
-            if (!shape.thread_first.empty() &&
-                (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
-                continue;
+            if (!targets.holds(c.target)) continue;
             if (!weights && !shape.weights_when_counting) c.weight = -1.0;
             visit(c);
         }
@@ -483,7 +484,7 @@ TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
             shape.weights_when_counting = counting_weights;
             const unsigned threads = shape.thread_first.empty() ? 1 : unsigned(shape.thread_first.size() - 1);
             auto produce_with = [&](handed how) {
-                return connection_producer([&, how](const connection_visitor& visit, unsigned thread, bool) {
+                return connection_producer([&, how](const connection_visitor& visit, target_range targets, bool) {
                     std::vector<built_connection> run;
                     std::vector<gid_type> run_sources;
                     const auto same = [](const built_connection& a, const built_connection& b) {
@@ -504,9 +505,7 @@ TEST(connection_table, runs_of_connections_give_the_table_of_one_at_a_time) {
                         if (ends) run.clear();
                         if (k == conns.size()) break;
                         const auto& c = conns[k];
-                        if (threads > 1 &&
-                            (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1]))
-                            continue;
+                        if (!targets.holds(c.target)) continue;
                         if (how == handed::one_at_a_time) {
                             visit(c);
                         } else {

@@ -319,12 +319,9 @@ TEST(stochastic_indices, the_table_keeps_creation_indices_on_any_number_of_threa
         if (threads > 1) {
             for (unsigned t = 0; t <= threads; ++t) shape.thread_first.push_back(12 * t / threads);
         }
-        connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
+        connection_producer produce = [&](const connection_visitor& visit, target_range targets, bool) {
             for (const auto& c: conns) {
-                if (thread != every_thread && !shape.thread_first.empty() &&
-                    (c.target < shape.thread_first[thread] || c.target >= shape.thread_first[thread + 1])) {
-                    continue;
-                }
+                if (!targets.holds(c.target)) continue;
                 visit(c);
             }
         };

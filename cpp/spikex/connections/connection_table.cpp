@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <limits>
 #include <optional>
@@ -527,13 +528,9 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
     table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
     shape.narrow_targets = narrow_targets;
     shape.key_rows_budget = key_rows_budget;
-    connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool) {
-        const auto& first = shape.thread_first;
+    connection_producer produce = [&](const connection_visitor& visit, target_range targets, bool) {
         for (built_connection c: conns) {
-            if (thread != every_thread && !first.empty() &&
-                (c.target < first[thread] || c.target >= first[thread + 1])) {
-                continue;
-            }
+            if (!targets.holds(c.target)) continue;
             if (sort_by_source) {
                 c.source = static_cast<gid_type>(std::lower_bound(distinct.begin(), distinct.end(), c.source) -
                                                  distinct.begin());
@@ -560,21 +557,47 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // place, and the table is the same whatever the number of threads.
     const std::uint32_t space = shape.source_space;
     const unsigned T = threads_;
+    // The passes' parts: each thread's targets, in two halves with several threads (while
+    // the per-part counters stay small), taken by whichever thread is free. A thread's
+    // cells need not have a thread's share of the connections (threads are cut by the work
+    // per step, thread_work.hpp: the STDP hpc_benchmark's second thread had 60 % of the
+    // connections to build).
+    const unsigned pieces = T > 1 && space <= (std::uint32_t{1} << 22) ? 2 : 1;
+    std::vector<target_range> ranges;
+    for (unsigned t = 0; t < T; ++t) {
+        const local_index first = T > 1 ? shape.thread_first[t] : 0;
+        const local_index end = T > 1 ? shape.thread_first[t + 1] : target_range{}.end;
+        const local_index middle = first + (end - first) / 2;
+        if (pieces == 1) {
+            ranges.push_back({first, end});
+        } else {
+            ranges.push_back({first, middle});
+            ranges.push_back({middle, end});
+        }
+    }
+    const std::size_t P = ranges.size();
+    // Runs work(p) for every part p on the threads, each thread taking the next part not
+    // yet taken.
+    const auto for_each_part = [&](auto&& work) {
+        std::atomic<std::size_t> next{0};
+        for_each_thread(T, [&](unsigned) {
+            for (std::size_t p; (p = next.fetch_add(1)) < P;) work(p);
+        });
+    };
 
     // Pass 1: connections per source and (delay, synapse) key.
-    std::vector<placement> parts(T, placement(space, shape.key_rows_budget));
-    std::vector<pass_summary> seen_by(T);
-    std::vector<source_weights> weights_by(shape.weights_when_counting ? T : 0, source_weights(space));
-    for_each_thread(T, [&](unsigned t) {
-        const local_index first = T > 1 ? shape.thread_first[t] : 0;
-        const local_index end = T > 1 ? shape.thread_first[t + 1] : std::numeric_limits<local_index>::max();
+    std::vector<placement> parts(P, placement(space, shape.key_rows_budget));
+    std::vector<pass_summary> seen_by(P);
+    std::vector<source_weights> weights_by(shape.weights_when_counting ? P : 0, source_weights(space));
+    for_each_part([&](std::size_t t) {
+        const local_index first = ranges[t].first, end = ranges[t].end;
         // A run at a time (one target's inputs): one call per run, not per connection.
         placement& part = parts[t];
         source_weights* weights = weights_by.empty() ? nullptr : &weights_by[t];
         // `shared`: all of a connection but its source (`source`).
         const auto check = [&](const built_connection& shared) {
             if (shared.target < first || shared.target >= end)
-                throw internal_error("connection target of another thread");
+                throw internal_error("connection target of another part");
             if (shared.receptor > max_receptor) throw internal_error("receptor port outside the table's key");
         };
         const auto count_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t & id,
@@ -599,7 +622,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 for (std::size_t j = 0; j < run.count; ++j) count_one(run.sources[j], key, id, run.shared);
                 seen_by[t].add(run.shared, run.count);
             });
-        produce(count_run, t, false);
+        produce(count_run, ranges[t], false);
     });
     pass_summary all;
     for (const auto& part: seen_by) all.add(part);
@@ -646,7 +669,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 group_weight_.push_back(shares ? weights_by.front().of(source_run_gid_.back()) : 0.0);
             }
             if (mixed_weights) weight_first_.push_back(first_weight);
-            if (T > 1) thread_begin_.insert(thread_begin_.end(), runs.begin(), runs.end());
+            if (T > 1) // where each thread's first part begins, and the group's end
+                for (std::size_t p = 0; p <= P; p += pieces) thread_begin_.push_back(runs[p]);
         });
     source_run_groups_.push_back(static_cast<std::uint32_t>(groups_.size()));
     groups_.push_back({0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(source_run_gid_.size()), 0});
@@ -683,47 +707,50 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     else
         target_.resize(n);
     weight_.resize(kept_weights);
-    for_each_thread(T, [&](unsigned t) {
-        placement& part = parts[t];
-        // Inlined into both loops (a call per connection cost a tenth of the pass).
-        const auto place_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t & id,
-                                   const built_connection& shared) __attribute__((always_inline)) {
-            std::uint32_t p, slot = placement::no_slot;
-            if (mixed_weights) {
-                p = part.take(source, key, id, slot);
-            } else {
-                p = part.take(source, key, id);
-                if (some_keep) slot = p; // every group keeps its weights, by position
-            }
-            if (narrow_)
-                narrow_target_[p] = static_cast<narrow_target>(shared.target);
-            else
-                target_[p] = shared.target;
-            if (slot != placement::no_slot && !fill_later(source, shared.synapse)) weight_[slot] = shared.weight;
-            if (keep_indices) creation_index[p] = inputs_so_far[shared.target]++;
-        };
+    std::atomic<std::size_t> next_part{0};
+    for_each_thread(T, [&](unsigned) {
         // Staged unless a target's inputs must be counted in creation order (input indices).
         std::optional<staged_placing> staged;
         if (!keep_indices && shape.placing_chunk > 0) staged.emplace(space, shape.placing_chunk);
-        const connection_visitor place_run(
-            [&](const built_connection* run, std::size_t count) {
-                if (staged) staged->flush(place_one); // what came before goes first
-                for (const built_connection* c = run; c != run + count; ++c) {
+        for (std::size_t t; (t = next_part.fetch_add(1)) < P;) {
+            placement& part = parts[t];
+            // Inlined into both loops (a call per connection cost a tenth of the pass).
+            const auto place_one = [&](std::uint32_t source, std::uint64_t key, std::uint32_t & id,
+                                       const built_connection& shared) __attribute__((always_inline)) {
+                std::uint32_t p, slot = placement::no_slot;
+                if (mixed_weights) {
+                    p = part.take(source, key, id, slot);
+                } else {
+                    p = part.take(source, key, id);
+                    if (some_keep) slot = p; // every group keeps its weights, by position
+                }
+                if (narrow_)
+                    narrow_target_[p] = static_cast<narrow_target>(shared.target);
+                else
+                    target_[p] = shared.target;
+                if (slot != placement::no_slot && !fill_later(source, shared.synapse)) weight_[slot] = shared.weight;
+                if (keep_indices) creation_index[p] = inputs_so_far[shared.target]++;
+            };
+            const connection_visitor place_run(
+                [&](const built_connection* run, std::size_t count) {
+                    if (staged) staged->flush(place_one); // what came before goes first
+                    for (const built_connection* c = run; c != run + count; ++c) {
+                        std::uint32_t id = placement::no_id;
+                        place_one(c->source, group_key(*c), id, *c);
+                    }
+                },
+                [&](const uniform_run& run) {
+                    if (staged) {
+                        staged->add(run, place_one);
+                        return;
+                    }
+                    const std::uint64_t key = group_key(run.shared);
                     std::uint32_t id = placement::no_id;
-                    place_one(c->source, group_key(*c), id, *c);
-                }
-            },
-            [&](const uniform_run& run) {
-                if (staged) {
-                    staged->add(run, place_one);
-                    return;
-                }
-                const std::uint64_t key = group_key(run.shared);
-                std::uint32_t id = placement::no_id;
-                for (std::size_t j = 0; j < run.count; ++j) place_one(run.sources[j], key, id, run.shared);
-            });
-        produce(place_run, t, true);
-        if (staged) staged->flush(place_one);
+                    for (std::size_t j = 0; j < run.count; ++j) place_one(run.sources[j], key, id, run.shared);
+                });
+            produce(place_run, ranges[t], true);
+            if (staged) staged->flush(place_one); // the part's own placement
+        }
     });
     free_vector(inputs_so_far);
     parts.clear();
@@ -734,10 +761,9 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         const auto groups = static_cast<std::uint32_t>(groups_.size() - 1);
         const auto first_group = [&](unsigned t) {
             const std::uint64_t at = n * t / T;
-            return static_cast<std::uint32_t>(
-                std::partition_point(groups_.begin(), groups_.begin() + groups,
-                                     [&](const delay_group& g) { return g.begin < at; }) -
-                groups_.begin());
+            return static_cast<std::uint32_t>(std::partition_point(groups_.begin(), groups_.begin() + groups,
+                                                                   [&](const delay_group& g) { return g.begin < at; }) -
+                                              groups_.begin());
         };
         for_each_thread(T, [&](unsigned t) {
             for (std::uint32_t g = first_group(t), end = t + 1 < T ? first_group(t + 1) : groups; g < end; ++g) {
@@ -767,7 +793,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     std::vector<std::uint64_t> wanted((n + 63) / 64, 0);
     for (const auto& entry: shared_index_) wanted[entry.first / 64] |= std::uint64_t{1} << (entry.first % 64);
     inputs_so_far.assign(all.targets_end, 0);
-    for_each_thread(T, [&](unsigned t) {
+    for_each_part([&](std::size_t t) {
         placement& part = replay[t];
         const connection_visitor::run_function index_run = [&](const built_connection* run, std::size_t count) {
             for (const built_connection* c = run; c != run + count; ++c) {
@@ -780,7 +806,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 entry->second = index;
             }
         };
-        produce(index_run, t, false);
+        produce(index_run, ranges[t], false);
     });
 }
 
@@ -927,7 +953,7 @@ void connection_table::build_creation_order(const connection_producer& produce) 
         min_delay_ = std::min(min_delay_, c.delay);
         max_delay_ = std::max(max_delay_, c.delay);
     };
-    produce(append, every_thread, true);
+    produce(append, target_range{}, true);
     if (target_.empty()) min_delay_ = 0;
 }
 

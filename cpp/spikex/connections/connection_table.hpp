@@ -11,8 +11,11 @@
 //    of a source run with one delay, one synapse type and one receptor port. An arriving spike becomes one
 //    delivery batch per delay group (as NEURON enqueues the source object once). The
 //    source table is one gid per source run. With T threads each group is further split
-//    into T thread runs by the thread that owns the target, creation order kept within
-//    each (the NEST paper's connection tables per thread, as sub-ranges of one array).
+//    into T thread runs by the thread that owns the target (the NEST paper's connection
+//    tables per thread, as sub-ranges of one array); each target's connections keep their
+//    creation order (a thread's run is built in parts, each a range of its targets in
+//    order, so a producer that gives targets in order, as the engine's does, gives the
+//    thread's connections in creation order).
 //  creation order (NEST's 5g-nosort, connections.sort_by_source = false): arrays in the
 //    order the connections were created, each with its own delay; the source table is one
 //    gid per connection. Only target-addressed exchanges use it (one target entry, and one
@@ -32,8 +35,9 @@
 // source share a target). Peak memory is the final 12 bytes per connection instead of a
 // copy of every built connection (plus 4 per connection of the synapse types that keep
 // their input indices). With T threads every
-// pass runs on T threads, each over the connections of its own targets, counting and
-// placing into its own runs (the counts take 12 bytes per source gid and thread while the
+// pass runs on T threads over parts of the targets (each thread's in two halves, taken by
+// whichever thread is free: threads' cells differ in connections), counting and placing
+// into the part's own runs (the counts take 16 bytes per source gid and part while the
 // table is built).
 #include <concepts>
 #include <cstddef>
@@ -96,13 +100,19 @@ private:
     uniform_function visit_uniform_; // empty: uniform runs are expanded
 };
 
-// Calls `visit` for every connection of the rank whose target belongs to `thread` (all of
-// them for every_thread), in creation order; called once per build pass and thread, for
-// different threads at the same time, and must produce the same sequence every time.
-// `weights` false: the pass does not read weights (the producer may leave them 0 and skip
-// drawing them).
-using connection_producer = std::function<void(const connection_visitor&, unsigned thread, bool weights)>;
-inline constexpr unsigned every_thread = ~0u;
+// Rank-local target indices [first, end): the targets of one part of a build pass.
+struct target_range {
+    local_index first = 0;
+    local_index end = ~local_index{0}; // default: every target
+    bool holds(local_index target) const { return target >= first && target < end; }
+};
+
+// Calls `visit` for every connection of the rank whose target is in `targets`, in creation
+// order; called once per build pass and part of the rank's targets (a thread's, or a piece
+// of one), for different parts at the same time, and must produce the same sequence every
+// time. `weights` false: the pass does not read weights (the producer may leave them 0 and
+// skip drawing them).
+using connection_producer = std::function<void(const connection_visitor&, target_range targets, bool weights)>;
 
 struct delay_group {
     std::uint32_t delay;        // steps

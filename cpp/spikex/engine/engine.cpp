@@ -174,11 +174,9 @@ void engine::build_connections() {
         drawers.emplace_back(set.rule, rule_index, spec_.seed, spec_.dt_ms, local_gids_);
     }
     // `devices`: only the connections from input devices, else only the others.
-    auto produce_some = [&](const connection_visitor& visit_any, unsigned thread, bool devices, bool weights) {
-        const bool one_part = thread == every_thread || shape.thread_first.empty();
-        const local_index first = one_part ? 0 : shape.thread_first[thread];
-        const local_index end =
-            one_part ? static_cast<local_index>(local_gids_.size()) : shape.thread_first[thread + 1];
+    auto produce_some = [&](const connection_visitor& visit_any, target_range targets, bool devices, bool weights) {
+        const local_index first = targets.first;
+        const local_index end = std::min(targets.end, static_cast<local_index>(local_gids_.size()));
         std::size_t rule_number = 0;
         rule_scratch scratch;
         std::vector<built_connection> run; // one target's inputs, handed over together
@@ -225,8 +223,8 @@ void engine::build_connections() {
             }
         }
     };
-    connection_producer produce = [&](const connection_visitor& visit, unsigned thread, bool weights) {
-        produce_some(visit, thread, false, weights);
+    connection_producer produce = [&](const connection_visitor& visit, target_range targets, bool weights) {
+        produce_some(visit, targets, false, weights);
     };
     std::vector<std::vector<device_connection>> from_devices(parts_.size());
     if (!device_ranges.empty()) {
@@ -235,7 +233,7 @@ void engine::build_connections() {
                 [&](const built_connection& c) {
                     from_devices[t].push_back({c.source, c.target, c.weight, c.delay, c.receptor});
                 },
-                parts_.size() > 1 ? t : every_thread, true, true);
+                target_range{parts_[t].first, parts_[t].end}, true, true);
         }
     }
     device_inputs_ = device_inputs(spec_, local_gids_, from_devices);
