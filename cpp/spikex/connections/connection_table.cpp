@@ -36,17 +36,17 @@ void free_vector(std::vector<T, A>& v) {
     std::vector<T, A>().swap(v);
 }
 
-// Where one thread's placing pass puts each of its connections (one placement per
-// thread: the counts of its own targets' inputs). Most sources have one (delay, synapse)
+// Where the placing pass puts each connection of one build part (one placement per part:
+// the counts of its own targets' inputs). Most sources have one (delay, synapse)
 // key: one counter per source, turned into a cursor. A source with several keys (an
 // excitatory source with plastic E->E and static E->I synapses; a source whose delays
 // are drawn: one key per delay value) gets counters for its keys instead, so that its
 // groups come out in key order and in creation order within each, without a
 // per-connection key or a sort. Those counters are a row per source, indexed by the
-// key's number among the thread's keys (a direct look-up, a cache line per source when
+// key's number among the part's keys (a direct look-up, a cache line per source when
 // there are few keys), or, when rows would take more room than the connections
 // themselves (many keys, few per source), a list of (key, counter) per source.
-// One per thread, each on its own cache lines (alignas): its counters change with every
+// One per build part, each on its own cache lines (alignas): its counters change with every
 // connection, and two threads' objects sharing a line made each pass a third slower.
 class alignas(64) placement {
 public:
@@ -414,7 +414,7 @@ private:
 };
 
 // What the counting pass learns besides the counts, per thread, then for the rank.
-struct alignas(64) pass_summary { // one per thread, on its own line (see placement)
+struct alignas(64) pass_summary { // one per build part, on its own line (see placement)
     std::uint64_t connections = 0;
     std::uint32_t min_delay = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t max_delay = 0;
@@ -439,7 +439,7 @@ struct alignas(64) pass_summary { // one per thread, on its own line (see placem
 };
 
 // Whether each source's static connections carry one weight, seen in the counting pass
-// (one per thread, merged). Then its static delay groups keep one weight each from the
+// (one per build part, merged). Then its static delay groups keep one weight each from the
 // start instead of one per connection (share_uniform_weights does it afterwards when the
 // weights come only with the placing pass): the 8 bytes per connection are never
 // allocated, which is most of the build's peak for networks of projections with constant
@@ -447,7 +447,7 @@ struct alignas(64) pass_summary { // one per thread, on its own line (see placem
 // connections start from one weight, the placing pass leaves theirs to a streamed fill
 // afterwards (an 8-byte store at a random place per connection: a fifth of the STDP
 // hpc_benchmark's build).
-class alignas(64) source_weights { // one per thread, on its own line (see placement)
+class alignas(64) source_weights { // one per build part, on its own line (see placement)
 public:
     explicit source_weights(std::uint32_t space): first_(space, unseen), plastic_first_(space, unseen) {}
 
@@ -552,9 +552,9 @@ connection_table::connection_table(const connection_producer& produce, const tab
 }
 
 void connection_table::build_sorted(const connection_producer& produce, const table_shape& shape) {
-    // Every pass runs on the rank's threads, each over the connections of its own targets:
-    // a thread places them into its own run of each group, so no two threads write to one
-    // place, and the table is the same whatever the number of threads.
+    // Every pass runs on the rank's threads, part by part, each part a range of targets:
+    // a part's connections go into its own run of each group, so no two threads write to
+    // one place, and the table is the same whatever the number of threads.
     const std::uint32_t space = shape.source_space;
     const unsigned T = threads_;
     // The passes' parts: each thread's targets, in two halves with several threads (while
