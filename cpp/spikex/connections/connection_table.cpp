@@ -362,10 +362,7 @@ public:
     staged_placing(std::uint32_t space, std::size_t chunk):
         chunk_(chunk),
         shift_(std::max(7, int(std::bit_width(space)) - 10)),
-        start_((std::size_t{space} >> shift_) + 2) {
-        entries_.reserve(chunk_);
-        sorted_.resize(chunk_);
-    }
+        start_((std::size_t{space} >> shift_) + 2) {} // buffers grow with what is staged
 
     // place(source, key, id, shared) as the placing pass's place_one.
     template <typename Place>
@@ -384,6 +381,7 @@ public:
     void flush(Place& place) {
         if (entries_.empty()) return;
         std::fill(start_.begin(), start_.end(), 0);
+        if (sorted_.size() < entries_.size()) sorted_.resize(entries_.size());
         for (const auto& e: entries_) ++start_[(e.source >> shift_) + 1];
         for (std::size_t b = 1; b < start_.size(); ++b) start_[b] += start_[b - 1];
         for (const auto& e: entries_) sorted_[start_[e.source >> shift_]++] = e;
@@ -558,11 +556,12 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     const std::uint32_t space = shape.source_space;
     const unsigned T = threads_;
     // The passes' parts: each thread's targets, in two halves with several threads (while
-    // the per-part counters stay small), taken by whichever thread is free. A thread's
+    // the per-part counters, 32 bytes per source gid, stay below 32 MB), taken by
+    // whichever thread is free. A thread's
     // cells need not have a thread's share of the connections (threads are cut by the work
     // per step, thread_work.hpp: the STDP hpc_benchmark's second thread had 60 % of the
     // connections to build).
-    const unsigned pieces = T > 1 && space <= (std::uint32_t{1} << 22) ? 2 : 1;
+    const unsigned pieces = T > 1 && space <= (std::uint32_t{1} << 20) ? 2 : 1;
     std::vector<target_range> ranges;
     for (unsigned t = 0; t < T; ++t) {
         const local_index first = T > 1 ? shape.thread_first[t] : 0;
