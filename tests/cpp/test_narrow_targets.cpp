@@ -1,5 +1,6 @@
-// Connection tables keep 2-byte targets where a rank's cells allow (connection_table.hpp):
-// the same table, the same spikes and the same plastic weights as with 4-byte targets.
+// Connection tables keep 1-byte targets with pages where they pay, else 2-byte targets
+// where a rank's cells allow (connection_table.hpp): the same table, the same spikes and
+// the same plastic weights as with 4-byte targets.
 // Also: the counting pass's two forms for sources with several keys (rows, lists) give
 // the same table.
 #include <gtest/gtest.h>
@@ -76,6 +77,80 @@ TEST(narrow_targets, same_table_in_two_and_four_bytes) {
     }
 }
 
+namespace {
+
+// Every target in [first, first + cells) takes inputs from each of `sources` sources in
+// two delay groups (a dense table, in target order: byte targets pay).
+std::vector<built_connection> dense_connections(local_index first, local_index cells, gid_type sources) {
+    std::vector<built_connection> conns;
+    for (local_index t = first; t < first + cells; ++t) {
+        for (gid_type s = 0; s < sources; ++s) {
+            if ((t * 7 + s) % 5 == 0) continue; // a few gaps
+            conns.push_back({s, t, double(t) + 0.25 * s, 1 + (t + s) % 2});
+        }
+    }
+    return conns;
+}
+
+void expect_same_pieces(const connection_table& bytes, const connection_table& wide) {
+    // Sequential reads, and reads that go back or jump ahead.
+    target_reader reader(bytes);
+    for (std::uint32_t c = 0; c < wide.size(); ++c) ASSERT_EQ(reader(c), wide.target(c)) << c;
+    std::mt19937 draw(3);
+    for (int k = 0; k < 500; ++k) {
+        const auto c = std::uint32_t(draw() % wide.size());
+        ASSERT_EQ(reader(c), wide.target(c)) << c;
+    }
+    // Pieces over ranges that begin and end inside pages.
+    for (int k = 0; k < 200; ++k) {
+        auto begin = std::uint32_t(draw() % wide.size()), end = std::uint32_t(draw() % (wide.size() + 1));
+        if (begin > end) std::swap(begin, end);
+        std::uint32_t next = begin;
+        bytes.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto first, auto last) {
+            ASSERT_EQ(first, next);
+            ASSERT_LT(first, last);
+            for (auto c = first; c < last; ++c) ASSERT_EQ(base + targets[c], wide.target(c)) << c;
+            next = last;
+        });
+        ASSERT_EQ(next, std::max(begin, end == begin ? begin : end));
+        std::vector<local_index> scratch;
+        const local_index* widened = bytes.targets_of(begin, end, scratch);
+        for (auto c = begin; c < end; ++c) ASSERT_EQ(widened[c - begin], wide.target(c));
+    }
+}
+
+} // namespace
+
+TEST(byte_targets, same_table_in_one_and_four_bytes_from_two_or_four) {
+    // From 2-byte targets (cells below 2^16) and from 4-byte ones (beyond).
+    for (local_index first: {local_index{0}, local_index{70000}}) {
+        for (std::vector<local_index> thread_first:
+             {std::vector<local_index>{}, std::vector<local_index>{0, first + 700, first + 2000}}) {
+            const auto conns = dense_connections(first, 2000, 12);
+            const connection_table bytes(conns, true, thread_first, true), wide(conns, true, thread_first, false);
+            EXPECT_TRUE(bytes.byte_targets());
+            EXPECT_EQ(bytes.target_bytes(), 1u);
+            EXPECT_EQ(wide.target_bytes(), 4u);
+            // A page wherever a run moves to the next 256 cells, or a new run starts.
+            EXPECT_GT(bytes.page_count(), 2000u / 256);
+            EXPECT_LT(bytes.page_count(), conns.size() / 16);
+            for (std::size_t k = 0; k < bytes.page_count(); ++k) EXPECT_EQ(bytes.page(k).base % 256, 0u);
+            expect_same_table(bytes, wide);
+            expect_same_pieces(bytes, wide);
+            EXPECT_EQ(bytes.connection_bytes() + 3 * conns.size(), wide.connection_bytes() + 8 * bytes.page_count());
+        }
+    }
+}
+
+TEST(byte_targets, a_sparse_table_keeps_two_or_four_bytes) {
+    // A source's few targets spread over many cells: a page for almost every connection.
+    std::vector<built_connection> conns;
+    for (local_index t = 0; t < 60000; t += 97) conns.push_back({gid_type(t % 50), t, 1.0, 1});
+    EXPECT_EQ(connection_table(conns).target_bytes(), 2u);
+    for (auto& c: conns) c.target += 70000;
+    EXPECT_EQ(connection_table(conns).target_bytes(), 4u);
+}
+
 TEST(key_counters, rows_and_lists_give_the_same_table) {
     for (std::vector<local_index> thread_first: {std::vector<local_index>{}, std::vector<local_index>{0, 300, 1000}}) {
         auto conns = random_connections(1000, 20000, 9);
@@ -108,7 +183,7 @@ constexpr double dt = 0.1;
 
 // Two irregular sources and ten driven cells; STDP from the sources (two delays: a
 // source's groups share targets, merged delivery) and among the cells, static inhibition.
-network_spec plastic_network() {
+network_spec plastic_network(gid_type cells = 10) {
     network_spec spec;
     spec.dt_ms = dt;
     spec.seed = 11;
@@ -122,7 +197,7 @@ network_spec plastic_network() {
         times.offsets.push_back(times.values.size());
     }
     spec.populations.push_back(sources);
-    spec.populations.push_back({"iaf_psc_exp", 2, 10, constant_parameter_map({{"I_e", 330.0}}), {}});
+    spec.populations.push_back({"iaf_psc_exp", 2, cells, constant_parameter_map({{"I_e", 330.0}}), {}});
     spec.synapses.push_back({"stdp_synapse", {{"Wmax", 200.0}, {"lambda", 0.05}}});
     auto add = [&](std::uint16_t synapse, gid_type s, gid_type t, double w, double d) {
         connection_set set;
@@ -134,28 +209,31 @@ network_spec plastic_network() {
         set.arrays.delay.push_back(connection_delay_steps(d, spec.dt_ms));
         spec.connection_sets.push_back(std::move(set));
     };
-    for (gid_type cell = 2; cell < 12; ++cell) {
-        add(1, 0, cell, 60.0 + cell, 1.0);
+    const gid_type last = 2 + cells - 1;
+    for (gid_type cell = 2; cell <= last; ++cell) {
+        add(1, 0, cell, 60.0 + cell % 10, 1.0);
         add(1, 0, cell, 40.0, 2.5);
-        add(1, 1, cell, 80.0 - cell, 1.5);
-        add(1, cell == 11 ? 2 : cell + 1, cell, 50.0, 1.2);
-        add(0, cell == 2 ? 11 : cell - 1, cell, -30.0, 0.8);
+        add(1, 1, cell, 80.0 - cell % 10, 1.5);
+        add(1, cell == last ? 2 : cell + 1, cell, 50.0, 1.2);
+        add(0, cell == 2 ? last : cell - 1, cell, -30.0, 0.8);
     }
-    spec.recorded.emplace_back(0, 12);
+    spec.recorded.emplace_back(0, 2 + cells);
     return spec;
 }
 
 struct outcome {
     std::vector<std::pair<gid_type, step_type>> spikes;
     std::vector<std::tuple<std::int64_t, std::int64_t, double, double>> connections; // source, target, delay, weight
+    double connection_bytes = 0;
 };
 
-outcome run(unsigned threads, bool narrow) {
+outcome run(unsigned threads, unsigned target_bytes, gid_type cells = 10) {
     auto context = make_serial_context();
     engine_options options;
     options.threads = threads;
-    options.narrow_targets = narrow;
-    engine e(*context, plastic_network(), options);
+    options.narrow_targets = target_bytes <= 2;
+    options.byte_targets = target_bytes == 1;
+    engine e(*context, plastic_network(cells), options);
     e.build();
     e.init();
     e.run_until(3000);
@@ -167,6 +245,7 @@ outcome run(unsigned threads, bool narrow) {
         o.connections.emplace_back(c.source[k], c.target[k], c.delay_ms[k], c.weight[k]);
     }
     std::sort(o.connections.begin(), o.connections.end());
+    o.connection_bytes = e.memory_bytes().at("connections");
     return o;
 }
 
@@ -190,10 +269,24 @@ TEST(narrow_targets, same_spikes_and_plastic_weights_on_one_and_two_threads) {
     }();
     EXPECT_NE(reference.connections, fresh.connections);
     for (unsigned threads: {1u, 2u}) {
-        for (bool narrow: {true, false}) {
-            const outcome o = run(threads, narrow);
-            EXPECT_EQ(o.spikes, reference.spikes) << threads << " threads, narrow " << narrow;
-            EXPECT_EQ(o.connections, reference.connections) << threads << " threads, narrow " << narrow;
+        for (unsigned bytes: {2u, 4u}) {
+            const outcome o = run(threads, bytes);
+            EXPECT_EQ(o.spikes, reference.spikes) << threads << " threads, " << bytes << "-byte targets";
+            EXPECT_EQ(o.connections, reference.connections) << threads << " threads, " << bytes << "-byte targets";
         }
+    }
+}
+
+TEST(byte_targets, same_spikes_and_plastic_weights_as_four_bytes_on_one_and_two_threads) {
+    // 600 cells: the sources' groups reach them in runs over three pages, so byte targets
+    // pay; the STDP updates, the merged delivery of a source's groups that share targets
+    // and the reading of connections all go through pages.
+    const outcome reference = run(1, 4, 600);
+    EXPECT_GT(reference.spikes.size(), 1000u);
+    for (unsigned threads: {1u, 2u}) {
+        const outcome bytes = run(threads, 1, 600), narrow = run(threads, 2, 600);
+        EXPECT_EQ(bytes.spikes, reference.spikes) << threads << " threads";
+        EXPECT_EQ(bytes.connections, reference.connections) << threads << " threads";
+        EXPECT_LT(bytes.connection_bytes, narrow.connection_bytes) << threads << " threads: no byte targets";
     }
 }

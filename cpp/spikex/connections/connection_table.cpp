@@ -1,8 +1,14 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/core/errors.hpp"
@@ -34,6 +40,15 @@ std::size_t capacity_bytes(const std::vector<T, A>& v) {
 template <class T, class A>
 void free_vector(std::vector<T, A>& v) {
     std::vector<T, A>().swap(v);
+}
+
+// Gives the whole memory pages inside [begin, end) back to the system (an array that
+// will not be read again, freed later): its resident size shrinks while it is copied.
+void release_pages(const void* begin, const void* end) {
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+    const std::uintptr_t last = reinterpret_cast<std::uintptr_t>(end) / page * page;
+    if (first < last) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 // Where the placing pass puts each connection of one build part (one placement per part:
@@ -525,6 +540,7 @@ connection_table::connection_table(const std::vector<built_connection>& conns, b
     }
     table_shape shape{static_cast<std::uint32_t>(distinct.size()), std::move(thread_first)};
     shape.narrow_targets = narrow_targets;
+    shape.byte_targets = narrow_targets;
     shape.key_rows_budget = key_rows_budget;
     connection_producer produce = [&](const connection_visitor& visit, target_range targets, bool) {
         for (built_connection c: conns) {
@@ -700,8 +716,9 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // cursors as they stand now let a third pass place the connections again.
     std::vector<placement> replay;
     if (several_keys && !keep_indices) replay = parts;
-    narrow_ = shape.narrow_targets && all.targets_end <= narrow_target_limit;
-    if (narrow_)
+    width_ = shape.narrow_targets && all.targets_end <= narrow_target_limit ? 2 : 4;
+    size_ = n;
+    if (width_ == 2)
         narrow_target_.resize(n);
     else
         target_.resize(n);
@@ -723,7 +740,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                     p = part.take(source, key, id);
                     if (some_keep) slot = p; // every group keeps its weights, by position
                 }
-                if (narrow_)
+                if (width_ == 2)
                     narrow_target_[p] = static_cast<narrow_target>(shared.target);
                 else
                     target_[p] = shared.target;
@@ -753,6 +770,9 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     });
     free_vector(inputs_so_far);
     parts.clear();
+    // Before the weights' first touch (the fill below), so that the 2- or 4-byte targets
+    // are gone when the table reaches its full size.
+    if (shape.byte_targets) pack_targets();
     if (!plastic_weight.empty()) {
         // On the threads, each over the groups that begin in its share of the connections:
         // this is the first touch of most of the weight array (648 MB for the STDP
@@ -893,22 +913,23 @@ void connection_table::find_shared_targets(local_index targets_end) {
             // group per target population, as the hpc_benchmark's E->E and E->I). A
             // streamed min/max, where the stamps would write at random.
             spans.clear();
-            with_targets([&](const auto* targets) {
-                for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
-                    const auto begin = groups_[g].begin, end = group_end_connection(g);
-                    if (begin == end) continue;
-                    local_index lowest = targets[begin], highest = targets[begin];
-                    for (auto c = begin + 1; c < end; ++c) {
-                        lowest = std::min<local_index>(lowest, targets[c]);
-                        highest = std::max<local_index>(highest, targets[c]);
+            for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
+                const auto begin = groups_[g].begin, end = group_end_connection(g);
+                if (begin == end) continue;
+                local_index lowest = ~local_index{0}, highest = 0;
+                for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto first, auto last) {
+                    for (auto c = first; c < last; ++c) {
+                        lowest = std::min<local_index>(lowest, base + targets[c]);
+                        highest = std::max<local_index>(highest, base + targets[c]);
                     }
-                    spans.emplace_back(lowest, highest);
-                }
-            });
+                });
+                spans.emplace_back(lowest, highest);
+            }
             std::sort(spans.begin(), spans.end());
             bool overlap = false;
             for (std::size_t k = 1; k < spans.size(); ++k) overlap = overlap || spans[k].first <= spans[k - 1].second;
             if (!overlap) continue;
+            target_reader target(*this);
             for (auto g = group_begin(s); g < group_begin(s + 1); ++g) {
                 for (auto c = groups_[g].begin; c < group_end_connection(g); ++c) {
                     const local_index target_cell = target(c);
@@ -920,8 +941,9 @@ void connection_table::find_shared_targets(local_index targets_end) {
                 }
             }
             const std::uint32_t first = first_connection(s), last = first_connection(s + 1);
+            target_reader again(*this);
             for (auto c = first; c < last; ++c) {
-                if (!several_groups[target(c)]) continue;
+                if (!several_groups[again(c)]) continue;
                 mine.emplace_back(c, 0);
                 source_run_shares_[s] = 1;
             }
@@ -953,15 +975,119 @@ void connection_table::build_creation_order(const connection_producer& produce) 
         max_delay_ = std::max(max_delay_, c.delay);
     };
     produce(append, target_range{}, true);
+    size_ = target_.size();
     if (target_.empty()) min_delay_ = 0;
 }
 
 const local_index* connection_table::targets_of(std::uint32_t begin, std::uint32_t end,
                                                 std::vector<local_index>& scratch) const {
-    if (!narrow_) return target_.data() + begin;
+    if (width_ == 4) return target_.data() + begin;
     scratch.resize(end - begin);
-    std::copy(narrow_target_.begin() + begin, narrow_target_.begin() + end, scratch.begin());
+    local_index* out = scratch.data() - begin;
+    for_target_pieces(begin, end, [&](const auto* targets, local_index base, std::uint32_t first, std::uint32_t last) {
+        for (auto c = first; c < last; ++c) out[c] = base + targets[c];
+    });
     return scratch.data();
+}
+
+namespace {
+
+// The pages of targets [begin, end) (2- or 4-byte), appended to `pages`: one wherever a
+// target's base differs from the one before (`base`, updated). Runs of equal bases,
+// the usual case, are skipped four 2-byte targets at a time.
+template <class Target>
+void find_pages(const Target* targets, std::size_t begin, std::size_t end, local_index& base,
+                std::vector<target_page>& pages) {
+    const auto base_of = [](local_index t) { return t >> target_page_bits << target_page_bits; };
+    std::size_t c = begin;
+    if (c < end && base_of(targets[c]) != base) {
+        base = base_of(targets[c]);
+        pages.push_back({static_cast<std::uint32_t>(c), base});
+    }
+    for (++c; c < end; ++c) {
+        if constexpr (sizeof(Target) == 2) {
+            std::uint64_t here, before; // targets c..c+3 and c-1..c+2: equal high bytes?
+            for (; c + 4 <= end; c += 4) {
+                std::memcpy(&here, targets + c, 8);
+                std::memcpy(&before, targets + c - 1, 8);
+                if ((here ^ before) & 0xff00ff00ff00ff00u) break;
+            }
+            if (c >= end) break;
+        }
+        const local_index here = base_of(targets[c]);
+        if (here != base) {
+            base = here;
+            pages.push_back({static_cast<std::uint32_t>(c), base});
+        }
+    }
+    if (begin < end) base = base_of(targets[end - 1]);
+}
+
+} // namespace
+
+void connection_table::pack_targets() {
+    // Each thread takes an equal share of the positions, a piece at a time: the low bytes
+    // into the new array, the pages into its own list, and the old array's memory back to
+    // the system (the table never holds both arrays in full). Kept only where the pages
+    // (8 bytes each) take at most half of what the bytes save; else the old array is
+    // rebuilt from the bytes and pages (rare: a sparse table, built small).
+    if (width_ == 1 || size_ == 0) return;
+    const unsigned T = threads_;
+    const std::size_t n = size_;
+    const auto share_begin = [&](unsigned t) { return n * t / T; };
+    std::vector<std::vector<target_page>> found(T);
+    const auto to_bytes = [&](const auto* targets) {
+        // The base before each share, read before any memory is given back.
+        std::vector<local_index> base_before(T, ~local_index{0});
+        for (unsigned t = 1; t < T; ++t) {
+            if (share_begin(t) > 0)
+                base_before[t] = targets[share_begin(t) - 1] >> target_page_bits << target_page_bits;
+        }
+        byte_target_.resize(n);
+        for_each_thread(T, [&](unsigned t) {
+            local_index base = base_before[t];
+            constexpr std::size_t piece = std::size_t{1} << 20;
+            for (std::size_t from = share_begin(t), end = share_begin(t + 1); from < end; from += piece) {
+                const std::size_t to = std::min(end, from + piece);
+                // Through plain pointers: a byte store may alias anything, vector members too.
+                std::uint8_t* __restrict bytes = byte_target_.data();
+                const auto* __restrict wide = targets;
+                for (std::size_t c = from; c < to; ++c) bytes[c] = static_cast<std::uint8_t>(wide[c]);
+                find_pages(targets, from, to, base, found[t]);
+                release_pages(targets + from, targets + to);
+            }
+        });
+    };
+    if (width_ == 2)
+        to_bytes(narrow_target_.data());
+    else
+        to_bytes(target_.data());
+    std::size_t pages = 0;
+    for (const auto& mine: found) pages += mine.size();
+    page_.reserve(pages);
+    for (auto& mine: found) {
+        page_.insert(page_.end(), mine.begin(), mine.end());
+        free_vector(mine);
+    }
+    const unsigned old_width = width_;
+    free_vector(target_);
+    free_vector(narrow_target_);
+    width_ = 1;
+    if (pages * sizeof(target_page) * 2 <= n * (old_width - 1)) return;
+    // Not worth it: back to the old width.
+    if (old_width == 2) {
+        narrow_target_.resize(n);
+        for (std::size_t k = 0; k < page_.size(); ++k)
+            for (auto c = page_[k].begin; c < page_end(k); ++c)
+                narrow_target_[c] = static_cast<narrow_target>(page_[k].base + byte_target_[c]);
+    } else {
+        target_.resize(n);
+        for (std::size_t k = 0; k < page_.size(); ++k)
+            for (auto c = page_[k].begin; c < page_end(k); ++c) target_[c] = page_[k].base + byte_target_[c];
+    }
+    free_vector(byte_target_);
+    free_vector(page_);
+    width_ = old_width;
 }
 
 void connection_table::release_sources() {
@@ -973,9 +1099,10 @@ void connection_table::release_sources() {
 }
 
 std::size_t connection_table::connection_bytes() const {
-    return capacity_bytes(target_) + capacity_bytes(narrow_target_) + capacity_bytes(weight_) +
-           capacity_bytes(group_weight_) + capacity_bytes(weight_first_) + capacity_bytes(source_run_groups_) +
-           capacity_bytes(groups_) + capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
+    return capacity_bytes(target_) + capacity_bytes(narrow_target_) + capacity_bytes(byte_target_) +
+           capacity_bytes(page_) + capacity_bytes(weight_) + capacity_bytes(group_weight_) +
+           capacity_bytes(weight_first_) + capacity_bytes(source_run_groups_) + capacity_bytes(groups_) +
+           capacity_bytes(thread_begin_) + capacity_bytes(source_run_shares_) +
            shared_index_.capacity() * sizeof(shared_index_[0]) + capacity_bytes(connection_delay_);
 }
 

@@ -34,11 +34,14 @@
 // connection where it belongs (a third, for connection indices, only when groups of one
 // source share a target). Peak memory is the final 12 bytes per connection instead of a
 // copy of every built connection (plus 4 per connection of the synapse types that keep
-// their input indices). With T threads every
+// their input indices). Targets are placed in 2 or 4 bytes, then turned into byte
+// targets (target_page) where the pages pay, before the plastic weights are first
+// written: the table never holds both target arrays with its weights. With T threads every
 // pass runs on T threads over parts of the targets (each thread's in two halves, taken by
 // whichever thread is free: threads' cells differ in connections), counting and placing
 // into the part's own runs (the counts take 16 bytes per source gid and part while the
 // table is built).
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -138,6 +141,10 @@ struct table_shape {
     // Targets take 2 bytes each where the rank's targets allow (sorted layout); false: 4
     // bytes always (tests of both widths).
     bool narrow_targets = true;
+    // Targets take 1 byte each, plus a page entry where the next 256 target indices begin,
+    // where the pages cost at most half the bytes saved (sorted layout; false: 2 or 4
+    // bytes, tests of every width).
+    bool byte_targets = true;
     // Sources with several keys count in rows (one counter per key the thread has seen)
     // while the rows take at most this many entries beyond 4 per connection counted, else
     // in lists (the same table; 0: lists at once, for tests).
@@ -152,30 +159,75 @@ struct table_shape {
 // delivery reads per event.
 inline constexpr std::uint64_t narrow_target_limit = std::uint64_t{1} << 16;
 
+// Byte targets: a connection keeps the low byte of its target; the page it lies in gives
+// the rest. A page entry marks the position from which on targets lie in [base, base +
+// 256), until the next entry. A source's run that visits its targets in order (as the
+// engine's rules give them) changes page about once per 256 targets, so a dense table
+// keeps 1 byte per connection and 8 per page.
+struct target_page {
+    std::uint32_t begin; // first position of the page
+    local_index base;    // a multiple of 256
+};
+inline constexpr unsigned target_page_bits = 8;
+
 class connection_table {
 public:
     connection_table(): connection_table(std::vector<built_connection>{}, true) {}
-    // From a list (tests, small networks): any gids.
+    // From a list (tests, small networks): any gids. narrow_targets: compact targets (1 or
+    // 2 bytes, table_shape's narrow_targets and byte_targets) where they fit.
     explicit connection_table(const std::vector<built_connection>& connections, bool sort_by_source = true,
                               std::vector<local_index> thread_first = {}, bool narrow_targets = true,
                               std::uint64_t key_rows_budget = table_shape{}.key_rows_budget);
     connection_table(const connection_producer& produce, const table_shape& shape, bool sort_by_source);
 
     bool sorted() const { return sorted_; }
-    std::size_t size() const { return narrow_ ? narrow_target_.size() : target_.size(); }
+    std::size_t size() const { return size_; }
 
-    // Targets: 2 bytes each (narrow) or 4. with_targets calls f with the array of either
-    // width (const narrow_target* or const local_index*), for loops compiled for both;
-    // target(c) reads one.
-    bool narrow_targets() const { return narrow_; }
+    // Targets: 1 byte each (byte targets, with pages), 2 (narrow) or 4.
+    bool narrow_targets() const { return width_ == 2; }
+    bool byte_targets() const { return width_ == 1; }
+    unsigned target_bytes() const { return width_; }
+    // Targets of positions [begin, end) piece by piece, for loops compiled for every
+    // width: f(targets, base, first, last) with target(c) = base + targets[c] for c in
+    // [first, last), `targets` a const local_index*, narrow_target* or std::uint8_t*
+    // indexed by position. One piece, base 0, unless targets are bytes: then one per page.
     template <typename F>
-    decltype(auto) with_targets(F&& f) const {
-        return narrow_ ? f(narrow_target_.data()) : f(target_.data());
+    void for_target_pieces(std::uint32_t begin, std::uint32_t end, F&& f) const {
+        if (begin >= end) return;
+        if (width_ == 4) return f(target_.data(), local_index{0}, begin, end);
+        if (width_ == 2) return f(narrow_target_.data(), local_index{0}, begin, end);
+        for_byte_pieces(begin, end, f);
     }
-    local_index target(std::uint32_t c) const { return narrow_ ? narrow_target_[c] : target_[c]; }
+    // The same for byte targets only (byte_targets()): f(const std::uint8_t*, base, first, last).
+    template <typename F>
+    void for_byte_pieces(std::uint32_t begin, std::uint32_t end, F&& f) const {
+        for (std::size_t k = page_of(begin); begin < end; ++k) {
+            const std::uint32_t last = std::min<std::uint32_t>(end, page_end(k));
+            f(byte_target_.data(), page_[k].base, begin, last);
+            begin = last;
+        }
+    }
+    // One target; with byte targets a search of the pages (target_reader walks them).
+    local_index target(std::uint32_t c) const {
+        if (width_ == 4) return target_[c];
+        if (width_ == 2) return narrow_target_[c];
+        return page_[page_of(c)].base + byte_target_[c];
+    }
     const narrow_target* narrow_target_data() const { return narrow_target_.data(); }
+    const std::uint8_t* byte_target_data() const { return byte_target_.data(); }
+    // Byte targets' pages: page k covers positions [page(k).begin, page_end(k)).
+    std::size_t page_count() const { return page_.size(); }
+    const target_page& page(std::size_t k) const { return page_[k]; }
+    std::uint32_t page_end(std::size_t k) const { return k + 1 < page_.size() ? page_[k + 1].begin : size_; }
+    std::size_t page_of(std::uint32_t c) const { // the page holding position c
+        return static_cast<std::size_t>(
+                   std::upper_bound(page_.begin(), page_.end(), c,
+                                    [](std::uint32_t x, const target_page& p) { return x < p.begin; }) -
+                   page_.begin()) -
+               1;
+    }
     // Targets [begin, end) as 4-byte indices: a pointer into the table (4-byte targets) or
-    // into `scratch`, filled (2-byte targets).
+    // into `scratch`, filled (1- or 2-byte targets).
     const local_index* targets_of(std::uint32_t begin, std::uint32_t end, std::vector<local_index>& scratch) const;
     // Weights (sorted layout). A delay group keeps one weight (shares_weight: static
     // synapses whose source's static connections all carry one weight, as a projection
@@ -268,15 +320,21 @@ private:
     void find_shared_targets(local_index targets_end);
     void share_uniform_weights();
     void keep_input_indices(const std::vector<std::uint32_t>& creation_index, const std::vector<char>& indexed);
+    // Turns 2- or 4-byte targets into byte targets where the pages cost at most half the
+    // bytes saved.
+    void pack_targets();
 
     bool sorted_ = true;
     bool sources_released_ = false;
     bool has_plastic_ = false;
     unsigned threads_ = 1;
-    bool narrow_ = false;
+    unsigned width_ = 4;   // bytes per target
+    std::size_t size_ = 0; // connections
     // Filled in full by the placing pass's threads, so never zeroed first.
     uninitialized_vector<local_index> target_;          // 4-byte targets (creation order, or beyond 2^16 cells)
     uninitialized_vector<narrow_target> narrow_target_; // 2-byte targets (sorted, all < narrow_target_limit)
+    uninitialized_vector<std::uint8_t> byte_target_;    // byte targets: the low byte (sorted)
+    std::vector<target_page> page_;                     // byte targets: the pages, by position
     uninitialized_vector<double> weight_;
     // Weights, in one of three ways: every group shares one (group_weight_ only), none
     // does (weight_ by connection), or some do (group_weight_ and weight_first_ per group,
@@ -303,6 +361,26 @@ private:
 
     std::uint32_t min_delay_ = 0;
     std::uint32_t max_delay_ = 0;
+};
+
+// Targets of positions read in ascending order, each in constant time on average
+// (connection_table::target searches the pages of byte targets; this walks them).
+class target_reader {
+public:
+    explicit target_reader(const connection_table& table): table_(table) {}
+    local_index operator()(std::uint32_t c) {
+        if (!table_.byte_targets()) return table_.target(c);
+        if (c < table_.page(page_).begin || c >= table_.page_end(page_)) {
+            const bool next =
+                c >= table_.page_end(page_) && page_ + 1 < table_.page_count() && c < table_.page_end(page_ + 1);
+            page_ = next ? page_ + 1 : table_.page_of(c);
+        }
+        return table_.page(page_).base + table_.byte_target_data()[c];
+    }
+
+private:
+    const connection_table& table_;
+    std::size_t page_ = 0;
 };
 
 } // namespace spikex

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "spikex/connections/connection_table.hpp"
 #include "spikex/connections/relay_plan.hpp"
@@ -23,6 +24,20 @@ double lookup_bytes(const std::string& kind, double sources, double cells) {
 double value(const exchange_counts& c, const char* name, std::size_t k) {
     auto it = c.per_rank.find(name);
     return it == c.per_rank.end() ? 0.0 : it->second[k];
+}
+
+// Byte targets' pages on a rank (an estimate: the partition does not keep the targets).
+// A delay group's m connections to targets spread over the rank's `cells` touch, on
+// average, B (1 - (1 - 1/B)^m) of its B blocks of 256 cells, one page each.
+double expected_pages(const virtual_partition::receive_side& side, double cells) {
+    const double blocks = std::max(1.0, std::ceil(cells / double(1u << target_page_bits)));
+    double pages = 0;
+    for (std::size_t j = 0; j < side.sources.size(); ++j) {
+        const double groups = std::max(1.0, double(side.groups[j]));
+        const double per_group = double(side.connections[j]) / groups;
+        pages += groups * blocks * (1.0 - std::pow(1.0 - 1.0 / blocks, per_group));
+    }
+    return pages;
 }
 
 } // namespace
@@ -51,10 +66,14 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         // Postsynaptic tier (connection_table.hpp).
         double connections, sources;
         if (sorted) {
-            // 2-byte targets on a rank whose cells allow them (connection_table.hpp)
-            const double target_bytes =
+            // 2-byte targets on a rank whose cells allow them, or byte targets with pages
+            // where the pages take at most half the bytes saved (connection_table.hpp).
+            const double wide_bytes =
                 cells <= double(narrow_target_limit) ? sizeof(narrow_target) : sizeof(local_index);
-            connections = n * (target_bytes + sizeof(double)) + grown(source_runs + 1) * sizeof(std::uint32_t) +
+            const double pages = expected_pages(side, cells);
+            const bool bytes = pages * sizeof(target_page) * 2 <= n * (wide_bytes - 1);
+            connections = n * ((bytes ? 1 : wide_bytes) + sizeof(double)) + (bytes ? pages * sizeof(target_page) : 0) +
+                          grown(source_runs + 1) * sizeof(std::uint32_t) +
                           grown(side.delay_groups + 1) * sizeof(delay_group);
             if (side.mixed_delays) connections += n * sizeof(std::uint32_t) + source_runs;
             sources = grown(source_runs) * sizeof(gid_type);

@@ -158,6 +158,7 @@ void engine::build_connections() {
     // thread asks for its own cells' inputs.
     table_shape shape{n_cells, {}, plasticity::indexed_synapse_types(spec_)};
     shape.narrow_targets = options_.narrow_targets;
+    shape.byte_targets = options_.byte_targets;
     shape.weights_when_counting =
         std::all_of(spec_.connection_sets.begin(), spec_.connection_sets.end(), [](auto& set) {
             return !set.is_rule || (set.rule.weight.is_constant() && set.rule.weight_spread == 0.0);
@@ -616,6 +617,18 @@ void engine::deliver_group(thread_part& part, unsigned t, std::uint32_t g, step_
         weights = scaled.data();
     }
     const std::uint32_t count = end - begin;
+    if (table_.byte_targets() && port == 0) { // the models read byte targets themselves, a page at a time
+        const double group_weight = shares_weight ? table_.group_weight(g) : 0.0;
+        table_.for_byte_pieces(
+            begin, end, [&](const std::uint8_t* targets, local_index base, std::uint32_t first, std::uint32_t last) {
+                if (shares_weight)
+                    part.cells->deliver_uniform_bytes(n, base, targets + first, last - first, group_weight, part);
+                else
+                    part.cells->deliver_bytes(n, base, targets + first, weights + (first - begin), 0, last - first,
+                                              part);
+            });
+        return;
+    }
     if (table_.narrow_targets() && port == 0) { // the models read 2-byte targets themselves
         const narrow_target* targets = table_.narrow_target_data() + begin;
         if (shares_weight)
@@ -791,11 +804,12 @@ engine::connection_arrays engine::connections() const {
         }
         return out;
     }
+    target_reader target(table_);
     for (std::uint32_t run = 0; run < table_.source_count(); ++run) {
         for (auto g = table_.group_begin(run); g < table_.group_begin(run + 1); ++g) {
             for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
                 out.source.push_back(table_.sources()[run]);
-                out.target.push_back(local_gids_[table_.target(c)]);
+                out.target.push_back(local_gids_[target(c)]);
                 out.weight.push_back(table_.weight_of(g, c));
                 out.delay_ms.push_back(table_.group(g).delay * spec_.dt_ms);
                 out.synapse.push_back(table_.group(g).synapse);

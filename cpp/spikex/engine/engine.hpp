@@ -64,6 +64,7 @@ struct engine_options {
     bool keep_sources = true;   // connections.keep_sources: false frees the source table after init
     unsigned threads = 1;       // threads per rank
     bool narrow_targets = true; // 2-byte targets where a rank's cells allow (false: 4 bytes; tests of both)
+    bool byte_targets = true;   // 1-byte targets with pages where they pay (false: 2 or 4 bytes; tests of all)
 };
 
 class engine final: private spike_sink {

@@ -41,9 +41,10 @@ struct plastic_inputs {
 
     plastic_inputs(const connection_table& table, std::size_t cells): begin(cells + 1, 0) {
         if (!table.sorted() || !table.has_plastic()) return;
+        target_reader target(table);
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
-            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[table.target(c) + 1];
+            for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) ++begin[target(c) + 1];
         }
         for (std::size_t i = 0; i < cells; ++i) begin[i + 1] += begin[i];
         connection.resize(begin[cells]);
@@ -52,7 +53,7 @@ struct plastic_inputs {
         for (std::uint32_t g = 0; g < table.group_count(); ++g) {
             if (table.group(g).synapse == 0) continue;
             for (auto c = table.group(g).begin; c < table.group_end_connection(g); ++c) {
-                const std::uint32_t slot = next[table.target(c)]++;
+                const std::uint32_t slot = next[target(c)]++;
                 connection[slot] = c;
                 group[slot] = g;
             }
@@ -298,10 +299,11 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
         const std::size_t cells = local_gids_.size();
         if (progress.plastic_begin.empty()) { // per local cell, its plastic inputs (one counting pass)
             progress.plastic_begin.assign(cells + 1, 0);
+            target_reader target(table_);
             for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
                 if (table_.group(g).synapse == 0) continue;
                 for (auto c = table_.group(g).begin; c < table_.group_end_connection(g); ++c) {
-                    ++progress.plastic_begin[table_.target(c) + 1];
+                    ++progress.plastic_begin[target(c) + 1];
                 }
             }
             for (std::size_t i = 0; i < cells; ++i) progress.plastic_begin[i + 1] += progress.plastic_begin[i];
@@ -340,6 +342,7 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
         std::vector<std::uint32_t> taken(targets.size(), 0);
         std::vector<std::uint64_t> digest(targets.size(), 0);
         std::string sites_error;
+        target_reader target(table_);
         for (std::uint32_t g = 0; g < table_.group_count(); ++g) {
             const delay_group& group = table_.group(g);
             if (group.synapse == 0) continue;
@@ -347,7 +350,7 @@ void engine::import_weights(std::span<const std::int64_t> targets, std::span<con
             const bool quantal_group = quantal && plastic_.quantal(group);
             double* group_weights = table_.mutable_weights_of_group(g); // connection c's: [c - group.begin]
             for (auto c = group.begin; c < table_.group_end_connection(g); ++c) {
-                const std::int32_t r = progress.slot[table_.target(c)];
+                const std::int32_t r = progress.slot[target(c)];
                 if (r < 0) continue;
                 const std::size_t k = first[r] + taken[r]++;
                 group_weights[c - group.begin] = values[k];

@@ -107,9 +107,9 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
             }
         }
         if (k != kind::stdp) continue; // reads no postsynaptic trace
-        table.with_targets([&](const auto* targets) {
-            for (auto c = begin; c < end; ++c) {
-                const local_index target = targets[c];
+        table.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto first, auto last) {
+            for (auto c = first; c < last; ++c) {
+                const local_index target = base + targets[c];
                 if (std::isnan(tau_minus_[target])) {
                     throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a "
                                                     "plastic synapse needs the postsynaptic trace of a neuron)",
@@ -136,13 +136,13 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const std::uint32_t first = group.begin;
     // One dispatch per group: the loop is compiled for each rule and target width.
     auto update = [&](const auto& rule, auto weight_of) {
-        table.with_targets([&](const auto* targets) {
+        table.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto from, auto to) {
             // Targets ascend within a group, so post_ is walked in order; the histories'
-            // storage is not, and is fetched a few connections ahead.
+            // storage is not, and is fetched a few connections ahead (within a piece).
             constexpr std::uint32_t ahead = 8;
-            for (auto c = begin; c < end; ++c) {
-                if (c + ahead < end) post_[targets[c + ahead]].prefetch();
-                const local_index i = targets[c];
+            for (auto c = from; c < to; ++c) {
+                if (c + ahead < to) post_[base + targets[c + ahead]].prefetch();
+                const local_index i = base + targets[c];
                 double& w = weights[c - first];
                 w = weight_of(w, pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
             }
@@ -200,8 +200,9 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
             throw simulation_error(
                 spikex::format("bernoulli_synapse: step {}: the draws' keys have room for 2^40 steps", emitted));
         }
+        target_reader target_of(table);
         for (auto c = begin; c < end; ++c) {
-            const local_index target = table.target(c);
+            const local_index target = target_of(c);
             if (bernoulli_transmits(*bernoulli, seed_, gid_[target], input_index_[first + c], emitted)) {
                 targets.push_back(target);
                 weights.push_back(weight[c - group.begin]);
@@ -213,8 +214,9 @@ void plasticity::transmit(const connection_table& table, std::uint32_t g, std::u
                 spikex::format("quantal_stp_synapse: step {}: the draws' keys have room for 2^40 steps", emitted));
         }
         const short_term_state& state = short_term_[g];
+        target_reader target_of(table);
         for (auto c = begin; c < end; ++c) {
-            const local_index target = table.target(c);
+            const local_index target = target_of(c);
             const std::uint32_t released = quantal_stp_release(available_[first + c], state, *quantal, seed_,
                                                                gid_[target], input_index_[first + c], emitted);
             if (released > 0) {

@@ -52,6 +52,19 @@ public:
         narrow_scratch_.assign(targets, targets + count);
         deliver_uniform(n, narrow_scratch_.data(), count, weight, out);
     }
+    // And with byte targets (connection_table::byte_targets): target c is base + targets[c].
+    virtual void deliver_bytes(step_type n, local_index base, const std::uint8_t* targets, const double* weights,
+                               std::uint32_t begin, std::uint32_t end, spike_output& out) {
+        narrow_scratch_.resize(end - begin);
+        for (std::uint32_t c = begin; c < end; ++c) narrow_scratch_[c - begin] = base + targets[c];
+        deliver(n, narrow_scratch_.data(), weights + begin, 0, end - begin, out);
+    }
+    virtual void deliver_uniform_bytes(step_type n, local_index base, const std::uint8_t* targets, std::uint32_t count,
+                                       double weight, spike_output& out) {
+        narrow_scratch_.resize(count);
+        for (std::uint32_t c = 0; c < count; ++c) narrow_scratch_[c] = base + targets[c];
+        deliver_uniform(n, narrow_scratch_.data(), count, weight, out);
+    }
 
     // Synaptic input at step n through receptor port `port` (1, 2, ...: NEST's
     // receptor_type) of a model with receptor ports (model_entry::receptor_ports, NEST's
@@ -100,13 +113,29 @@ private:
     std::vector<local_index> narrow_scratch_;
 };
 
-// A model whose input loops are templates over the target type, deliver_to(n, targets,
-// weights, begin, end, out) and deliver_uniform_to(n, targets, count, weight, out), takes
-// 4-byte and 2-byte targets from the one body (CRTP: class m : public
-// cell_group_of_both_widths<m>, or <m, its_interface> for a model's own cell_group interface).
+// Byte targets as the models' input loops read them: targets[c] is base + low[c].
+struct paged_byte_targets {
+    const std::uint8_t* low;
+    local_index base;
+    local_index operator[](std::uint32_t c) const { return base + low[c]; }
+};
+
+// A model whose input loops are templates over the targets' type (anything indexed by
+// position: a pointer or paged_byte_targets), deliver_to(n, targets, weights, begin, end,
+// out) and deliver_uniform_to(n, targets, count, weight, out), takes 4-, 2- and 1-byte
+// targets from the one body (CRTP: class m : public cell_group_of_both_widths<m>, or
+// <m, its_interface> for a model's own cell_group interface).
 template <class Model, class Base = cell_group>
 class cell_group_of_both_widths: public Base {
 public:
+    void deliver_bytes(step_type n, local_index base, const std::uint8_t* targets, const double* weights,
+                       std::uint32_t begin, std::uint32_t end, spike_output& out) override {
+        self().deliver_to(n, paged_byte_targets{targets, base}, weights, begin, end, out);
+    }
+    void deliver_uniform_bytes(step_type n, local_index base, const std::uint8_t* targets, std::uint32_t count,
+                               double weight, spike_output& out) override {
+        self().deliver_uniform_to(n, paged_byte_targets{targets, base}, count, weight, out);
+    }
     void deliver(step_type n, const local_index* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                  spike_output& out) override {
         self().deliver_to(n, targets, weights, begin, end, out);

@@ -87,6 +87,19 @@ public:
         });
     }
 
+    // Byte targets: handed on where one block receives everything, else widened.
+    void deliver_bytes(step_type n, local_index base, const std::uint8_t* targets, const double* weights,
+                       std::uint32_t begin, std::uint32_t end, spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_bytes(n, base, targets, weights, begin, end, out);
+        cell_group::deliver_bytes(n, base, targets, weights, begin, end, out);
+    }
+
+    void deliver_uniform_bytes(step_type n, local_index base, const std::uint8_t* targets, std::uint32_t count,
+                               double weight, spike_output& out) override {
+        if (only_receiver_) return only_receiver_->deliver_uniform_bytes(n, base, targets, count, weight, out);
+        cell_group::deliver_uniform_bytes(n, base, targets, count, weight, out);
+    }
+
     void deliver_current(step_type n, local_index cell, double pA) override {
         block_of(cell).cells->deliver_current(n, cell, pA);
     }

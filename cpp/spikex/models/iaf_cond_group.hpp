@@ -132,7 +132,7 @@ public:
     void begin_step(step_type, spike_output&) override {}
 
     template <class Target>
-    void deliver_to(step_type, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+    void deliver_to(step_type, Target targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                     spike_output&) {
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
@@ -145,7 +145,7 @@ public:
     }
     // One weight for every connection (a group keeping one weight): the same additions.
     template <class Target>
-    void deliver_uniform_to(step_type, const Target* targets, std::uint32_t count, double weight, spike_output&) {
+    void deliver_uniform_to(step_type, Target targets, std::uint32_t count, double weight, spike_output&) {
         if (weight > 0.0)
             for (std::uint32_t c = 0; c < count; ++c) ex_sum_[targets[c] - first_] += weight;
         else

@@ -135,7 +135,7 @@ public:
     void begin_step(step_type, spike_output&) override {}
 
     template <class Target>
-    void deliver_to(step_type, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+    void deliver_to(step_type, Target targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                     spike_output&) {
         for (std::uint32_t c = begin; c < end; ++c) {
             const local_index i = targets[c] - first_;
@@ -151,7 +151,7 @@ public:
     // One weight for every connection (a group keeping one weight): the same additions,
     // into the one buffer its sign chooses.
     template <class Target>
-    void deliver_uniform_to(step_type, const Target* targets, std::uint32_t count, double weight, spike_output&) {
+    void deliver_uniform_to(step_type, Target targets, std::uint32_t count, double weight, spike_output&) {
         std::vector<double>& sum = weight > 0 ? ex_sum_ : in_sum_;
         for (std::uint32_t c = 0; c < count; ++c) sum[targets[c] - first_] += weight;
     }

@@ -83,13 +83,13 @@ public:
     }
 
     template <class Target>
-    void deliver_to(step_type n, const Target* targets, const double* weights, std::uint32_t begin, std::uint32_t end,
+    void deliver_to(step_type n, Target targets, const double* weights, std::uint32_t begin, std::uint32_t end,
                     spike_output& out) {
         deliver_each(
             n, targets, begin, end, [weights](std::uint32_t c) { return weights[c]; }, out);
     }
     template <class Target>
-    void deliver_uniform_to(step_type n, const Target* targets, std::uint32_t count, double weight, spike_output& out) {
+    void deliver_uniform_to(step_type n, Target targets, std::uint32_t count, double weight, spike_output& out) {
         deliver_each(
             n, targets, 0, count, [weight](std::uint32_t) { return weight; }, out);
     }
@@ -99,7 +99,7 @@ public:
     // states and steps; each input reads and writes only its own cell, so their order is
     // kept); inputs to a cell met twice among the eight go one by one.
     template <class Target, class Weight>
-    void deliver_each(step_type n, const Target* targets, std::uint32_t begin, std::uint32_t end, Weight weight,
+    void deliver_each(step_type n, Target targets, std::uint32_t begin, std::uint32_t end, Weight weight,
                       spike_output& out) {
         using interval_fire::input_lanes;
         const double t = n * dt_;
