@@ -144,11 +144,16 @@ TEST(byte_targets, same_table_in_one_and_four_bytes_from_two_or_four) {
 
 TEST(byte_targets, a_sparse_table_keeps_two_or_four_bytes) {
     // A source's few targets spread over many cells: a page for almost every connection.
+    // (On one thread, and on three: the count stops on every thread.)
     std::vector<built_connection> conns;
     for (local_index t = 0; t < 60000; t += 97) conns.push_back({gid_type(t % 50), t, 1.0, 1});
     EXPECT_EQ(connection_table(conns).target_bytes(), 2u);
+    const connection_table threaded(conns, true, {0, 20000, 40000, 60000});
+    EXPECT_EQ(threaded.target_bytes(), 2u);
+    for (std::uint32_t c = 0; c < threaded.size(); ++c) ASSERT_LT(threaded.target(c), 60000u);
     for (auto& c: conns) c.target += 70000;
     EXPECT_EQ(connection_table(conns).target_bytes(), 4u);
+    EXPECT_EQ(connection_table(conns, true, {0, 90000, 100000, 130000}).target_bytes(), 4u);
 }
 
 TEST(key_counters, rows_and_lists_give_the_same_table) {

@@ -35,7 +35,7 @@
 // source share a target). Peak memory is the final 12 bytes per connection instead of a
 // copy of every built connection (plus 4 per connection of the synapse types that keep
 // their input indices). Targets are placed in 2 or 4 bytes, then turned into byte
-// targets (target_page) where the pages pay, before the plastic weights are first
+// targets (target_page) where there are few pages, before the plastic weights are first
 // written: the table never holds both target arrays with its weights. With T threads every
 // pass runs on T threads over parts of the targets (each thread's in two halves, taken by
 // whichever thread is free: threads' cells differ in connections), counting and placing
@@ -142,7 +142,7 @@ struct table_shape {
     // bytes always (tests of both widths).
     bool narrow_targets = true;
     // Targets take 1 byte each, plus a page entry where the next 256 target indices begin,
-    // where the pages cost at most half the bytes saved (sorted layout; false: 2 or 4
+    // where there are few pages (min_connections_per_page; sorted layout; false: 2 or 4
     // bytes, tests of every width).
     bool byte_targets = true;
     // Sources with several keys count in rows (one counter per key the thread has seen)
@@ -169,6 +169,8 @@ struct target_page {
     local_index base;    // a multiple of 256
 };
 inline constexpr unsigned target_page_bits = 8;
+// A table keeps byte targets when it has at most one page per this many connections.
+inline constexpr std::size_t min_connections_per_page = 64;
 
 class connection_table {
 public:
@@ -320,8 +322,8 @@ private:
     void find_shared_targets(local_index targets_end);
     void share_uniform_weights();
     void keep_input_indices(const std::vector<std::uint32_t>& creation_index, const std::vector<char>& indexed);
-    // Turns 2- or 4-byte targets into byte targets where the pages cost at most half the
-    // bytes saved.
+    // Turns 2- or 4-byte targets into byte targets where there are few pages
+    // (min_connections_per_page).
     void pack_targets();
 
     bool sorted_ = true;

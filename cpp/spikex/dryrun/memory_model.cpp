@@ -67,11 +67,11 @@ std::map<std::string, std::vector<double>> memory_model(const virtual_partition&
         double connections, sources;
         if (sorted) {
             // 2-byte targets on a rank whose cells allow them, or byte targets with pages
-            // where the pages take at most half the bytes saved (connection_table.hpp).
+            // where there are few pages (connection_table.hpp).
             const double wide_bytes =
                 cells <= double(narrow_target_limit) ? sizeof(narrow_target) : sizeof(local_index);
             const double pages = expected_pages(side, cells);
-            const bool bytes = pages * sizeof(target_page) * 2 <= n * (wide_bytes - 1);
+            const bool bytes = pages * double(min_connections_per_page) <= n;
             connections = n * ((bytes ? 1 : wide_bytes) + sizeof(double)) + (bytes ? pages * sizeof(target_page) : 0) +
                           grown(source_runs + 1) * sizeof(std::uint32_t) +
                           grown(side.delay_groups + 1) * sizeof(delay_group);
