@@ -1,8 +1,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -994,7 +992,8 @@ namespace {
 
 // The pages of targets [begin, end) (2- or 4-byte): new_page(position, base) wherever a
 // target's base differs from the one before (`base`, updated). Runs of equal bases, the
-// usual case, are skipped four 2-byte targets at a time.
+// usual case, are skipped four 2-byte targets at a time (little-endian: a target's high
+// byte is its second).
 template <class Target, class NewPage>
 void find_pages(const Target* targets, std::size_t begin, std::size_t end, local_index& base, NewPage&& new_page) {
     const auto base_of = [](local_index t) { return t >> target_page_bits << target_page_bits; };
@@ -1032,7 +1031,7 @@ void connection_table::pack_targets() {
     // Hines et al.'s benchmark, 31 connections per page, simulated 7-13 % slower). A
     // sparse table keeps its 2 or 4 bytes.
     // The second writes the low bytes into the new array and the pages where its share's
-    // begin, giving the old array's memory back as it goes (the table never holds both
+    // pages begin, giving the old array's memory back as it goes (the table never holds both
     // arrays in full: for a static network they are the table, so that would be its peak).
     if (width_ == 1 || size_ == 0) return;
     const unsigned T = threads_;

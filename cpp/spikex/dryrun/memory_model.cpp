@@ -28,14 +28,17 @@ double value(const exchange_counts& c, const char* name, std::size_t k) {
 
 // Byte targets' pages on a rank (an estimate: the partition does not keep the targets).
 // A delay group's m connections to targets spread over the rank's `cells` touch, on
-// average, B (1 - (1 - 1/B)^m) of its B blocks of 256 cells, one page each.
+// average, D = B (1 - (1 - 1/B)^m) of its B blocks of 256 cells, in order: D - 1 new
+// pages within the group, and one where it begins unless it begins in the block where
+// the group before it ended (about 1/B of the time). One block: a single page.
 double expected_pages(const virtual_partition::receive_side& side, double cells) {
     const double blocks = std::max(1.0, std::ceil(cells / double(1u << target_page_bits)));
-    double pages = 0;
+    double pages = 1;
     for (std::size_t j = 0; j < side.sources.size(); ++j) {
         const double groups = std::max(1.0, double(side.groups[j]));
         const double per_group = double(side.connections[j]) / groups;
-        pages += groups * blocks * (1.0 - std::pow(1.0 - 1.0 / blocks, per_group));
+        const double touched = blocks * (1.0 - std::pow(1.0 - 1.0 / blocks, per_group));
+        pages += groups * (touched - 1.0 + (1.0 - 1.0 / blocks));
     }
     return pages;
 }
