@@ -2,7 +2,9 @@
 // from the rule in spec/hpc_benchmark.md.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -126,5 +128,17 @@ TEST(stdp_pl_synapse_hom, window_reads_match_a_full_scan) {
             if (s > t1 && s <= t2) expected.push_back(s);
         post.read_window(t1, t2, [&](step_type s) { got.push_back(s); });
         ASSERT_EQ(got, expected) << "window (" << t1 << ", " << t2 << "]";
+    }
+}
+
+TEST(repeated_power, gives_std_pow_bits_for_repeats_and_changes) {
+    for (const double mu: {0.0, 0.4, 1.0, 2.5}) {
+        repeated_power power(mu);
+        for (const double x: {0.0, 3.0, 3.0, 45.61, 45.61, 45.61, 3.0, -0.0, 0.0, 1e-300, 7.25, 7.25}) {
+            const double expected = mu == 0.0 ? 1.0 : mu == 1.0 ? x : std::pow(x, mu);
+            const double got = power(x);
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
+                << "mu " << mu << " x " << x;
+        }
     }
 }

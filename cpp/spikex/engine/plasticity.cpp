@@ -135,7 +135,7 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     double* weights = table.mutable_weights_of_group(g); // connection c's: weights[c - first]
     const std::uint32_t first = group.begin;
     // One dispatch per group: the loop is compiled for each rule and target width.
-    auto update = [&](const auto& rule, auto weight_of) {
+    auto update = [&](const auto& rule, auto power, auto weight_of) {
         table.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto from, auto to) {
             // Targets ascend within a group, so post_ is walked in order; the histories'
             // storage is not, and is fetched a few connections ahead (within a piece).
@@ -144,15 +144,15 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
                 if (c + ahead < to) post_[base + targets[c + ahead]].prefetch();
                 const local_index i = base + targets[c];
                 double& w = weights[c - first];
-                w = weight_of(w, pre_[g], stamp, delay, post_[i], rule, tau_minus_[i]);
+                w = weight_of(w, pre_[g], stamp, delay, post_[i], rule, tau_minus_[i], power);
             }
         });
     };
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* pl = std::get_if<stdp_pl_rule>(&rule)) {
-        update(*pl, [](auto&&... a) { return stdp_pl_weight(a...); });
+        update(*pl, repeated_power(pl->parameters.mu), [](auto&&... a) { return stdp_pl_weight(a...); });
     } else if (const auto* stdp = std::get_if<stdp_rule>(&rule)) {
-        update(*stdp, [](auto&&... a) { return stdp_weight(a...); });
+        update(*stdp, stdp_powers(stdp->parameters), [](auto&&... a) { return stdp_weight(a...); });
     } // short-term and stochastic types keep their weights
 }
 

@@ -56,6 +56,7 @@ public:
     // backwards, in as many steps as the window has spikes, not the history.
     template <typename F>
     void read_window(step_type t1, step_type t2, F&& f) {
+        if (last_ <= t1) return; // no spike after t1 (a third of the windows): the entries stay in memory
         std::size_t i = entries_.size();
         while (i > first_ && entries_[i - 1].stamp > t1) --i;
         for (; i < entries_.size() && entries_[i].stamp <= t2; ++i) {

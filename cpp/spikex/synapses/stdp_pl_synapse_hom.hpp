@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/synapses/repeated_power.hpp"
 #include "spikex/synapses/stdp_history.hpp"
 
 namespace spikex {
@@ -43,17 +44,23 @@ struct stdp_pl_rule {
 };
 
 // Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`
-// (inline: the engine calls it for every plastic connection a spike reaches).
+// (inline: the engine calls it for every plastic connection a spike reaches). power: w^mu of
+// this rule's mu, shared by the synapses of one spike.
 inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                             const stdp_pl_rule& rule, double tau_minus) {
+                             const stdp_pl_rule& rule, double tau_minus, repeated_power& power) {
     const stdp_pl_parameters& p = rule.parameters;
     post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
         // exp((t_last - (t_j + d)) * dt / tau_plus), t_j + d > t_last
         const double decay = rule.plus_decay(t_j + delay - pre.last_stamp);
-        w += p.lambda * std::pow(w, p.mu) * pre.k_plus * decay;
+        w += p.lambda * power(w) * pre.k_plus * decay;
     });
     w -= p.lambda * p.alpha * w * post.k_minus_before(stamp - delay, rule.dt_ms, tau_minus);
     return w > 0.0 ? w : 0.0;
+}
+inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                             const stdp_pl_rule& rule, double tau_minus) {
+    repeated_power power(rule.parameters.mu);
+    return stdp_pl_weight(w, pre, stamp, delay, post, rule, tau_minus, power);
 }
 
 // Step 4, once per presynaptic spike of the group.

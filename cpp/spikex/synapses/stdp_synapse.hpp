@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "spikex/models/model_parameters.hpp"
+#include "spikex/synapses/repeated_power.hpp"
 #include "spikex/synapses/stdp_history.hpp"
 
 namespace spikex {
@@ -44,22 +45,30 @@ struct stdp_rule {
     double tau_plus() const { return parameters.tau_plus; }
 };
 
-// x^mu, exact and cheap for the additive (0) and multiplicative (1) cases.
-inline double stdp_power(double x, double mu) { return mu == 0.0 ? 1.0 : mu == 1.0 ? x : std::pow(x, mu); }
+// The powers of one rule's facilitation and depression, shared by the synapses of one spike.
+struct stdp_powers {
+    explicit stdp_powers(const stdp_parameters& p): plus(p.mu_plus), minus(p.mu_minus) {}
+    repeated_power plus, minus;
+};
 
 // Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`.
 // The order of the operations is NEST's, so the weights agree with NEST's to rounding.
 inline double stdp_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                          const stdp_rule& rule, double tau_minus) {
+                          const stdp_rule& rule, double tau_minus, stdp_powers& power) {
     const stdp_parameters& p = rule.parameters;
     post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
         const double k_plus = pre.k_plus * rule.plus_decay(t_j + delay - pre.last_stamp);
-        const double norm = w / p.Wmax + p.lambda * stdp_power(1.0 - w / p.Wmax, p.mu_plus) * k_plus;
+        const double norm = w / p.Wmax + p.lambda * power.plus(1.0 - w / p.Wmax) * k_plus;
         w = norm < 1.0 ? norm * p.Wmax : p.Wmax;
     });
     const double k_minus = post.k_minus_before(stamp - delay, rule.dt_ms, tau_minus);
-    const double norm = w / p.Wmax - p.alpha * p.lambda * stdp_power(w / p.Wmax, p.mu_minus) * k_minus;
+    const double norm = w / p.Wmax - p.alpha * p.lambda * power.minus(w / p.Wmax) * k_minus;
     return norm > 0.0 ? norm * p.Wmax : 0.0;
+}
+inline double stdp_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                          const stdp_rule& rule, double tau_minus) {
+    stdp_powers power(rule.parameters);
+    return stdp_weight(w, pre, stamp, delay, post, rule, tau_minus, power);
 }
 
 } // namespace spikex
