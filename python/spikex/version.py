@@ -1,10 +1,3 @@
-"""The package version, from the installed distribution's metadata."""
+"""The package version: the one place it is written (pyproject.toml reads it from here)."""
 
-from __future__ import annotations
-
-from importlib import metadata
-
-try:
-    __version__ = metadata.version("spikex")
-except metadata.PackageNotFoundError:  # imported from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"
