@@ -47,6 +47,20 @@ TEST(worker_team, every_part_runs_once_per_round_and_its_writes_are_seen) {
     }
 }
 
+// The part count changes from round to round: a worker that saw a round late must not take
+// the next round's count for it (it once claimed a part the round did not have, ran it twice
+// in the next round, and the caller waited for ever; the window is a few instructions wide,
+// so this shows it only now and then, most often with other processes on the same cores).
+TEST(worker_team, rounds_of_changing_part_counts_each_run_every_part_once) {
+    worker_team team(5);
+    std::vector<std::atomic<int>> runs(5);
+    for (int r = 0; r < 20000; ++r) {
+        const unsigned parts = 2 + unsigned(r % 4); // 2, 3, 4, 5, 2, ...
+        team.run_parts(parts, [&](unsigned p) { runs[p].fetch_add(1); });
+    }
+    for (unsigned p = 0; p < 5; ++p) EXPECT_EQ(runs[p].load(), 20000 * (p < 2 ? 4 : 5 - int(p)) / 4) << "part " << p;
+}
+
 TEST(worker_team, more_parts_than_threads_are_refused) {
     worker_team team(2);
     EXPECT_THROW(team.run_parts(3, [](unsigned) {}), std::invalid_argument);

@@ -65,11 +65,13 @@ void worker_team::run_parts(unsigned parts, const std::function<void(unsigned)>&
     if (threads_ == 1 || parts <= 1) {
         for (unsigned p = 0; p < parts; ++p) run_part(work, p);
     } else {
-        work_.store(&work, std::memory_order_relaxed);
-        parts_.store(parts, std::memory_order_relaxed);
+        // Round r's work goes into slot r % 2, which no worker can still be reading as round r - 2's (take_parts).
+        const std::uint64_t r = round_.value.load(std::memory_order_relaxed) + 1; // only the caller adds rounds
+        work_[r % 2].store(&work, std::memory_order_release);
+        parts_[r % 2].store(parts, std::memory_order_release);
         finished_.value.store(0, std::memory_order_relaxed);
         caller_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
-        const std::uint64_t r = round_.value.fetch_add(1, std::memory_order_seq_cst) + 1; // publishes the above
+        round_.value.fetch_add(1, std::memory_order_seq_cst); // publishes the above
         if (round_sleepers_.load(std::memory_order_seq_cst) > 0 && !wake_sent_.exchange(true)) {
             round_.value.notify_all();
         }
@@ -84,18 +86,23 @@ void worker_team::run_parts(unsigned parts, const std::function<void(unsigned)>&
 }
 
 unsigned worker_team::take_parts(std::uint64_t r, unsigned first) {
-    // Round r's work: read between two reads of round_ that agree, so that a worker that
-    // saw round r late never pairs r with a later round's work (its claims of r fail
-    // then: every part of a finished round was claimed by r).
+    // Round r's work and part count, read between two reads of round_ that both give r. The caller writes round
+    // r + 1's into the other slot before publishing r + 1, and round r + 2's into this one only after r + 1 is out:
+    // a worker that saw r late gets r's, or sees a later round and claims nothing. (One slot read with the round
+    // before it was not enough: a late worker paired round r with round r + 1's part count while the caller was
+    // writing it, claimed a part that r did not have, and ran it twice when r + 1 came, so the caller waited for
+    // ever; tests/cpp/test_worker_team.cpp under oversubscription.)
     const std::function<void(unsigned)>* work = nullptr;
     unsigned parts = 0;
     for (;;) {
-        work = work_.load(std::memory_order_acquire); // acquire: the check below stays after
-        parts = parts_.load(std::memory_order_acquire);
-        const std::uint64_t now = round_.value.load(std::memory_order_relaxed);
-        if (now == r) break;
-        if (first != 0) return 0; // a worker: a later round is out, the caller runs ahead
-        r = now;                  // (the caller publishes rounds itself: never here)
+        const std::uint64_t now = round_.value.load(std::memory_order_acquire);
+        if (now == r) {
+            work = work_[r % 2].load(std::memory_order_acquire);
+            parts = parts_[r % 2].load(std::memory_order_acquire);
+            if (round_.value.load(std::memory_order_acquire) == r) break;
+        }
+        if (first != 0) return 0;                         // a worker: a later round is out, the caller runs ahead
+        r = round_.value.load(std::memory_order_acquire); // (the caller publishes rounds itself: never here)
     }
     unsigned ran = 0;
     for (unsigned k = 0; k < parts; ++k) {

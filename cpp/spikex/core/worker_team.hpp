@@ -87,9 +87,9 @@ private:
     std::atomic<std::uint32_t> caller_sleeping_{0};            // the caller asleep until parts finish
     std::atomic<bool> stop_{false};
     std::atomic<int> caller_cpu_{-1}; // where the caller ran last: workers move off it
-    // The current round (written before round_ is published).
-    std::atomic<const std::function<void(unsigned)>*> work_{nullptr};
-    std::atomic<unsigned> parts_{0};
+    // Round r's work and part count, in slot r % 2 (written before round_ is published).
+    std::atomic<const std::function<void(unsigned)>*> work_[2] = {nullptr, nullptr};
+    std::atomic<unsigned> parts_[2] = {0, 0};
     std::mutex error_mutex_;
     std::exception_ptr error_;
     std::atomic<std::uint64_t> rounds_{0}, parts_by_workers_{0}, yielded_{0}, slept_{0};
