@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "spikex/core/errors.hpp"
+#include "spikex/core/for_each_thread.hpp"
 #include "spikex/core/format.hpp"
 #include "spikex/models/model_parameters.hpp"
 #include "spikex/models/model_registry.hpp"
@@ -86,45 +87,96 @@ plasticity::plasticity(const network_spec& spec, const std::vector<gid_type>& lo
                               k == kind::quantal ? std::get<quantal_stp_rule>(rule_[s]).available : 0u);
             stochastic_connections += size;
         }
-        const auto [low, high] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
-        const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
-        // The weights in one streamed pass (a loop the compiler vectorises); the first one
-        // out of range, for the message, only when there is one.
-        bool out_of_range = false;
-        if (table.shares_weight(g)) {
-            const double w = table.group_weight(g);
-            out_of_range = !(w >= low && w <= high);
-        } else {
-            const double* weight = table.weights_of_group(g);
-            for (std::uint32_t j = 0; j < end - begin; ++j) out_of_range |= !(weight[j] >= low && weight[j] <= high);
-        }
-        for (auto c = begin; out_of_range && c < end; ++c) {
-            const double w = table.weight_of(g, c);
-            if (!(w >= low && w <= high)) {
-                throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
-                                                model_parameters::number(w), model_parameters::number(low),
-                                                model_parameters::number(high)));
-            }
-        }
-        if (k != kind::stdp) continue; // reads no postsynaptic trace
-        table.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto first, auto last) {
-            for (auto c = first; c < last; ++c) {
-                const local_index target = base + targets[c];
-                if (std::isnan(tau_minus_[target])) {
-                    throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a "
-                                                    "plastic synapse needs the postsynaptic trace of a neuron)",
-                                                    spec.synapses[s].name, local_gids[target],
-                                                    spec.population_of(local_gids[target]).model));
-                }
-                ++incoming_[target];
-            }
-        });
     }
+    check_and_count_inputs(spec, local_gids, table);
     if (input_index.size() != stochastic_connections) {
         throw internal_error(spikex::format("plasticity: {} connection indices for {} stochastic connections",
                                             input_index.size(), stochastic_connections));
     }
     input_index_ = std::move(input_index);
+}
+
+void plasticity::check_and_count_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                                        const connection_table& table) {
+    std::vector<std::pair<double, double>> range(spec.synapses.size()); // each type's allowed weights
+    for (std::size_t s = 1; s < spec.synapses.size(); ++s)
+        range[s] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
+    const auto weight_in_range = [&](std::uint16_t s, double w) { return w >= range[s].first && w <= range[s].second; };
+    // The plastic connections in one pass on the table's threads, each over the groups that begin in its share of the
+    // connections (the STDP hpc_benchmark reads 81 M weights and targets here). A thread counts its inputs apart and
+    // notes the first group it finds at fault; the message is then that of the first such group in table order.
+    const unsigned T = table.threads();
+    const auto groups = static_cast<std::uint32_t>(table.group_count());
+    const std::uint64_t n = table.size();
+    const auto first_group = [&](unsigned t) {
+        std::uint32_t lo = 0, hi = groups; // the first group beginning at or after n * t / T
+        const std::uint64_t at = n * t / T;
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            if (table.group(mid).begin < at)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return t == 0 ? 0u : lo;
+    };
+    std::vector<std::vector<std::uint32_t>> counted(T > 1 ? T - 1 : 0);
+    std::vector<std::uint32_t> first_fault(T, groups);
+    for_each_thread(T, [&](unsigned t) {
+        std::vector<std::uint32_t>& incoming = t == 0 ? incoming_ : counted[t - 1];
+        if (t > 0) incoming.assign(local_gids.size(), 0);
+        for (std::uint32_t g = first_group(t), end_group = first_group(t + 1); g < end_group; ++g) {
+            const std::uint16_t s = table.group(g).synapse;
+            if (s == 0) continue;
+            const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
+            bool fault = false;
+            if (table.shares_weight(g)) {
+                fault = !weight_in_range(s, table.group_weight(g));
+            } else {
+                const double* weight = table.weights_of_group(g);
+                for (std::uint32_t j = 0; j < end - begin; ++j) fault |= !weight_in_range(s, weight[j]);
+            }
+            if (kind_[s] == kind::stdp) { // the rule reads its targets' traces
+                table.for_target_pieces(begin, end, [&](const auto* targets, local_index base, auto from, auto to) {
+                    for (auto c = from; c < to; ++c) {
+                        const local_index target = base + targets[c];
+                        fault |= std::isnan(tau_minus_[target]);
+                        ++incoming[target];
+                    }
+                });
+            }
+            if (fault) {
+                first_fault[t] = g;
+                return;
+            }
+        }
+    });
+    for (const auto& more: counted)
+        for (std::size_t i = 0; i < more.size(); ++i) incoming_[i] += more[i];
+    const std::uint32_t g = *std::min_element(first_fault.begin(), first_fault.end());
+    if (g == groups) return;
+    // The message, as a check group by group would have given it: the weight first, then the targets.
+    const std::uint16_t s = table.group(g).synapse;
+    const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
+    for (auto c = begin; c < end; ++c) {
+        const double w = table.weight_of(g, c);
+        if (!weight_in_range(s, w)) {
+            throw user_error(spikex::format("{}: weight = {}: must be in [{}, {}]", spec.synapses[s].name,
+                                            model_parameters::number(w), model_parameters::number(range[s].first),
+                                            model_parameters::number(range[s].second)));
+        }
+    }
+    target_reader target_of(table);
+    for (auto c = begin; c < end; ++c) {
+        const local_index target = target_of(c);
+        if (std::isnan(tau_minus_[target])) {
+            throw user_error(spikex::format("{}: cell {} is of model \"{}\", which has no tau_minus (a plastic synapse "
+                                            "needs the postsynaptic trace of a neuron)",
+                                            spec.synapses[s].name, local_gids[target],
+                                            spec.population_of(local_gids[target]).model));
+        }
+    }
+    throw internal_error(spikex::format("plasticity: group {} was found at fault, but no weight or target is", g));
 }
 
 void plasticity::update_weights(connection_table& table, std::uint32_t g, std::uint32_t begin, std::uint32_t end,

@@ -82,6 +82,11 @@ public:
     void set_history(local_index i, post_history h) { post_[i] = std::move(h); }
 
 private:
+    // Checks every plastic connection's weight (in its type's range) and target (with a tau_minus where the rule
+    // reads the trace), counting each cell's plastic inputs; user_error for the first connection at fault.
+    void check_and_count_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
+                                const connection_table& table);
+
     enum class kind : std::uint8_t { none, stdp, short_term, bernoulli, quantal };
 
     double dt_ms_ = 0.1;
