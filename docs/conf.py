@@ -9,13 +9,15 @@ scripts of examples/gallery/.
 from __future__ import annotations
 
 import os
-import tomllib
+import re
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 
-__version__ = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+# The version's one place (pyproject.toml reads it from there too); read, not imported: the
+# docs build needs no compiled extension for it.
+__version__ = re.search(r'^__version__ = "(.+)"$', (REPO / "python" / "spikex" / "version.py").read_text(), re.M)[1]
 
 project = "spikex"
 author = "the spikex developers"
