@@ -790,15 +790,8 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
         // On the threads, each over the groups that begin in its share of the connections:
         // this is the first touch of most of the weight array (648 MB for the STDP
         // hpc_benchmark), which costs more than the writing on a virtual machine.
-        const auto groups = static_cast<std::uint32_t>(groups_.size() - 1);
-        const auto first_group = [&](unsigned t) {
-            const std::uint64_t at = n * t / T;
-            return static_cast<std::uint32_t>(std::partition_point(groups_.begin(), groups_.begin() + groups,
-                                                                   [&](const delay_group& g) { return g.begin < at; }) -
-                                              groups_.begin());
-        };
         for_each_thread(T, [&](unsigned t) {
-            for (std::uint32_t g = first_group(t), end = t + 1 < T ? first_group(t + 1) : groups; g < end; ++g) {
+            for (std::uint32_t g = share_first_group(t, T), end = share_first_group(t + 1, T); g < end; ++g) {
                 if (groups_[g].synapse == 0) continue;
                 const double w = plastic_weight[source_run_gid_[groups_[g].source_run]];
                 if (std::isnan(w)) continue;
@@ -1037,6 +1030,15 @@ void find_pages(const Target* targets, std::size_t begin, std::size_t end, local
 }
 
 } // namespace
+
+std::uint32_t connection_table::share_first_group(unsigned t, unsigned threads) const {
+    const auto groups = static_cast<std::uint32_t>(group_count());
+    if (t == 0 || t >= threads) return t == 0 ? 0 : groups;
+    const std::uint64_t at = std::uint64_t{size_} * t / threads; // the first group beginning at or after
+    return static_cast<std::uint32_t>(std::partition_point(groups_.begin(), groups_.begin() + groups,
+                                                           [&](const delay_group& g) { return g.begin < at; }) -
+                                      groups_.begin());
+}
 
 void connection_table::pack_targets() {
     // Two passes of the threads over equal shares of the positions, a piece at a time.

@@ -308,6 +308,7 @@ void engine::run_stretch(step_type stop) {
         alone = pace_.alone_next();
     }
     const step_type first = step_;
+    const std::uint64_t events_before = events_due_;
     const double compute_before = compute_s_;
     compute_since_ = start;
     if (alone)
@@ -316,7 +317,9 @@ void engine::run_stretch(step_type stop) {
         run_stretch_together(steps_run_freely());
     if (threads > 1) {
         const double computed = compute_s_ - compute_before;
-        pace_.record(alone, computed / double(step_ - first));
+        // The stretch's work: the events its steps delivered and its cells' steps.
+        const double work = double(events_due_ - events_before) + double(local_gids_.size()) * double(step_ - first);
+        pace_.record(alone, computed / std::max(work, 1.0));
         (alone ? alone_s_ : team_s_) += computed;
     }
 }
@@ -324,19 +327,20 @@ void engine::run_stretch(step_type stop) {
 bool engine::thread_pace::alone_next() {
     ++calls;
     if (measure_team_next) return false; // the team woke in the last stretch: measure it awake
-    // Both ways in turn for the first 8 stretches, then the faster one, and the slower one
-    // again now and then, so that a change of load (another job on the cores) is seen:
+    // Both ways in turn for the first 9 stretches (three measured samples each: the team's
+    // first stretch after one alone is not a sample), then the faster one, and the slower
+    // one again now and then, so that a change of load (another job on the cores) is seen:
     // after 64 stretches, then twice as long after each try that found it still slower
     // (a try can cost a scheduler time slice on a busy host), up to 4,096.
-    if (calls <= 8) return calls % 2 == 0;
-    const bool alone_faster = per_step[1] < per_step[0];
+    if (calls <= 9) return calls % 3 == 0;
+    const bool alone_faster = per_unit[1] < per_unit[0];
     if (calls < next_try) return alone_faster;
     next_try = calls + try_gap;
     try_gap = std::min<std::uint64_t>(2 * try_gap, 4096);
     return !alone_faster;
 }
 
-void engine::thread_pace::record(bool alone, double seconds_per_step) {
+void engine::thread_pace::record(bool alone, double seconds_per_unit) {
     // The team's first stretch after some run alone includes waking its threads (a futex
     // wake-up once they slept; meanwhile the caller runs the parts): not its pace. The
     // next stretch, the team's too, is measured instead.
@@ -346,22 +350,26 @@ void engine::thread_pace::record(bool alone, double seconds_per_step) {
     if (woke) return;
     const int k = alone ? 1 : 0;
     const std::uint64_t n = ++samples[k];
-    double& estimate = per_step[k];
+    double& estimate = per_unit[k];
     // A stretch can take a thousand times its pace once (the host's scheduler placed the
     // worker on the caller's core, or the virtual CPU was halted): one such sample must
     // not make the team look slow for thousands of stretches. The first samples give
-    // their least; later ones count at most twice the estimate, so a real change of pace
+    // their median (both ways alike: the least of a few would favour the way sampled
+    // less); later ones count at most twice the estimate, so a real change of pace
     // (another job took a core) still moves it within a few stretches.
-    if (n <= 4) {
-        estimate = n == 1 ? seconds_per_step : std::min(estimate, seconds_per_step);
+    if (n <= first_samples) {
+        double* first = opening[k];
+        first[n - 1] = seconds_per_unit;
+        std::sort(first, first + n);
+        estimate = n % 2 == 1 ? first[n / 2] : 0.5 * (first[n / 2 - 1] + first[n / 2]);
         return;
     }
-    seconds_per_step = std::min(seconds_per_step, 2.0 * estimate);
+    seconds_per_unit = std::min(seconds_per_unit, 2.0 * estimate);
     // A moving average; a try of the slower way counts for half, and when it turns out
     // faster now, the tries start again at short gaps.
-    const bool slower_way = (per_step[1] < per_step[0]) != alone;
-    estimate += (seconds_per_step - estimate) * (slower_way ? 0.5 : 0.125);
-    if (slower_way && (per_step[1] < per_step[0]) == alone) try_gap = 64;
+    const bool slower_way = (per_unit[1] < per_unit[0]) != alone;
+    estimate += (seconds_per_unit - estimate) * (slower_way ? 0.5 : 0.125);
+    if (slower_way && (per_unit[1] < per_unit[0]) == alone) try_gap = 64;
 }
 
 bool engine::steps_run_freely() const {
@@ -477,6 +485,7 @@ void engine::prepare_step(step_type n) {
     batch.clear();
     if (bucket.empty()) return;
     if (!table_.sorted()) {
+        events_due_ += bucket.size();
         // One entry per connection; creation order is each target's connection-index
         // order, so (source gid, position) is the canonical order. Sorted as keys that
         // hold the source: a comparator that looked it up made n log n cache misses in
@@ -496,6 +505,7 @@ void engine::prepare_step(step_type n) {
     std::sort(bucket.begin(), bucket.end());
     for (std::uint32_t i = 0; i < bucket.size(); ++i) {
         if (i == 0 || table_.group(bucket[i]).source_run != table_.group(bucket[i - 1]).source_run) batch.push_back(i);
+        events_due_ += table_.group_end_connection(bucket[i]) - table_.group(bucket[i]).begin;
     }
     batch.push_back(static_cast<std::uint32_t>(bucket.size()));
     // Short-term and quantal synapses: each arriving group's state moves to its spike, here on

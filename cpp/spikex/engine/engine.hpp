@@ -223,17 +223,21 @@ private:
     std::vector<state_samples> state_samples_;
     std::vector<thread_part> parts_;    // one per thread
     std::unique_ptr<worker_team> team_; // threads > 1: started at init, kept
-    // threads > 1: seconds per step with the team [0] and with one thread running every
-    // part in turn [1] (moving averages, per stretch); run_stretch takes the faster, so
-    // that a second thread never slows a run (tiny rounds, or a worker that claims a part
-    // and then loses its core to another job, make the team wait).
+    // threads > 1: seconds per unit of work with the team [0] and with one thread running
+    // every part in turn [1] (moving averages, per stretch); run_stretch takes the faster,
+    // so that a second thread never slows a run (tiny rounds, or a worker that claims a
+    // part and then loses its core to another job, make the team wait). A unit is a cell's
+    // step or an event delivered: a network's bursts change the work of a stretch a
+    // hundredfold, so seconds per step would compare the two ways on different work.
     struct thread_pace {
-        double per_step[2] = {0.0, 0.0};
+        static constexpr std::uint64_t first_samples = 4;
+        double per_unit[2] = {0.0, 0.0};
+        double opening[2][first_samples] = {}; // each way's first samples, ascending
         std::uint64_t samples[2] = {0, 0};
         std::uint64_t calls = 0, next_try = 64, try_gap = 64;
         bool after_alone = true, measure_team_next = false;
         bool alone_next();
-        void record(bool alone, double seconds_per_step);
+        void record(bool alone, double seconds_per_unit);
     } pace_;
     connection_table table_;
     plasticity plastic_;
@@ -276,6 +280,7 @@ private:
     std::vector<spike> resume_in_flight_;
     std::uint64_t restored_events_delivered_ = 0, restored_spikes_emitted_ = 0; // earlier segments (rank 0)
     std::uint64_t events_delivered_ = 0;
+    std::uint64_t events_due_ = 0;      // connections of the steps prepared so far (the pace's work)
     std::uint64_t delivery_groups_ = 0; // ring entries made by arriving spikes (counter::delivery_groups)
     std::uint64_t spikes_emitted_ = 0;
     std::uint64_t spikes_in_heartbeat_ = 0; // part of spikes_emitted_ added to heartbeat::spikes

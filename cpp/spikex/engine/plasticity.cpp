@@ -107,25 +107,12 @@ void plasticity::check_and_count_inputs(const network_spec& spec, const std::vec
     // notes the first group it finds at fault; the message is then that of the first such group in table order.
     const unsigned T = table.threads();
     const auto groups = static_cast<std::uint32_t>(table.group_count());
-    const std::uint64_t n = table.size();
-    const auto first_group = [&](unsigned t) {
-        std::uint32_t lo = 0, hi = groups; // the first group beginning at or after n * t / T
-        const std::uint64_t at = n * t / T;
-        while (lo < hi) {
-            const std::uint32_t mid = lo + (hi - lo) / 2;
-            if (table.group(mid).begin < at)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return t == 0 ? 0u : lo;
-    };
     std::vector<std::vector<std::uint32_t>> counted(T > 1 ? T - 1 : 0);
     std::vector<std::uint32_t> first_fault(T, groups);
     for_each_thread(T, [&](unsigned t) {
         std::vector<std::uint32_t>& incoming = t == 0 ? incoming_ : counted[t - 1];
         if (t > 0) incoming.assign(local_gids.size(), 0);
-        for (std::uint32_t g = first_group(t), end_group = first_group(t + 1); g < end_group; ++g) {
+        for (std::uint32_t g = table.share_first_group(t, T), last = table.share_first_group(t + 1, T); g < last; ++g) {
             const std::uint16_t s = table.group(g).synapse;
             if (s == 0) continue;
             const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
