@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-.PHONY: bench-nestml performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time setup-brian2 bench-brian2
+.PHONY: bench-nestml performance-page docs test-docs bench-pynn bench-cond-networks test-cluster all setup setup-nest build demo test test-fast format format-check test-cpp test-sanitize sanitize-build sanitize-run test-python test-pynn bench bench-cpp bench-nest bench-nest-stdp clean results scaling bench-cluster bench-spike-stream bench-checkpoint bench-memory bench-hpcc bench-codec bench-wire bench-delivery-groups setup-neuron bench-neuron bench-build-time setup-brian2 bench-brian2
 
 all: build
 
@@ -20,7 +20,18 @@ build: setup
 demo: build
 	$(SPIKEX) demo
 
-test: build format-check test-cpp test-sanitize test-python test-pynn test-cluster test-docs
+# The sanitizer build (build/sanitize: the core and the C++ tests again, about 7 minutes of
+# both cores) compiles in the background at the lowest priority while the Python tests,
+# PyNN's scenarios, the cluster tests and the docs run (they leave about 40 % of the two
+# cores idle: interpreters starting, mpiexec, files); its tests run at the end. The
+# background build is its own process group, ended with the job on any failure.
+test: build format-check test-cpp
+	@mkdir -p build; setsid nice -n 19 $(MAKE) --no-print-directory sanitize-build > build/sanitize-build.log 2>&1 & \
+	  pid=$$!; trap 'kill -- -$$pid 2>/dev/null' EXIT INT TERM; \
+	  $(MAKE) --no-print-directory test-python test-pynn test-cluster test-docs || exit 1; \
+	  echo "waiting for the sanitizer build (build/sanitize-build.log)"; \
+	  wait $$pid || { tail -n 40 build/sanitize-build.log; echo "sanitizer build failed" >&2; exit 1; }; \
+	  $(MAKE) --no-print-directory sanitize-run
 
 # The C++ unit and multi-rank tests and the micro-benchmarks (bench/cpp/) in their own
 # build, apart from the package (`pip install .` builds only the core library and the
@@ -48,10 +59,13 @@ test-cpp: build
 # buffers) again under AddressSanitizer and UBSan, in a separate Debug build. OpenMPI's
 # own allocations are not ours to report: leak detection is off for the MPI run.
 SANITIZE_ENV = UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-test-sanitize: setup
+test-sanitize: sanitize-build
+	$(MAKE) --no-print-directory sanitize-run
+sanitize-build: setup
 	cmake -S . -B build/sanitize -G Ninja -DSPIKEX_BUILD_TESTS=ON -DSPIKEX_BUILD_PYTHON=OFF \
 	      -DSPIKEX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build build/sanitize --target spikex_unit_tests spikex_mpi_tests
+sanitize-run:
 	$(SANITIZE_ENV) build/sanitize/cpp/spikex_unit_tests --gtest_brief=1
 	$(SANITIZE_ENV) ASAN_OPTIONS=detect_leaks=0 mpiexec --oversubscribe -np 3 build/sanitize/cpp/spikex_mpi_tests --gtest_brief=1
 
