@@ -21,12 +21,12 @@ demo: build
 	$(SPIKEX) demo
 
 # The sanitizer build (build/sanitize: the core and the C++ tests again, about 7 minutes of
-# both cores) compiles in the background at the lowest priority while the Python tests,
+# both cores) compiles in the background at the lowest priority (SCHED_IDLE) while the Python tests,
 # PyNN's scenarios, the cluster tests and the docs run (they leave about 40 % of the two
 # cores idle: interpreters starting, mpiexec, files); its tests run at the end. The
 # background build is its own process group, ended with the job on any failure.
 test: build format-check test-cpp
-	@mkdir -p build; setsid nice -n 19 $(MAKE) --no-print-directory sanitize-build > build/sanitize-build.log 2>&1 & \
+	@mkdir -p build; setsid chrt --idle 0 nice -n 19 $(MAKE) --no-print-directory sanitize-build > build/sanitize-build.log 2>&1 & \
 	  pid=$$!; trap 'kill -- -$$pid 2>/dev/null' EXIT INT TERM; \
 	  $(MAKE) --no-print-directory test-python test-pynn test-cluster test-docs || exit 1; \
 	  echo "waiting for the sanitizer build (build/sanitize-build.log)"; \

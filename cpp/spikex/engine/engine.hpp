@@ -47,6 +47,7 @@
 #include "spikex/engine/engine_state.hpp"
 #include "spikex/engine/interval_schedule.hpp"
 #include "spikex/engine/plasticity.hpp"
+#include "spikex/engine/thread_pace.hpp"
 #include "spikex/engine/thread_part.hpp"
 #include "spikex/exchange/method_registry.hpp"
 #include "spikex/instrument/timeline.hpp"
@@ -223,22 +224,7 @@ private:
     std::vector<state_samples> state_samples_;
     std::vector<thread_part> parts_;    // one per thread
     std::unique_ptr<worker_team> team_; // threads > 1: started at init, kept
-    // threads > 1: seconds per unit of work with the team [0] and with one thread running
-    // every part in turn [1] (moving averages, per stretch); run_stretch takes the faster,
-    // so that a second thread never slows a run (tiny rounds, or a worker that claims a
-    // part and then loses its core to another job, make the team wait). A unit is a cell's
-    // step or an event delivered: a network's bursts change the work of a stretch a
-    // hundredfold, so seconds per step would compare the two ways on different work.
-    struct thread_pace {
-        static constexpr std::uint64_t first_samples = 4;
-        double per_unit[2] = {0.0, 0.0};
-        double opening[2][first_samples] = {}; // each way's first samples, ascending
-        std::uint64_t samples[2] = {0, 0};
-        std::uint64_t calls = 0, next_try = 64, try_gap = 64;
-        bool after_alone = true, measure_team_next = false;
-        bool alone_next();
-        void record(bool alone, double seconds_per_unit);
-    } pace_;
+    thread_pace pace_;                  // threads > 1: the team or one thread, stretch by stretch (run_stretch)
     connection_table table_;
     plasticity plastic_;
     std::unique_ptr<spike_exchange> exchange_;
