@@ -786,10 +786,12 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // Before the weights' first touch (the fill below), so that the 2- or 4-byte targets
     // are gone when the table reaches its full size.
     if (shape.byte_targets) pack_targets();
+    starting_weight_.clear();
     if (!plastic_weight.empty()) {
         // On the threads, each over the groups that begin in its share of the connections:
         // this is the first touch of most of the weight array (648 MB for the STDP
         // hpc_benchmark), which costs more than the writing on a virtual machine.
+        starting_weight_.assign(group_count(), std::numeric_limits<double>::quiet_NaN());
         for_each_thread(T, [&](unsigned t) {
             for (std::uint32_t g = share_first_group(t, T), end = share_first_group(t + 1, T); g < end; ++g) {
                 if (groups_[g].synapse == 0) continue;
@@ -797,6 +799,7 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
                 if (std::isnan(w)) continue;
                 const std::uint32_t count = group_end_connection(g) - groups_[g].begin;
                 std::fill_n(weight_.begin() + first_weight(g), count, w);
+                starting_weight_[g] = w;
             }
         });
     }

@@ -290,6 +290,11 @@ public:
     // types table_shape::indexed_synapses names, group by group in table order; moved out
     // (plasticity keeps them with the connections' state).
     std::vector<std::uint32_t> take_input_indices() { return std::move(input_index_); }
+    // Per group (sorted layout), the one weight every connection of a plastic group was
+    // filled with at the build (its source's plastic connections all start from it); NaN
+    // for other groups; empty when no group was filled so. Moved out (plasticity checks a
+    // group's range on it instead of reading every weight).
+    std::vector<double> take_starting_weights() { return std::move(starting_weight_); }
 
     // --- target locations (what a target-addressed spike is delivered to) --------------
     // Source runs in the sorted layout, connections in creation order.
@@ -361,6 +366,7 @@ private:
     // has several inputs from their source run (multapses over several delay groups).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> shared_index_;
     std::vector<std::uint32_t> input_index_; // take_input_indices
+    std::vector<double> starting_weight_;    // take_starting_weights
     // creation order
     std::vector<gid_type> connection_source_; // source table: connection -> gid
     std::vector<std::uint32_t> connection_delay_;

@@ -104,7 +104,7 @@ void engine::build_local() {
         }
     }
     build_connections();
-    plastic_ = plasticity(spec_, local_gids_, table_, table_.take_input_indices());
+    plastic_ = plasticity(spec_, local_gids_, table_, table_.take_input_indices(), table_.take_starting_weights());
 }
 
 void engine::build_connections() {

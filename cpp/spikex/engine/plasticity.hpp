@@ -20,9 +20,10 @@ class plasticity {
 public:
     plasticity() = default;
     // input_index: connection_table::take_input_indices() of a table built with
-    // indexed_synapse_types(spec) (the stochastic types' connections).
+    // indexed_synapse_types(spec) (the stochastic types' connections). starting_weight: its
+    // take_starting_weights(), or empty (every weight is read to check its range).
     plasticity(const network_spec& spec, const std::vector<gid_type>& local_gids, const connection_table& table,
-               std::vector<std::uint32_t> input_index = {});
+               std::vector<std::uint32_t> input_index = {}, const std::vector<double>& starting_weight = {});
     // Per synapse type of spec: whether its connections need their index among their target's inputs (the keys of
     // the stochastic types' draws), for table_shape::indexed_synapses.
     static std::vector<char> indexed_synapse_types(const network_spec& spec);
@@ -85,7 +86,7 @@ private:
     // Checks every plastic connection's weight (in its type's range) and target (with a tau_minus where the rule
     // reads the trace), counting each cell's plastic inputs; user_error for the first connection at fault.
     void check_and_count_inputs(const network_spec& spec, const std::vector<gid_type>& local_gids,
-                                const connection_table& table);
+                                const connection_table& table, const std::vector<double>& starting_weight);
 
     enum class kind : std::uint8_t { none, stdp, short_term, bernoulli, quantal };
 
