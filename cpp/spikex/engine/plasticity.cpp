@@ -104,9 +104,8 @@ void plasticity::check_and_count_inputs(const network_spec& spec, const std::vec
     const auto weight_in_range = [&](std::uint16_t s, double w) { return w >= range[s].first && w <= range[s].second; };
     // The plastic connections in one pass on the table's threads, each over the groups that begin in its share of the
     // connections (the STDP hpc_benchmark reads 81 M targets here; its weights all start from one value per source,
-    // so each group's is checked once: reading the 648 MB of weights took a twentieth of its build). A thread counts
-    // its inputs apart and notes the first group it finds at fault; the message is then that of the first such group in
-    // table order.
+    // checked once per group instead of reading its 648 MB of weights back). A thread counts its inputs apart and
+    // notes the first group it finds at fault; the message is then that of the first such group in table order.
     const unsigned T = table.threads();
     const auto groups = static_cast<std::uint32_t>(table.group_count());
     std::vector<std::vector<std::uint32_t>> counted(T > 1 ? T - 1 : 0);
