@@ -51,6 +51,9 @@ public:
     // A spike with `stamp`; `incoming` plastic connections read the history.
     void record(step_type stamp, double dt_ms, double tau_minus, std::uint32_t incoming, step_type max_delay);
 
+    // Whether a spike is kept with a stamp after t (read_window(t, ...) may find one).
+    bool spiked_after(step_type t) const { return last_ > t && !entries_.empty(); }
+
     // Calls f(stamp) for each spike with stamp in (t1, t2], oldest first, counting the read.
     // Windows end near the newest spike (t2 = now - delay): the start is found from there
     // backwards, in as many steps as the window has spikes, not the history.
@@ -71,11 +74,6 @@ public:
     double k_minus_before(step_type t, double dt_ms, double tau_minus) {
         if (t != asked_) answer(t, dt_ms, tau_minus);
         return answer_;
-    }
-
-    // Brings the newest spike, where window searches start, towards the cache.
-    void prefetch() const {
-        if (!entries_.empty()) __builtin_prefetch(&entries_.back());
     }
 
     std::size_t size() const { return entries_.size() - first_; }

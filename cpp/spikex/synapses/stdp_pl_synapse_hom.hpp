@@ -43,19 +43,36 @@ struct stdp_pl_rule {
     double tau_plus() const { return parameters.tau_plus; }
 };
 
-// Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`
-// (inline: the engine calls it for every plastic connection a spike reaches). power: w^mu of
-// this rule's mu, shared by the synapses of one spike.
-inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                             const stdp_pl_rule& rule, double tau_minus, repeated_power& power) {
+// Step 1 for one synapse whose target fired after t_last - d (post.spiked_after); the engine
+// facilitates a spike's synapses before it depresses them. power: w^mu of this rule's mu,
+// shared by the synapses of one spike.
+inline double stdp_pl_facilitate(double w, const stdp_pre_state& pre, step_type stamp, step_type delay,
+                                 post_history& post, const stdp_pl_rule& rule, repeated_power& power) {
     const stdp_pl_parameters& p = rule.parameters;
     post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
         // exp((t_last - (t_j + d)) * dt / tau_plus), t_j + d > t_last
         const double decay = rule.plus_decay(t_j + delay - pre.last_stamp);
         w += p.lambda * power(w) * pre.k_plus * decay;
     });
-    w -= p.lambda * p.alpha * w * post.k_minus_before(stamp - delay, rule.dt_ms, tau_minus);
-    return w > 0.0 ? w : 0.0;
+    return w;
+}
+// Step 2 for the synapses of one spike, t = stamp - d. Its constants are copies: read through
+// the rule, they were loaded again after every weight stored (doubles that might be one).
+struct stdp_pl_depression {
+    stdp_pl_depression(const stdp_pl_rule& rule, step_type t):
+        rate(rule.parameters.lambda * rule.parameters.alpha), dt_ms(rule.dt_ms), t(t) {}
+    double operator()(double w, post_history& post, double tau_minus) const {
+        w -= rate * w * post.k_minus_before(t, dt_ms, tau_minus); // NEST's order: lambda * alpha * w * K-
+        return w > 0.0 ? w : 0.0;
+    }
+    double rate, dt_ms;
+    step_type t;
+};
+// Steps 1 and 2: the weight to deliver a spike with `stamp` over `delay`.
+inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                             const stdp_pl_rule& rule, double tau_minus, repeated_power& power) {
+    const double facilitated = stdp_pl_facilitate(w, pre, stamp, delay, post, rule, power);
+    return stdp_pl_depression(rule, stamp - delay)(facilitated, post, tau_minus);
 }
 inline double stdp_pl_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
                              const stdp_pl_rule& rule, double tau_minus) {

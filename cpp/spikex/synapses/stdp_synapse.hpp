@@ -51,19 +51,30 @@ struct stdp_powers {
     repeated_power plus, minus;
 };
 
-// Steps 1 and 2 for one synapse: the weight to deliver a spike with `stamp` over `delay`.
-// The order of the operations is NEST's, so the weights agree with NEST's to rounding.
-inline double stdp_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
-                          const stdp_rule& rule, double tau_minus, stdp_powers& power) {
+// Step 1 for one synapse whose target fired after t_last - d (post.spiked_after); step 2; both:
+// the weight to deliver a spike with `stamp` over `delay`. The order of the operations is
+// NEST's, so the weights agree with NEST's to rounding.
+inline double stdp_facilitate(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                              const stdp_rule& rule, stdp_powers& power) {
     const stdp_parameters& p = rule.parameters;
     post.read_window(pre.last_stamp - delay, stamp - delay, [&](step_type t_j) {
         const double k_plus = pre.k_plus * rule.plus_decay(t_j + delay - pre.last_stamp);
         const double norm = w / p.Wmax + p.lambda * power.plus(1.0 - w / p.Wmax) * k_plus;
         w = norm < 1.0 ? norm * p.Wmax : p.Wmax;
     });
+    return w;
+}
+inline double stdp_depress(double w, step_type stamp, step_type delay, post_history& post, const stdp_rule& rule,
+                           double tau_minus, stdp_powers& power) {
+    const stdp_parameters& p = rule.parameters;
     const double k_minus = post.k_minus_before(stamp - delay, rule.dt_ms, tau_minus);
     const double norm = w / p.Wmax - p.alpha * p.lambda * power.minus(w / p.Wmax) * k_minus;
     return norm > 0.0 ? norm * p.Wmax : 0.0;
+}
+inline double stdp_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
+                          const stdp_rule& rule, double tau_minus, stdp_powers& power) {
+    return stdp_depress(stdp_facilitate(w, pre, stamp, delay, post, rule, power), stamp, delay, post, rule, tau_minus,
+                        power);
 }
 inline double stdp_weight(double w, const stdp_pre_state& pre, step_type stamp, step_type delay, post_history& post,
                           const stdp_rule& rule, double tau_minus) {
