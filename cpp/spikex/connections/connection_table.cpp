@@ -796,12 +796,13 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     if (shape.byte_targets) pack_targets();
     starting_weight_.clear();
     if (!plastic_weight.empty()) {
-        // On the threads, each over the groups that begin in its share of the connections:
+        // On the threads, each over the groups that begin in its share of the plastic connections:
         // this is the first touch of most of the weight array (648 MB for the STDP
         // hpc_benchmark), which costs more than the writing on a virtual machine.
         starting_weight_.assign(group_count(), std::numeric_limits<double>::quiet_NaN());
         for_each_thread(T, [&](unsigned t) {
-            for (std::uint32_t g = share_first_group(t, T), end = share_first_group(t + 1, T); g < end; ++g) {
+            for (std::uint32_t g = plastic_share_first_group(t, T), end = plastic_share_first_group(t + 1, T); g < end;
+                 ++g) {
                 if (groups_[g].synapse == 0) continue;
                 const double w = plastic_weight[source_run_gid_[groups_[g].source_run]];
                 if (std::isnan(w)) continue;
@@ -1042,13 +1043,19 @@ void find_pages(const Target* targets, std::size_t begin, std::size_t end, local
 
 } // namespace
 
-std::uint32_t connection_table::share_first_group(unsigned t, unsigned threads) const {
+std::uint32_t connection_table::plastic_share_first_group(unsigned t, unsigned threads) const {
     const auto groups = static_cast<std::uint32_t>(group_count());
     if (t == 0 || t >= threads) return t == 0 ? 0 : groups;
-    const std::uint64_t at = std::uint64_t{size_} * t / threads; // the first group beginning at or after
-    return static_cast<std::uint32_t>(std::partition_point(groups_.begin(), groups_.begin() + groups,
-                                                           [&](const delay_group& g) { return g.begin < at; }) -
-                                      groups_.begin());
+    const auto plastic_size = [&](std::uint32_t g) -> std::uint64_t {
+        return groups_[g].synapse != 0 ? group_end_connection(g) - groups_[g].begin : 0;
+    };
+    std::uint64_t total = 0;
+    for (std::uint32_t g = 0; g < groups; ++g) total += plastic_size(g);
+    const std::uint64_t at = total * t / threads; // the first group beginning at or after
+    std::uint64_t before = 0;
+    for (std::uint32_t g = 0; g < groups; before += plastic_size(g), ++g)
+        if (before >= at) return g;
+    return groups;
 }
 
 void connection_table::pack_targets() {

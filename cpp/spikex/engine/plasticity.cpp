@@ -124,8 +124,8 @@ void plasticity::check_and_count_inputs(const network_spec& spec, const std::vec
     for (std::size_t s = 1; s < spec.synapses.size(); ++s)
         range[s] = find_synapse(spec.synapses[s].name).weight_range(spec.synapses[s].params);
     const auto weight_in_range = [&](std::uint16_t s, double w) { return w >= range[s].first && w <= range[s].second; };
-    // The plastic connections in one pass on the table's threads, each over the groups that begin in its share of the
-    // connections (the STDP hpc_benchmark reads 81 M targets here; its weights all start from one value per source,
+    // The plastic connections in one pass on the table's threads, each over the groups that begin in its share of them
+    // (the STDP hpc_benchmark reads 81 M targets here; its weights all start from one value per source,
     // checked once per group instead of reading its 648 MB of weights back). A thread counts its inputs apart and
     // notes the first group it finds at fault; the message is then that of the first such group in table order.
     const unsigned T = table.threads();
@@ -135,7 +135,8 @@ void plasticity::check_and_count_inputs(const network_spec& spec, const std::vec
     for_each_thread(T, [&](unsigned t) {
         std::vector<std::uint32_t>& incoming = t == 0 ? incoming_ : counted[t - 1];
         if (t > 0) incoming.assign(local_gids.size(), 0);
-        for (std::uint32_t g = table.share_first_group(t, T), last = table.share_first_group(t + 1, T); g < last; ++g) {
+        for (std::uint32_t g = table.plastic_share_first_group(t, T), last = table.plastic_share_first_group(t + 1, T);
+             g < last; ++g) {
             const std::uint16_t s = table.group(g).synapse;
             if (s == 0) continue;
             const std::uint32_t begin = table.group(g).begin, end = table.group_end_connection(g);
@@ -215,14 +216,15 @@ void plasticity::update_weights(connection_table& table, std::uint32_t g, std::u
     const plastic_rule& rule = rule_[group.synapse];
     if (const auto* pl = std::get_if<stdp_pl_rule>(&rule)) {
         repeated_power power(pl->parameters.mu);
-        update(*pl, power, [](auto&&... a) { return stdp_pl_facilitate(a...); },
-               stdp_pl_depression(*pl, stamp - delay));
+        update(
+            *pl, power, [](auto&&... a) { return stdp_pl_facilitate(a...); }, stdp_pl_depression(*pl, stamp - delay));
     } else if (const auto* stdp = std::get_if<stdp_rule>(&rule)) {
         stdp_powers power(stdp->parameters);
-        update(*stdp, power, [](auto&&... a) { return stdp_facilitate(a...); },
-               [&](double w, post_history& post, double tau_minus) {
-                   return stdp_depress(w, stamp, delay, post, *stdp, tau_minus, power);
-               });
+        update(
+            *stdp, power, [](auto&&... a) { return stdp_facilitate(a...); },
+            [&](double w, post_history& post, double tau_minus) {
+                return stdp_depress(w, stamp, delay, post, *stdp, tau_minus, power);
+            });
     } // short-term and stochastic types keep their weights
 }
 
