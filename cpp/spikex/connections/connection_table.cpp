@@ -573,21 +573,27 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // one place, and the table is the same whatever the number of threads.
     const std::uint32_t space = shape.source_space;
     const unsigned T = threads_;
-    // The passes' parts: with several threads each thread's targets in 2 to 8 pieces (as
-    // many as keep the parts' counters, 32 bytes per source gid each, within 64 MB; one
-    // beyond 2^20 source gids), taken by whichever thread is free. A thread's cells need
-    // not have a thread's share of the connections, nor its connections a share of the
-    // time (threads are cut by the work per step, thread_work.hpp): in halves, one of the
-    // STDP hpc_benchmark's two threads placed alone for the last 0.3 s of its 1.4 s build.
+    // The passes' parts: each thread's targets in 2 to 16 pieces (as many as keep the parts'
+    // counters, 32 bytes per source gid each, within 64 MB; one beyond 2^20 source gids or
+    // when the targets' range is not given), taken by whichever thread is free. A thread's
+    // cells need not have a thread's share of the connections, nor its connections a share
+    // of the time (threads are cut by the work per step, thread_work.hpp): in halves, one of
+    // the STDP hpc_benchmark's two threads placed alone for the last 0.3 s of its 1.4 s
+    // build. Smaller parts also place faster: a part's runs are written a little at a time
+    // (each chunk adds about 23 connections to each source's run in the hpc_benchmark), and
+    // while the lines a part writes fit the L3 cache (8 MB for a sixteenth of a thread's
+    // targets there), a line is not fetched again for each chunk: one thread's build
+    // 2.24-2.33 -> 2.07-2.12 s with 8 parts instead of one.
+    const bool bounded = !shape.thread_first.empty();
     const std::uint64_t all_parts_bytes = std::uint64_t{32} * space * T;
-    const auto pieces = T == 1 || space > (std::uint32_t{1} << 20)
+    const auto pieces = !bounded || space > (std::uint32_t{1} << 20)
                             ? 1u
                             : static_cast<unsigned>(std::clamp<std::uint64_t>(
-                                  (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, all_parts_bytes), 2, 8));
+                                  (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, all_parts_bytes), 2, 16));
     std::vector<target_range> ranges;
     for (unsigned t = 0; t < T; ++t) {
-        const local_index first = T > 1 ? shape.thread_first[t] : 0;
-        const local_index end = T > 1 ? shape.thread_first[t + 1] : target_range{}.end;
+        const local_index first = bounded ? shape.thread_first[t] : 0;
+        const local_index end = bounded ? shape.thread_first[t + 1] : target_range{}.end;
         if (pieces == 1) {
             ranges.push_back({first, end});
         } else {

@@ -163,10 +163,9 @@ void engine::build_connections() {
         std::all_of(spec_.connection_sets.begin(), spec_.connection_sets.end(), [](auto& set) {
             return !set.is_rule || (set.rule.weight.is_constant() && set.rule.weight_spread == 0.0);
         });
-    if (parts_.size() > 1) {
-        for (const auto& part: parts_) shape.thread_first.push_back(part.first);
-        shape.thread_first.push_back(parts_.back().end);
-    }
+    // Also for one thread: the table then knows its targets' range (its passes' parts).
+    for (const auto& part: parts_) shape.thread_first.push_back(part.first);
+    if (!parts_.empty()) shape.thread_first.push_back(parts_.back().end);
     // Each rule's per-rank preparation (fixed_outdegree, fixed_total_number plans), once.
     std::vector<rule_drawer> drawers;
     for (const auto& set: spec_.connection_sets) {
