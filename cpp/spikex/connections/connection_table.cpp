@@ -574,8 +574,9 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     const std::uint32_t space = shape.source_space;
     const unsigned T = threads_;
     // The passes' parts: each thread's targets in 2 to 16 pieces (as many as keep the parts'
-    // counters, 32 bytes per source gid each, within 64 MB; one beyond 2^20 source gids or
-    // when the targets' range is not given), taken by whichever thread is free. A thread's
+    // counters, 32 bytes per source gid each, within 64 MB, and no more than a thread's
+    // fewest targets; one beyond 2^20 source gids or when the targets' range is not given),
+    // taken by whichever thread is free. A thread's
     // cells need not have a thread's share of the connections, nor its connections a share
     // of the time (threads are cut by the work per step, thread_work.hpp): in halves, one of
     // the STDP hpc_benchmark's two threads placed alone for the last 0.3 s of its 1.4 s
@@ -586,10 +587,16 @@ void connection_table::build_sorted(const connection_producer& produce, const ta
     // 2.24-2.33 -> 2.07-2.12 s with 8 parts instead of one.
     const bool bounded = !shape.thread_first.empty();
     const std::uint64_t all_parts_bytes = std::uint64_t{32} * space * T;
-    const auto pieces = !bounded || space > (std::uint32_t{1} << 20)
-                            ? 1u
-                            : static_cast<unsigned>(std::clamp<std::uint64_t>(
-                                  (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, all_parts_bytes), 2, 16));
+    std::uint64_t fewest_targets = bounded ? ~std::uint64_t{0} : 1; // no part without targets
+    for (unsigned t = 0; bounded && t < T; ++t)
+        fewest_targets = std::min<std::uint64_t>(fewest_targets, shape.thread_first[t + 1] - shape.thread_first[t]);
+    const auto pieces =
+        !bounded || space > (std::uint32_t{1} << 20)
+            ? 1u
+            : static_cast<unsigned>(std::max<std::uint64_t>(
+                  1, std::min(fewest_targets,
+                              std::clamp<std::uint64_t>(
+                                  (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, all_parts_bytes), 2, 16))));
     std::vector<target_range> ranges;
     for (unsigned t = 0; t < T; ++t) {
         const local_index first = bounded ? shape.thread_first[t] : 0;
